@@ -35,16 +35,20 @@ if [ "$got" != "$want" ]; then
 fi
 tmp=$(mktemp -d "$dest/.extract.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# The whole wheel is unpacked too: its Python API is the engine's second official client, which
+# the conformance suite runs against the Go binding.
 "$py" - "$root/.cache/wheels/$wheel" "$tmp" "$lib" <<'PY'
-import sys, zipfile
+import shutil, sys, zipfile
 wheel, out, lib = sys.argv[1:]
 with zipfile.ZipFile(wheel) as z:
     names = [n for n in z.namelist() if n.endswith("/" + lib)]
     if len(names) != 1:
         sys.exit("fetch-native: %s not found exactly once in %s" % (lib, wheel))
-    with z.open(names[0]) as src, open(out + "/" + lib, "wb") as dst:
-        dst.write(src.read())
+    z.extractall(out + "/wheel")
+    shutil.copyfile(out + "/wheel/" + names[0], out + "/" + lib)
 PY
+rm -rf "$dest/wheel"
+mv "$tmp/wheel" "$dest/wheel"
 mv -f "$tmp/$lib" "$dest/$lib"
 echo "$want" > "$dest/$wheel.sha256"
 echo "fetch-native: $dest/$lib from $wheel"

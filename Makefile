@@ -1,0 +1,67 @@
+# pkft: one-command build and test. Every target fetches and builds what it needs first, so any of
+# them works as the first command on a fresh machine.
+
+GO       ?= go
+MVN      ?= mvn
+PYTHON   ?= python3
+RUNNER_JAR := compat/java/target/pkft-runner.jar
+
+# make test requires the native engine. The Java runner cannot be required yet: the Paimon 2.0.0
+# artifacts it depends on are not served by the Maven registry reachable here (see README,
+# "Status"); set PKFT_REQUIRE_JAVA=1 to turn the skipped Java cases into failures.
+PKFT_REQUIRE_NATIVE ?= 1
+PKFT_REQUIRE_JAVA   ?= 0
+export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA
+
+.PHONY: all test compat native runner golden bench fuzz clean check-fmt vet gotest
+
+all: test
+
+native:
+	@./scripts/fetch-native.sh
+
+runner: $(RUNNER_JAR)
+
+$(RUNNER_JAR): compat/java/pom.xml $(shell find compat/java/src -type f 2>/dev/null)
+	cd compat/java && $(MVN) -q -B package -DskipTests
+
+check-fmt:
+	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.cache/*')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+gotest: native
+	$(GO) test -race -count=1 ./...
+
+# test: formatting, vet, every Go test under the race detector, then the conformance suite.
+test: check-fmt vet gotest
+	$(MAKE) --no-print-directory conformance
+
+# compat: the conformance suite on its own, with the Java runner required.
+compat: PKFT_REQUIRE_JAVA = 1
+compat: native
+	-@$(MAKE) --no-print-directory runner || echo "compat: the Java runner did not build; its cases cannot run (see README, Status)"
+	$(MAKE) --no-print-directory conformance
+
+.PHONY: conformance
+conformance: native
+	$(GO) test -count=1 ./compat/runner/ -run TestConformance -v -args -report compat/report | $(GO) run ./compat/runner/cmd/matrix
+
+golden: native runner
+	$(GO) test -count=1 ./compat/runner/ -run TestGolden -args -update
+
+bench: native
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+FUZZTIME ?= 60s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf .cache compat/java/target compat/report

@@ -1,0 +1,189 @@
+// Package runner is the Go side of the conformance harness: it starts the reference runners (the
+// Java runner on the real Paimon jars, and the Python runner on the engine's official Python API)
+// as child processes speaking JSON lines, and drives the conformance cases against them.
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// request and response are the runner protocol: one JSON object per line each way.
+type request struct {
+	ID   int64  `json:"id"`
+	Cmd  string `json:"cmd"`
+	Args any    `json:"args"`
+}
+
+type response struct {
+	ID     int64           `json:"id"`
+	OK     bool            `json:"ok"`
+	Result json.RawMessage `json:"result"`
+	Error  string          `json:"error"`
+}
+
+// RemoteError is an error a runner reported for one request (ok: false); the runner itself is
+// still usable.
+type RemoteError struct {
+	Runner string
+	Cmd    string
+	Msg    string
+}
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("%s runner: %s: %s", e.Runner, e.Cmd, e.Msg)
+}
+
+// Process is one runner child process serving requests in order. Call is safe for concurrent
+// use; requests are serialized.
+type Process struct {
+	name string
+	cmd  *exec.Cmd
+
+	mu     sync.Mutex
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	nextID int64
+	stderr *tailBuffer
+	done   chan struct{}
+	err    error
+}
+
+// Start launches argv (argv[0] the program) with the given extra environment and waits for
+// nothing: the first Call tells whether it serves.
+func Start(ctx context.Context, name string, argv []string, env []string) (*Process, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("start runner: empty command")
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s runner: %w", name, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s runner: %w", name, err)
+	}
+	tail := &tailBuffer{limit: 64 << 10}
+	cmd.Stderr = tail
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s runner %q: %w", name, strings.Join(argv, " "), err)
+	}
+	p := &Process{name: name, cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), stderr: tail, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Call sends one request and decodes the result into result (which may be nil).
+func (p *Process) Call(ctx context.Context, cmd string, args any, result any) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.nextID++
+	line, err := json.Marshal(request{ID: p.nextID, Cmd: cmd, Args: args})
+	if err != nil {
+		return fmt.Errorf("%s runner: encode %s: %w", p.name, cmd, err)
+	}
+	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
+		return p.died(cmd, err)
+	}
+	type read struct {
+		line []byte
+		err  error
+	}
+	ch := make(chan read, 1)
+	go func() {
+		l, err := p.out.ReadBytes('\n')
+		ch <- read{l, err}
+	}()
+	var got read
+	select {
+	case got = <-ch:
+	case <-ctx.Done():
+		// The reader goroutine is left blocked; the process is no longer usable.
+		p.kill()
+		return fmt.Errorf("%s runner: %s: %w", p.name, cmd, ctx.Err())
+	}
+	if got.err != nil {
+		return p.died(cmd, got.err)
+	}
+	var resp response
+	if err := json.Unmarshal(got.line, &resp); err != nil {
+		return fmt.Errorf("%s runner: %s: undecodable response %.200q: %w", p.name, cmd, got.line, err)
+	}
+	if resp.ID != p.nextID {
+		return fmt.Errorf("%s runner: %s: response id %d, want %d", p.name, cmd, resp.ID, p.nextID)
+	}
+	if !resp.OK {
+		return &RemoteError{Runner: p.name, Cmd: cmd, Msg: resp.Error}
+	}
+	if result != nil {
+		if err := json.Unmarshal(resp.Result, result); err != nil {
+			return fmt.Errorf("%s runner: %s: decode result: %w", p.name, cmd, err)
+		}
+	}
+	return nil
+}
+
+func (p *Process) died(cmd string, err error) error {
+	return fmt.Errorf("%s runner died during %s: %w; its stderr ends with:\n%s", p.name, cmd, err, p.stderr.String())
+}
+
+func (p *Process) kill() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+// Close ends the runner: it closes stdin (the runner's signal to exit) and waits for it.
+func (p *Process) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.stdin.Close()
+	<-p.done
+	var exit *exec.ExitError
+	if p.err != nil && !errors.As(p.err, &exit) {
+		return fmt.Errorf("%s runner: %w", p.name, p.err)
+	}
+	if exit != nil && exit.ExitCode() != 0 {
+		return fmt.Errorf("%s runner exited with %d; stderr ends with:\n%s", p.name, exit.ExitCode(), p.stderr.String())
+	}
+	return nil
+}
+
+// tailBuffer keeps the last limit bytes written to it: a runner's stderr, for error messages.
+type tailBuffer struct {
+	mu    sync.Mutex
+	limit int
+	buf   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.limit; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// RepoRoot finds the repository root (the directory holding go.mod) from the working directory.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("repository root (go.mod) not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// ErrUnavailable marks a runner that cannot be started on this machine (not built, no
+// interpreter); the message says what is missing and how to provide it.
+var ErrUnavailable = errors.New("runner unavailable")
+
+// RunnerJar is the Java runner's jar, relative to the repository root (make runner builds it).
+const RunnerJar = "compat/java/target/pkft-runner.jar"
+
+// StartJava starts the Java runner as a local JVM, or in a container when PKFT_RUNNER=docker.
+func StartJava(ctx context.Context) (*Process, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	if os.Getenv("PKFT_RUNNER") == "docker" {
+		return startJavaContainer(ctx, root)
+	}
+	jar := filepath.Join(root, RunnerJar)
+	if _, err := os.Stat(jar); err != nil {
+		return nil, fmt.Errorf("%w: Java runner jar %s is not built (make runner)", ErrUnavailable, jar)
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return nil, fmt.Errorf("%w: no java on PATH", ErrUnavailable)
+	}
+	return Start(ctx, "java", []string{java, "-jar", jar, "serve"}, nil)
+}
+
+// startJavaContainer runs the runner image built from compat/java/Dockerfile with the Docker CLI,
+// mounting the working directories the suite uses at the same paths.
+func startJavaContainer(ctx context.Context, root string) (*Process, error) {
+	docker, err := exec.LookPath("docker")
+	if err != nil {
+		return nil, fmt.Errorf("%w: PKFT_RUNNER=docker but no docker CLI on PATH", ErrUnavailable)
+	}
+	if out, err := exec.CommandContext(ctx, docker, "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%w: PKFT_RUNNER=docker but no Docker engine is reachable: %s", ErrUnavailable, out)
+	}
+	tmp := os.TempDir()
+	return Start(ctx, "java (container)", []string{docker, "run", "--rm", "-i",
+		"-v", tmp + ":" + tmp, "-v", root + ":" + root,
+		"pkft-runner:latest", "serve"}, nil)
+}
+
+// StartPython starts the engine runner on the official Python API of paimon-ftindex, using the
+// wheel make native unpacked into .cache/native/wheel.
+func StartPython(ctx context.Context) (*Process, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	wheel := filepath.Join(root, ".cache/native/wheel")
+	if _, err := os.Stat(filepath.Join(wheel, "paimon_ftindex")); err != nil {
+		return nil, fmt.Errorf("%w: the paimon-ftindex wheel is not unpacked in %s (make native)", ErrUnavailable, wheel)
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return nil, fmt.Errorf("%w: no python3 on PATH", ErrUnavailable)
+	}
+	return Start(ctx, "python", []string{py, filepath.Join(root, "compat/python/engine_runner.py"), "serve"},
+		[]string{"PYTHONPATH=" + wheel})
+}
