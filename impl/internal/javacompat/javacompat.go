@@ -1,0 +1,192 @@
+// Package javacompat reproduces the few Java library behaviours that leak into bytes Paimon
+// writes: the iteration order of java.util.HashMap, Jackson's compact JSON for a string map,
+// String.hashCode, String.compareTo and String.trim. Each is needed where Java's output depends on
+// it (the full-text index meta, for one), so Go can produce identical bytes.
+package javacompat
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+)
+
+// StringHashCode is java.lang.String#hashCode: s[0]*31^(n-1) + ... over UTF-16 code units.
+func StringHashCode(s string) int32 {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = 31*h + int32(u)
+	}
+	return h
+}
+
+// CompareStrings is java.lang.String#compareTo: lexicographic over UTF-16 code units (which
+// differs from Go's byte order only between supplementary characters and U+E000..U+FFFF).
+func CompareStrings(a, b string) int {
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return int(ua[i]) - int(ub[i])
+		}
+	}
+	return len(ua) - len(ub)
+}
+
+// Trim is java.lang.String#trim: it strips code points up to U+0020 from both ends, and nothing
+// else (no Unicode spaces).
+func Trim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+}
+
+// ErrTreeBin reports a key set whose HashMap order Java keeps in a red-black tree bin; pkft does
+// not reproduce that order.
+var ErrTreeBin = errors.New("java.util.HashMap would hold these keys in a tree bin")
+
+const (
+	treeifyThreshold   = 8
+	minTreeifyCapacity = 64
+)
+
+// HashMapOrder returns the order in which a java.util.HashMap, created empty with the default
+// capacity and filled by put/putIfAbsent with the given distinct keys in the given order,
+// iterates its keys. Bins are ascending by (spread hash & (capacity-1)); within a bin keys keep
+// insertion order (resizes split bins preserving it). The capacity evolves as Java's does:
+// doubling when the size exceeds 0.75 of it, and when a bin that already holds eight keys grows
+// while the table is smaller than 64.
+func HashMapOrder(keys []string) ([]string, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	type entry struct {
+		key  string
+		hash uint32
+	}
+	spread := func(s string) uint32 {
+		h := uint32(StringHashCode(s))
+		return h ^ (h >> 16)
+	}
+	capacity := 16
+	bins := make(map[uint32]int) // bin index -> entries, at the current capacity
+	entries := make([]entry, 0, len(keys))
+	rebin := func() {
+		bins = make(map[uint32]int)
+		for _, e := range entries {
+			bins[e.hash&uint32(capacity-1)]++
+		}
+	}
+	for _, k := range keys {
+		h := spread(k)
+		idx := h & uint32(capacity-1)
+		if bins[idx] >= treeifyThreshold {
+			if capacity >= minTreeifyCapacity {
+				return nil, fmt.Errorf("%w (%d keys)", ErrTreeBin, len(keys))
+			}
+			// Java appends, then resizes instead of treeifying a small table.
+			entries = append(entries, entry{k, h})
+			capacity *= 2
+			rebin()
+		} else {
+			entries = append(entries, entry{k, h})
+			bins[idx]++
+		}
+		if len(entries) > capacity*3/4 {
+			capacity *= 2
+			rebin()
+		}
+	}
+	mask := uint32(capacity - 1)
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].hash&mask < entries[j].hash&mask })
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.key
+	}
+	return out, nil
+}
+
+// FlatJSONStringMap renders an ordered string map as Jackson's default ObjectMapper writes a
+// Map<String, String> (JsonSerdeUtil.toFlatJson): compact, keys in the given order, non-ASCII
+// unescaped, '"' and '\\' and the control characters \b \t \n \f \r escaped by name, the other
+// control characters as \u00XX with upper-case hex.
+func FlatJSONStringMap(keys, values []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJacksonString(&b, keys[i])
+		b.WriteByte(':')
+		writeJacksonString(&b, values[i])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func writeJacksonString(b *strings.Builder, s string) {
+	const hex = "0123456789ABCDEF"
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&0xF])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}
+
+// DoubleToString is java.lang.Double#toString for finite values: plain notation with at least
+// one fractional digit for magnitudes in [1e-3, 1e7), computerized scientific notation ("1.0E10")
+// otherwise, with the shortest digits that round-trip (Java 19+ behaviour).
+func DoubleToString(f float64) string {
+	switch {
+	case f == 0:
+		if 1/f < 0 {
+			return "-0.0"
+		}
+		return "0.0"
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	abs := f
+	if abs < 0 {
+		abs = -abs
+	}
+	if abs >= 1e-3 && abs < 1e7 {
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // like 1.5e+10
+	mant, exp, _ := strings.Cut(s, "e")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	e, _ := strconv.Atoi(exp)
+	return mant + "E" + strconv.Itoa(e)
+}
