@@ -14,6 +14,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
+	"github.com/paimon-pkft/pkft/impl/javaio"
 )
 
 // Table option keys that configure the primary-key full-text index.
@@ -88,7 +89,7 @@ func ResolveAnalyzerOptions(tableOptions map[string]string, column string) (Anal
 	for k := range resolved {
 		sorted = append(sorted, k)
 	}
-	sort.Slice(sorted, func(i, j int) bool { return javacompat.CompareStrings(sorted[i], sorted[j]) < 0 })
+	sort.Slice(sorted, func(i, j int) bool { return javaio.CompareJava(sorted[i], sorted[j]) < 0 })
 	qualified, err := javacompat.HashMapOrder(sorted)
 	if err != nil {
 		return nil, fmt.Errorf("order analyzer options of %s: %w", column, err)

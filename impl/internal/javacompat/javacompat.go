@@ -23,18 +23,6 @@ func StringHashCode(s string) int32 {
 	return h
 }
 
-// CompareStrings is java.lang.String#compareTo: lexicographic over UTF-16 code units (which
-// differs from Go's byte order only between supplementary characters and U+E000..U+FFFF).
-func CompareStrings(a, b string) int {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
-	for i := 0; i < len(ua) && i < len(ub); i++ {
-		if ua[i] != ub[i] {
-			return int(ua[i]) - int(ub[i])
-		}
-	}
-	return len(ua) - len(ub)
-}
-
 // Trim is java.lang.String#trim: it strips code points up to U+0020 from both ends, and nothing
 // else (no Unicode spaces).
 func Trim(s string) string {

@@ -18,17 +18,6 @@ func TestStringHashCode(t *testing.T) {
 	}
 }
 
-func TestCompareStringsUsesUTF16Order(t *testing.T) {
-	// U+FF61 sorts after U+1F600 in Go's byte order but before it in Java's UTF-16 order
-	// (the surrogate D83D is below FF61).
-	if CompareStrings("\uFF61", "😀") <= 0 {
-		t.Error("U+FF61 should sort after U+1F600's surrogates in Java order")
-	}
-	if CompareStrings("a", "ab") >= 0 || CompareStrings("b", "a") <= 0 || CompareStrings("x", "x") != 0 {
-		t.Error("basic ordering")
-	}
-}
-
 func TestTrim(t *testing.T) {
 	if got := Trim("\t\x00 key \n"); got != "key" {
 		t.Errorf("Trim = %q", got)
