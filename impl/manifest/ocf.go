@@ -1,0 +1,399 @@
+package manifest
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"strings"
+
+	"github.com/golang/snappy"
+	"github.com/hamba/avro/v2"
+	"github.com/hamba/avro/v2/ocf"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Compression names accepted by the writers; they are the values of Paimon's
+// manifest.compression option that the Avro format maps to a codec.
+const (
+	// CompressionZstd writes the Avro "zstandard" codec (Paimon's default for manifests).
+	CompressionZstd = "zstd"
+	// CompressionDeflate writes the Avro "deflate" codec at the default level.
+	CompressionDeflate = "deflate"
+	// CompressionSnappy writes the Avro "snappy" codec (block plus CRC32 of the raw bytes).
+	CompressionSnappy = "snappy"
+	// CompressionNull writes uncompressed blocks (Avro "null" codec).
+	CompressionNull = "null"
+)
+
+// DefaultZstdLevel is Paimon's file.compression.zstd-level default.
+const DefaultZstdLevel = 1
+
+// syncInterval is Avro Java's DataFileWriter default: a block is written once its buffered
+// records reach this many bytes.
+const syncInterval = 64000
+
+// maxBlockBytes bounds one block, compressed or not, so corrupt input cannot force huge
+// allocations. Paimon manifests roll at 8 MiB, and blocks are about syncInterval bytes.
+const maxBlockBytes = 64 << 20
+
+// WriteOptions controls how a manifest-like file is written. The zero value writes what Paimon
+// 2.0.0 writes by default: zstd at level 1.
+type WriteOptions struct {
+	// Compression is the manifest.compression value: "zstd" (default when empty), "deflate",
+	// "snappy" or "null".
+	Compression string
+	// ZstdLevel is the zstd level; 0 means DefaultZstdLevel.
+	ZstdLevel int
+}
+
+// codecOptions maps Paimon's compression name to hamba OCF encoder options the way
+// AvroFileFormat.createCodecFactory does: "zstd" (any case) is the zstandard codec at the
+// configured level, anything else is an Avro codec name.
+func codecOptions(o WriteOptions) ([]ocf.EncoderFunc, error) {
+	c := o.Compression
+	if c == "" || strings.EqualFold(c, CompressionZstd) || c == string(ocf.ZStandard) {
+		level := o.ZstdLevel
+		if level == 0 {
+			level = DefaultZstdLevel
+		}
+		return []ocf.EncoderFunc{
+			ocf.WithCodec(ocf.ZStandard),
+			ocf.WithZStandardEncoderOptions(
+				zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
+				zstd.WithEncoderConcurrency(1),
+			),
+		}, nil
+	}
+	switch c {
+	case CompressionDeflate:
+		return []ocf.EncoderFunc{ocf.WithCodec(ocf.Deflate), ocf.WithCompressionLevel(flate.DefaultCompression)}, nil
+	case CompressionSnappy:
+		return []ocf.EncoderFunc{ocf.WithCodec(ocf.Snappy)}, nil
+	case CompressionNull:
+		return []ocf.EncoderFunc{ocf.WithCodec(ocf.Null)}, nil
+	default:
+		return nil, fmt.Errorf("unsupported manifest compression %q", c)
+	}
+}
+
+// plainWriter hides the concrete type of the destination: hamba appends to a non-empty
+// *os.File instead of writing a new header, which is never what a manifest writer wants.
+type plainWriter struct{ w io.Writer }
+
+func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+// writeOCF writes records as an Avro object container file whose header carries schemaJSON
+// verbatim, so the header is what Paimon's Java writer puts there.
+func writeOCF[T any](w io.Writer, schemaJSON string, opts WriteOptions, records []T) error {
+	if w == nil {
+		return errors.New("nil writer")
+	}
+	schema, err := avro.ParseWithCache(schemaJSON, "", &avro.SchemaCache{})
+	if err != nil {
+		return fmt.Errorf("parse schema: %w", err)
+	}
+	encOpts, err := codecOptions(opts)
+	if err != nil {
+		return err
+	}
+	encOpts = append(encOpts,
+		ocf.WithBlockLength(0),
+		ocf.WithBlockSize(syncInterval),
+		ocf.WithEncodingConfig(avro.Config{}.Freeze()),
+		ocf.WithSchemaMarshaler(func(avro.Schema) ([]byte, error) { return []byte(schemaJSON), nil }),
+	)
+	enc, err := ocf.NewEncoderWithSchema(schema, plainWriter{w}, encOpts...)
+	if err != nil {
+		return fmt.Errorf("write header: %w", err)
+	}
+	for i := range records {
+		if err := enc.Encode(&records[i]); err != nil {
+			_ = enc.Close()
+			return fmt.Errorf("write record %d: %w", i, err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("write final block: %w", err)
+	}
+	return nil
+}
+
+// ocfBlock is one decompressed data block.
+type ocfBlock struct {
+	count int64
+	data  []byte
+}
+
+// ocfContents is a parsed container file.
+type ocfContents struct {
+	schema avro.Schema
+	blocks []ocfBlock
+}
+
+// byteReader walks a byte slice with Avro's zig-zag varint primitives.
+type byteReader struct {
+	b   []byte
+	off int
+}
+
+var errTruncated = errors.New("unexpected end of file (truncated)")
+
+func (r *byteReader) long() (int64, error) {
+	var u uint64
+	for shift := uint(0); ; shift += 7 {
+		if shift >= 64 {
+			return 0, errors.New("malformed varint")
+		}
+		if r.off >= len(r.b) {
+			return 0, errTruncated
+		}
+		c := r.b[r.off]
+		r.off++
+		u |= uint64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			break
+		}
+	}
+	return int64(u>>1) ^ -int64(u&1), nil
+}
+
+func (r *byteReader) bytes(n int64) ([]byte, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("negative length %d", n)
+	}
+	if n > int64(len(r.b)-r.off) {
+		return nil, errTruncated
+	}
+	out := r.b[r.off : r.off+int(n)]
+	r.off += int(n)
+	return out, nil
+}
+
+func (r *byteReader) lenBytes() ([]byte, error) {
+	n, err := r.long()
+	if err != nil {
+		return nil, err
+	}
+	return r.bytes(n)
+}
+
+var ocfMagic = []byte{'O', 'b', 'j', 1}
+
+// parseOCF reads a whole Avro object container file, checking every length against the input
+// and every sync marker, and decompresses its blocks.
+func parseOCF(data []byte) (*ocfContents, error) {
+	r := &byteReader{b: data}
+	magic, err := r.bytes(4)
+	if err != nil || !bytes.Equal(magic, ocfMagic) {
+		return nil, errors.New("not an Avro object container file (bad magic)")
+	}
+	metadata, err := readMetadata(r)
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	sync, err := r.bytes(16)
+	if err != nil {
+		return nil, fmt.Errorf("header sync marker: %w", err)
+	}
+	schemaJSON, ok := metadata["avro.schema"]
+	if !ok {
+		return nil, errors.New("header has no avro.schema")
+	}
+	schema, err := avro.ParseBytesWithCache(schemaJSON, "", &avro.SchemaCache{})
+	if err != nil {
+		return nil, fmt.Errorf("header schema: %w", err)
+	}
+	codec := "null"
+	if c, ok := metadata["avro.codec"]; ok {
+		codec = string(c)
+	}
+	decompress, closeCodec, err := decompressor(codec)
+	if err != nil {
+		return nil, err
+	}
+	defer closeCodec()
+
+	out := &ocfContents{schema: schema}
+	for i := 0; r.off < len(r.b); i++ {
+		count, err := r.long()
+		if err != nil {
+			return nil, fmt.Errorf("block %d count: %w", i, err)
+		}
+		size, err := r.long()
+		if err != nil {
+			return nil, fmt.Errorf("block %d size: %w", i, err)
+		}
+		if count < 0 || size < 0 || size > maxBlockBytes {
+			return nil, fmt.Errorf("block %d: invalid count %d or size %d (corrupt)", i, count, size)
+		}
+		raw, err := r.bytes(size)
+		if err != nil {
+			return nil, fmt.Errorf("block %d data: %w", i, err)
+		}
+		marker, err := r.bytes(16)
+		if err != nil {
+			return nil, fmt.Errorf("block %d sync marker: %w", i, err)
+		}
+		if !bytes.Equal(marker, sync) {
+			return nil, fmt.Errorf("block %d: sync marker mismatch (corrupt)", i)
+		}
+		if count == 0 {
+			continue
+		}
+		plain, err := decompress(raw)
+		if err != nil {
+			return nil, fmt.Errorf("block %d: %s decompression: %w", i, codec, err)
+		}
+		if count > int64(len(plain)) {
+			return nil, fmt.Errorf("block %d: %d records cannot fit in %d bytes (corrupt)", i, count, len(plain))
+		}
+		out.blocks = append(out.blocks, ocfBlock{count: count, data: plain})
+	}
+	return out, nil
+}
+
+// readMetadata reads the header's map<bytes> of file metadata.
+func readMetadata(r *byteReader) (map[string][]byte, error) {
+	m := map[string][]byte{}
+	for {
+		n, err := r.long()
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return m, nil
+		}
+		if n < 0 {
+			n = -n
+			if _, err := r.long(); err != nil { // block byte size, unused
+				return nil, err
+			}
+		}
+		if n < 0 || n > int64(len(r.b)-r.off) {
+			return nil, fmt.Errorf("metadata entry count %d exceeds input", n)
+		}
+		for j := int64(0); j < n; j++ {
+			k, err := r.lenBytes()
+			if err != nil {
+				return nil, err
+			}
+			v, err := r.lenBytes()
+			if err != nil {
+				return nil, err
+			}
+			m[string(k)] = v
+		}
+	}
+}
+
+// decompressor returns the block decoder of an Avro codec name, bounding output size.
+func decompressor(codec string) (func([]byte) ([]byte, error), func(), error) {
+	noop := func() {}
+	switch codec {
+	case "null":
+		return func(b []byte) ([]byte, error) { return b, nil }, noop, nil
+	case "deflate":
+		return func(b []byte) ([]byte, error) {
+			fr := flate.NewReader(bytes.NewReader(b))
+			defer fr.Close()
+			return readLimited(fr)
+		}, noop, nil
+	case "snappy":
+		return decodeSnappy, noop, nil
+	case "zstandard":
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlockBytes))
+		if err != nil {
+			return nil, nil, fmt.Errorf("zstd decoder: %w", err)
+		}
+		return func(b []byte) ([]byte, error) { return dec.DecodeAll(b, nil) }, dec.Close, nil
+	default:
+		return nil, nil, fmt.Errorf("unsupported Avro codec %q", codec)
+	}
+}
+
+func readLimited(r io.Reader) ([]byte, error) {
+	out, err := io.ReadAll(io.LimitReader(r, maxBlockBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > maxBlockBytes {
+		return nil, fmt.Errorf("decompressed block exceeds %d bytes", maxBlockBytes)
+	}
+	return out, nil
+}
+
+// decodeSnappy decodes Avro's snappy block: raw snappy data followed by the big-endian CRC32
+// of the uncompressed bytes.
+func decodeSnappy(b []byte) ([]byte, error) {
+	if len(b) < 4 {
+		return nil, errors.New("block too short for snappy checksum")
+	}
+	body := b[:len(b)-4]
+	n, err := snappy.DecodedLen(body)
+	if err != nil {
+		return nil, err
+	}
+	if n > maxBlockBytes {
+		return nil, fmt.Errorf("decompressed block exceeds %d bytes", maxBlockBytes)
+	}
+	out, err := snappy.Decode(nil, body)
+	if err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(out) != binary.BigEndian.Uint32(b[len(b)-4:]) {
+		return nil, errors.New("snappy checksum mismatch")
+	}
+	return out, nil
+}
+
+// decodeOCF parses data as a container file and decodes every record into T using the file's
+// own (writer) schema, matching fields by name like Paimon's Avro reader. The writer schema
+// must have every non-nullable field of expected.
+func decodeOCF[T any](data []byte, expected dataType) ([]T, error) {
+	c, err := parseOCF(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRequiredFields(c.schema, expected, ""); err != nil {
+		return nil, err
+	}
+	maxLen := 0
+	var total int64
+	for _, b := range c.blocks {
+		maxLen = max(maxLen, len(b.data))
+		total += b.count
+	}
+	// Every array element and string byte costs at least one encoded byte, so nothing in a
+	// block legitimately needs more elements than the block has bytes.
+	api := avro.Config{MaxByteSliceSize: max(maxLen, 1), MaxSliceAllocSize: max(maxLen, 1)}.Freeze()
+	out := make([]T, 0, total)
+	r := avro.NewReader(nil, 0, avro.WithReaderConfig(api))
+	for bi, b := range c.blocks {
+		r.Reset(b.data)
+		r.Error = nil
+		for i := int64(0); i < b.count; i++ {
+			var v T
+			r.ReadVal(c.schema, &v)
+			if r.Error != nil {
+				return nil, fmt.Errorf("block %d record %d: %w", bi, i, noEOF(r.Error))
+			}
+			out = append(out, v)
+		}
+		if r.Peek(); r.Error == nil {
+			return nil, fmt.Errorf("block %d: trailing bytes after %d records (corrupt)", bi, b.count)
+		}
+	}
+	return out, nil
+}
+
+// noEOF turns a bare end-of-input inside a record into an error that says so.
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("record runs past end of block (corrupt): %w", err)
+	}
+	return err
+}
