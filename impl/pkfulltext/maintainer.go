@@ -1,0 +1,648 @@
+package pkfulltext
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/paimon-pkft/pkft/impl/javaio"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
+)
+
+// ArchiveBuilder builds one full-text archive over the given source files (Java
+// PkFullTextIndexBuilder). The maintainer passes the complete set of eligible files of one data
+// level, ordered by name; Java's single-file overload builds the same archive as a one-element
+// list, so one method covers both. Build must honour ctx; on failure it should leave no file
+// behind (Java deletes the files it allocated). If it fails after naming its output it may
+// return that metadata together with the error, and the maintainer deletes it.
+type ArchiveBuilder interface {
+	// Build writes the archive for files and returns its metadata.
+	Build(ctx context.Context, files []*meta.DataFileMeta) (*meta.IndexFileMeta, error)
+}
+
+// IndexFileDeleter deletes an archive the maintainer generated and no longer needs (Java
+// IndexFile.delete, reached through PkFullTextIndexFile). Java deletes quietly, so an
+// implementation matching Java ignores missing files and I/O failures; an error returned here
+// fails the PrepareCommit call that needed the deletion, which then rolls back, and is joined
+// into the result of Abort and Close.
+type IndexFileDeleter interface {
+	// DeleteIndexFile removes the file file describes.
+	DeleteIndexFile(ctx context.Context, file *meta.IndexFileMeta) error
+}
+
+// DataIncrement is the part of a writer's append increment (Java DataIncrement) the
+// maintainer reads: only NewFiles, which must contain no index source files.
+type DataIncrement struct {
+	// NewFiles are the data files written by the append.
+	NewFiles []*meta.DataFileMeta
+	// DeletedFiles are the data files the append deleted; the maintainer ignores them.
+	DeletedFiles []*meta.DataFileMeta
+	// ChangelogFiles are the changelog files of the append; the maintainer ignores them.
+	ChangelogFiles []*meta.DataFileMeta
+}
+
+// CompactIncrement is the data transition of a compaction (Java CompactIncrement). A call
+// whose CompactBefore or CompactAfter is non-empty routes its index changes to the compact
+// snapshot.
+type CompactIncrement struct {
+	// CompactBefore are the data files the compaction removed.
+	CompactBefore []*meta.DataFileMeta
+	// CompactAfter are the data files the compaction produced or re-levelled.
+	CompactAfter []*meta.DataFileMeta
+	// ChangelogFiles are the changelog files of the compaction; the maintainer ignores them.
+	ChangelogFiles []*meta.DataFileMeta
+}
+
+// IndexIncrement lists the full-text archives one PrepareCommit call adds to and removes from
+// the index manifest (Java FullTextIndexIncrement).
+type IndexIncrement struct {
+	// NewIndexFiles are the archives to add.
+	NewIndexFiles []*meta.IndexFileMeta
+	// DeletedIndexFiles are the archives to remove.
+	DeletedIndexFiles []*meta.IndexFileMeta
+}
+
+// Commit is what PrepareCommit prepared for Paimon's append or compact snapshot (Java
+// FullTextIndexCommit). At most one of the increments is set.
+type Commit struct {
+	// AppendIncrement holds the changes for the append snapshot, or nil.
+	AppendIncrement *IndexIncrement
+	// CompactIncrement holds the changes for the compact snapshot, or nil.
+	CompactIncrement *IndexIncrement
+
+	abort func(ctx context.Context) error
+}
+
+// Abort undoes the call that returned c when the snapshot carrying it will not be committed
+// (for example because another index family failed): it restores the maintainer's state from
+// before that call, cancels any pending build and deletes the archives the call generated. As
+// in Java, it is not guarded against repeated use or against calls made after c.
+func (c *Commit) Abort(ctx context.Context) error {
+	if c == nil || c.abort == nil {
+		return nil
+	}
+	return c.abort(ctx)
+}
+
+// Maintainer keeps one full-text archive for each complete data level of one bucket (Java
+// BucketedFullTextIndexMaintainer). It runs at most one archive build at a time, in a
+// goroutine, and is safe for concurrent use. As with Java's synchronized methods, a
+// PrepareCommit that waits for a build holds the maintainer until it returns; its ctx, not
+// Close, is what interrupts it.
+type Maintainer struct {
+	textFieldID int32
+	builder     ArchiveBuilder
+	deleter     IndexFileDeleter
+	levels      *pkindex.Levels[*meta.IndexFileMeta, *meta.DataFileMeta]
+
+	mu      sync.Mutex
+	current []*meta.IndexFileMeta
+	retired []*meta.IndexFileMeta
+	active  map[string]*meta.DataFileMeta
+	pending *pendingBuild
+}
+
+// NewMaintainer restores a bucket's maintainer from its data files and index files. Eligible
+// data files become the active sources; payloads classified current by [FromActiveDataFiles]
+// are kept, stale ones are retired and removed by the next PrepareCommit.
+func NewMaintainer(
+	textFieldID int32,
+	builder ArchiveBuilder,
+	deleter IndexFileDeleter,
+	restoredDataFiles []*meta.DataFileMeta,
+	restoredPayloads []*meta.IndexFileMeta,
+) (*Maintainer, error) {
+	if builder == nil || deleter == nil {
+		return nil, errors.New("restore full-text maintainer: builder and deleter are required")
+	}
+	m := &Maintainer{
+		textFieldID: textFieldID,
+		builder:     builder,
+		deleter:     deleter,
+		levels: pkindex.NewLevels(
+			func(p *meta.IndexFileMeta) (int32, error) {
+				sm, err := payloadSourceMeta(p)
+				return sm.DataLevel(), err
+			},
+			func(p *meta.IndexFileMeta) ([]pkindex.SourceFile, error) {
+				sm, err := payloadSourceMeta(p)
+				return sm.SourceFiles(), err
+			},
+			pkindex.DataFileInfo,
+		),
+		active: map[string]*meta.DataFileMeta{},
+	}
+	for i, f := range restoredDataFiles {
+		if f == nil {
+			return nil, fmt.Errorf("restore full-text maintainer: data file %d is nil", i)
+		}
+		if pkindex.ShouldReadDataFile(f) {
+			m.active[f.FileName] = f
+		}
+	}
+	state, err := FromActiveDataFiles(textFieldID, m.activeFiles(), restoredPayloads)
+	if err != nil {
+		return nil, fmt.Errorf("restore full-text maintainer: %w", err)
+	}
+	m.current = state.current
+	m.retired = state.stale
+	if err := m.validateActiveSourceRows(); err != nil {
+		return nil, fmt.Errorf("restore full-text maintainer: %w", err)
+	}
+	return m, nil
+}
+
+// PrepareCommit brings the archives up to date with a writer's increments and returns the
+// index changes to commit with them. Append files must not be index sources. The compact
+// transition is applied to the active sources; then a finished build is accepted if it still
+// fits, the next level needing work is planned, and a removal is applied or one background
+// build started. With wait the call repeats this, blocking on builds, until nothing is pending;
+// without it a running build is left for a later call. Changes go to the compact increment when
+// compactIncrement moves data files, else to the append increment.
+//
+// On failure (including ctx ending while waiting, or a failed build, which is not retried
+// within the call) the maintainer's state is restored, the pending build cancelled, and every
+// archive generated in this call deleted.
+func (m *Maintainer) PrepareCommit(ctx context.Context, appendIncrement DataIncrement, compactIncrement CompactIncrement, wait bool) (*Commit, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+
+	if err := checkNoNil(appendIncrement.NewFiles, compactIncrement.CompactBefore, compactIncrement.CompactAfter); err != nil {
+		return nil, fmt.Errorf("prepare full-text index commit: %w", err)
+	}
+	for _, f := range appendIncrement.NewFiles {
+		if pkindex.ShouldReadDataFile(f) {
+			return nil, errors.New("prepare full-text index commit: append files must not be primary-key full-text index sources")
+		}
+	}
+
+	saved := m.snapshot()
+	call := &callChanges{}
+	if err := m.update(ctx, compactIncrement, wait, call); err != nil {
+		err = fmt.Errorf("prepare full-text index commit: %w", err)
+		return nil, errors.Join(err, m.rollback(ctx, saved, call.generated))
+	}
+
+	commit := &Commit{}
+	if len(call.created) > 0 || len(call.removed) > 0 {
+		inc := &IndexIncrement{NewIndexFiles: slices.Clone(call.created), DeletedIndexFiles: slices.Clone(call.removed)}
+		if len(compactIncrement.CompactBefore) > 0 || len(compactIncrement.CompactAfter) > 0 {
+			commit.CompactIncrement = inc
+		} else {
+			commit.AppendIncrement = inc
+		}
+	}
+	generated := slices.Clone(call.generated)
+	commit.abort = func(ctx context.Context) error {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return m.rollback(ctx, saved, generated)
+	}
+	return commit, nil
+}
+
+// BuildNotCompleted reports whether a background build is pending.
+func (m *Maintainer) BuildNotCompleted() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.pending != nil
+}
+
+// Close cancels a pending build and makes sure its archive is deleted, waiting (as long as ctx
+// allows) for the build goroutine to exit. The maintainer stays usable.
+func (m *Maintainer) Close(ctx context.Context) error {
+	m.mu.Lock()
+	p := m.pending
+	m.pending = nil
+	m.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	err := p.cancel(context.WithoutCancel(ctx), m.deleter)
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return errors.Join(err, fmt.Errorf("close full-text maintainer: %w", ctx.Err()))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return errors.Join(err, p.orphanErr)
+}
+
+// State classifies the current archives against the active source files.
+func (m *Maintainer) State() (*BucketIndexState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return FromActiveDataFiles(m.textFieldID, m.activeFiles(), m.current)
+}
+
+// Payloads returns the current archives (a fresh slice).
+func (m *Maintainer) Payloads() []*meta.IndexFileMeta {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.current)
+}
+
+// callChanges collects what one PrepareCommit call did.
+type callChanges struct {
+	created   []*meta.IndexFileMeta
+	removed   []*meta.IndexFileMeta
+	generated []*meta.IndexFileMeta
+}
+
+// savedState is the maintainer state a failed or aborted call restores.
+type savedState struct {
+	current []*meta.IndexFileMeta
+	retired []*meta.IndexFileMeta
+	active  map[string]*meta.DataFileMeta
+}
+
+func (m *Maintainer) snapshot() savedState {
+	return savedState{current: slices.Clone(m.current), retired: slices.Clone(m.retired), active: maps.Clone(m.active)}
+}
+
+// update runs the body of PrepareCommit; the caller rolls back when it fails.
+func (m *Maintainer) update(ctx context.Context, compact CompactIncrement, wait bool, call *callChanges) error {
+	m.applyDataTransition(compact)
+	call.removed = slices.Clone(m.retired)
+	m.retired = nil
+
+	for {
+		done, err := m.finishPendingBuild(ctx, wait)
+		if err != nil {
+			return err
+		}
+		if done != nil {
+			call.generated = append(call.generated, done.payload)
+			ok, err := m.canAccept(done)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if err := m.removePayloads(ctx, done.plan.InputUnits(), call); err != nil {
+					return err
+				}
+				m.current = append(m.current, done.payload)
+				call.created = append(call.created, done.payload)
+			} else if err := m.deleteGenerated(ctx, done.payload, call); err != nil {
+				return err
+			}
+		}
+
+		if m.pending == nil {
+			plan, err := m.levels.Pick(m.current, m.active)
+			if err != nil {
+				return fmt.Errorf("plan full-text archive: %w", err)
+			}
+			if plan != nil {
+				if plan.Removes() {
+					if err := m.removePayloads(ctx, plan.InputUnits(), call); err != nil {
+						return err
+					}
+					continue
+				}
+				m.startBuild(ctx, plan)
+			}
+		}
+		if !wait || m.pending == nil {
+			return nil
+		}
+	}
+}
+
+func (m *Maintainer) applyDataTransition(compact CompactIncrement) {
+	for _, f := range compact.CompactBefore {
+		if !slices.ContainsFunc(compact.CompactAfter, func(a *meta.DataFileMeta) bool { return a.FileName == f.FileName }) {
+			delete(m.active, f.FileName)
+		}
+	}
+	for _, f := range compact.CompactAfter {
+		if pkindex.ShouldReadDataFile(f) {
+			m.active[f.FileName] = f
+		}
+	}
+}
+
+// completedBuild is a finished build taken over from the pending slot.
+type completedBuild struct {
+	plan    *pkindex.Plan[*meta.IndexFileMeta, *meta.DataFileMeta]
+	payload *meta.IndexFileMeta
+}
+
+// finishPendingBuild takes the pending build's result when it has finished, waiting for it
+// when blocking. It returns nil when there is no finished build.
+func (m *Maintainer) finishPendingBuild(ctx context.Context, blocking bool) (*completedBuild, error) {
+	p := m.pending
+	if p == nil {
+		return nil, nil
+	}
+	if blocking {
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("wait for full-text archive build of data level %d: %w", p.plan.DataLevel(), ctx.Err())
+		}
+	} else {
+		select {
+		case <-p.done:
+		default:
+			return nil, nil
+		}
+	}
+	m.pending = nil
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return nil, fmt.Errorf("build full-text archive of data level %d: %w", p.plan.DataLevel(), p.err)
+	}
+	return &completedBuild{plan: p.plan, payload: p.result}, nil
+}
+
+// canAccept reports whether a finished build may replace its level's archive: the plan and
+// its inputs are still current, the output classifies as the single current archive of exactly
+// the planned files, and no retained archive covers any of them.
+func (m *Maintainer) canAccept(b *completedBuild) (bool, error) {
+	inputs := b.plan.InputUnits()
+	if !m.levels.IsCurrent(b.plan, m.active) {
+		return false, nil
+	}
+	for _, in := range inputs {
+		if !slices.ContainsFunc(m.current, func(c *meta.IndexFileMeta) bool { return sameIndexFile(c, in) }) {
+			return false, nil
+		}
+	}
+	planned := b.plan.SourceFiles()
+	out, err := FromActiveDataFiles(m.textFieldID, planned, []*meta.IndexFileMeta{b.payload})
+	if err != nil {
+		return false, fmt.Errorf("classify built full-text archive %s: %w", b.payload.FileName, err)
+	}
+	if len(out.current) != 1 {
+		return false, nil
+	}
+	sm, err := payloadSourceMeta(b.payload)
+	if err != nil {
+		return false, err
+	}
+	if sm.DataLevel() != b.plan.DataLevel() {
+		return false, nil
+	}
+	actual := sm.SourceFiles()
+	if len(actual) != len(planned) {
+		return false, nil
+	}
+
+	retained := slices.DeleteFunc(slices.Clone(m.current), func(c *meta.IndexFileMeta) bool {
+		return slices.ContainsFunc(inputs, func(in *meta.IndexFileMeta) bool { return sameIndexFile(c, in) })
+	})
+	covered := map[string]bool{}
+	for _, r := range retained {
+		rm, err := payloadSourceMeta(r)
+		if err != nil {
+			return false, err
+		}
+		for _, src := range rm.SourceFiles() {
+			covered[src.FileName()] = true
+		}
+	}
+	for i, a := range actual {
+		want := planned[i]
+		activeFile, ok := m.active[a.FileName()]
+		if a.FileName() != want.FileName || a.RowCount() != want.RowCount ||
+			!ok || activeFile.RowCount != a.RowCount() || covered[a.FileName()] {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// removePayloads drops inputs from the current archives; one created earlier in this call is
+// deleted instead of being reported as removed.
+func (m *Maintainer) removePayloads(ctx context.Context, inputs []*meta.IndexFileMeta, call *callChanges) error {
+	for _, in := range inputs {
+		var ok bool
+		if m.current, ok = removeFirst(m.current, in); !ok {
+			return errors.New("full-text rebuild input is no longer active")
+		}
+		if call.created, ok = removeFirst(call.created, in); ok {
+			if err := m.deleteGenerated(ctx, in, call); err != nil {
+				return err
+			}
+		} else {
+			call.removed = append(call.removed, in)
+		}
+	}
+	return nil
+}
+
+func (m *Maintainer) deleteGenerated(ctx context.Context, payload *meta.IndexFileMeta, call *callChanges) error {
+	if err := m.deleter.DeleteIndexFile(ctx, payload); err != nil {
+		return fmt.Errorf("delete generated full-text archive %s: %w", payload.FileName, err)
+	}
+	call.generated, _ = removeFirst(call.generated, payload)
+	return nil
+}
+
+// rollback restores saved, cancels the pending build and deletes generated; cleanup failures
+// are returned joined.
+func (m *Maintainer) rollback(ctx context.Context, saved savedState, generated []*meta.IndexFileMeta) error {
+	ctx = context.WithoutCancel(ctx)
+	m.current = slices.Clone(saved.current)
+	m.retired = slices.Clone(saved.retired)
+	m.active = maps.Clone(saved.active)
+
+	var errs []error
+	if p := m.pending; p != nil {
+		m.pending = nil
+		errs = append(errs, p.cancel(ctx, m.deleter))
+	}
+	for _, g := range generated {
+		if err := m.deleter.DeleteIndexFile(ctx, g); err != nil {
+			errs = append(errs, fmt.Errorf("delete generated full-text archive %s: %w", g.FileName, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (m *Maintainer) startBuild(ctx context.Context, plan *pkindex.Plan[*meta.IndexFileMeta, *meta.DataFileMeta]) {
+	// The build outlives this call, so it keeps ctx's values but not its cancellation.
+	buildCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	p := &pendingBuild{plan: plan, stop: stop, done: make(chan struct{})}
+	go p.run(buildCtx, m.builder, m.deleter, plan.SourceFiles())
+	m.pending = p
+}
+
+// validateActiveSourceRows rejects a current archive naming an active file with another row
+// count.
+func (m *Maintainer) validateActiveSourceRows() error {
+	for _, p := range m.current {
+		sm, err := payloadSourceMeta(p)
+		if err != nil {
+			return err
+		}
+		for _, src := range sm.SourceFiles() {
+			if f, ok := m.active[src.FileName()]; ok && f.RowCount != src.RowCount() {
+				return fmt.Errorf("full-text source %s row count does not match its active data file", src.FileName())
+			}
+		}
+	}
+	return nil
+}
+
+// activeFiles returns the active source files ordered by name.
+func (m *Maintainer) activeFiles() []*meta.DataFileMeta {
+	files := slices.Collect(maps.Values(m.active))
+	slices.SortFunc(files, func(a, b *meta.DataFileMeta) int { return javaio.CompareJava(a.FileName, b.FileName) })
+	return files
+}
+
+// pendingBuild is one background archive build (Java PendingBuild). Whoever sees the result
+// last deletes it when the build was cancelled: cancel when the build had finished, the build
+// goroutine otherwise.
+type pendingBuild struct {
+	plan *pkindex.Plan[*meta.IndexFileMeta, *meta.DataFileMeta]
+	stop context.CancelFunc
+	done chan struct{} // closed when the goroutine has exited
+
+	mu        sync.Mutex
+	cancelled bool
+	result    *meta.IndexFileMeta
+	err       error
+	orphanErr error // failure deleting the output of a cancelled build
+}
+
+func (p *pendingBuild) run(ctx context.Context, builder ArchiveBuilder, deleter IndexFileDeleter, files []*meta.DataFileMeta) {
+	defer close(p.done)
+	defer p.stop()
+	payload, err := safeBuild(ctx, builder, files)
+	cleanup := context.WithoutCancel(ctx)
+	if err != nil && payload != nil {
+		if derr := deleter.DeleteIndexFile(cleanup, payload); derr != nil {
+			err = errors.Join(err, fmt.Errorf("delete failed full-text archive %s: %w", payload.FileName, derr))
+		}
+		payload = nil
+	}
+	if err == nil && payload == nil {
+		err = errors.New("full-text archive builder returned no archive")
+	}
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.cancelled {
+		p.result, p.err = payload, err
+		return
+	}
+	if payload != nil {
+		if derr := deleter.DeleteIndexFile(cleanup, payload); derr != nil {
+			p.orphanErr = fmt.Errorf("delete cancelled full-text archive %s: %w", payload.FileName, derr)
+		}
+	}
+}
+
+// cancel stops the build and deletes its archive if it had already finished.
+func (p *pendingBuild) cancel(ctx context.Context, deleter IndexFileDeleter) error {
+	p.mu.Lock()
+	p.cancelled = true
+	built := p.result
+	p.result = nil
+	p.mu.Unlock()
+	p.stop()
+	if built == nil {
+		return nil
+	}
+	if err := deleter.DeleteIndexFile(ctx, built); err != nil {
+		return fmt.Errorf("delete cancelled full-text archive %s: %w", built.FileName, err)
+	}
+	return nil
+}
+
+// safeBuild calls the builder, turning a panic into an error as Java's executor turns a
+// thrown error into a failed future.
+func safeBuild(ctx context.Context, builder ArchiveBuilder, files []*meta.DataFileMeta) (payload *meta.IndexFileMeta, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			payload, err = nil, fmt.Errorf("full-text archive builder panicked: %v", r)
+		}
+	}()
+	return builder.Build(ctx, files)
+}
+
+func payloadSourceMeta(p *meta.IndexFileMeta) (pkindex.SourceMeta, error) {
+	if p.GlobalIndex == nil {
+		return pkindex.SourceMeta{}, fmt.Errorf("index file %s has no global index meta", p.FileName)
+	}
+	return pkindex.SourceMetaFromIndexFile(p.FileName, p.GlobalIndex.SourceMeta)
+}
+
+func checkNoNil(lists ...[]*meta.DataFileMeta) error {
+	for _, list := range lists {
+		if slices.Contains(list, nil) {
+			return errors.New("increment contains a nil data file")
+		}
+	}
+	return nil
+}
+
+// removeFirst returns list without its first element equal to x, as Java's List.remove does.
+func removeFirst(list []*meta.IndexFileMeta, x *meta.IndexFileMeta) ([]*meta.IndexFileMeta, bool) {
+	i := slices.IndexFunc(list, func(p *meta.IndexFileMeta) bool { return sameIndexFile(p, x) })
+	if i < 0 {
+		return list, false
+	}
+	return append(slices.Clone(list[:i]), list[i+1:]...), true
+}
+
+// sameIndexFile compares index file metadata by value, as Java's IndexFileMeta.equals does.
+func sameIndexFile(a, b *meta.IndexFileMeta) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil {
+		return false
+	}
+	return a.IndexType == b.IndexType && a.FileName == b.FileName && a.FileSize == b.FileSize &&
+		a.RowCount == b.RowCount && sameDVRanges(a.DVRanges, b.DVRanges) &&
+		samePtr(a.ExternalPath, b.ExternalPath) && sameGlobalIndex(a.GlobalIndex, b.GlobalIndex)
+}
+
+// sameDVRanges compares deletion-vector ranges as Java compares the LinkedHashMap keyed by
+// data file name: null only equals null, order does not matter.
+func sameDVRanges(a, b []meta.DeletionVectorMeta) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	index := func(list []meta.DeletionVectorMeta) map[string]meta.DeletionVectorMeta {
+		m := make(map[string]meta.DeletionVectorMeta, len(list))
+		for _, d := range list {
+			m[d.DataFileName] = d
+		}
+		return m
+	}
+	am, bm := index(a), index(b)
+	return maps.EqualFunc(am, bm, func(x, y meta.DeletionVectorMeta) bool {
+		return x.Offset == y.Offset && x.Length == y.Length && samePtr(x.Cardinality, y.Cardinality)
+	})
+}
+
+func sameGlobalIndex(a, b *meta.GlobalIndexMeta) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.RowRangeStart == b.RowRangeStart && a.RowRangeEnd == b.RowRangeEnd &&
+		a.IndexFieldID == b.IndexFieldID &&
+		(a.ExtraFieldIDs == nil) == (b.ExtraFieldIDs == nil) && slices.Equal(a.ExtraFieldIDs, b.ExtraFieldIDs) &&
+		sameBytes(a.IndexMeta, b.IndexMeta) && sameBytes(a.SourceMeta, b.SourceMeta)
+}
+
+func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+
+func samePtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

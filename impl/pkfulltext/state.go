@@ -1,0 +1,191 @@
+package pkfulltext
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/paimon-pkft/pkft/impl/javaio"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
+)
+
+// BucketIndexState is the immutable classification of one bucket's full-text archives for one
+// indexed text field (Java PkFullTextBucketIndexState): the current archives, the stale ones
+// that must be removed from the index manifest, and which archive covers each source data file.
+// Index files of other types, and full-text files without global index meta, belong to neither
+// list.
+type BucketIndexState struct {
+	textFieldID  int32
+	current      []*meta.IndexFileMeta
+	stale        []*meta.IndexFileMeta
+	bySource     map[string]*meta.IndexFileMeta
+	sourceByName []string // covered source names in the order they were recorded
+}
+
+// NewBucketIndexState validates active payloads strictly (the public Java constructor): every
+// full-text payload of textFieldID must appear once, carry parsable source meta whose total row
+// count equals the payload's row count and row range [0, total-1], and cover no source file
+// another payload covers; any violation is an error. Full-text payloads of other fields are
+// stale when they carry source meta and ignored otherwise. The state keeps the caller's
+// pointers; callers must not modify the pointed-to metadata afterwards.
+func NewBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta) (*BucketIndexState, error) {
+	s := &BucketIndexState{textFieldID: textFieldID, bySource: map[string]*meta.IndexFileMeta{}}
+	names := map[string]bool{}
+	for i, payload := range activePayloads {
+		if payload == nil {
+			return nil, fmt.Errorf("active full-text payload %d is nil", i)
+		}
+		global := payload.GlobalIndex
+		if payload.IndexType != IndexType || global == nil {
+			continue
+		}
+		if global.IndexFieldID != textFieldID {
+			if global.SourceMeta != nil {
+				s.stale = append(s.stale, payload)
+			}
+			continue
+		}
+		if names[payload.FileName] {
+			return nil, fmt.Errorf("active full-text payload %s appears more than once in the index manifest", payload.FileName)
+		}
+		names[payload.FileName] = true
+		sm, err := pkindex.SourceMetaFromIndexFile(payload.FileName, global.SourceMeta)
+		if err != nil {
+			return nil, err
+		}
+		sources := sm.SourceFiles()
+		var total int64
+		for _, src := range sources {
+			if total > math.MaxInt64-src.RowCount() {
+				return nil, fmt.Errorf("full-text archive %s: source row count overflows a long", payload.FileName)
+			}
+			total += src.RowCount()
+		}
+		if payload.RowCount != total || global.RowRangeStart != 0 || global.RowRangeEnd != total-1 {
+			return nil, fmt.Errorf("full-text archive %s row metadata does not match its source files", payload.FileName)
+		}
+		for _, src := range sources {
+			if previous, ok := s.bySource[src.FileName()]; ok {
+				return nil, fmt.Errorf("source data file %s is covered by both full-text archives %s and %s",
+					src.FileName(), previous.FileName, payload.FileName)
+			}
+			s.bySource[src.FileName()] = payload
+			s.sourceByName = append(s.sourceByName, src.FileName())
+		}
+		s.current = append(s.current, payload)
+	}
+	return s, nil
+}
+
+// FromActiveDataFiles classifies a bucket's active payloads against its active data files
+// (Java PkFullTextBucketIndexState.fromActiveDataFiles). A payload of textFieldID is a
+// candidate when its source meta parses, names exactly the eligible active files of its data
+// level in name order with their row counts, and passes [NewBucketIndexState] on its own;
+// anything else is stale, as is every candidate of a level with more than one. Full-text
+// payloads of other fields are stale when they carry source meta. Current payloads are
+// returned in ascending level order; stale ones in input order, followed by the candidates of
+// contested levels in ascending level order.
+//
+// An error is returned only for nil inputs and for inputs Java also rejects after
+// classification: current payloads of different levels sharing a file name or a source file
+// (possible only when activeDataFiles repeats a name).
+func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta, activePayloads []*meta.IndexFileMeta) (*BucketIndexState, error) {
+	sourcesByLevel := map[int32][]pkindex.SourceFile{}
+	for i, f := range activeDataFiles {
+		if f == nil {
+			return nil, fmt.Errorf("active data file %d is nil", i)
+		}
+		if !pkindex.ShouldReadDataFile(f) {
+			continue
+		}
+		src, err := pkindex.NewSourceFile(f.FileName, f.RowCount)
+		if err != nil {
+			return nil, fmt.Errorf("active data file %s: %w", f.FileName, err)
+		}
+		sourcesByLevel[f.Level] = append(sourcesByLevel[f.Level], src)
+	}
+	for _, sources := range sourcesByLevel {
+		slices.SortStableFunc(sources, func(a, b pkindex.SourceFile) int {
+			return javaio.CompareJava(a.FileName(), b.FileName())
+		})
+	}
+
+	candidatesByLevel := map[int32][]*meta.IndexFileMeta{}
+	var stale []*meta.IndexFileMeta
+	for i, payload := range activePayloads {
+		if payload == nil {
+			return nil, fmt.Errorf("active full-text payload %d is nil", i)
+		}
+		global := payload.GlobalIndex
+		if payload.IndexType != IndexType || global == nil {
+			continue
+		}
+		if global.IndexFieldID != textFieldID {
+			if global.SourceMeta != nil {
+				stale = append(stale, payload)
+			}
+			continue
+		}
+		level, ok := candidateLevel(textFieldID, payload, sourcesByLevel)
+		if !ok {
+			stale = append(stale, payload)
+			continue
+		}
+		candidatesByLevel[level] = append(candidatesByLevel[level], payload)
+	}
+
+	var current []*meta.IndexFileMeta
+	for _, level := range slices.Sorted(maps.Keys(candidatesByLevel)) {
+		if candidates := candidatesByLevel[level]; len(candidates) == 1 {
+			current = append(current, candidates[0])
+		} else {
+			stale = append(stale, candidates...)
+		}
+	}
+	s, err := NewBucketIndexState(textFieldID, current)
+	if err != nil {
+		return nil, fmt.Errorf("classify full-text payloads: %w", err)
+	}
+	s.stale = stale
+	return s, nil
+}
+
+// candidateLevel reports the data level of payload when it exactly covers that level's
+// eligible sources and is internally consistent.
+func candidateLevel(textFieldID int32, payload *meta.IndexFileMeta, sourcesByLevel map[int32][]pkindex.SourceFile) (int32, bool) {
+	sm, err := pkindex.SourceMetaFromIndexFile(payload.FileName, payload.GlobalIndex.SourceMeta)
+	if err != nil {
+		return 0, false
+	}
+	desired, ok := sourcesByLevel[sm.DataLevel()]
+	if !ok || !slices.Equal(desired, sm.SourceFiles()) {
+		return 0, false
+	}
+	single, err := NewBucketIndexState(textFieldID, []*meta.IndexFileMeta{payload})
+	if err != nil || len(single.current) != 1 {
+		return 0, false
+	}
+	return sm.DataLevel(), true
+}
+
+// TextFieldID returns the id of the indexed text field.
+func (s *BucketIndexState) TextFieldID() int32 { return s.textFieldID }
+
+// CurrentPayloads returns the current archives (a fresh slice).
+func (s *BucketIndexState) CurrentPayloads() []*meta.IndexFileMeta { return slices.Clone(s.current) }
+
+// StalePayloads returns the archives that no longer describe the bucket (a fresh slice).
+func (s *BucketIndexState) StalePayloads() []*meta.IndexFileMeta { return slices.Clone(s.stale) }
+
+// PayloadBySourceFile returns, for every source data file a current archive covers, that
+// archive (a fresh map).
+func (s *BucketIndexState) PayloadBySourceFile() map[string]*meta.IndexFileMeta {
+	return maps.Clone(s.bySource)
+}
+
+// CoveredSourceFiles returns the names of the covered source data files in the order Java's
+// payloadBySourceFile map iterates them: by current archive, then by position in its source
+// meta.
+func (s *BucketIndexState) CoveredSourceFiles() []string { return slices.Clone(s.sourceByName) }
