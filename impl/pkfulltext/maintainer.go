@@ -124,17 +124,7 @@ func NewMaintainer(
 		textFieldID: textFieldID,
 		builder:     builder,
 		deleter:     deleter,
-		levels: pkindex.NewLevels(
-			func(p *meta.IndexFileMeta) (int32, error) {
-				sm, err := payloadSourceMeta(p)
-				return sm.DataLevel(), err
-			},
-			func(p *meta.IndexFileMeta) ([]pkindex.SourceFile, error) {
-				sm, err := payloadSourceMeta(p)
-				return sm.SourceFiles(), err
-			},
-			pkindex.DataFileInfo,
-		),
+		levels:      payloadLevels(),
 		active: map[string]*meta.DataFileMeta{},
 	}
 	for i, f := range restoredDataFiles {
