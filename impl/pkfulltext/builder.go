@@ -244,3 +244,21 @@ func (r *fileTextReader) Close() error {
 	}
 	return err
 }
+
+// DeleteIndexFile deletes an archive this IndexFile wrote or a table recorded, resolving its
+// path like Java's IndexFile#delete (the external path when recorded). A missing file is not an
+// error.
+func (f *IndexFile) DeleteIndexFile(ctx context.Context, file *meta.IndexFileMeta) error {
+	ext := ""
+	if file.ExternalPath != nil {
+		ext = *file.ExternalPath
+	}
+	path := f.Paths.ToPathOf(file.FileName, ext)
+	if err := f.FileIO.Delete(ctx, path); err != nil {
+		return fmt.Errorf("delete index file %s: %w", path, err)
+	}
+	return nil
+}
+
+var _ IndexFileDeleter = (*IndexFile)(nil)
+var _ ArchiveBuilder = (*Builder)(nil)

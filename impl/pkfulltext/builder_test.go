@@ -361,3 +361,20 @@ func TestIndexFile_NativeArchiveSearchesByConcatenatedRowIds(t *testing.T) {
 		t.Errorf("filtered lake hits %v, err %v", filtered, err)
 	}
 }
+
+func TestIndexFile_DeleteIndexFile(t *testing.T) {
+	f, dir := newIndexFile(t, &recordingEngine{})
+	archive, err := f.Build(context.Background(), []Source{{compactFile("d", 1, 1), &memReader{texts: texts("a")}}}, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.DeleteIndexFile(context.Background(), archive); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirEntries(t, dir); len(got) != 0 {
+		t.Errorf("after delete: %v", got)
+	}
+	if err := f.DeleteIndexFile(context.Background(), archive); err != nil {
+		t.Errorf("deleting a missing archive: %v", err)
+	}
+}

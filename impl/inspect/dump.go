@@ -1,0 +1,319 @@
+// Package inspect produces the canonical dump of a table (ARCHITECTURE.md section 3): the latest
+// snapshot, the schema, and per (partition, bucket) the live data files, index files with their
+// decoded global index meta, deletion-vector ranges, and the full-text bucket state and next
+// plan. Both sides of the harness print the same JSON, so dumps compare with a plain diff.
+package inspect
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/types"
+)
+
+// Dump is the canonical dump of a table's latest snapshot.
+type Dump struct {
+	SnapshotID int64        `json:"snapshotId"`
+	CommitKind string       `json:"commitKind"`
+	Schema     SchemaDump   `json:"schema"`
+	Buckets    []BucketDump `json:"buckets"`
+}
+
+// SchemaDump is the part of the schema a dump compares.
+type SchemaDump struct {
+	ID            int64             `json:"id"`
+	Fields        []FieldDump       `json:"fields"`
+	PrimaryKeys   []string          `json:"primaryKeys"`
+	PartitionKeys []string          `json:"partitionKeys"`
+	Options       map[string]string `json:"options"`
+}
+
+// FieldDump is one schema field; Type is Paimon's SQL string of the type.
+type FieldDump struct {
+	ID   int    `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// BucketDump is one (partition, bucket). Partition values are rendered as PartitionValue does.
+type BucketDump struct {
+	Partition  map[string]any  `json:"partition"`
+	Bucket     int32           `json:"bucket"`
+	DataFiles  []DataFileDump  `json:"dataFiles"`
+	IndexFiles []IndexFileDump `json:"indexFiles"`
+	State      *StateDump      `json:"state,omitempty"`
+	Plan       *PlanDump       `json:"plan,omitempty"`
+}
+
+// DataFileDump is one live data file.
+type DataFileDump struct {
+	FileName          string `json:"fileName"`
+	Level             int32  `json:"level"`
+	RowCount          int64  `json:"rowCount"`
+	FileSource        string `json:"fileSource"`
+	MinSequenceNumber int64  `json:"minSequenceNumber"`
+	MaxSequenceNumber int64  `json:"maxSequenceNumber"`
+	DeleteRowCount    *int64 `json:"deleteRowCount"`
+}
+
+// IndexFileDump is one live index file.
+type IndexFileDump struct {
+	IndexType       string           `json:"indexType"`
+	FileName        string           `json:"fileName"`
+	FileSize        int64            `json:"fileSize"`
+	RowCount        int64            `json:"rowCount"`
+	ExternalPath    *string          `json:"externalPath"`
+	GlobalIndex     *GlobalIndexDump `json:"globalIndex"`
+	DeletionVectors []DVRangeDump    `json:"deletionVectors,omitempty"`
+}
+
+// GlobalIndexDump is a decoded GlobalIndexMeta. IndexMeta is the parsed JSON when the bytes are
+// a JSON document, else their text; SourceMeta is decoded, or carries the decoding error.
+type GlobalIndexDump struct {
+	RowRangeStart int64           `json:"rowRangeStart"`
+	RowRangeEnd   int64           `json:"rowRangeEnd"`
+	IndexFieldID  int32           `json:"indexFieldId"`
+	ExtraFieldIDs []int32         `json:"extraFieldIds"`
+	IndexMeta     any             `json:"indexMeta"`
+	SourceMeta    *SourceMetaDump `json:"sourceMeta"`
+}
+
+// SourceMetaDump is a decoded PrimaryKeyIndexSourceMeta.
+type SourceMetaDump struct {
+	DataLevel int32            `json:"dataLevel,omitempty"`
+	Files     []SourceFileDump `json:"files,omitempty"`
+	Error     string           `json:"error,omitempty"`
+}
+
+// SourceFileDump is one source file of an archive.
+type SourceFileDump struct {
+	FileName string `json:"fileName"`
+	RowCount int64  `json:"rowCount"`
+}
+
+// DVRangeDump is one deletion-vector range of a deletion-vector index file.
+type DVRangeDump struct {
+	DataFile    string `json:"dataFile"`
+	Offset      int32  `json:"offset"`
+	Length      int32  `json:"length"`
+	Cardinality *int64 `json:"cardinality"`
+}
+
+// StateDump is the full-text bucket state: eligible data files per level, the current payload of
+// each level and the stale payloads.
+type StateDump struct {
+	Eligible map[string][]string `json:"eligible"`
+	Current  map[string]string   `json:"current"`
+	Stale    []string            `json:"stale"`
+	Error    string              `json:"error,omitempty"`
+}
+
+// PlanDump is the next build the planner would do: the level, the payload it replaces, and the
+// files the new archive must cover (none: the payload is to be removed).
+type PlanDump struct {
+	Level int32    `json:"level"`
+	Input []string `json:"input"`
+	Files []string `json:"files"`
+}
+
+// StateFunc computes the state and plan of one bucket; nil leaves both out of the dump.
+type StateFunc func(s *schema.TableSchema, b *table.Bucket) (*StateDump, *PlanDump)
+
+// TableDump reads the latest snapshot of t and dumps it.
+func TableDump(ctx context.Context, t *table.Table, state StateFunc) (*Dump, error) {
+	snap, err := t.Latest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sch, err := t.Schema(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, err
+	}
+	contents, err := t.Read(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dump{SnapshotID: snap.ID, CommitKind: string(snap.CommitKind), Schema: dumpSchema(sch), Buckets: []BucketDump{}}
+	partType := sch.PartitionType()
+	for _, b := range contents.Buckets {
+		bd, err := dumpBucket(partType, sch.PartitionKeys, b)
+		if err != nil {
+			return nil, err
+		}
+		if state != nil {
+			bd.State, bd.Plan = state(sch, b)
+		}
+		d.Buckets = append(d.Buckets, bd)
+	}
+	return d, nil
+}
+
+func dumpSchema(s *schema.TableSchema) SchemaDump {
+	sd := SchemaDump{ID: s.ID, PrimaryKeys: orEmpty(s.PrimaryKeys), PartitionKeys: orEmpty(s.PartitionKeys), Options: s.Options}
+	if sd.Options == nil {
+		sd.Options = map[string]string{}
+	}
+	for _, f := range s.Fields {
+		sd.Fields = append(sd.Fields, FieldDump{ID: f.ID, Name: f.Name, Type: f.Type.SQLString()})
+	}
+	return sd
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func dumpBucket(partType types.DataType, keys []string, b *table.Bucket) (BucketDump, error) {
+	bd := BucketDump{Partition: map[string]any{}, Bucket: b.Bucket, DataFiles: []DataFileDump{}, IndexFiles: []IndexFileDump{}}
+	if len(keys) > 0 {
+		row, err := binrow.DeserializeBinaryRow(b.Partition)
+		if err != nil {
+			return bd, fmt.Errorf("decode partition of bucket %d: %w", b.Bucket, err)
+		}
+		values, err := row.Decode(partType)
+		if err != nil {
+			return bd, fmt.Errorf("decode partition of bucket %d: %w", b.Bucket, err)
+		}
+		for i, k := range keys {
+			bd.Partition[k] = PartitionValue(partType.Fields[i].Type, values[i])
+		}
+	}
+	for _, f := range b.DataFiles {
+		src := "null"
+		if f.FileSource != nil {
+			src = f.FileSource.String()
+		}
+		bd.DataFiles = append(bd.DataFiles, DataFileDump{
+			FileName: f.FileName, Level: f.Level, RowCount: f.RowCount, FileSource: src,
+			MinSequenceNumber: f.MinSequenceNumber, MaxSequenceNumber: f.MaxSequenceNumber, DeleteRowCount: f.DeleteRowCount,
+		})
+	}
+	for _, f := range b.IndexFiles {
+		bd.IndexFiles = append(bd.IndexFiles, dumpIndexFile(f))
+	}
+	sort.Slice(bd.IndexFiles, func(i, j int) bool {
+		if bd.IndexFiles[i].IndexType != bd.IndexFiles[j].IndexType {
+			return bd.IndexFiles[i].IndexType < bd.IndexFiles[j].IndexType
+		}
+		return bd.IndexFiles[i].FileName < bd.IndexFiles[j].FileName
+	})
+	return bd, nil
+}
+
+func dumpIndexFile(f *meta.IndexFileMeta) IndexFileDump {
+	d := IndexFileDump{IndexType: f.IndexType, FileName: f.FileName, FileSize: f.FileSize, RowCount: f.RowCount, ExternalPath: f.ExternalPath}
+	for _, r := range f.DVRanges {
+		d.DeletionVectors = append(d.DeletionVectors, DVRangeDump{DataFile: r.DataFileName, Offset: r.Offset, Length: r.Length, Cardinality: r.Cardinality})
+	}
+	if g := f.GlobalIndex; g != nil {
+		gd := &GlobalIndexDump{RowRangeStart: g.RowRangeStart, RowRangeEnd: g.RowRangeEnd, IndexFieldID: g.IndexFieldID, ExtraFieldIDs: g.ExtraFieldIDs}
+		if g.IndexMeta != nil {
+			var parsed any
+			if json.Unmarshal(g.IndexMeta, &parsed) == nil {
+				gd.IndexMeta = parsed
+			} else {
+				gd.IndexMeta = string(g.IndexMeta)
+			}
+		}
+		if g.SourceMeta != nil {
+			sm, err := pkindex.DecodeSourceMeta(g.SourceMeta)
+			if err != nil {
+				gd.SourceMeta = &SourceMetaDump{Error: err.Error()}
+			} else {
+				smd := &SourceMetaDump{DataLevel: sm.DataLevel()}
+				for _, s := range sm.SourceFiles() {
+					smd.Files = append(smd.Files, SourceFileDump{FileName: s.FileName(), RowCount: s.RowCount()})
+				}
+				gd.SourceMeta = smd
+			}
+		}
+		d.GlobalIndex = gd
+	}
+	return d
+}
+
+// PartitionValue renders a decoded partition value for a dump: strings and integers as they
+// are, DATE as an ISO date, DECIMAL as its plain string, TIMESTAMP as an ISO local date-time,
+// bytes as a string of their hex digits, null as null.
+func PartitionValue(t types.DataType, v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case binrow.Decimal:
+		return x.String()
+	case binrow.Timestamp:
+		ts := time.UnixMilli(x.Millis).UTC().Add(time.Duration(x.NanoOfMilli))
+		return ts.Format("2006-01-02T15:04:05.999999999")
+	case []byte:
+		return fmt.Sprintf("%x", x)
+	case int32:
+		if t.Root == types.RootDate {
+			return time.Unix(int64(x)*86400, 0).UTC().Format("2006-01-02")
+		}
+		return x
+	case *big.Int:
+		return x.String()
+	default:
+		return x
+	}
+}
+
+// FullTextState is the StateFunc of the primary-key full-text index: it classifies the bucket's
+// payloads for the column named by pk-full-text.index.columns and plans the next build. Tables
+// without that option get no state.
+func FullTextState(s *schema.TableSchema, b *table.Bucket) (*StateDump, *PlanDump) {
+	cols := pkfulltext.IndexColumns(s.Options)
+	if len(cols) == 0 {
+		return nil, nil
+	}
+	field, ok := s.FieldByName(cols[0])
+	if !ok {
+		return &StateDump{Error: fmt.Sprintf("full-text column %q is not in schema %d", cols[0], s.ID)}, nil
+	}
+	view, err := pkfulltext.InspectBucket(int32(field.ID), b.DataFiles, b.IndexFiles)
+	if err != nil {
+		return &StateDump{Error: err.Error()}, nil
+	}
+	st := &StateDump{Eligible: map[string][]string{}, Current: map[string]string{}, Stale: []string{}}
+	for _, f := range view.Eligible {
+		k := strconv.Itoa(int(f.Level))
+		st.Eligible[k] = append(st.Eligible[k], f.FileName)
+	}
+	for _, p := range view.State.CurrentPayloads() {
+		sm, err := pkindex.DecodeSourceMeta(p.GlobalIndex.SourceMeta)
+		if err != nil {
+			st.Error = err.Error()
+			continue
+		}
+		st.Current[strconv.Itoa(int(sm.DataLevel()))] = p.FileName
+	}
+	for _, p := range view.State.StalePayloads() {
+		st.Stale = append(st.Stale, p.FileName)
+	}
+	sort.Strings(st.Stale)
+	if view.Plan == nil {
+		return st, nil
+	}
+	plan := &PlanDump{Level: view.Plan.DataLevel(), Input: []string{}, Files: []string{}}
+	for _, p := range view.Plan.InputUnits() {
+		plan.Input = append(plan.Input, p.FileName)
+	}
+	for _, f := range view.Plan.SourceFiles() {
+		plan.Files = append(plan.Files, f.FileName)
+	}
+	return st, plan
+}
