@@ -125,7 +125,7 @@ func NewMaintainer(
 		builder:     builder,
 		deleter:     deleter,
 		levels:      payloadLevels(),
-		active: map[string]*meta.DataFileMeta{},
+		active:      map[string]*meta.DataFileMeta{},
 	}
 	for i, f := range restoredDataFiles {
 		if f == nil {
