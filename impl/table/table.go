@@ -103,7 +103,7 @@ func (t *Table) Read(ctx context.Context, snap *snapshot.Snapshot) (*Contents, e
 	var all []meta.ManifestEntry
 	for _, list := range [][]meta.ManifestFileMeta{c.BaseManifests, c.DeltaManifests} {
 		for _, m := range list {
-			entries, err := readWith(ctx, t, m.FileName, manifest.ReadManifestFile)
+			entries, err := t.ReadManifest(ctx, m.FileName)
 			if err != nil {
 				return nil, err
 			}
@@ -127,6 +127,11 @@ func (t *Table) Read(ctx context.Context, snap *snapshot.Snapshot) (*Contents, e
 	}
 	c.Buckets = group(c.Entries, c.IndexEntries)
 	return c, nil
+}
+
+// ReadManifest reads one manifest file of the table.
+func (t *Table) ReadManifest(ctx context.Context, name string) ([]meta.ManifestEntry, error) {
+	return readWith(ctx, t, name, manifest.ReadManifestFile)
 }
 
 func (t *Table) readManifestList(ctx context.Context, name string) ([]meta.ManifestFileMeta, error) {

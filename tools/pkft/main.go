@@ -35,6 +35,7 @@ func newRoot(out io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetOut(out)
+	root.AddCommand(rewriteCommand())
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "dump TABLE_PATH",
