@@ -9,9 +9,10 @@ RUNNER_JAR := compat/java/target/pkft-runner.jar
 # make test requires the native engine. The Java runner cannot be required yet: the Paimon 2.0.0
 # artifacts it depends on are not served by the Maven registry reachable here (see README,
 # "Status"); set PKFT_REQUIRE_JAVA=1 to turn the skipped Java cases into failures.
-PKFT_REQUIRE_NATIVE ?= 1
-PKFT_REQUIRE_JAVA   ?= 0
-export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA
+PKFT_REQUIRE_NATIVE   ?= 1
+PKFT_REQUIRE_JAVA     ?= 0
+PKFT_REQUIRE_PYPAIMON ?= 1
+export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA PKFT_REQUIRE_PYPAIMON
 
 .PHONY: all test compat native runner golden bench fuzz clean check-fmt vet gotest
 
@@ -19,6 +20,12 @@ all: test
 
 native:
 	@./scripts/fetch-native.sh
+
+# pypaimon (Apache Paimon's pure-Python implementation) in .cache/pypaimon-venv, for the pypaimon
+# conformance cases and golden tables.
+.PHONY: pypaimon-env
+pypaimon-env:
+	@./scripts/pypaimon-env.sh
 
 runner: $(RUNNER_JAR)
 
@@ -47,10 +54,11 @@ compat: native
 	$(MAKE) --no-print-directory conformance
 
 .PHONY: conformance
-conformance: native
+conformance: native pypaimon-env
 	$(GO) test -race -count=1 -v ./compat/runner/ -args -report compat/report
 
-golden: native runner
+# golden: regenerates testdata/tables/pypaimon and compat/golden/pypaimon through pypaimon.
+golden: native pypaimon-env
 	$(GO) test -count=1 ./compat/runner/ -run TestGolden -args -update
 
 bench: native

@@ -208,6 +208,7 @@ var analyzers = []struct {
 func TestConformance(t *testing.T) {
 	testEngine(t)
 	testTables(t)
+	testPypaimon(t)
 }
 
 func testEngine(t *testing.T) {

@@ -10,10 +10,13 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 )
 
-// RequireNativeEnv and RequireJavaEnv name the variables that make a missing piece a failure.
+// RequireNativeEnv, RequireJavaEnv and RequirePypaimonEnv name the variables that make a missing
+// piece a failure: the native engine, the Java runner, and the pypaimon environment
+// (.cache/pypaimon-venv, made by make pypaimon-env) of the pypaimon table runner.
 const (
-	RequireNativeEnv = "PKFT_REQUIRE_NATIVE"
-	RequireJavaEnv   = "PKFT_REQUIRE_JAVA"
+	RequireNativeEnv   = "PKFT_REQUIRE_NATIVE"
+	RequireJavaEnv     = "PKFT_REQUIRE_JAVA"
+	RequirePypaimonEnv = "PKFT_REQUIRE_PYPAIMON"
 )
 
 // Required reports whether the variable env is set to 1.
