@@ -209,6 +209,7 @@ func TestConformance(t *testing.T) {
 	testEngine(t)
 	testTables(t)
 	testPypaimon(t)
+	testRewrite(t)
 }
 
 func testEngine(t *testing.T) {
