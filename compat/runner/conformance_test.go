@@ -83,7 +83,14 @@ func sides(t *testing.T) (java, python EngineSide, javaErr, pythonErr error) {
 		javaErr = unavailable{testenv.RequireJavaEnv, err}
 	} else {
 		t.Cleanup(func() { p.Close() })
-		java = RunnerSide{Label: "java", Proc: p}
+		switch ok, err := HasCommands(ctx, p, "archive-build", "archive-search"); {
+		case err != nil:
+			javaErr = fmt.Errorf("java runner: %w", err)
+		case !ok:
+			javaErr = unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}
+		default:
+			java = RunnerSide{Label: "java", Proc: p}
+		}
 	}
 	if p, err := StartPython(ctx); err != nil {
 		pythonErr = unavailable{testenv.RequireNativeEnv, err}
@@ -289,6 +296,12 @@ func testTables(t *testing.T) {
 			return unavailable{testenv.RequireJavaEnv, err}
 		}
 		defer p.Close()
-		return errors.New("the Java table case is not implemented: the runner's table commands await the Paimon 2.0.0 artifacts")
+		switch ok, err := HasCommands(ctx, p, "search"); {
+		case err != nil:
+			return err
+		case !ok:
+			return unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}
+		}
+		return errors.New("the Java full-text table case is not implemented yet")
 	})
 }

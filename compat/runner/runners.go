@@ -88,3 +88,28 @@ func StartPython(ctx context.Context) (*Process, error) {
 	return Start(ctx, "python", []string{py, filepath.Join(root, "compat/python/engine_runner.py"), "serve"},
 		[]string{"PYTHONPATH=" + wheel})
 }
+
+// JavaFullTextMissing is why the Java runner cannot run full-text engine commands: the Paimon
+// modules that carry Java's full-text indexer and its native library are not obtainable here.
+const JavaFullTextMissing = "the Java runner has no full-text engine: org.apache.paimon:paimon-full-text:2.0.0 " +
+	"and org.apache.paimon:paimon-full-text-index:0.1.0 are not served by the Maven registry reachable here"
+
+// HasCommands reports whether the runner serves every named command (from its ping).
+func HasCommands(ctx context.Context, p *Process, names ...string) (bool, error) {
+	var res struct {
+		Commands []string `json:"commands"`
+	}
+	if err := p.Call(ctx, "ping", nil, &res); err != nil {
+		return false, err
+	}
+	have := map[string]bool{}
+	for _, c := range res.Commands {
+		have[c] = true
+	}
+	for _, n := range names {
+		if !have[n] {
+			return false, nil
+		}
+	}
+	return true, nil
+}

@@ -17,6 +17,9 @@ const (
 	RequireNativeEnv   = "PKFT_REQUIRE_NATIVE"
 	RequireJavaEnv     = "PKFT_REQUIRE_JAVA"
 	RequirePypaimonEnv = "PKFT_REQUIRE_PYPAIMON"
+	// RequireJavaFullTextEnv covers what needs Java's full-text engine (Paimon's full-text
+	// indexer and its native library) inside the Java runner.
+	RequireJavaFullTextEnv = "PKFT_REQUIRE_JAVA_FULLTEXT"
 )
 
 // Required reports whether the variable env is set to 1.

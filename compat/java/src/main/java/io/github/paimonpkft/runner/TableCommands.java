@@ -1,0 +1,266 @@
+package io.github.paimonpkft.runner;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.Decimal;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.fs.local.LocalFileIO;
+import org.apache.paimon.manifest.ManifestEntry;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.FileStoreTableFactory;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.DataType;
+import org.apache.paimon.types.DataTypeJsonParser;
+import org.apache.paimon.types.DecimalType;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.types.RowType;
+import org.apache.paimon.utils.Pair;
+
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Table commands: create-table, write, compact, read. Tables are addressed by path. */
+final class TableCommands {
+
+    private TableCommands() {}
+
+    static void register(Map<String, Main.Command> commands) {
+        commands.put("create-table", TableCommands::createTable);
+        commands.put("write", TableCommands::write);
+        commands.put("compact", TableCommands::compact);
+        commands.put("read", TableCommands::read);
+    }
+
+    /** Opens the table at args.path. */
+    static FileStoreTable open(JsonNode args) {
+        String path = args.path("path").asText("");
+        if (path.isEmpty()) {
+            throw new IllegalArgumentException("args.path (the table directory) is required");
+        }
+        return FileStoreTableFactory.create(LocalFileIO.create(), new Path(path));
+    }
+
+    /**
+     * args: warehouse, database, table, fields [{name, type}], primaryKeys, partitionKeys,
+     * options. Result: {path}.
+     */
+    private static JsonNode createTable(JsonNode args) throws Exception {
+        Options catalogOptions = new Options();
+        catalogOptions.set("warehouse", args.path("warehouse").asText());
+        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(catalogOptions))) {
+            String database = args.path("database").asText("default");
+            catalog.createDatabase(database, true);
+            Schema.Builder schema = Schema.newBuilder();
+            for (JsonNode f : args.path("fields")) {
+                schema.column(
+                        f.path("name").asText(),
+                        DataTypeJsonParser.parseAtomicTypeSQLString(f.path("type").asText()));
+            }
+            schema.primaryKey(strings(args.path("primaryKeys")));
+            schema.partitionKeys(strings(args.path("partitionKeys")));
+            args.path("options").fields().forEachRemaining(e -> schema.option(e.getKey(), e.getValue().asText()));
+            Identifier id = Identifier.create(database, args.path("table").asText());
+            catalog.createTable(id, schema.build(), false);
+            FileStoreTable table = (FileStoreTable) catalog.getTable(id);
+            return Main.JSON.createObjectNode().put("path", table.location().toString());
+        }
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        array.forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
+    /**
+     * args: path, rows (JSON objects by field name; "_rowKind" "+I" / "-D" / "+U" / "-U"),
+     * compact ("full" compacts every bucket the table has before committing). One commit.
+     */
+    private static JsonNode write(JsonNode args) throws Exception {
+        FileStoreTable table = open(args);
+        RowType rowType = table.rowType();
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        java.nio.file.Path ioDir = Files.createTempDirectory("pkft-runner-io");
+        try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+            write.withIOManager(IOManager.create(ioDir.toString()));
+            int rows = 0;
+            for (JsonNode row : args.path("rows")) {
+                write.write(toRow(rowType, row));
+                rows++;
+            }
+            if ("full".equals(args.path("compact").asText(""))) {
+                for (Pair<BinaryRow, Integer> bucket : buckets(table, write)) {
+                    write.compact(bucket.getLeft(), bucket.getRight(), true);
+                }
+            }
+            commit.commit(write.prepareCommit());
+            return Main.JSON.createObjectNode().put("rows", rows);
+        } finally {
+            deleteRecursively(ioDir.toFile());
+        }
+    }
+
+    /** Full compaction of every bucket, then one commit. args: path. */
+    private static JsonNode compact(JsonNode args) throws Exception {
+        FileStoreTable table = open(args);
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        java.nio.file.Path ioDir = Files.createTempDirectory("pkft-runner-io");
+        try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+            write.withIOManager(IOManager.create(ioDir.toString()));
+            int buckets = 0;
+            for (Pair<BinaryRow, Integer> bucket : buckets(table, write)) {
+                write.compact(bucket.getLeft(), bucket.getRight(), true);
+                buckets++;
+            }
+            commit.commit(write.prepareCommit());
+            return Main.JSON.createObjectNode().put("buckets", buckets);
+        } finally {
+            deleteRecursively(ioDir.toFile());
+        }
+    }
+
+    /** The (partition, bucket) pairs with live files in the latest snapshot. */
+    private static Set<Pair<BinaryRow, Integer>> buckets(FileStoreTable table, BatchTableWrite write) {
+        Set<Pair<BinaryRow, Integer>> out = new LinkedHashSet<>();
+        if (table.snapshotManager().latestSnapshot() == null) {
+            return out;
+        }
+        for (ManifestEntry e : table.store().newScan().plan().files()) {
+            out.add(Pair.of(e.partition(), e.bucket()));
+        }
+        return out;
+    }
+
+    /** All visible rows, as JSON objects, sorted by primary key (or all fields). */
+    private static JsonNode read(JsonNode args) throws Exception {
+        FileStoreTable table = open(args);
+        RowType rowType = table.rowType();
+        List<ObjectNode> rows = new ArrayList<>();
+        if (table.snapshotManager().latestSnapshot() != null) {
+            ReadBuilder rb = table.newReadBuilder();
+            try (RecordReader<InternalRow> reader = rb.newRead().createReader(rb.newScan().plan())) {
+                Iterator<InternalRow> it = reader.toCloseableIterator();
+                while (it.hasNext()) {
+                    rows.add(Values.toJson(rowType, it.next()));
+                }
+            }
+        }
+        List<String> keys = table.primaryKeys().isEmpty() ? rowType.getFieldNames() : table.primaryKeys();
+        rows.sort(rowComparator(keys));
+        ArrayNode out = Main.JSON.createArrayNode();
+        rows.forEach(out::add);
+        return Main.JSON.createObjectNode().set("rows", out);
+    }
+
+    private static Comparator<ObjectNode> rowComparator(List<String> keys) {
+        return (a, b) -> {
+            for (String k : keys) {
+                int c = compareNodes(a.get(k), b.get(k));
+                if (c != 0) {
+                    return c;
+                }
+            }
+            return 0;
+        };
+    }
+
+    private static int compareNodes(JsonNode a, JsonNode b) {
+        if (a == null || a.isNull()) {
+            return b == null || b.isNull() ? 0 : -1;
+        }
+        if (b == null || b.isNull()) {
+            return 1;
+        }
+        if (a.isNumber() && b.isNumber()) {
+            return a.decimalValue().compareTo(b.decimalValue());
+        }
+        return a.asText().compareTo(b.asText());
+    }
+
+    /** Converts a JSON object to a row of rowType. */
+    static InternalRow toRow(RowType rowType, JsonNode json) {
+        GenericRow row = new GenericRow(rowType.getFieldCount());
+        String kind = json.path("_rowKind").asText("+I");
+        row.setRowKind(RowKind.fromShortString(kind));
+        List<DataField> fields = rowType.getFields();
+        for (int i = 0; i < fields.size(); i++) {
+            JsonNode v = json.get(fields.get(i).name());
+            row.setField(i, v == null || v.isNull() ? null : fromJson(fields.get(i).type(), v));
+        }
+        return row;
+    }
+
+    private static Object fromJson(DataType type, JsonNode v) {
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return v.asBoolean();
+            case TINYINT:
+                return (byte) v.asInt();
+            case SMALLINT:
+                return (short) v.asInt();
+            case INTEGER:
+                return v.asInt();
+            case BIGINT:
+                return v.asLong();
+            case FLOAT:
+                return (float) v.asDouble();
+            case DOUBLE:
+                return v.asDouble();
+            case CHAR:
+            case VARCHAR:
+                return BinaryString.fromString(v.asText());
+            case BINARY:
+            case VARBINARY:
+                return Base64.getDecoder().decode(v.asText());
+            case DATE:
+                return (int) LocalDate.parse(v.asText()).toEpochDay();
+            case DECIMAL:
+                DecimalType d = (DecimalType) type;
+                return Decimal.fromBigDecimal(new BigDecimal(v.asText()), d.getPrecision(), d.getScale());
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return Timestamp.fromLocalDateTime(LocalDateTime.parse(v.asText()));
+            default:
+                throw new IllegalArgumentException("unsupported type in write: " + type);
+        }
+    }
+
+    static void deleteRecursively(java.io.File f) {
+        java.io.File[] children = f.listFiles();
+        if (children != null) {
+            for (java.io.File c : children) {
+                deleteRecursively(c);
+            }
+        }
+        f.delete();
+    }
+}
