@@ -89,6 +89,15 @@ type GlobalIndexDump struct {
 	SourceMeta    *SourceMetaDump `json:"sourceMeta"`
 }
 
+// The fixed texts a dump records for failures, so that dumps of both languages compare: the
+// messages themselves differ between Java and Go.
+const (
+	// Unparsable stands for source meta that does not decode.
+	Unparsable = "unparsable"
+	// StateError stands for a bucket whose state cannot be computed.
+	StateError = "error"
+)
+
 // SourceMetaDump is a decoded PrimaryKeyIndexSourceMeta.
 type SourceMetaDump struct {
 	DataLevel int32            `json:"dataLevel,omitempty"`
@@ -232,7 +241,7 @@ func dumpIndexFile(f *meta.IndexFileMeta) IndexFileDump {
 		if g.SourceMeta != nil {
 			sm, err := pkindex.DecodeSourceMeta(g.SourceMeta)
 			if err != nil {
-				gd.SourceMeta = &SourceMetaDump{Error: err.Error()}
+				gd.SourceMeta = &SourceMetaDump{Error: Unparsable}
 			} else {
 				smd := &SourceMetaDump{DataLevel: sm.DataLevel()}
 				for _, s := range sm.SourceFiles() {
@@ -282,11 +291,11 @@ func FullTextState(s *schema.TableSchema, b *table.Bucket) (*StateDump, *PlanDum
 	}
 	field, ok := s.FieldByName(cols[0])
 	if !ok {
-		return &StateDump{Error: fmt.Sprintf("full-text column %q is not in schema %d", cols[0], s.ID)}, nil
+		return &StateDump{Error: StateError}, nil
 	}
 	view, err := pkfulltext.InspectBucket(int32(field.ID), b.DataFiles, b.IndexFiles)
 	if err != nil {
-		return &StateDump{Error: err.Error()}, nil
+		return &StateDump{Error: StateError}, nil
 	}
 	st := &StateDump{Eligible: map[string][]string{}, Current: map[string]string{}, Stale: []string{}}
 	for _, f := range view.Eligible {
@@ -296,8 +305,7 @@ func FullTextState(s *schema.TableSchema, b *table.Bucket) (*StateDump, *PlanDum
 	for _, p := range view.State.CurrentPayloads() {
 		sm, err := pkindex.DecodeSourceMeta(p.GlobalIndex.SourceMeta)
 		if err != nil {
-			st.Error = err.Error()
-			continue
+			return &StateDump{Error: StateError}, nil
 		}
 		st.Current[strconv.Itoa(int(sm.DataLevel()))] = p.FileName
 	}
