@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/paimon-pkft/pkft/impl/types"
+
+	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
 )
 
 // Schema format versions (TableSchema#PAIMON_07_VERSION, PAIMON_08_VERSION, CURRENT_VERSION).
@@ -221,7 +223,7 @@ func parseOrderedOptions(raw json.RawMessage) (map[string]string, []string, erro
 // Marshal returns the schema file text exactly as Java writes it (JsonSerdeUtil#toJson with the
 // SchemaSerializer member order, Jackson's default pretty printer, no trailing newline).
 func (s *TableSchema) Marshal() []byte {
-	w := &types.JSONWriter{Pretty: true}
+	w := &javacompat.JSONWriter{Pretty: true}
 	w.StartObject()
 	w.IntField("version", int64(s.Version))
 	w.IntField("id", s.ID)
@@ -251,7 +253,7 @@ func (s *TableSchema) Marshal() []byte {
 // MarshalJSON returns Marshal's text, so a TableSchema embeds in other JSON documents.
 func (s *TableSchema) MarshalJSON() ([]byte, error) { return s.Marshal(), nil }
 
-func writeStrings(w *types.JSONWriter, name string, vals []string) {
+func writeStrings(w *javacompat.JSONWriter, name string, vals []string) {
 	w.FieldName(name)
 	w.StartArray()
 	for _, v := range vals {

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
 )
 
 // CurrentVersion is the snapshot format version Paimon 2.0.0 writes.
@@ -228,42 +230,8 @@ func (w *jsonWriter) optLong(n string, v *int64) {
 	}
 }
 
-// quote renders a JSON string the way Jackson does: only '"', '\\' and
-// control characters are escaped; \b \t \n \f \r use their short forms and
-// the other controls \u00XX with upper-case hex; everything else, including
-// '/', DEL and non-ASCII, is written as is.
-func quote(s string) string {
-	var b bytes.Buffer
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	const hex = "0123456789ABCDEF"
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xF])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// quote renders a JSON string the way Jackson does.
+func quote(s string) string { return string(javacompat.AppendJSONString(nil, s)) }
 
 // Parse reads a snapshot from its JSON. Like Java (Jackson with
 // FAIL_ON_UNKNOWN_PROPERTIES off) unknown properties are ignored, missing or

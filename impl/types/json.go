@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
 )
 
 // WriteJSON writes t the way Java's DataType#serializeJson does: atomic types as their SQL
 // string, ARRAY/MULTISET as {"type","element"}, VECTOR as {"type","element","length"}, MAP as
 // {"type","key","value"} and ROW as {"type","fields"}, where "type" carries " NOT NULL" for
 // non-nullable containers.
-func (t DataType) WriteJSON(w *JSONWriter) {
+func (t DataType) WriteJSON(w *javacompat.JSONWriter) {
 	kind := ""
 	switch t.Root {
 	case RootArray:
@@ -56,7 +58,7 @@ func (t DataType) WriteJSON(w *JSONWriter) {
 	w.EndObject()
 }
 
-func jsonOf(w *JSONWriter, t *DataType) {
+func jsonOf(w *javacompat.JSONWriter, t *DataType) {
 	if t == nil {
 		w.Null()
 		return
@@ -66,7 +68,7 @@ func jsonOf(w *JSONWriter, t *DataType) {
 
 // WriteJSON writes f the way Java's DataField#serializeJson does: id, name, type, then
 // description and defaultValue only when present.
-func (f DataField) WriteJSON(w *JSONWriter) {
+func (f DataField) WriteJSON(w *javacompat.JSONWriter) {
 	w.StartObject()
 	w.IntField("id", int64(f.ID))
 	w.StringField("name", f.Name)
@@ -83,7 +85,7 @@ func (f DataField) WriteJSON(w *JSONWriter) {
 
 // MarshalJSON returns the compact JSON form (JsonSerdeUtil#toFlatJson).
 func (t DataType) MarshalJSON() ([]byte, error) {
-	w := &JSONWriter{}
+	w := &javacompat.JSONWriter{}
 	t.WriteJSON(w)
 	return w.Bytes(), nil
 }
@@ -100,7 +102,7 @@ func (t *DataType) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON returns the compact JSON form of the field.
 func (f DataField) MarshalJSON() ([]byte, error) {
-	w := &JSONWriter{}
+	w := &javacompat.JSONWriter{}
 	f.WriteJSON(w)
 	return w.Bytes(), nil
 }

@@ -3,6 +3,8 @@ package types
 import (
 	"strings"
 	"testing"
+
+	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
 )
 
 func strp(s string) *string { return &s }
@@ -206,7 +208,7 @@ func TestParseTypeJSONErrors(t *testing.T) {
 
 // Jackson's DefaultPrettyPrinter layout, as seen in Paimon schema files.
 func TestJSONWriterPretty(t *testing.T) {
-	w := &JSONWriter{Pretty: true}
+	w := &javacompat.JSONWriter{Pretty: true}
 	w.StartObject()
 	w.IntField("a", 1)
 	w.FieldName("arr")

@@ -99,47 +99,13 @@ func HashMapOrder(keys []string) ([]string, error) {
 // unescaped, '"' and '\\' and the control characters \b \t \n \f \r escaped by name, the other
 // control characters as \u00XX with upper-case hex.
 func FlatJSONStringMap(keys, values []string) string {
-	var b strings.Builder
-	b.WriteByte('{')
+	w := &JSONWriter{}
+	w.StartObject()
 	for i := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeJacksonString(&b, keys[i])
-		b.WriteByte(':')
-		writeJacksonString(&b, values[i])
+		w.StringField(keys[i], values[i])
 	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func writeJacksonString(b *strings.Builder, s string) {
-	const hex = "0123456789ABCDEF"
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xF])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
+	w.EndObject()
+	return string(w.Bytes())
 }
 
 // DoubleToString is java.lang.Double#toString for finite values: plain notation with at least

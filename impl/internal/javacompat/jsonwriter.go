@@ -1,4 +1,4 @@
-package types
+package javacompat
 
 import (
 	"strconv"
@@ -114,7 +114,7 @@ func (w *JSONWriter) FieldName(name string) {
 	if w.Pretty {
 		w.indent()
 	}
-	w.buf = appendJacksonString(w.buf, name)
+	w.buf = AppendJSONString(w.buf, name)
 	if w.Pretty {
 		w.buf = append(w.buf, " : "...)
 	} else {
@@ -125,7 +125,7 @@ func (w *JSONWriter) FieldName(name string) {
 // String writes a string value.
 func (w *JSONWriter) String(s string) {
 	w.beforeValue()
-	w.buf = appendJacksonString(w.buf, s)
+	w.buf = AppendJSONString(w.buf, s)
 }
 
 // Int writes an integer value.
@@ -166,8 +166,8 @@ func (w *JSONWriter) IntField(name string, v int64) {
 
 const upperHex = "0123456789ABCDEF"
 
-// appendJacksonString quotes s the way Jackson's generators do by default.
-func appendJacksonString(dst []byte, s string) []byte {
+// AppendJSONString appends s quoted the way Jackson's generators do by default.
+func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
