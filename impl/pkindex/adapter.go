@@ -7,13 +7,3 @@ import "github.com/paimon-pkft/pkft/impl/meta"
 func DataFileInfo(f *meta.DataFileMeta) FileInfo {
 	return FileInfo{Name: f.FileName, RowCount: f.RowCount, Level: f.Level}
 }
-
-// ShouldReadDataFile reports whether a data file feeds primary-key indexes: it was written
-// by compaction and lives above level 0; a file without a recorded source never does (Java
-// PrimaryKeyIndexSourcePolicy.shouldRead).
-func ShouldReadDataFile(f *meta.DataFileMeta) bool {
-	if f.FileSource == nil {
-		return false
-	}
-	return ShouldRead(FileSource(*f.FileSource), true, f.Level)
-}
