@@ -7,25 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/paimon-pkft/pkft/internal/goldengen"
 )
 
 // RepoRoot finds the repository root (the directory holding go.mod) from the working directory.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("repository root (go.mod) not found above the working directory")
-		}
-		dir = parent
-	}
-}
+func RepoRoot() (string, error) { return goldengen.RepoRoot() }
 
 // ErrUnavailable marks a runner that cannot be started on this machine (not built, no
 // interpreter); the message says what is missing and how to provide it.
