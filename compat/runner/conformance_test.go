@@ -217,6 +217,7 @@ func TestConformance(t *testing.T) {
 	testTables(t)
 	testPypaimon(t)
 	testRewrite(t)
+	testJavaTables(t)
 }
 
 func testEngine(t *testing.T) {

@@ -21,6 +21,8 @@ import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaChange;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.sink.BatchTableCommit;
@@ -58,6 +60,7 @@ final class TableCommands {
         commands.put("write", TableCommands::write);
         commands.put("compact", TableCommands::compact);
         commands.put("read", TableCommands::read);
+        commands.put("alter-table", TableCommands::alterTable);
     }
 
     /** Opens the table at args.path. */
@@ -93,6 +96,19 @@ final class TableCommands {
             FileStoreTable table = (FileStoreTable) catalog.getTable(id);
             return Main.JSON.createObjectNode().put("path", table.location().toString());
         }
+    }
+
+    /**
+     * args: path, setOptions {key: value}, removeOptions [key]. Commits one new schema with
+     * Paimon's SchemaManager (the next snapshot uses it). Result: {schemaId}.
+     */
+    private static JsonNode alterTable(JsonNode args) throws Exception {
+        FileStoreTable table = open(args);
+        List<SchemaChange> changes = new ArrayList<>();
+        args.path("setOptions").fields().forEachRemaining(e -> changes.add(SchemaChange.setOption(e.getKey(), e.getValue().asText())));
+        args.path("removeOptions").forEach(k -> changes.add(SchemaChange.removeOption(k.asText())));
+        TableSchema schema = table.schemaManager().commitChanges(changes);
+        return Main.JSON.createObjectNode().put("schemaId", schema.id());
     }
 
     private static List<String> strings(JsonNode array) {
