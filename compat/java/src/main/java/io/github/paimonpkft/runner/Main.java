@@ -35,6 +35,7 @@ public final class Main {
         TableCommands.register(commands);
         DumpCommand.register(commands);
         SourceMetaCommands.register(commands);
+        MaintainerCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */
