@@ -66,6 +66,12 @@ golden: native pypaimon-env
 bench: native
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
+# heap-test: builds an archive from a generated data file of over 1 GiB (PKFT_HEAP_FILE_MB, default
+# 1100) and checks the Go heap stays under 64 MiB. Not part of make test: it writes that file.
+.PHONY: heap-test
+heap-test: native
+	PKFT_HEAP_TEST=1 $(GO) test -count=1 -timeout 60m -run '^TestBuildHeapFromLargeDataFile$$' -v ./impl/pkfulltext/
+
 FUZZTIME ?= 60s
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \

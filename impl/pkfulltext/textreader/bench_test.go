@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
+
+	"github.com/paimon-pkft/pkft/internal/paimonparquet"
 )
 
 var benchWords = []string{
@@ -54,10 +56,6 @@ func BenchmarkReadTextColumn(b *testing.B) {
 		rows = n
 	}
 	path := filepath.Join(b.TempDir(), "data-bench-0.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
 	var textBytes int64
 	gen := func(i int) ([]byte, bool) {
 		v, null := benchText(i, nil)
@@ -67,11 +65,15 @@ func BenchmarkReadTextColumn(b *testing.B) {
 		v, _ := benchText(i, nil)
 		textBytes += int64(len(v))
 	}
-	fx := fixture{dict: true, compression: compress.Codecs.Zstd, rowGroupRows: 250_000}
-	if err := fx.write(f, rows, gen); err != nil { // closes f
+	fx := paimonparquet.Options{Dictionary: true, Compression: compress.Codecs.Zstd, RowGroupRows: 250_000}
+	written, err := paimonparquet.WriteFile(path, rows, gen, fx)
+	if err != nil {
 		b.Fatal(err)
 	}
-	f, err = os.Open(path)
+	if written.TextBytes != textBytes {
+		b.Fatalf("wrote %d text bytes, generated %d", written.TextBytes, textBytes)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func BenchmarkReadTextColumn(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	s := FileSpec{FileName: "data-bench-0.parquet", RowCount: int64(rows), FieldID: defaultTextFieldID, FieldName: contentAt0}
+	s := FileSpec{FileName: "data-bench-0.parquet", RowCount: int64(rows), FieldID: paimonparquet.DefaultTextFieldID, FieldName: contentAt0}
 
 	b.SetBytes(textBytes)
 	b.ReportAllocs()

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
+
+	"github.com/paimon-pkft/pkft/internal/paimonparquet"
 )
 
 type want struct {
@@ -29,7 +31,7 @@ func open(t *testing.T, data []byte, spec FileSpec) *Reader {
 }
 
 func spec(name string, rows int64) FileSpec {
-	return FileSpec{FileName: name, RowCount: rows, SchemaID: 0, FieldID: defaultTextFieldID, FieldName: contentAt0}
+	return FileSpec{FileName: name, RowCount: rows, SchemaID: 0, FieldID: paimonparquet.DefaultTextFieldID, FieldName: contentAt0}
 }
 
 // readAll reads RowCount rows and checks them against w.
@@ -55,7 +57,7 @@ func readAll(t *testing.T, r *Reader, w []want) {
 
 // Port of PkFullTextDataFileReaderTest#testReadsProjectedTextAndPreservesNullPositions.
 func TestReadsProjectedTextAndPreservesNullPositions(t *testing.T) {
-	data := fixture{}.bytesOf(t, 3, strs("first", nil, "third"))
+	data := bytesOf(t, paimonparquet.Options{}, 3, strs("first", nil, "third"))
 	r := open(t, data, spec("data-0.parquet", 3))
 	readAll(t, r, []want{{text: "first"}, {null: true}, {text: "third"}})
 	_, err := r.Next(context.Background())
@@ -93,28 +95,28 @@ func TestEncodingsAndLayouts(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		fx    fixture
-		gen   textFunc
+		fx    paimonparquet.Options
+		gen   paimonparquet.TextFunc
 		batch int
 	}{
-		{name: "plain", fx: fixture{}, gen: gen},
-		{name: "dictionary", fx: fixture{dict: true}, gen: gen},
-		{name: "dictionary small pages many row groups", fx: fixture{dict: true, pageSize: 256, rowGroupRows: 700}, gen: gen, batch: 100},
-		{name: "plain small pages", fx: fixture{pageSize: 200, rowGroupRows: 1000}, gen: gen, batch: 7},
-		{name: "batch size one", fx: fixture{rowGroupRows: 333}, gen: gen, batch: 1},
-		{name: "required", fx: fixture{required: true, rowGroupRows: 999}, gen: genRequired},
-		{name: "required dictionary", fx: fixture{required: true, dict: true, pageSize: 300}, gen: genRequired, batch: 64},
-		{name: "plain binary", fx: fixture{plainBinary: true, rowGroupRows: 1200}, gen: gen},
-		{name: "snappy", fx: fixture{compression: compress.Codecs.Snappy, rowGroupRows: 1024}, gen: gen},
-		{name: "zstd dictionary", fx: fixture{compression: compress.Codecs.Zstd, dict: true, pageSize: 512}, gen: gen},
-		{name: "gzip", fx: fixture{compression: compress.Codecs.Gzip}, gen: gen},
-		{name: "page v2", fx: fixture{pageV2: true, pageSize: 400, compression: compress.Codecs.Zstd}, gen: gen},
-		{name: "page v2 dictionary", fx: fixture{pageV2: true, dict: true, pageSize: 400}, gen: gen},
-		{name: "thin mode", fx: fixture{thin: true, rowGroupRows: 800}, gen: gen},
+		{name: "plain", fx: paimonparquet.Options{}, gen: gen},
+		{name: "dictionary", fx: paimonparquet.Options{Dictionary: true}, gen: gen},
+		{name: "dictionary small pages many row groups", fx: paimonparquet.Options{Dictionary: true, PageSize: 256, RowGroupRows: 700}, gen: gen, batch: 100},
+		{name: "plain small pages", fx: paimonparquet.Options{PageSize: 200, RowGroupRows: 1000}, gen: gen, batch: 7},
+		{name: "batch size one", fx: paimonparquet.Options{RowGroupRows: 333}, gen: gen, batch: 1},
+		{name: "required", fx: paimonparquet.Options{Required: true, RowGroupRows: 999}, gen: genRequired},
+		{name: "required dictionary", fx: paimonparquet.Options{Required: true, Dictionary: true, PageSize: 300}, gen: genRequired, batch: 64},
+		{name: "plain binary", fx: paimonparquet.Options{PlainBinary: true, RowGroupRows: 1200}, gen: gen},
+		{name: "snappy", fx: paimonparquet.Options{Compression: compress.Codecs.Snappy, RowGroupRows: 1024}, gen: gen},
+		{name: "zstd dictionary", fx: paimonparquet.Options{Compression: compress.Codecs.Zstd, Dictionary: true, PageSize: 512}, gen: gen},
+		{name: "gzip", fx: paimonparquet.Options{Compression: compress.Codecs.Gzip}, gen: gen},
+		{name: "page v2", fx: paimonparquet.Options{PageV2: true, PageSize: 400, Compression: compress.Codecs.Zstd}, gen: gen},
+		{name: "page v2 dictionary", fx: paimonparquet.Options{PageV2: true, Dictionary: true, PageSize: 400}, gen: gen},
+		{name: "thin mode", fx: paimonparquet.Options{Thin: true, RowGroupRows: 800}, gen: gen},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			data := tc.fx.bytesOf(t, rows, tc.gen)
+			data := bytesOf(t, tc.fx, rows, tc.gen)
 			s := spec("data-1.parquet", rows)
 			s.BatchSize = tc.batch
 			r := open(t, data, s)
@@ -136,7 +138,7 @@ func TestRenamedColumnResolvedThroughFileSchema(t *testing.T) {
 	// called "content"; schema 1 renamed field 1 to "content". A file
 	// written with schema 0 must be read through its own schema: column
 	// "body", not the current name.
-	data := fixture{textName: "body", extraString: "content"}.bytesOf(t, 3, strs("a", nil, "c"))
+	data := bytesOf(t, paimonparquet.Options{TextName: "body", ExtraString: "content"}, 3, strs("a", nil, "c"))
 	lookup := names(map[[2]int64]string{
 		{0, 1}: "body", {0, 3}: "content",
 		{1, 1}: "content", {1, 3}: "old_content",
@@ -152,7 +154,7 @@ func TestRenamedColumnResolvedThroughFileSchema(t *testing.T) {
 func TestFieldMissingFromFileSchemaReadsNulls(t *testing.T) {
 	// The column was added after the file was written: schema 0 has no
 	// field 1, so every row is null, but every row position still counts.
-	data := fixture{omitText: true, rowGroupRows: 2}.bytesOf(t, 5, strs(nil, nil, nil, nil, nil))
+	data := bytesOf(t, paimonparquet.Options{OmitText: true, RowGroupRows: 2}, 5, strs(nil, nil, nil, nil, nil))
 	r := open(t, data, FileSpec{FileName: "data-3.parquet", RowCount: 5, SchemaID: 0, FieldID: 1, FieldName: names(nil)})
 	readAll(t, r, []want{{null: true}, {null: true}, {null: true}, {null: true}, {null: true}})
 	if _, err := r.Next(context.Background()); !errors.Is(err, ErrReadPast) {
@@ -163,19 +165,19 @@ func TestFieldMissingFromFileSchemaReadsNulls(t *testing.T) {
 func TestColumnMissingFromParquetReadsNulls(t *testing.T) {
 	// The schema names the field but the Parquet file has no such column:
 	// Paimon's Parquet reader fills it with nulls.
-	data := fixture{omitText: true}.bytesOf(t, 2, strs(nil, nil))
+	data := bytesOf(t, paimonparquet.Options{OmitText: true}, 2, strs(nil, nil))
 	r := open(t, data, spec("data-4.parquet", 2))
 	readAll(t, r, []want{{null: true}, {null: true}})
 }
 
 func TestColumnNameMatchIsCaseSensitive(t *testing.T) {
-	data := fixture{textName: "Content"}.bytesOf(t, 1, strs("x"))
+	data := bytesOf(t, paimonparquet.Options{TextName: "Content"}, 1, strs("x"))
 	r := open(t, data, spec("data-5.parquet", 1))
 	readAll(t, r, []want{{null: true}})
 }
 
 func TestSchemaLookupFailure(t *testing.T) {
-	data := fixture{}.bytesOf(t, 1, strs("x"))
+	data := bytesOf(t, paimonparquet.Options{}, 1, strs("x"))
 	boom := errors.New("schema file missing")
 	s := spec("data-6.parquet", 1)
 	s.FieldName = func(int64, int32) (string, error) { return "", boom }
@@ -186,7 +188,7 @@ func TestSchemaLookupFailure(t *testing.T) {
 }
 
 func TestNonStringColumnIsRejected(t *testing.T) {
-	data := fixture{intText: true}.bytesOf(t, 1, strs("x"))
+	data := bytesOf(t, paimonparquet.Options{IntText: true}, 1, strs("x"))
 	_, err := Open(context.Background(), bytes.NewReader(data), int64(len(data)), spec("data-7.parquet", 1))
 	if err == nil || !strings.Contains(err.Error(), "BYTE_ARRAY") {
 		t.Fatalf("Open: %v, want a physical type error", err)
@@ -194,7 +196,7 @@ func TestNonStringColumnIsRejected(t *testing.T) {
 }
 
 func TestShortFileFails(t *testing.T) {
-	data := fixture{rowGroupRows: 2}.bytesOf(t, 3, strs("a", "b", "c"))
+	data := bytesOf(t, paimonparquet.Options{RowGroupRows: 2}, 3, strs("a", "b", "c"))
 	r := open(t, data, spec("data-short.parquet", 5))
 	ctx := context.Background()
 	for i := range 3 {
@@ -218,7 +220,7 @@ func TestShortFileFails(t *testing.T) {
 }
 
 func TestLongFileFails(t *testing.T) {
-	data := fixture{dict: true}.bytesOf(t, 5, strs("a", "b", "c", "d", "e"))
+	data := bytesOf(t, paimonparquet.Options{Dictionary: true}, 5, strs("a", "b", "c", "d", "e"))
 	r := open(t, data, spec("data-long.parquet", 3))
 	ctx := context.Background()
 	for i, w := range []string{"a", "b"} {
@@ -244,7 +246,7 @@ func TestLongFileFails(t *testing.T) {
 }
 
 func TestEmptyFile(t *testing.T) {
-	data := fixture{}.bytesOf(t, 0, strs())
+	data := bytesOf(t, paimonparquet.Options{}, 0, strs())
 	r := open(t, data, spec("data-empty.parquet", 0))
 	if _, err := r.Next(context.Background()); !errors.Is(err, ErrReadPast) {
 		t.Fatalf("Next: %v, want ErrReadPast", err)
@@ -256,7 +258,7 @@ func TestEmptyFile(t *testing.T) {
 }
 
 func TestUnsupportedFormat(t *testing.T) {
-	data := fixture{}.bytesOf(t, 1, strs("x"))
+	data := bytesOf(t, paimonparquet.Options{}, 1, strs("x"))
 	cases := []struct {
 		name, format string
 		unsupported  bool
@@ -314,7 +316,7 @@ func TestFormatOf(t *testing.T) {
 }
 
 func TestTruncatedAndCorruptFiles(t *testing.T) {
-	fx := fixture{dict: true, pageSize: 256, rowGroupRows: 150, compression: compress.Codecs.Snappy}
+	fx := paimonparquet.Options{Dictionary: true, PageSize: 256, RowGroupRows: 150, Compression: compress.Codecs.Snappy}
 	gen := func(i int) ([]byte, bool) {
 		if i%5 == 0 {
 			return nil, true
@@ -322,7 +324,7 @@ func TestTruncatedAndCorruptFiles(t *testing.T) {
 		return []byte(fmt.Sprintf("value %d", i%17)), false
 	}
 	const rows = 400
-	data := fx.bytesOf(t, rows, gen)
+	data := bytesOf(t, fx, rows, gen)
 	ctx := context.Background()
 
 	drain := func(d []byte) error {
@@ -366,7 +368,7 @@ func TestTruncatedAndCorruptFiles(t *testing.T) {
 }
 
 func TestCloseAndContext(t *testing.T) {
-	data := fixture{}.bytesOf(t, 3, strs("a", "b", "c"))
+	data := bytesOf(t, paimonparquet.Options{}, 3, strs("a", "b", "c"))
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Open(canceled, bytes.NewReader(data), int64(len(data)), spec("data-x.parquet", 3)); !errors.Is(err, context.Canceled) {
@@ -389,15 +391,10 @@ func TestCloseAndContext(t *testing.T) {
 
 func TestReadsFromOSFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "data-f.parquet")
-	f, err := os.Create(path)
-	if err != nil {
+	if _, err := paimonparquet.WriteFile(path, 3, strs("x", nil, "z"), paimonparquet.Options{RowGroupRows: 2}); err != nil {
 		t.Fatal(err)
 	}
-	// The Parquet writer closes its sink.
-	if err := (fixture{rowGroupRows: 2}).write(f, 3, strs("x", nil, "z")); err != nil {
-		t.Fatal(err)
-	}
-	f, err = os.Open(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +412,7 @@ func TestReadsFromOSFile(t *testing.T) {
 }
 
 func TestMissingLookupAndBadSize(t *testing.T) {
-	data := fixture{}.bytesOf(t, 1, strs("x"))
+	data := bytesOf(t, paimonparquet.Options{}, 1, strs("x"))
 	s := spec("data-1.parquet", 1)
 	s.FieldName = nil
 	if _, err := Open(context.Background(), bytes.NewReader(data), int64(len(data)), s); err == nil {
@@ -429,10 +426,10 @@ func TestMissingLookupAndBadSize(t *testing.T) {
 // FuzzRead feeds arbitrary bytes to the reader: it must return errors, never
 // panic or loop forever. Without -fuzz only the seeds run.
 func FuzzRead(f *testing.F) {
-	f.Add(fixture{}.bytesOf(f, 3, strs("first", nil, "third")), int64(3))
-	f.Add(fixture{dict: true, pageSize: 64, rowGroupRows: 4, compression: compress.Codecs.Snappy}.bytesOf(f, 10,
+	f.Add(bytesOf(f, paimonparquet.Options{}, 3, strs("first", nil, "third")), int64(3))
+	f.Add(bytesOf(f, paimonparquet.Options{Dictionary: true, PageSize: 64, RowGroupRows: 4, Compression: compress.Codecs.Snappy}, 10,
 		strs("a", "b", nil, "a", "b", "c", nil, "", "a", "b")), int64(10))
-	f.Add(fixture{required: true, pageV2: true}.bytesOf(f, 2, strs("x", "y")), int64(2))
+	f.Add(bytesOf(f, paimonparquet.Options{Required: true, PageV2: true}, 2, strs("x", "y")), int64(2))
 	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"), int64(1))
 	f.Fuzz(func(t *testing.T, data []byte, rows int64) {
 		if rows < 0 || rows > 1<<16 {
