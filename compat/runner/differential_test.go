@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/compat/differential"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// differentialSeeds is how many generated maintainer scenarios each run checks.
+const differentialSeeds = 1000
+
+// javaMaintainerScenarioMissing is why a Java runner without maintainer-scenario cannot take part.
+// The case counts with the Java full-text cases (PKFT_REQUIRE_JAVA_FULLTEXT: a skip under make
+// test, a failure under make compat) until the command exists.
+const javaMaintainerScenarioMissing = "the Java runner has no maintainer-scenario command: the Java half of the " +
+	"maintainer decision differential (compat/differential) is not built yet"
+
+// testDifferential runs the maintainer decision differential: the invariants of generated
+// scenarios on the Go maintainer (go), and the same scenarios on Java's
+// BucketedFullTextIndexMaintainer inside the Java runner, whose traces must equal Go's (go->java).
+// PKFT_DIFFERENTIAL_SEED sets the first seed (default 1); a failure prints the seed and script.
+func testDifferential(t *testing.T) {
+	first := int64(1)
+	if v := os.Getenv("PKFT_DIFFERENTIAL_SEED"); v != "" {
+		seed, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("PKFT_DIFFERENTIAL_SEED=%q: %v", v, err)
+		}
+		first = seed
+	}
+
+	runCase(t, "maintainer/invariants", "go", func(ctx context.Context) error {
+		return differential.CheckSeeds(ctx, first, differentialSeeds)
+	})
+	runCase(t, "maintainer/differential", "go->java", func(ctx context.Context) error {
+		p, err := StartJava(ctx)
+		if err != nil {
+			return unavailable{testenv.RequireJavaEnv, err}
+		}
+		defer p.Close()
+		switch ok, err := HasCommands(ctx, p, "maintainer-scenario"); {
+		case err != nil:
+			return err
+		case !ok:
+			return unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}
+		}
+		return differential.Differential(ctx, first, differentialSeeds,
+			func(ctx context.Context, s differential.Script) (differential.Trace, error) {
+				var tr differential.Trace
+				if err := p.Call(ctx, "maintainer-scenario", s, &tr); err != nil {
+					return differential.Trace{}, fmt.Errorf("maintainer-scenario: %w", err)
+				}
+				return tr, nil
+			})
+	})
+}
