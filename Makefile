@@ -59,8 +59,9 @@ compat: native runner
 conformance: native pypaimon-env runner
 	$(GO) test -race -count=1 -v ./compat/runner/ -args -report compat/report
 
-# golden: regenerates testdata/tables/pypaimon and compat/golden/pypaimon through pypaimon.
-golden: native pypaimon-env
+# golden: regenerates testdata/tables/pypaimon and compat/golden/pypaimon through pypaimon, and
+# testdata/tables/java and compat/golden/java through the Java runner.
+golden: native pypaimon-env runner
 	$(GO) test -count=1 ./compat/runner/ -run TestGolden -args -update
 
 bench: native

@@ -322,7 +322,11 @@ func twoLevelOptions() map[string]string {
 	return map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "target-file-size": "16 kb"}
 }
 
-func twoLevelSteps() []tableStep {
+func twoLevelSteps() []tableStep { return scaledTwoLevelSteps(2500) }
+
+// scaledTwoLevelSteps is the recipe of twoLevelSteps with base rows in the first commit (2,500
+// there) and the second commit's rows in proportion.
+func scaledTwoLevelSteps(base int) []tableStep {
 	spread := func(lo, hi int, tag string) []row {
 		var rows []row
 		for k := lo; k < hi; k++ {
@@ -331,11 +335,12 @@ func twoLevelSteps() []tableStep {
 		}
 		return rows
 	}
+	end := base * 32 / 25
 	return []tableStep{
-		{rows: spread(0, 2500, "base"), compact: true},
-		{rows: spread(2000, 3200, "second"), compact: true},
+		{rows: spread(0, base, "base"), compact: true},
+		{rows: spread(base*4/5, end, "second"), compact: true},
 		{rows: spread(0, 10, "small")},
-		{rows: append(spread(5, 25, "larger"), deletes(spread(3190, 3200, ""))...)},
+		{rows: append(spread(5, 25, "larger"), deletes(spread(end-10, end, ""))...)},
 	}
 }
 
@@ -400,14 +405,20 @@ func (jt *javaTables) build(ctx context.Context, c *corpusTable) error {
 
 // create makes a table in a fresh warehouse with Java and commits steps; it returns the path.
 func (jt *javaTables) create(ctx context.Context, name string, fields []field, pks, partKeys []string, options map[string]string, steps []tableStep) (string, error) {
+	return createJavaTable(ctx, jt.proc, filepath.Join(jt.dir, name), name, fields, pks, partKeys, options, steps)
+}
+
+// createJavaTable makes the table name in warehouse with the Java runner p and commits steps; it
+// returns the table's path.
+func createJavaTable(ctx context.Context, p *Process, warehouse, name string, fields []field, pks, partKeys []string, options map[string]string, steps []tableStep) (string, error) {
 	var created struct {
 		Path string `json:"path"`
 	}
 	if partKeys == nil {
 		partKeys = []string{}
 	}
-	err := jt.proc.Call(ctx, "create-table", map[string]any{
-		"warehouse": filepath.Join(jt.dir, name), "database": "conformance", "table": strings.ReplaceAll(name, "-", "_"),
+	err := p.Call(ctx, "create-table", map[string]any{
+		"warehouse": warehouse, "database": "conformance", "table": strings.ReplaceAll(name, "-", "_"),
 		"fields": fields, "primaryKeys": pks, "partitionKeys": partKeys, "options": options,
 	}, &created)
 	if err != nil {
@@ -416,13 +427,13 @@ func (jt *javaTables) create(ctx context.Context, name string, fields []field, p
 	path := strings.TrimPrefix(created.Path, "file:")
 	for i, s := range steps {
 		if s.rows == nil {
-			err = jt.proc.Call(ctx, "compact", map[string]any{"path": path}, nil)
+			err = p.Call(ctx, "compact", map[string]any{"path": path}, nil)
 		} else {
 			args := map[string]any{"path": path, "rows": s.rows}
 			if s.compact {
 				args["compact"] = "full"
 			}
-			err = jt.proc.Call(ctx, "write", args, nil)
+			err = p.Call(ctx, "write", args, nil)
 		}
 		if err != nil {
 			return "", fmt.Errorf("step %d: %w", i, err)

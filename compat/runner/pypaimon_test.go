@@ -123,9 +123,16 @@ func pypaimonReadSpec() goldengen.Spec {
 	}
 }
 
-// TestGolden regenerates the pypaimon golden corpus with -update (make golden). Without it, it
-// checks that pypaimon still reads every checked-in golden table as it did at generation time.
+// TestGolden regenerates the golden corpora with -update (make golden): the pypaimon tables
+// (testdata/tables/pypaimon, compat/golden/pypaimon) and the Java tables (testdata/tables/java,
+// compat/golden/java). Without it, it checks that pypaimon and the Java runner still read every
+// checked-in golden table of theirs as they did at generation time.
 func TestGolden(t *testing.T) {
+	t.Run("pypaimon", testGoldenPypaimon)
+	t.Run("java", testGoldenJava)
+}
+
+func testGoldenPypaimon(t *testing.T) {
 	ctx := context.Background()
 	root, err := RepoRoot()
 	if err != nil {

@@ -2,7 +2,9 @@
 // written by pypaimon (Apache Paimon's official pure-Python implementation, not Java) through
 // compat/python/table_runner.py, checked in under testdata/tables/pypaimon/ together with
 // pypaimon's own view of them in compat/golden/pypaimon/. It also builds Go's view of a table
-// (GoView) in the same form, so tests compare the two without Python.
+// (GoView) in the same form, so tests compare the two without Python. The locations and format of
+// the Java golden corpus (java.go; written by compat/runner) are here too, so that impl tests
+// find it without the conformance harness.
 package goldengen
 
 import (
@@ -154,6 +156,18 @@ func Generate(ctx context.Context, c Caller, root string, specs []Spec) error {
 }
 
 func checkSize(dir string) error {
+	total, err := DirSize(dir)
+	if err != nil {
+		return err
+	}
+	if total > MaxTableBytes {
+		return fmt.Errorf("golden table %s is %d bytes, more than %d", dir, total, MaxTableBytes)
+	}
+	return nil
+}
+
+// DirSize is the total size of the regular files under dir.
+func DirSize(dir string) (int64, error) {
 	var total int64
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -167,12 +181,9 @@ func checkSize(dir string) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("size of %s: %w", dir, err)
+		return 0, fmt.Errorf("size of %s: %w", dir, err)
 	}
-	if total > MaxTableBytes {
-		return fmt.Errorf("golden table %s is %d bytes, more than %d", dir, total, MaxTableBytes)
-	}
-	return nil
+	return total, nil
 }
 
 // ReadExpected reads the expected output of the golden table name and decodes its files view.
@@ -206,20 +217,7 @@ func ParseFiles(data []byte) (*Files, error) {
 
 // GoldenTables lists the golden tables checked in under root (the directories of TablesDir).
 func GoldenTables(root string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(root, TablesDir))
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() && e.Name()[0] != '.' {
-			names = append(names, e.Name())
-		}
-	}
-	if len(names) == 0 {
-		return nil, errors.New("no golden tables under " + filepath.Join(root, TablesDir))
-	}
-	return names, nil
+	return listTables(filepath.Join(root, TablesDir))
 }
 
 // RepoRoot finds the repository root (the directory holding go.mod) from the working directory.

@@ -1,0 +1,257 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/goldengen"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// javaGoldenCorpus is the tables of the Java corpus (javaCorpus) that make golden checks in
+// under testdata/tables/java: one unpartitioned bucket fully compacted at every commit; a table
+// partitioned by STRING and DATE with deletion vectors holding ranges; one bucket with compacted
+// files on two non-zero levels (the corpus recipe on a fifth of its rows, so that the table stays
+// small); a DECIMAL(10, 2) + TIMESTAMP(3) key.
+func javaGoldenCorpus() ([]*corpusTable, error) {
+	corpus := map[string]*corpusTable{}
+	for _, c := range javaCorpus() {
+		corpus[c.name] = c
+	}
+	var out []*corpusTable
+	for _, name := range []string{"full-compaction", "partitioned-dv", "two-levels", "composite-key"} {
+		c := corpus[name]
+		if c == nil {
+			return nil, fmt.Errorf("no table %q in the Java corpus", name)
+		}
+		if name == "two-levels" {
+			c.steps = scaledTwoLevelSteps(500)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// testGoldenJava regenerates the Java golden corpus with -update; without it, it checks that
+// Java's dump and rows of every checked-in Java golden table equal those stored at generation.
+func testGoldenJava(t *testing.T) {
+	ctx := context.Background()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := StartJava(ctx)
+	if err != nil {
+		if *update {
+			t.Fatalf("make golden needs the Java runner: %v", err)
+		}
+		testenv.Missing(t, testenv.RequireJavaEnv, err.Error())
+	}
+	defer p.Close()
+	switch ok, err := HasCommands(ctx, p, tableCommands...); {
+	case err != nil:
+		t.Fatal(err)
+	case !ok:
+		t.Fatalf("the Java runner lacks one of %v: rebuild it (make runner)", tableCommands)
+	}
+	if *update {
+		if err := generateJavaGolden(ctx, p, root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := goldengen.JavaGoldenTables(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			exp, err := goldengen.ReadJavaExpected(root, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := goldengen.JavaTablePath(root, name)
+			for _, c := range []struct {
+				cmd    string
+				stored json.RawMessage
+			}{{"dump", exp.Dump}, {"read", exp.Rows}} {
+				var now json.RawMessage
+				if err := p.Call(ctx, c.cmd, map[string]any{"path": path}, &now); err != nil {
+					t.Fatalf("%s: %v", c.cmd, err)
+				}
+				if c.cmd == "read" {
+					var read struct {
+						Rows json.RawMessage `json:"rows"`
+					}
+					if err := json.Unmarshal(now, &read); err != nil {
+						t.Fatal(err)
+					}
+					now = read.Rows
+				}
+				got, err := decodeExact(now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := decodeExact(c.stored)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(got, want); d != "" {
+					t.Errorf("Java's %s differs from %s (-now +golden):\n%s", c.cmd, goldengen.JavaExpectedPath(root, name), d)
+				}
+			}
+		})
+	}
+}
+
+// decodeExact decodes JSON keeping numbers as written (a BIGINT beyond 2^53 stays exact).
+func decodeExact(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// generateJavaGolden regenerates the Java golden corpus under root: it removes the Java tables and
+// expected outputs, writes every table of javaGoldenCorpus with the Java runner p, checks it
+// still exercises what it is in the corpus for, moves it to its golden path, and stores Java's
+// dump and rows of the moved table.
+func generateJavaGolden(ctx context.Context, p *Process, root string) error {
+	var ping struct {
+		Runner        string `json:"runner"`
+		PaimonVersion string `json:"paimonVersion"`
+	}
+	if err := p.Call(ctx, "ping", nil, &ping); err != nil {
+		return err
+	}
+	tables, expected := filepath.Join(root, goldengen.JavaTablesDir), filepath.Join(root, goldengen.JavaExpectedDir)
+	for _, dir := range []string{tables, expected} {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("remove stale %s: %w", dir, err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	// The warehouse sits inside the target directory so that a finished table moves by rename.
+	warehouse := filepath.Join(tables, ".warehouse")
+	defer os.RemoveAll(warehouse)
+	corpus, err := javaGoldenCorpus()
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, c := range corpus {
+		name := c.name
+		path, err := createJavaTable(ctx, p, warehouse, c.name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
+		if err != nil {
+			return fmt.Errorf("table %s: %w", name, err)
+		}
+		d, err := javaDump(ctx, p, path)
+		if err != nil {
+			return fmt.Errorf("table %s: %w", name, err)
+		}
+		if err := c.exercises(path, d); err != nil {
+			return fmt.Errorf("table %s no longer exercises what it is for: %w", name, err)
+		}
+		dest := goldengen.JavaTablePath(root, name)
+		if err := os.Rename(path, dest); err != nil {
+			return fmt.Errorf("move table %s: %w", name, err)
+		}
+		size, err := goldengen.DirSize(dest)
+		if err != nil {
+			return err
+		}
+		if size > goldengen.MaxJavaTableBytes {
+			return fmt.Errorf("golden table %s is %d bytes, more than %d", dest, size, goldengen.MaxJavaTableBytes)
+		}
+		total += size
+		if err := noWarehousePaths(ctx, dest, warehouse); err != nil {
+			return fmt.Errorf("table %s: %w", name, err)
+		}
+		exp := goldengen.JavaExpected{Generator: fmt.Sprintf("%s runner, Paimon %s (compat/java)", ping.Runner, ping.PaimonVersion)}
+		if err := p.Call(ctx, "dump", map[string]any{"path": dest}, &exp.Dump); err != nil {
+			return fmt.Errorf("dump %s: %w", name, err)
+		}
+		var read struct {
+			Rows json.RawMessage `json:"rows"`
+		}
+		if err := p.Call(ctx, "read", map[string]any{"path": dest}, &read); err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		var rows []any
+		if json.Unmarshal(read.Rows, &rows) != nil || len(rows) == 0 {
+			return fmt.Errorf("Java reads no rows from %s", dest)
+		}
+		exp.Rows = read.Rows
+		if err := goldengen.WriteJavaExpected(root, name, &exp); err != nil {
+			return err
+		}
+	}
+	if total > goldengen.MaxJavaTotalBytes {
+		return fmt.Errorf("the Java golden tables take %d bytes, more than %d", total, goldengen.MaxJavaTotalBytes)
+	}
+	return nil
+}
+
+// noWarehousePaths fails when a file of the table at path embeds the directory Java wrote it in
+// (warehouse): the checked-in table must not depend on where it was generated. Metadata Paimon
+// stores compressed (manifests) is checked through Go's reading of the latest snapshot: no live
+// data or index file has an external path.
+func noWarehousePaths(ctx context.Context, path, warehouse string) error {
+	abs, err := filepath.Abs(warehouse)
+	if err != nil {
+		return err
+	}
+	err = filepath.WalkDir(path, func(file string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(data, []byte(abs)) {
+			return fmt.Errorf("%s embeds the generation path %s", strings.TrimPrefix(file, path+"/"), abs)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t := table.Open(fileio.NewLocal(), path)
+	snap, err := t.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	contents, err := t.Read(ctx, snap)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, b := range contents.Buckets {
+		for _, f := range b.DataFiles {
+			if f.ExternalPath != nil {
+				errs = append(errs, fmt.Errorf("data file %s has the external path %s", f.FileName, *f.ExternalPath))
+			}
+		}
+		for _, f := range b.IndexFiles {
+			if f.ExternalPath != nil {
+				errs = append(errs, fmt.Errorf("index file %s has the external path %s", f.FileName, *f.ExternalPath))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
