@@ -175,16 +175,12 @@ func compareSearches(ctx context.Context, queries []string, got, want func(q str
 // sameEnvelope checks two archives record the same analyzer configuration and document count.
 func sameEnvelope(a, b string) error {
 	read := func(path string) (*fulltext.Envelope, error) {
-		f, err := os.Open(path)
+		f, size, err := openSized(path)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		return fulltext.ReadEnvelope(f, st.Size())
+		return fulltext.ReadEnvelope(f, size)
 	}
 	ea, err := read(a)
 	if err != nil {

@@ -64,16 +64,12 @@ func (g GoSide) Build(ctx context.Context, dir string, texts []*string, options 
 
 // Search implements EngineSide.
 func (g GoSide) Search(ctx context.Context, path, query string, limit int) ([]fulltext.Hit, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	r, err := g.Lib.OpenReader(ctx, f, st.Size())
+	r, err := g.Lib.OpenReader(ctx, f, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -130,4 +126,18 @@ func (r RunnerSide) Search(ctx context.Context, path, query string, limit int) (
 		hits[i] = fulltext.Hit{RowID: res.RowIDs[i], Score: res.Scores[i]}
 	}
 	return hits, nil
+}
+
+// openSized opens an archive file for positioned reads and returns its size.
+func openSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
 }
