@@ -32,7 +32,7 @@ pypaimon-env:
 runner: $(RUNNER_JAR)
 
 $(RUNNER_JAR): compat/java/pom.xml $(shell find compat/java/src -type f 2>/dev/null)
-	./scripts/fetch-paimon-jar.sh
+	MVN=$(MVN) ./scripts/fetch-paimon-jar.sh
 	cd compat/java && $(MVN) -q -B package -DskipTests
 
 check-fmt:

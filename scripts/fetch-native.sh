@@ -16,7 +16,8 @@ if [ -z "$want" ]; then
   echo "fetch-native: no sha256 pinned for $wheel in scripts/paimon-ftindex.sha256" >&2
   exit 1
 fi
-if [ -f "$dest/$lib" ] && [ -f "$dest/$wheel.sha256" ] && [ "$(cat "$dest/$wheel.sha256")" = "$want" ]; then
+if [ -f "$dest/$lib" ] && [ -d "$dest/wheel/paimon_ftindex" ] && [ -f "$dest/$wheel.sha256" ] &&
+  [ "$(cat "$dest/$wheel.sha256")" = "$want" ]; then
   exit 0
 fi
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the released Paimon jar the Java runner compiles against (see compat/java/pom.xml for
-# why it is not an ordinary dependency) into compat/java/lib/. Maven verifies its checksum. The
+# why it is not an ordinary dependency) into compat/java/lib/. Maven checks its checksum strictly (-C). The
 # version and artifact come from the pom's paimon.version and paimon.bundle properties.
 set -euo pipefail
 
@@ -15,6 +15,6 @@ mkdir -p "$lib" "$root/.cache"
 # Outside the runner project: resolving the runner's own dependencies needs this very jar.
 # Plugin 2.8 copies the jar without reading its descriptor, whose parent POM is not served.
 cd "$root/.cache"
-mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:2.8:copy \
+"${MVN:-mvn}" -q -B -C org.apache.maven.plugins:maven-dependency-plugin:2.8:copy \
   "-Dartifact=org.apache.paimon:$bundle:$version:jar" "-DoutputDirectory=$lib"
 echo "fetch-paimon-jar: $jar"

@@ -246,17 +246,15 @@ func (r *fileTextReader) Close() error {
 }
 
 // DeleteIndexFile deletes an archive this IndexFile wrote or a table recorded, resolving its
-// path like Java's IndexFile#delete (the external path when recorded). A missing file is not an
-// error.
+// path like Java's IndexFile#delete (the external path when recorded). Like Java's, which
+// deletes quietly, it never fails: a file that cannot be deleted is left behind as an orphan
+// rather than failing the commit that retires it.
 func (f *IndexFile) DeleteIndexFile(ctx context.Context, file *meta.IndexFileMeta) error {
 	ext := ""
 	if file.ExternalPath != nil {
 		ext = *file.ExternalPath
 	}
-	path := f.Paths.ToPathOf(file.FileName, ext)
-	if err := f.FileIO.Delete(ctx, path); err != nil {
-		return fmt.Errorf("delete index file %s: %w", path, err)
-	}
+	f.FileIO.DeleteQuietly(ctx, f.Paths.ToPathOf(file.FileName, ext))
 	return nil
 }
 

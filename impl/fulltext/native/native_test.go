@@ -363,3 +363,25 @@ func TestSameInputSameArchive(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchLimits(t *testing.T) {
+	lib := testenv.Native(t)
+	rows := make([]corpus.Row, 2500)
+	for i := range rows {
+		rows[i] = corpus.Row{ID: int64(i), Text: fmt.Sprintf("common word%d", i)}
+	}
+	r := openArchive(t, lib, buildArchive(t, lib, nil, rows))
+	// More hits than the first result buffer holds: the reader grows it.
+	hits, err := r.Search(context.Background(), matchQuery("common"), 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != len(rows) {
+		t.Fatalf("got %d hits, want %d", len(hits), len(rows))
+	}
+	for _, limit := range []int{-1, 1 << 40} {
+		if _, err := r.Search(context.Background(), matchQuery("common"), limit); err == nil {
+			t.Errorf("limit %d accepted", limit)
+		}
+	}
+}

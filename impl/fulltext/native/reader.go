@@ -19,6 +19,13 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 )
 
+// maxLimit bounds a search's limit as Java's int limit does; initialCapacity is the result
+// room allocated before the engine says how many hits it has.
+const (
+	maxLimit        = 1<<31 - 1
+	initialCapacity = 1024
+)
+
 // Reader searches one archive through the engine. Searches may run concurrently; Close waits
 // for them.
 type Reader struct {
@@ -73,8 +80,8 @@ func (r *Reader) search(ctx context.Context, query string, limit int, filter []b
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if limit < 0 {
-		return nil, fmt.Errorf("search: negative limit %d", limit)
+	if limit < 0 || limit > maxLimit {
+		return nil, fmt.Errorf("search: limit %d is outside [0, %d]", limit, maxLimit)
 	}
 	if limit == 0 {
 		return nil, nil
@@ -91,7 +98,8 @@ func (r *Reader) search(ctx context.Context, query string, limit int, filter []b
 		cfilter = (*C.uint8_t)(C.CBytes(filter))
 		defer C.free(unsafe.Pointer(cfilter))
 	}
-	capacity := limit
+	// Room for the usual result; the engine reports the length it needs when there are more.
+	capacity := min(limit, initialCapacity)
 	for attempt := 0; ; attempt++ {
 		ids := (*C.int64_t)(C.malloc(C.size_t(capacity) * 8))
 		scores := (*C.float)(C.malloc(C.size_t(capacity) * 4))
