@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 )
 
 // request and response are the runner protocol: one JSON object per line each way.
@@ -53,9 +54,14 @@ type Process struct {
 	out    *bufio.Reader
 	nextID int64
 	stderr *tailBuffer
-	done   chan struct{}
-	err    error
+	// broken is set once the runner can no longer serve (killed, or its output failed); every
+	// later Call returns it.
+	broken error
+	closed bool
 }
+
+// closeTimeout bounds how long Close waits for a runner to exit after its input ends.
+const closeTimeout = 30 * time.Second
 
 // Start launches argv (argv[0] the program) with the given extra environment and waits for
 // nothing: the first Call tells whether it serves.
@@ -78,12 +84,7 @@ func Start(ctx context.Context, name string, argv []string, env []string) (*Proc
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s runner %q: %w", name, strings.Join(argv, " "), err)
 	}
-	p := &Process{name: name, cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), stderr: tail, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
+	return &Process{name: name, cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), stderr: tail}, nil
 }
 
 // Call sends one request and decodes the result into result (which may be nil).
@@ -92,6 +93,9 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 	defer p.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if p.broken != nil {
+		return p.broken
 	}
 	p.nextID++
 	line, err := json.Marshal(request{ID: p.nextID, Cmd: cmd, Args: args})
@@ -114,9 +118,10 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 	select {
 	case got = <-ch:
 	case <-ctx.Done():
-		// The reader goroutine is left blocked; the process is no longer usable.
+		// The process is killed, which ends the blocked read; it serves no further calls.
 		p.kill()
-		return fmt.Errorf("%s runner: %s: %w", p.name, cmd, ctx.Err())
+		p.broken = fmt.Errorf("%s runner was stopped during %s: %w", p.name, cmd, ctx.Err())
+		return p.broken
 	}
 	if got.err != nil {
 		return p.died(cmd, got.err)
@@ -140,7 +145,8 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 }
 
 func (p *Process) died(cmd string, err error) error {
-	return fmt.Errorf("%s runner died during %s: %w; its stderr ends with:\n%s", p.name, cmd, err, p.stderr.String())
+	p.broken = fmt.Errorf("%s runner died during %s: %w; its stderr ends with:\n%s", p.name, cmd, err, p.stderr.String())
+	return p.broken
 }
 
 func (p *Process) kill() {
@@ -149,15 +155,35 @@ func (p *Process) kill() {
 	}
 }
 
-// Close ends the runner: it closes stdin (the runner's signal to exit) and waits for it.
+// Close ends the runner: it closes stdin (the runner's signal to exit) and waits for it, killing
+// it when it has not exited within closeTimeout.
 func (p *Process) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
 	_ = p.stdin.Close()
-	<-p.done
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(closeTimeout):
+		p.kill()
+		<-done
+		return fmt.Errorf("%s runner did not exit within %s of its input ending; killed", p.name, closeTimeout)
+	}
+	if p.broken == nil {
+		p.broken = fmt.Errorf("%s runner is closed", p.name)
+	}
 	var exit *exec.ExitError
-	if p.err != nil && !errors.As(p.err, &exit) {
-		return fmt.Errorf("%s runner: %w", p.name, p.err)
+	if err != nil && !errors.As(err, &exit) {
+		return fmt.Errorf("%s runner: %w", p.name, err)
+	}
+	if exit != nil && exit.ExitCode() != 0 && !exit.Exited() {
+		return nil // killed earlier by a cancelled call; that call reported it
 	}
 	if exit != nil && exit.ExitCode() != 0 {
 		return fmt.Errorf("%s runner exited with %d; stderr ends with:\n%s", p.name, exit.ExitCode(), p.stderr.String())
