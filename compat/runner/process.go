@@ -58,6 +58,8 @@ type Process struct {
 	// later Call returns it.
 	broken error
 	closed bool
+	// onKill, when set, runs after the process is killed (container mode removes its container).
+	onKill func()
 }
 
 // closeTimeout bounds how long Close waits for a runner to exit after its input ends.
@@ -152,6 +154,9 @@ func (p *Process) died(cmd string, err error) error {
 func (p *Process) kill() {
 	if p.cmd.Process != nil {
 		_ = p.cmd.Process.Kill()
+	}
+	if p.onKill != nil {
+		p.onKill()
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/paimon-pkft/pkft/internal/goldengen"
 )
@@ -52,9 +53,16 @@ func startJavaContainer(ctx context.Context, root string) (*Process, error) {
 		return nil, fmt.Errorf("%w: PKFT_RUNNER=docker but no Docker engine is reachable: %s", ErrUnavailable, out)
 	}
 	tmp := os.TempDir()
-	return Start(ctx, "java (container)", []string{docker, "run", "--rm", "-i",
+	name := fmt.Sprintf("pkft-runner-%d-%d", os.Getpid(), time.Now().UnixNano())
+	p, err := Start(ctx, "java (container)", []string{docker, "run", "--rm", "-i", "--name", name,
 		"-v", tmp + ":" + tmp, "-v", root + ":" + root,
 		"pkft-runner:latest", "serve"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	// Killing the docker client does not stop the container; remove it by name as well.
+	p.onKill = func() { _ = exec.Command(docker, "rm", "-f", name).Run() }
+	return p, nil
 }
 
 // StartPython starts the engine runner on the official Python API of paimon-ftindex, using the
