@@ -137,16 +137,10 @@ func generateJavaGolden(ctx context.Context, p *Process, root string) error {
 		return err
 	}
 	tables, expected := filepath.Join(root, goldengen.JavaTablesDir), filepath.Join(root, goldengen.JavaExpectedDir)
-	for _, dir := range []string{tables, expected} {
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("remove stale %s: %w", dir, err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+	warehouse, err := goldengen.ResetDirs(tables, expected)
+	if err != nil {
+		return err
 	}
-	// The warehouse sits inside the target directory so that a finished table moves by rename.
-	warehouse := filepath.Join(tables, ".warehouse")
 	defer os.RemoveAll(warehouse)
 	corpus, err := javaGoldenCorpus()
 	if err != nil {

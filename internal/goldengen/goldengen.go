@@ -110,16 +110,10 @@ func Generate(ctx context.Context, c Caller, root string, specs []Spec) error {
 		return err
 	}
 	tables, expected := filepath.Join(root, TablesDir), filepath.Join(root, ExpectedDir)
-	for _, dir := range []string{tables, expected} {
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("remove stale %s: %w", dir, err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+	warehouse, err := ResetDirs(tables, expected)
+	if err != nil {
+		return err
 	}
-	// The warehouse sits inside the target directory so the finished table moves by rename.
-	warehouse := filepath.Join(tables, ".warehouse")
 	defer os.RemoveAll(warehouse)
 	for _, spec := range specs {
 		path, err := CreateAndWrite(ctx, c, warehouse, "golden", spec)
@@ -236,4 +230,19 @@ func RepoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// ResetDirs empties (creating if needed) a golden corpus's tables and expected directories, so
+// nothing stale lingers, and returns the scratch warehouse inside the tables directory, where a
+// finished table is written before it moves into place by rename.
+func ResetDirs(tables, expected string) (warehouse string, err error) {
+	for _, dir := range []string{tables, expected} {
+		if err := os.RemoveAll(dir); err != nil {
+			return "", fmt.Errorf("remove stale %s: %w", dir, err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(tables, ".warehouse"), nil
 }
