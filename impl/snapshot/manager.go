@@ -58,6 +58,9 @@ func (m *Manager) Snapshot(ctx context.Context, id int64) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %d from %s: %w", id, p, err)
 	}
+	if s.ID != id {
+		return nil, fmt.Errorf("read snapshot %d from %s: the file records id %d, which disagrees with its name", id, p, s.ID)
+	}
 	return s, nil
 }
 

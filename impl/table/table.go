@@ -45,7 +45,30 @@ func (t *Table) Schema(ctx context.Context, id int64) (*schema.TableSchema, erro
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", p, err)
 	}
+	if s.ID != id {
+		return nil, fmt.Errorf("schema %d: %s records id %d, which disagrees with its name", id, p, s.ID)
+	}
 	return s, nil
+}
+
+// LatestSchema reads the schema with the highest id in schema/, as Java's
+// SchemaManager.latest does. Writers (and so every commit) use it, not the schema of the latest
+// snapshot: a schema change commits a schema file but no snapshot.
+func (t *Table) LatestSchema(ctx context.Context) (*schema.TableSchema, error) {
+	entries, err := t.FileIO.List(ctx, paths.Join(t.Root, paths.SchemaDir))
+	if err != nil {
+		return nil, fmt.Errorf("list schemas of %s: %w", t.Root, err)
+	}
+	latest := int64(-1)
+	for _, e := range entries {
+		if id, ok := paths.ParseVersionedName(e.Name, paths.SchemaPrefix); ok && id > latest {
+			latest = id
+		}
+	}
+	if latest < 0 {
+		return nil, fmt.Errorf("%s has no schema", t.Root)
+	}
+	return t.Schema(ctx, latest)
 }
 
 // Latest returns the latest snapshot, or ErrNoSnapshot.
@@ -91,8 +114,15 @@ type Contents struct {
 
 // Read reads the manifests of snap and groups the live files by (partition, bucket), ordered by
 // partition bytes then bucket.
+//
+// Every file name the metadata records is checked before the file is opened: a manifest, data,
+// extra or index file name that is not a single path component (for example "../x" or "/x") is
+// rejected, as are negative row counts and file sizes.
 func (t *Table) Read(ctx context.Context, snap *snapshot.Snapshot) (*Contents, error) {
 	c := &Contents{Snapshot: snap}
+	if err := checkSnapshotNames(snap); err != nil {
+		return nil, err
+	}
 	var err error
 	if c.BaseManifests, err = t.readManifestList(ctx, snap.BaseManifestList); err != nil {
 		return nil, err
@@ -110,6 +140,11 @@ func (t *Table) Read(ctx context.Context, snap *snapshot.Snapshot) (*Contents, e
 			all = append(all, entries...)
 		}
 	}
+	for i := range all {
+		if err := checkEntry(&all[i]); err != nil {
+			return nil, fmt.Errorf("snapshot %d: %w", snap.ID, err)
+		}
+	}
 	merged, err := manifest.MergeEntries(all)
 	if err != nil {
 		return nil, fmt.Errorf("merge manifest entries of snapshot %d: %w", snap.ID, err)
@@ -123,6 +158,11 @@ func (t *Table) Read(ctx context.Context, snap *snapshot.Snapshot) (*Contents, e
 	if snap.IndexManifest != nil && *snap.IndexManifest != "" {
 		if c.IndexEntries, err = readWith(ctx, t, *snap.IndexManifest, manifest.ReadIndexManifest); err != nil {
 			return nil, err
+		}
+		for i := range c.IndexEntries {
+			if err := checkIndexEntry(&c.IndexEntries[i]); err != nil {
+				return nil, fmt.Errorf("snapshot %d: index manifest %s: %w", snap.ID, *snap.IndexManifest, err)
+			}
 		}
 	}
 	c.Buckets = group(c.Entries, c.IndexEntries)
@@ -138,16 +178,114 @@ func (t *Table) readManifestList(ctx context.Context, name string) ([]meta.Manif
 	if name == "" {
 		return nil, nil
 	}
-	return readWith(ctx, t, name, manifest.ReadManifestList)
+	metas, err := readWith(ctx, t, name, manifest.ReadManifestList)
+	if err != nil {
+		return nil, err
+	}
+	for i := range metas {
+		if err := paths.CheckFileName("manifest", metas[i].FileName); err != nil {
+			return nil, fmt.Errorf("manifest list %s: %w", name, err)
+		}
+		if metas[i].FileSize < 0 {
+			return nil, fmt.Errorf("manifest list %s: manifest %s has negative size %d", name, metas[i].FileName, metas[i].FileSize)
+		}
+	}
+	return metas, nil
 }
 
 func readWith[M any](ctx context.Context, t *Table, name string, read func(string, io.Reader) ([]M, error)) ([]M, error) {
+	if err := paths.CheckFileName("manifest", name); err != nil {
+		return nil, err
+	}
 	f, err := t.FileIO.Open(ctx, t.ManifestPath(name))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
 	defer f.Close()
 	return read(name, f)
+}
+
+// checkSnapshotNames rejects manifest list, index manifest and statistics names of a snapshot
+// that would resolve outside the manifest (or statistics) directory.
+func checkSnapshotNames(snap *snapshot.Snapshot) error {
+	check := func(what, name string) error {
+		if err := paths.CheckFileName(what, name); err != nil {
+			return fmt.Errorf("snapshot %d: %w", snap.ID, err)
+		}
+		return nil
+	}
+	if snap.BaseManifestList != "" {
+		if err := check("base manifest list", snap.BaseManifestList); err != nil {
+			return err
+		}
+	}
+	if snap.DeltaManifestList != "" {
+		if err := check("delta manifest list", snap.DeltaManifestList); err != nil {
+			return err
+		}
+	}
+	for _, opt := range []struct {
+		what string
+		name *string
+	}{{"changelog manifest list", snap.ChangelogManifestList}, {"index manifest", snap.IndexManifest}, {"statistics file", snap.Statistics}} {
+		if opt.name != nil && *opt.name != "" {
+			if err := check(opt.what, *opt.name); err != nil {
+				return err
+			}
+		}
+	}
+	if snap.TotalRecordCount < 0 {
+		return fmt.Errorf("snapshot %d: negative total record count %d", snap.ID, snap.TotalRecordCount)
+	}
+	return nil
+}
+
+// checkEntry rejects a manifest entry whose data file or extra file names would resolve outside
+// the bucket directory, or whose counts are negative.
+func checkEntry(e *meta.ManifestEntry) error {
+	f := &e.File
+	if err := paths.CheckFileName("data file", f.FileName); err != nil {
+		return err
+	}
+	for _, x := range f.ExtraFiles {
+		if err := paths.CheckFileName("extra file of data file "+f.FileName, x); err != nil {
+			return err
+		}
+	}
+	if f.RowCount < 0 {
+		return fmt.Errorf("data file %s has negative row count %d", f.FileName, f.RowCount)
+	}
+	if f.FileSize < 0 {
+		return fmt.Errorf("data file %s has negative size %d", f.FileName, f.FileSize)
+	}
+	if f.DeleteRowCount != nil && (*f.DeleteRowCount < 0 || *f.DeleteRowCount > f.RowCount) {
+		return fmt.Errorf("data file %s has delete row count %d outside [0, %d]", f.FileName, *f.DeleteRowCount, f.RowCount)
+	}
+	if f.Level < 0 {
+		return fmt.Errorf("data file %s has negative level %d", f.FileName, f.Level)
+	}
+	return nil
+}
+
+// checkIndexEntry rejects an index manifest entry whose file name would resolve outside the
+// index directory, or whose counts are negative.
+func checkIndexEntry(e *meta.IndexManifestEntry) error {
+	f := &e.IndexFile
+	if err := paths.CheckFileName("index file", f.FileName); err != nil {
+		return err
+	}
+	if f.RowCount < 0 {
+		return fmt.Errorf("index file %s has negative row count %d", f.FileName, f.RowCount)
+	}
+	if f.FileSize < 0 {
+		return fmt.Errorf("index file %s has negative size %d", f.FileName, f.FileSize)
+	}
+	for _, r := range f.DVRanges {
+		if r.Offset < 0 || r.Length < 0 || (r.Cardinality != nil && *r.Cardinality < 0) {
+			return fmt.Errorf("index file %s: deletion vector of %s has a negative offset, length or cardinality", f.FileName, r.DataFileName)
+		}
+	}
+	return nil
 }
 
 type bucketKey struct {
