@@ -36,12 +36,14 @@ public final class Main {
         DumpCommand.register(commands);
         SourceMetaCommands.register(commands);
         MaintainerCommands.register(commands);
+        FullTextCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */
     private JsonNode ping() {
         ObjectNode out = JSON.createObjectNode().put("runner", "java");
         out.put("paimonVersion", String.valueOf(org.apache.paimon.Snapshot.class.getPackage().getImplementationVersion()));
+        out.put("fullTextIndexer", FullTextCommands.indexerFactory());
         commands.keySet().forEach(out.putArray("commands")::add);
         return out;
     }

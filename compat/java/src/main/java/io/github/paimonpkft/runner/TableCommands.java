@@ -197,7 +197,7 @@ final class TableCommands {
         return Main.JSON.createObjectNode().set("rows", out);
     }
 
-    private static Comparator<ObjectNode> rowComparator(List<String> keys) {
+    static Comparator<ObjectNode> rowComparator(List<String> keys) {
         return (a, b) -> {
             for (String k : keys) {
                 int c = compareNodes(a.get(k), b.get(k));
