@@ -1,0 +1,302 @@
+package search
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
+	"github.com/paimon-pkft/pkft/impl/types"
+)
+
+// column is one value column to read from a data file: its name in the file's schema and its
+// type; an empty name reads null (the file predates the column).
+type column struct {
+	name string
+	typ  types.DataType
+}
+
+// readRows reads the columns of the rows at positions (ascending, distinct) of the Parquet data
+// file held by r (size bytes). Only the requested columns are read, and within them only the
+// row groups holding requested rows; rows in between are skipped, not materialized.
+func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64) (_ [][]any, err error) {
+	format, err := textreader.FormatOf(fileName)
+	if err != nil {
+		return nil, err
+	}
+	if format != "parquet" {
+		return nil, fmt.Errorf("read rows of %s: only parquet data files are supported, not %s", fileName, format)
+	}
+	out := make([][]any, len(positions))
+	for i := range out {
+		out[i] = make([]any, len(cols))
+	}
+	props := parquet.NewReaderProperties(memory.NewGoAllocator())
+	props.BufferedStreamEnabled = true
+	props.BufferSize = 256 << 10
+	var pf *file.Reader
+	if err := guard(func() error {
+		var err error
+		pf, err = file.NewParquetReader(io.NewSectionReader(r, 0, size), file.WithReadProps(props))
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("read rows of %s: %w", fileName, err)
+	}
+	defer pf.Close()
+	for j, c := range cols {
+		if c.name == "" {
+			continue
+		}
+		idx := pf.MetaData().Schema.ColumnIndexByName(c.name)
+		if idx < 0 {
+			continue // a file written before the column existed reads it as null
+		}
+		cur := &cursor{pf: pf, col: idx, descr: pf.MetaData().Schema.Column(idx), rg: -1}
+		defer cur.close()
+		for i, pos := range positions {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			var v any
+			err := guard(func() error {
+				var err error
+				v, err = cur.at(pos, c.typ)
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("read rows of %s: column %s row %d: %w", fileName, c.name, pos, err)
+			}
+			out[i][j] = v
+		}
+	}
+	return out, nil
+}
+
+// cursor reads single rows of one column, moving forward through its row groups.
+type cursor struct {
+	pf    *file.Reader
+	col   int
+	descr *pqschema.Column
+
+	rg      int   // current row group, -1 before the first
+	rgStart int64 // first row of the current row group
+	rgEnd   int64 // one past its last row
+	next    int64 // the row the reader produces next
+	rdr     file.ColumnChunkReader
+}
+
+// at returns the value of row pos, which must not precede the previous call's row.
+func (c *cursor) at(pos int64, t types.DataType) (any, error) {
+	if c.rdr == nil || pos < c.next || pos >= c.rgEnd {
+		if err := c.open(pos); err != nil {
+			return nil, err
+		}
+	}
+	if n := pos - c.next; n > 0 {
+		if err := skip(c.rdr, n); err != nil {
+			return nil, err
+		}
+	}
+	c.next = pos + 1
+	return c.readOne(t)
+}
+
+// open positions the cursor at the start of the row group holding pos.
+func (c *cursor) open(pos int64) error {
+	var start int64
+	for rg := 0; rg < c.pf.NumRowGroups(); rg++ {
+		n := c.pf.MetaData().RowGroups[rg].GetNumRows()
+		if pos < start+n {
+			if c.rdr != nil && rg == c.rg && pos >= c.next {
+				return nil
+			}
+			c.close()
+			rdr, err := c.pf.RowGroup(rg).Column(c.col)
+			if err != nil {
+				return err
+			}
+			c.rg, c.rgStart, c.rgEnd, c.next, c.rdr = rg, start, start+n, start, rdr
+			return nil
+		}
+		start += n
+	}
+	return fmt.Errorf("row %d is beyond the file's %d rows", pos, start)
+}
+
+// close releases the current column chunk reader.
+func (c *cursor) close() {
+	if c.rdr != nil {
+		_ = guard(c.rdr.Close)
+		c.rdr = nil
+	}
+}
+
+func skip(r file.ColumnChunkReader, n int64) error {
+	type skipper interface {
+		Skip(int64) (int64, error)
+	}
+	s, ok := r.(skipper)
+	if !ok {
+		return fmt.Errorf("column reader %T cannot skip", r)
+	}
+	_, err := s.Skip(n)
+	return err
+}
+
+// readOne reads the next row and converts it to the Go form of t (see Result).
+func (c *cursor) readOne(t types.DataType) (any, error) {
+	defs := make([]int16, 1)
+	var (
+		total int64
+		n     int
+		err   error
+		v     any
+	)
+	switch r := c.rdr.(type) {
+	case *file.BooleanColumnChunkReader:
+		vals := make([]bool, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.Int32ColumnChunkReader:
+		vals := make([]int32, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = int64(vals[0])
+	case *file.Int64ColumnChunkReader:
+		vals := make([]int64, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.Int96ColumnChunkReader:
+		vals := make([]parquet.Int96, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.Float32ColumnChunkReader:
+		vals := make([]float32, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.Float64ColumnChunkReader:
+		vals := make([]float64, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.ByteArrayColumnChunkReader:
+		vals := make([]parquet.ByteArray, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = []byte(slices.Clone(vals[0]))
+	case *file.FixedLenByteArrayColumnChunkReader:
+		vals := make([]parquet.FixedLenByteArray, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = []byte(slices.Clone(vals[0]))
+	default:
+		return nil, fmt.Errorf("column reader %T is not supported", c.rdr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if total != 1 {
+		return nil, fmt.Errorf("column ended early")
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	return c.convert(v, t)
+}
+
+// convert turns a physical Parquet value into the Go form of the Paimon type t.
+func (c *cursor) convert(v any, t types.DataType) (any, error) {
+	switch x := v.(type) {
+	case bool, float32, float64:
+		return x, nil
+	case int64:
+		switch t.Root {
+		case types.RootTinyInt:
+			return int8(x), nil
+		case types.RootSmallInt:
+			return int16(x), nil
+		case types.RootInt, types.RootDate, types.RootTime:
+			return int32(x), nil
+		case types.RootBigInt:
+			return x, nil
+		case types.RootDecimal:
+			return binrow.Decimal{Unscaled: big.NewInt(x), Scale: t.Scale}, nil
+		case types.RootTimestamp, types.RootTimestampLTZ:
+			return timestampOf(x, c.timestampUnit(t)), nil
+		}
+	case parquet.Int96:
+		if t.Root == types.RootTimestamp || t.Root == types.RootTimestampLTZ {
+			nanosOfDay := int64(binary.LittleEndian.Uint64(x[:8]))
+			julian := int64(binary.LittleEndian.Uint32(x[8:]))
+			return timestampOf((julian-2440588)*86_400_000_000_000+nanosOfDay, pqschema.TimeUnitNanos), nil
+		}
+	case []byte:
+		switch t.Root {
+		case types.RootChar, types.RootVarChar:
+			return string(x), nil
+		case types.RootBinary, types.RootVarBinary:
+			return x, nil
+		case types.RootDecimal:
+			return binrow.Decimal{Unscaled: fromTwosComplement(x), Scale: t.Scale}, nil
+		}
+	}
+	return nil, fmt.Errorf("parquet value %T cannot be read as %s", v, t.Root)
+}
+
+// timestampUnit is the unit of an INT64 timestamp column: its logical type's, or what Paimon
+// writes for the precision.
+func (c *cursor) timestampUnit(t types.DataType) pqschema.TimeUnitType {
+	if lt, ok := c.descr.LogicalType().(*pqschema.TimestampLogicalType); ok {
+		return lt.TimeUnit()
+	}
+	switch {
+	case t.Precision <= 3:
+		return pqschema.TimeUnitMillis
+	case t.Precision <= 6:
+		return pqschema.TimeUnitMicros
+	}
+	return pqschema.TimeUnitNanos
+}
+
+// timestampOf splits an epoch value into Paimon's millisecond and nano-of-millisecond parts.
+func timestampOf(v int64, unit pqschema.TimeUnitType) binrow.Timestamp {
+	var per int64
+	switch unit {
+	case pqschema.TimeUnitMicros:
+		per = 1000
+	case pqschema.TimeUnitNanos:
+		per = 1_000_000
+	default:
+		return binrow.Timestamp{Millis: v}
+	}
+	ms, rem := v/per, v%per
+	if rem < 0 {
+		ms--
+		rem += per
+	}
+	return binrow.Timestamp{Millis: ms, NanoOfMilli: int32(rem * (1_000_000 / per))}
+}
+
+// fromTwosComplement decodes a big-endian two's complement integer.
+func fromTwosComplement(b []byte) *big.Int {
+	u := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return u
+}
+
+// guard turns a panic of the Parquet decoder on corrupt input into an error.
+func guard(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("corrupt parquet data: %v", p)
+		}
+	}()
+	return fn()
+}
