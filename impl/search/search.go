@@ -473,5 +473,3 @@ func compareInt64(a, b int64) int {
 	}
 	return 0
 }
-
-
