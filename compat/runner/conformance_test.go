@@ -8,11 +8,16 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/internal/corpus"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
@@ -306,6 +311,228 @@ func testTables(t *testing.T) {
 		case !ok:
 			return unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}
 		}
-		return errors.New("the Java full-text table case is not implemented yet")
+		return javaPKFullText(ctx, p, t.TempDir())
 	})
+}
+
+// pkTextRows are rows lo..hi-1 of the primary-key full-text table, their texts from the
+// multilingual corpus generator (nulls included).
+func pkTextRows(seed uint64, lo, hi int) []row {
+	gen := corpus.Generate(seed, hi)
+	var rows []row
+	for i := lo; i < hi; i++ {
+		r := row{"id": i, "content": nil}
+		if !gen[i].Null {
+			r["content"] = gen[i].Text
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// javaSearchResult is the search command's result.
+type javaSearchResult struct {
+	SnapshotID int64  `json:"snapshotId"`
+	Column     string `json:"column"`
+	Query      string `json:"query"`
+	Results    []struct {
+		Key   map[string]any `json:"key"`
+		Text  *string        `json:"text"`
+		Score float32        `json:"score"`
+	} `json:"results"`
+}
+
+// javaPKFullText is the table/java-pk-full-text case: Java creates a primary-key table with
+// pk-full-text.index.columns and deletion vectors, writes multilingual rows with nulls, updates
+// some, compacts, then updates and deletes after the compaction; Paimon's own writer and
+// compaction maintain the archives. Java's dump must show every live data file covered by a
+// current archive, and Java's search (Paimon's full-text read path) must return exactly the
+// keys an in-memory model of the table predicts for term queries.
+func javaPKFullText(ctx context.Context, p *Process, dir string) error {
+	const rowCount = 160
+	steps := []tableStep{
+		{rows: pkTextRows(11, 0, 120)},
+		{rows: pkTextRows(12, 80, rowCount)},
+		{},
+		{rows: append(pkTextRows(13, 0, 16), deletes(pkTextRows(14, 20, 32))...)},
+	}
+	// The model: the latest text of every live key.
+	model := map[int]*string{}
+	for _, s := range steps {
+		for _, r := range s.rows {
+			id := r["id"].(int)
+			if r["_rowKind"] == "-D" {
+				delete(model, id)
+				continue
+			}
+			var text *string
+			if v, ok := r["content"].(string); ok {
+				text = &v
+			}
+			model[id] = text
+		}
+	}
+	path, err := createJavaTable(ctx, p, dir, "pk-full-text",
+		[]field{{"id", "INT NOT NULL"}, {"content", "STRING"}}, []string{"id"}, nil,
+		map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"},
+		steps)
+	if err != nil {
+		return err
+	}
+	d, err := javaDump(ctx, p, path)
+	if err != nil {
+		return err
+	}
+	if err := hasDVRanges(path, d); err != nil {
+		return err
+	}
+	if err := everyArchiveCurrent(d); err != nil {
+		return err
+	}
+
+	// Term queries: the keys whose latest text has the word (the default analyzer lower-cases;
+	// the corpus separates words by spaces, and no two vocabulary words share a stem).
+	has := func(text *string, term string) bool {
+		if text == nil {
+			return false
+		}
+		for _, w := range strings.Fields(*text) {
+			if strings.ToLower(w) == term {
+				return true
+			}
+		}
+		return false
+	}
+	search := func(query string, limit int) (*javaSearchResult, error) {
+		var res javaSearchResult
+		err := p.Call(ctx, "search", map[string]any{"path": path, "query": query, "limit": limit}, &res)
+		return &res, err
+	}
+	check := func(query string, want func(text *string) bool) (*javaSearchResult, error) {
+		res, err := search(query, 1000)
+		if err != nil {
+			return nil, fmt.Errorf("search %s: %w", query, err)
+		}
+		if res.SnapshotID != d.SnapshotID {
+			return nil, fmt.Errorf("search %s: snapshot %d, want the latest %d", query, res.SnapshotID, d.SnapshotID)
+		}
+		var wantIDs, gotIDs []int
+		for id, text := range model {
+			if want(text) {
+				wantIDs = append(wantIDs, id)
+			}
+		}
+		for i, r := range res.Results {
+			id := int(r.Key["id"].(float64))
+			gotIDs = append(gotIDs, id)
+			if text := model[id]; text == nil || r.Text == nil || *r.Text != *text {
+				return nil, fmt.Errorf("search %s: key %d came back with text %v, the model has %v", query, id, deref(r.Text), deref(text))
+			}
+			if !(r.Score > 0) {
+				return nil, fmt.Errorf("search %s: key %d scored %v", query, id, r.Score)
+			}
+			if i > 0 && r.Score > res.Results[i-1].Score {
+				return nil, fmt.Errorf("search %s: results are not ordered by score", query)
+			}
+		}
+		sort.Ints(wantIDs)
+		sort.Ints(gotIDs)
+		if !slices.Equal(gotIDs, wantIDs) {
+			return nil, fmt.Errorf("search %s: keys %v, the model predicts %v", query, gotIDs, wantIDs)
+		}
+		return res, nil
+	}
+	hitTerms := 0
+	for _, term := range []string{"paimon", "fox", "river", "snapshot", "mountain", "bucket"} {
+		res, err := check(term, func(text *string) bool { return has(text, term) })
+		if err != nil {
+			return err
+		}
+		if len(res.Results) > 0 {
+			hitTerms++
+		}
+	}
+	if hitTerms < 5 {
+		return fmt.Errorf("only %d of 6 terms hit anything: the table no longer exercises the search", hitTerms)
+	}
+	// A structured query, passed to the engine as it is.
+	if _, err := check(`{"boolean":{"must":[{"match":{"query":"paimon"}}],"must_not":[{"match":{"query":"lake"}}]}}`,
+		func(text *string) bool { return has(text, "paimon") && !has(text, "lake") }); err != nil {
+		return err
+	}
+	// The limit keeps the best hits across buckets.
+	all, err := search("paimon", 1000)
+	if err != nil {
+		return err
+	}
+	top, err := search("paimon", 5)
+	if err != nil {
+		return err
+	}
+	if len(all.Results) < 6 || len(top.Results) != 5 {
+		return fmt.Errorf("paimon: %d hits with limit 5 out of %d", len(top.Results), len(all.Results))
+	}
+	for i, r := range top.Results {
+		if r.Score != all.Results[i].Score {
+			return fmt.Errorf("paimon limit 5: hit %d scored %v, the %d-th best score is %v", i, r.Score, i, all.Results[i].Score)
+		}
+	}
+	return nil
+}
+
+func deref(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// everyArchiveCurrent checks Java's dump: every bucket's live data files are eligible archive
+// sources (compacted, above level 0), each eligible level has a current archive whose sources
+// are exactly that level's files, nothing is stale, and no build is planned.
+func everyArchiveCurrent(d *inspect.Dump) error {
+	for _, b := range d.Buckets {
+		where := fmt.Sprintf("bucket %d", b.Bucket)
+		if b.State == nil || b.State.Error != "" {
+			return fmt.Errorf("%s: no full-text state in Java's dump", where)
+		}
+		if len(b.State.Stale) > 0 || b.Plan != nil {
+			return fmt.Errorf("%s: stale archives %v, plan %+v", where, b.State.Stale, b.Plan)
+		}
+		archives := map[string]inspect.IndexFileDump{}
+		for _, f := range b.IndexFiles {
+			archives[f.FileName] = f
+		}
+		levels := map[string][]string{}
+		for _, f := range b.DataFiles {
+			if f.Level == 0 || f.FileSource != "COMPACT" {
+				return fmt.Errorf("%s: data file %s (level %d, %s) is no archive source", where, f.FileName, f.Level, f.FileSource)
+			}
+			l := strconv.Itoa(int(f.Level))
+			levels[l] = append(levels[l], f.FileName)
+		}
+		for l, files := range levels {
+			name, ok := b.State.Current[l]
+			if !ok {
+				return fmt.Errorf("%s: level %s has no current archive", where, l)
+			}
+			a := archives[name]
+			if a.GlobalIndex == nil || a.GlobalIndex.SourceMeta == nil {
+				return fmt.Errorf("%s: archive %s has no source meta", where, name)
+			}
+			var sources []string
+			for _, s := range a.GlobalIndex.SourceMeta.Files {
+				sources = append(sources, s.FileName)
+			}
+			sort.Strings(sources)
+			sort.Strings(files)
+			if !slices.Equal(sources, files) {
+				return fmt.Errorf("%s: archive %s covers %v, level %s holds %v", where, name, sources, l, files)
+			}
+		}
+		if len(b.State.Current) != len(levels) {
+			return fmt.Errorf("%s: current archives %v for levels %v", where, b.State.Current, levels)
+		}
+	}
+	return nil
 }
