@@ -1,0 +1,620 @@
+package tableops
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/manifest"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
+	"github.com/paimon-pkft/pkft/impl/table"
+)
+
+// BatchCommitIdentifier is the commit identifier of Paimon's batch writes
+// (BatchWriteBuilder.COMMIT_IDENTIFIER, Long.MAX_VALUE); maintenance commits use it by default.
+const BatchCommitIdentifier int64 = 1<<63 - 1
+
+// DefaultCommitMaxRetries is commit.max-retries' default in Paimon 2.0.0.
+const DefaultCommitMaxRetries = 10
+
+// ErrCommitConflict reports a maintenance commit that kept losing the race for the next snapshot
+// id, or whose rebase found the table changed in a way it cannot follow (for example a new schema).
+// Nothing was committed and every file the commit generated was deleted.
+var ErrCommitConflict = errors.New("maintenance commit conflict")
+
+// BucketResult is what maintenance did to one (partition, bucket).
+type BucketResult struct {
+	// Partition is the serialized partition row; PartitionSpec its directory form.
+	Partition     []byte
+	PartitionSpec []paths.PartitionKV
+	Bucket        int32
+	// Built are the archives created (committed when the maintenance committed).
+	Built []*meta.IndexFileMeta
+	// Retired are the archives removed from the index manifest.
+	Retired []*meta.IndexFileMeta
+	// Unchanged are the current archives kept as they were.
+	Unchanged []*meta.IndexFileMeta
+	// Duration is the time the bucket's maintainer took (restore, builds, bookkeeping).
+	Duration time.Duration
+}
+
+// Changed reports whether the bucket has archives to add or remove.
+func (b *BucketResult) Changed() bool { return len(b.Built) > 0 || len(b.Retired) > 0 }
+
+// MaintainResult is the outcome of Maintain.
+type MaintainResult struct {
+	// Base is the snapshot the committed changes were planned on (after any rebase).
+	Base *snapshot.Snapshot
+	// Snapshot is the committed snapshot, nil when there was nothing to do.
+	Snapshot *snapshot.Snapshot
+	// Buckets has one result per maintained bucket, ordered by partition bytes then bucket.
+	Buckets []BucketResult
+	// Attempts is the number of publication attempts (0 when nothing was committed).
+	Attempts int
+}
+
+// Progress reports one finished bucket to a WithProgress callback.
+type Progress struct {
+	// Done buckets out of Total in the current planning round (a rebase starts a new round over
+	// the affected buckets).
+	Done, Total int
+	// Bucket is the bucket that just finished.
+	Bucket *BucketResult
+}
+
+// MaintainOption configures Maintain.
+type MaintainOption func(*maintainConfig)
+
+type maintainConfig struct {
+	commitUser    string
+	identifier    int64
+	parallelism   int
+	filter        func(partition []paths.PartitionKV, bucket int32) bool
+	progress      func(Progress)
+	beforePublish func(ctx context.Context, next *snapshot.Snapshot) error
+	maxRetries    int
+	retryWait     func(retry int) time.Duration
+}
+
+// WithCommitUser sets the snapshot's commitUser (default: a random UUID, as a Java writer
+// without a configured user does).
+func WithCommitUser(user string) MaintainOption {
+	return func(c *maintainConfig) { c.commitUser = user }
+}
+
+// WithCommitIdentifier sets the snapshot's commitIdentifier (default BatchCommitIdentifier).
+func WithCommitIdentifier(id int64) MaintainOption {
+	return func(c *maintainConfig) { c.identifier = id }
+}
+
+// WithParallelism bounds how many buckets are maintained at once (default runtime.NumCPU()).
+func WithParallelism(n int) MaintainOption {
+	return func(c *maintainConfig) { c.parallelism = n }
+}
+
+// WithBuckets restricts maintenance to the buckets for which keep returns true; partition is the
+// bucket's partition as its directory names it.
+func WithBuckets(keep func(partition []paths.PartitionKV, bucket int32) bool) MaintainOption {
+	return func(c *maintainConfig) { c.filter = keep }
+}
+
+// WithProgress calls report after each bucket finishes, from the goroutine that ran it (calls
+// are serialized).
+func WithProgress(report func(Progress)) MaintainOption {
+	return func(c *maintainConfig) { c.progress = report }
+}
+
+// WithBeforePublish calls hook after every generated file is written and the next snapshot is
+// prepared, just before it is published. It is a test hook: a harness can hold the commit there
+// (or commit another snapshot) to exercise the conflict path. An error aborts the maintenance
+// like any other failure.
+func WithBeforePublish(hook func(ctx context.Context, next *snapshot.Snapshot) error) MaintainOption {
+	return func(c *maintainConfig) { c.beforePublish = hook }
+}
+
+// WithMaxRetries sets how many times a lost publication is retried on a new base (default
+// DefaultCommitMaxRetries, commit.max-retries).
+func WithMaxRetries(n int) MaintainOption {
+	return func(c *maintainConfig) { c.maxRetries = n }
+}
+
+// pendingBucket is one bucket's maintainer call that is not committed yet.
+type pendingBucket struct {
+	result BucketResult
+	commit *pkfulltext.Commit
+	// sources fingerprints what the plan depended on, to tell whether a rebase affects it.
+	sources string
+}
+
+// Maintain brings the primary-key full-text archives of the table's latest snapshot up to date
+// and commits the created and retired archives as one new snapshot, as a Java writer whose
+// full-text maintainer runs with wait and empty increments would: the changes travel in the
+// append increment, so the snapshot is an APPEND commit carrying only index changes (no data
+// file changes, an empty delta manifest list, a new index manifest).
+//
+// Every selected (partition, bucket) is restored and its maintainer run in a pool of bounded
+// size. When nothing changes, no snapshot is written and MaintainResult.Snapshot is nil. When
+// another writer publishes the next snapshot first, the latest snapshot is re-read; buckets whose
+// data files or source payloads changed are planned again on the new base (their generated
+// archives deleted), the others keep their results, and publication is retried, up to
+// WithMaxRetries times. On any failure or abort every file the call generated (archives,
+// manifest lists, index manifest) is deleted and nothing committed metadata references is
+// touched. The LATEST hint is updated best effort.
+func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts ...MaintainOption) (*MaintainResult, error) {
+	cfg := maintainConfig{
+		identifier:  BatchCommitIdentifier,
+		parallelism: runtime.NumCPU(),
+		maxRetries:  DefaultCommitMaxRetries,
+		retryWait: func(retry int) time.Duration {
+			return min(10*time.Millisecond<<min(retry, 10), 10*time.Second)
+		},
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.commitUser == "" {
+		cfg.commitUser = uuid.NewString()
+	}
+	if cfg.parallelism <= 0 {
+		cfg.parallelism = 1
+	}
+	if engine == nil {
+		return nil, errors.New("maintain full-text archives: no engine")
+	}
+	r, err := NewRestorer(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if r.FullText == nil {
+		return nil, fmt.Errorf("maintain %s: %w", t.Root, ErrNoFullTextIndex)
+	}
+	m := &maintenance{t: t, r: r, engine: engine, cfg: cfg, done: map[bucketKey]*pendingBucket{}}
+	res, err := m.run(ctx)
+	if err != nil {
+		return nil, errors.Join(err, m.abortAll(ctx))
+	}
+	return res, nil
+}
+
+type bucketKey struct {
+	partition string
+	bucket    int32
+}
+
+type maintenance struct {
+	t      *table.Table
+	r      *Restorer
+	engine fulltext.Engine
+	cfg    maintainConfig
+	// done holds the planned, uncommitted buckets of the current base.
+	done map[bucketKey]*pendingBucket
+}
+
+func (m *maintenance) run(ctx context.Context) (*MaintainResult, error) {
+	for attempt := 0; ; attempt++ {
+		base, err := m.t.Latest(ctx)
+		if err != nil {
+			return nil, err
+		}
+		contents, err := m.t.Read(ctx, base)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.plan(ctx, contents); err != nil {
+			return nil, err
+		}
+		res := m.result(base)
+		changes := m.indexChanges()
+		if len(changes) == 0 {
+			// Nothing to commit: every archive is current. Nothing was generated either.
+			return res, nil
+		}
+		next, written, err := m.prepare(ctx, contents, changes)
+		if err != nil {
+			return nil, err
+		}
+		committed, err := m.publish(ctx, next)
+		var uncertain *UncertainCommitError
+		if errors.As(err, &uncertain) {
+			// The snapshot may reference the generated files: keep every one of them.
+			clear(m.done)
+			return nil, err
+		}
+		if err != nil || !committed {
+			m.deleteQuietly(ctx, written)
+			if err != nil {
+				return nil, err
+			}
+			if attempt >= m.cfg.maxRetries {
+				return nil, fmt.Errorf("commit snapshot %d after %d attempts: %w", next.ID, attempt+1, ErrCommitConflict)
+			}
+			select {
+			case <-time.After(m.cfg.retryWait(attempt)):
+			case <-ctx.Done():
+				return nil, fmt.Errorf("retry maintenance commit: %w", ctx.Err())
+			}
+			continue
+		}
+		res.Snapshot = next
+		res.Attempts = attempt + 1
+		return res, nil
+	}
+}
+
+// plan runs the maintainer of every selected bucket of contents whose earlier plan (if any) no
+// longer fits, and aborts the plans of buckets that vanished or changed.
+func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error {
+	type job struct {
+		key     bucketKey
+		bucket  *RestoredBucket
+		sources string
+	}
+	var jobs []job
+	seen := map[bucketKey]bool{}
+	for _, b := range contents.Buckets {
+		rb, err := m.r.RestoreBucket(b)
+		if err != nil {
+			return err
+		}
+		if m.cfg.filter != nil && !m.cfg.filter(rb.PartitionSpec, rb.Bucket) {
+			continue
+		}
+		key := bucketKey{string(b.Partition), b.Bucket}
+		seen[key] = true
+		sources := fingerprint(rb)
+		if p, ok := m.done[key]; ok {
+			if p.sources == sources {
+				continue
+			}
+			// A concurrent commit changed what this bucket's plan was based on: plan again.
+			if err := p.commit.Abort(ctx); err != nil {
+				return fmt.Errorf("abort outdated plan of bucket %d: %w", b.Bucket, err)
+			}
+			delete(m.done, key)
+		}
+		jobs = append(jobs, job{key: key, bucket: rb, sources: sources})
+	}
+	for key, p := range m.done {
+		if !seen[key] {
+			if err := p.commit.Abort(ctx); err != nil {
+				return fmt.Errorf("abort plan of vanished bucket %d: %w", key.bucket, err)
+			}
+			delete(m.done, key)
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		finished int
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, m.cfg.parallelism)
+	)
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = ctx.Err()
+				}
+				mu.Unlock()
+				return
+			}
+			defer func() { <-sem }()
+			p, err := m.maintainBucket(ctx, j.bucket)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				return
+			}
+			p.sources = j.sources
+			m.done[j.key] = p
+			finished++
+			if m.cfg.progress != nil {
+				m.cfg.progress(Progress{Done: finished, Total: len(jobs), Bucket: &p.result})
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// maintainBucket restores one bucket's maintainer and runs it to completion with empty
+// increments. The returned commit's Abort deletes the archives it built.
+func (m *maintenance) maintainBucket(ctx context.Context, b *RestoredBucket) (_ *pendingBucket, err error) {
+	start := time.Now()
+	mt, err := m.r.NewFullTextMaintainer(ctx, b, m.engine)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := mt.Close(ctx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	commit, err := mt.PrepareCommit(ctx, pkfulltext.DataIncrement{}, pkfulltext.CompactIncrement{}, true)
+	if err != nil {
+		return nil, fmt.Errorf("maintain bucket %d of partition %v: %w", b.Bucket, b.PartitionSpec, err)
+	}
+	p := &pendingBucket{
+		result: BucketResult{Partition: b.Partition, PartitionSpec: b.PartitionSpec, Bucket: b.Bucket},
+		commit: commit,
+	}
+	if commit.CompactIncrement != nil {
+		// Empty data increments always route to the append increment; anything else is a bug.
+		_ = commit.Abort(ctx)
+		return nil, fmt.Errorf("maintain bucket %d: changes routed to the compact increment", b.Bucket)
+	}
+	if inc := commit.AppendIncrement; inc != nil {
+		p.result.Built = inc.NewIndexFiles
+		p.result.Retired = inc.DeletedIndexFiles
+	}
+	for _, cur := range mt.Payloads() {
+		if !slices.ContainsFunc(p.result.Built, func(x *meta.IndexFileMeta) bool { return x.FileName == cur.FileName }) {
+			p.result.Unchanged = append(p.result.Unchanged, cur)
+		}
+	}
+	p.result.Duration = time.Since(start)
+	return p, nil
+}
+
+// fingerprint captures what a bucket's full-text plan depends on: its data files and its source
+// payloads.
+func fingerprint(b *RestoredBucket) string {
+	h, _ := json.Marshal(struct {
+		D []string
+		P []string
+	}{
+		D: func() []string {
+			var out []string
+			for _, f := range b.DataFiles {
+				out = append(out, fmt.Sprintf("%d/%s/%d", f.Level, f.FileName, f.RowCount))
+			}
+			return out
+		}(),
+		P: func() []string {
+			var out []string
+			for _, f := range b.SourcePayloads {
+				out = append(out, f.IndexType+"/"+f.FileName)
+			}
+			return out
+		}(),
+	})
+	return string(h)
+}
+
+// sortedPending returns the planned buckets ordered by partition bytes then bucket.
+func (m *maintenance) sortedPending() []*pendingBucket {
+	out := make([]*pendingBucket, 0, len(m.done))
+	for _, p := range m.done {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b *pendingBucket) int {
+		if c := compareBytes(a.result.Partition, b.result.Partition); c != 0 {
+			return c
+		}
+		return int(a.result.Bucket) - int(b.result.Bucket)
+	})
+	return out
+}
+
+func compareBytes(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return int(a[i]) - int(b[i])
+		}
+	}
+	return len(a) - len(b)
+}
+
+func (m *maintenance) result(base *snapshot.Snapshot) *MaintainResult {
+	res := &MaintainResult{Base: base}
+	for _, p := range m.sortedPending() {
+		res.Buckets = append(res.Buckets, p.result)
+	}
+	return res
+}
+
+// indexChanges lists the index manifest changes of every bucket as Java's ManifestEntryChanges
+// collects a commit message's append increment: the bucket's deleted index files, then its new
+// ones.
+func (m *maintenance) indexChanges() []meta.IndexManifestEntry {
+	var out []meta.IndexManifestEntry
+	for _, p := range m.sortedPending() {
+		for _, f := range p.result.Retired {
+			out = append(out, meta.IndexManifestEntry{Kind: meta.FileKindDelete, Partition: p.result.Partition, Bucket: p.result.Bucket, IndexFile: *f})
+		}
+		for _, f := range p.result.Built {
+			out = append(out, meta.IndexManifestEntry{Kind: meta.FileKindAdd, Partition: p.result.Partition, Bucket: p.result.Bucket, IndexFile: *f})
+		}
+	}
+	return out
+}
+
+// abortAll aborts every planned bucket, deleting the archives it generated.
+func (m *maintenance) abortAll(ctx context.Context) error {
+	var errs []error
+	for key, p := range m.done {
+		if err := p.commit.Abort(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("abort bucket %d: %w", key.bucket, err))
+		}
+		delete(m.done, key)
+	}
+	return errors.Join(errs...)
+}
+
+func (m *maintenance) deleteQuietly(ctx context.Context, files []string) {
+	for _, p := range files {
+		m.t.FileIO.DeleteQuietly(context.WithoutCancel(ctx), p)
+	}
+}
+
+// prepare writes the manifest lists and the index manifest of the next snapshot on base and
+// returns the snapshot (not yet published) and the files written. It mirrors
+// FileStoreCommitImpl#tryCommitOnce for an APPEND commit with no data files: the base manifest
+// list lists the latest snapshot's base and delta manifests, the delta manifest list is empty,
+// there is no changelog, the index manifest is the latest one combined with the changes.
+func (m *maintenance) prepare(ctx context.Context, contents *table.Contents, changes []meta.IndexManifestEntry) (_ *snapshot.Snapshot, written []string, err error) {
+	base := contents.Snapshot
+	sch, err := m.t.LatestSchema(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sch.ID != m.r.Schema.ID {
+		return nil, nil, fmt.Errorf("schema changed from %d to %d during maintenance: %w", m.r.Schema.ID, sch.ID, ErrCommitConflict)
+	}
+	w := &writer{t: m.t, factory: m.r.Paths, opts: manifest.WriteOptions{Compression: sch.Options[ManifestCompressionOption]}}
+	defer func() {
+		if err != nil {
+			w.cleanup(ctx)
+		}
+	}()
+	entries, err := manifest.CombineIndexManifest(contents.IndexEntries, changes, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("combine index manifest: %w", err)
+	}
+	manifests := slices.Concat(contents.BaseManifests, contents.DeltaManifests)
+	baseList, baseSize, err := w.write(ctx, m.r.Paths.NewManifestList, func(out io.Writer) error {
+		return manifest.WriteManifestList(out, manifests, w.opts)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	deltaList, deltaSize, err := w.write(ctx, m.r.Paths.NewManifestList, func(out io.Writer) error {
+		return manifest.WriteManifestList(out, nil, w.opts)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	indexManifest, _, err := w.write(ctx, m.r.Paths.NewIndexManifest, func(out io.Writer) error {
+		return manifest.WriteIndexManifest(out, entries, w.opts)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	stats, err := m.inheritedStatistics(ctx, base, sch.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var nextRowID int64
+	if base.NextRowID != nil {
+		nextRowID = *base.NextRowID
+	}
+	id := uuid.NewString()
+	next := &snapshot.Snapshot{
+		Version:               snapshot.CurrentVersion,
+		UUID:                  &id,
+		ID:                    base.ID + 1,
+		SchemaID:              sch.ID,
+		BaseManifestList:      baseList,
+		BaseManifestListSize:  &baseSize,
+		DeltaManifestList:     deltaList,
+		DeltaManifestListSize: &deltaSize,
+		IndexManifest:         &indexManifest,
+		CommitUser:            m.cfg.commitUser,
+		CommitIdentifier:      m.cfg.identifier,
+		CommitKind:            snapshot.CommitAppend,
+		TimeMillis:            time.Now().UnixMilli(),
+		TotalRecordCount:      base.TotalRecordCount,
+		DeltaRecordCount:      0,
+		Watermark:             base.Watermark,
+		Statistics:            stats,
+		NextRowID:             &nextRowID,
+	}
+	return next, slices.Clone(w.written), nil
+}
+
+// inheritedStatistics is the statistics file the next snapshot inherits: the latest one's, when
+// its statistics were computed on the writer's schema (FileStoreCommitImpl reads the file and
+// compares schema ids).
+func (m *maintenance) inheritedStatistics(ctx context.Context, base *snapshot.Snapshot, schemaID int64) (*string, error) {
+	if base.Statistics == nil {
+		return nil, nil
+	}
+	p := paths.Join(m.t.Root, paths.StatisticsDir, *base.Statistics)
+	data, err := m.t.FileIO.ReadFile(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("read statistics %s of snapshot %d: %w", *base.Statistics, base.ID, err)
+	}
+	var stats struct {
+		SchemaID *int64 `json:"schemaId"`
+	}
+	if err := json.Unmarshal(data, &stats); err != nil || stats.SchemaID == nil {
+		return nil, fmt.Errorf("parse statistics %s of snapshot %d: no schemaId", *base.Statistics, base.ID)
+	}
+	if *stats.SchemaID != schemaID {
+		return nil, nil
+	}
+	name := *base.Statistics
+	return &name, nil
+}
+
+// publish runs the hook and publishes next without overwriting. It returns false, nil when
+// another writer took the snapshot id first. When publication fails otherwise, it re-reads
+// snapshot-N to learn whether it landed; if that cannot be established it returns an
+// UncertainCommitError, and the caller must not delete anything next references.
+func (m *maintenance) publish(ctx context.Context, next *snapshot.Snapshot) (bool, error) {
+	if m.cfg.beforePublish != nil {
+		if err := m.cfg.beforePublish(ctx, next); err != nil {
+			return false, fmt.Errorf("before publishing snapshot %d: %w", next.ID, err)
+		}
+	}
+	err := m.t.Snapshots.Commit(ctx, next)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, snapshot.ErrSnapshotExists) {
+		return false, nil
+	}
+	// The publication failed for another reason; find out whether it landed anyway.
+	landed, rerr := m.t.Snapshots.Snapshot(context.WithoutCancel(ctx), next.ID)
+	switch {
+	case rerr == nil && landed.UUID != nil && *landed.UUID == *next.UUID:
+		return true, nil
+	case rerr == nil:
+		return false, nil
+	case errors.Is(rerr, fs.ErrNotExist):
+		return false, fmt.Errorf("commit snapshot %d: %w", next.ID, err)
+	default:
+		return false, &UncertainCommitError{ID: next.ID, Err: errors.Join(err, rerr)}
+	}
+}
+
+// UncertainCommitError reports a publication whose outcome could not be established. The files
+// it would reference are left in place, because the snapshot may have been published.
+type UncertainCommitError struct {
+	ID  int64
+	Err error
+}
+
+func (e *UncertainCommitError) Error() string {
+	return fmt.Sprintf("commit snapshot %d: outcome unknown, generated files kept: %v", e.ID, e.Err)
+}
+
+func (e *UncertainCommitError) Unwrap() error { return e.Err }

@@ -1,0 +1,597 @@
+package tableops_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// javaTables are the Java-written golden tables that enable deletion vectors, as Java requires
+// of a full-text table.
+var javaTables = []string{"two-levels", "partitioned-dv", "composite-key"}
+
+// copyJavaTable copies a Java-written golden table and adds pk-full-text.index.columns = content
+// as Java's SchemaManager commits an option change: the next schema file, same fields, the option
+// appended. Like in Java, no snapshot is committed.
+func copyJavaTable(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "testdata", "tables", "java", name)
+	dst := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tbl := table.Open(fileio.NewLocal(), dst)
+	s, err := tbl.LatestSchema(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := *s
+	next.ID = s.ID + 1
+	next.Options = map[string]string{}
+	for k, v := range s.Options {
+		next.Options[k] = v
+	}
+	next.Options[pkfulltext.ColumnsOption] = "content"
+	next.OptionOrder = append(slices.Clone(s.OptionOrder), pkfulltext.ColumnsOption)
+	if err := os.WriteFile(filepath.Join(dst, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func engine(t *testing.T) (fulltext.Engine, *native.Library) {
+	lib := testenv.Native(t)
+	return native.Engine{Lib: lib}, lib
+}
+
+// listFiles lists every regular file under root, relative to it.
+func listFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// added returns the files of after that are not in before.
+func added(before, after []string) []string {
+	var out []string
+	for _, f := range after {
+		if !slices.Contains(before, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// referenced collects the names of every manifest list, manifest, index manifest and index
+// file that some snapshot of the table references.
+func referenced(t *testing.T, tbl *table.Table) map[string]bool {
+	t.Helper()
+	ctx := context.Background()
+	ids, err := tbl.Snapshots.IDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, id := range ids {
+		s, err := tbl.Snapshots.Snapshot(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[s.BaseManifestList], out[s.DeltaManifestList] = true, true
+		if s.IndexManifest != nil {
+			out[*s.IndexManifest] = true
+		}
+		c, err := tbl.Read(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range slices.Concat(c.BaseManifests, c.DeltaManifests) {
+			out[m.FileName] = true
+		}
+		for _, e := range c.IndexEntries {
+			out[e.IndexFile.FileName] = true
+		}
+	}
+	return out
+}
+
+// checkNoOrphans fails when a file under manifest/ or index/ is referenced by no snapshot.
+func checkNoOrphans(t *testing.T, tbl *table.Table, root string) {
+	t.Helper()
+	refs := referenced(t, tbl)
+	for _, f := range listFiles(t, root) {
+		dir, name := filepath.Split(f)
+		if (dir == "manifest/" || dir == "index/") && !refs[name] {
+			t.Errorf("file %s is referenced by no snapshot", f)
+		}
+	}
+}
+
+// checkAllCurrent re-reads the latest snapshot and checks every bucket's full-text state:
+// nothing stale, nothing planned, one current archive per level with eligible files.
+func checkAllCurrent(t *testing.T, tbl *table.Table, fieldID int32) *table.Contents {
+	t.Helper()
+	ctx := context.Background()
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tbl.Read(ctx, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range c.Buckets {
+		view, err := pkfulltext.InspectBucket(fieldID, b.DataFiles, b.IndexFiles)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if view.Plan != nil {
+			t.Errorf("bucket %d: still planned: level %d", b.Bucket, view.Plan.DataLevel())
+		}
+		if n := len(view.State.StalePayloads()); n != 0 {
+			t.Errorf("bucket %d: %d stale archives", b.Bucket, n)
+		}
+		levels := map[int32]bool{}
+		for _, f := range view.Eligible {
+			levels[f.Level] = true
+		}
+		if got := len(view.State.CurrentPayloads()); got != len(levels) {
+			t.Errorf("bucket %d: %d current archives for %d levels", b.Bucket, got, len(levels))
+		}
+	}
+	return c
+}
+
+func nonFullText(entries []meta.IndexManifestEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if e.IndexFile.IndexType != pkfulltext.IndexType {
+			out = append(out, fmt.Sprintf("%x/%d/%s/%s/%d", e.Partition, e.Bucket, e.IndexFile.IndexType, e.IndexFile.FileName, e.IndexFile.FileSize))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestMaintainJavaTables(t *testing.T) {
+	eng, lib := engine(t)
+	for _, name := range javaTables {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			root := copyJavaTable(t, name)
+			tbl := table.Open(fileio.NewLocal(), root)
+			base, err := tbl.Latest(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			baseContents, err := tbl.Read(ctx, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var progress atomic.Int32
+			res, err := tableops.Maintain(ctx, tbl, eng, tableops.WithParallelism(2), tableops.WithCommitUser("go-maintain"),
+				tableops.WithProgress(func(p tableops.Progress) { progress.Add(1) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Snapshot == nil {
+				t.Fatal("nothing committed on a table without archives")
+			}
+			if int(progress.Load()) != len(res.Buckets) || len(res.Buckets) != len(baseContents.Buckets) {
+				t.Errorf("progress %d, buckets %d, table buckets %d", progress.Load(), len(res.Buckets), len(baseContents.Buckets))
+			}
+			s := res.Snapshot
+			if s.ID != base.ID+1 || s.CommitKind != snapshot.CommitAppend || s.SchemaID != 1 ||
+				s.TotalRecordCount != base.TotalRecordCount || s.DeltaRecordCount != 0 ||
+				s.CommitUser != "go-maintain" || s.CommitIdentifier != tableops.BatchCommitIdentifier ||
+				s.NextRowID == nil || *s.NextRowID != 0 || s.ChangelogManifestList != nil {
+				t.Errorf("snapshot fields: %+v", s)
+			}
+			got, err := tbl.Latest(ctx)
+			if err != nil || got.ID != s.ID {
+				t.Fatalf("latest %v, %v", got, err)
+			}
+			c := checkAllCurrent(t, tbl, fieldID(t, tbl))
+			if len(c.DeltaManifests) != 0 {
+				t.Errorf("delta manifests: %v", c.DeltaManifests)
+			}
+			if len(c.Entries) != len(baseContents.Entries) {
+				t.Errorf("data files changed: %d -> %d", len(baseContents.Entries), len(c.Entries))
+			}
+			if a, b := nonFullText(baseContents.IndexEntries), nonFullText(c.IndexEntries); !slices.Equal(a, b) {
+				t.Errorf("non-full-text index entries changed:\n%v\n%v", a, b)
+			}
+			var built int
+			for _, b := range res.Buckets {
+				built += len(b.Built)
+				if len(b.Retired) != 0 || len(b.Unchanged) != 0 {
+					t.Errorf("bucket %d: retired %d unchanged %d on a table without archives", b.Bucket, len(b.Retired), len(b.Unchanged))
+				}
+			}
+			if built == 0 {
+				t.Error("no archive built")
+			}
+			searchEveryArchive(t, tbl, lib, c)
+			checkNoOrphans(t, tbl, root)
+
+			// A second maintenance finds everything current and commits nothing.
+			before := listFiles(t, root)
+			again, err := tableops.Maintain(ctx, tbl, eng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Snapshot != nil {
+				t.Errorf("second maintenance committed snapshot %d", again.Snapshot.ID)
+			}
+			for _, b := range again.Buckets {
+				if b.Changed() || len(b.Unchanged) == 0 {
+					t.Errorf("second maintenance, bucket %d: %+v", b.Bucket, b)
+				}
+			}
+			if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+				t.Errorf("second maintenance wrote %v", diff)
+			}
+		})
+	}
+}
+
+// fieldID is the full-text column's field id in the table's latest schema.
+func fieldID(t *testing.T, tbl *table.Table) int32 {
+	t.Helper()
+	r, err := tableops.NewRestorer(context.Background(), tbl)
+	if err != nil || r.FullText == nil {
+		t.Fatalf("restorer: %v", err)
+	}
+	return r.FullText.FieldID
+}
+
+func pkindexDecode(b []byte) ([]sourceFile, error) {
+	sm, err := pkindex.DecodeSourceMeta(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []sourceFile
+	for _, f := range sm.SourceFiles() {
+		out = append(out, sourceFile{f.FileName(), f.RowCount()})
+	}
+	return out, nil
+}
+
+func mustFields(t *testing.T) []types.DataField {
+	t.Helper()
+	return []types.DataField{types.Field(0, "id", types.Int()), types.Field(1, "content", types.String()), types.Field(2, "title", types.String())}
+}
+
+// searchEveryArchive opens every full-text archive of c with the native reader and checks a term
+// read from the archive's first non-null source row is found at that row id.
+func searchEveryArchive(t *testing.T, tbl *table.Table, lib *native.Library, c *table.Contents) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := tableops.NewRestorer(ctx, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	searched := 0
+	defer func() {
+		if searched == 0 {
+			t.Error("no archive was searched")
+		}
+	}()
+	for _, b := range c.Buckets {
+		rb, err := r.RestoreBucket(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rb.IndexFiles[pkfulltext.IndexType] {
+			sm, err := pkindexSource(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rowID, term := firstTerm(t, r, rb, sm)
+			if term == "" {
+				continue
+			}
+			path := rb.IndexPaths.ToPathOf(f.FileName, "")
+			af, err := tbl.FileIO.OpenReaderAt(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rd, err := lib.OpenReader(ctx, af, af.Size())
+			if err != nil {
+				af.Close()
+				t.Fatal(err)
+			}
+			hits, err := rd.Search(ctx, fmt.Sprintf(`{"match":{"query":%q,"column":"text"}}`, term), 10000)
+			rd.Close()
+			af.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			searched++
+			if !slices.ContainsFunc(hits, func(h fulltext.Hit) bool { return h.RowID == rowID }) {
+				t.Errorf("archive %s: %q does not find row %d (%d hits)", f.FileName, term, rowID, len(hits))
+			}
+		}
+	}
+}
+
+type sourceFile struct {
+	name string
+	rows int64
+}
+
+func pkindexSource(f *meta.IndexFileMeta) ([]sourceFile, error) {
+	sm, err := pkindexDecode(f.GlobalIndex.SourceMeta)
+	if err != nil {
+		return nil, err
+	}
+	return sm, nil
+}
+
+// firstTerm reads the archive's source files through the production reader and returns the row
+// id and first word of the first non-null text.
+func firstTerm(t *testing.T, r *tableops.Restorer, rb *tableops.RestoredBucket, files []sourceFile) (int64, string) {
+	t.Helper()
+	ctx := context.Background()
+	readers := &pkfulltext.DataFileReaders{FileIO: r.Table.FileIO, Paths: rb.DataPaths, FieldID: r.FullText.FieldID,
+		FieldName: func(_ int64, _ int32) (string, error) { return r.FullText.Column, nil }}
+	var offset int64
+	for _, sf := range files {
+		var df *meta.DataFileMeta
+		for _, d := range rb.DataFiles {
+			if d.FileName == sf.name {
+				df = d
+			}
+		}
+		if df == nil {
+			t.Fatalf("source %s is not live", sf.name)
+		}
+		tr, err := readers.Open(ctx, df)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pos := int64(0); pos < sf.rows; pos++ {
+			row, err := tr.Next(ctx)
+			if err != nil {
+				tr.Close()
+				t.Fatal(err)
+			}
+			if word := strings.Fields(string(row.Text)); !row.Null && len(word) > 0 && isWord(word[0]) {
+				tr.Close()
+				return offset + pos, word[0]
+			}
+		}
+		tr.Close()
+		offset += sf.rows
+	}
+	return 0, ""
+}
+
+func isWord(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// failingIO fails Create for paths whose name has prefix, after skip successful matches.
+type failingIO struct {
+	fileio.FileIO
+	prefix string
+	skip   int32
+	seen   atomic.Int32
+}
+
+var errInjected = errors.New("injected write failure")
+
+func (f *failingIO) Create(ctx context.Context, path string) (fileio.AtomicWriter, error) {
+	if strings.HasPrefix(paths.Name(path), f.prefix) && f.seen.Add(1) > f.skip {
+		return nil, errInjected
+	}
+	return f.FileIO.Create(ctx, path)
+}
+
+func TestMaintainFailureLeavesNoFile(t *testing.T) {
+	eng, _ := engine(t)
+	for _, tc := range []struct {
+		prefix string
+		skip   int32
+	}{
+		{"index-manifest-", 0},
+		{"manifest-list-", 1},
+		{"index-", 1}, // the second archive
+	} {
+		t.Run(tc.prefix, func(t *testing.T) {
+			ctx := context.Background()
+			root := copyJavaTable(t, "partitioned-dv")
+			before := listFiles(t, root)
+			tbl := table.Open(&failingIO{FileIO: fileio.NewLocal(), prefix: tc.prefix, skip: tc.skip}, root)
+			_, err := tableops.Maintain(ctx, tbl, eng, tableops.WithParallelism(1))
+			if !errors.Is(err, errInjected) {
+				t.Fatalf("got %v, want the injected failure", err)
+			}
+			if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+				t.Errorf("failed maintenance left %v", diff)
+			}
+		})
+	}
+}
+
+func TestMaintainAbortInHookLeavesNoFile(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	root := copyJavaTable(t, "two-levels")
+	before := listFiles(t, root)
+	tbl := table.Open(fileio.NewLocal(), root)
+	stop := errors.New("harness aborts")
+	_, err := tableops.Maintain(ctx, tbl, eng, tableops.WithBeforePublish(func(context.Context, *snapshot.Snapshot) error { return stop }))
+	if !errors.Is(err, stop) {
+		t.Fatalf("got %v", err)
+	}
+	if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+		t.Errorf("aborted maintenance left %v", diff)
+	}
+}
+
+// TestMaintainConcurrentCommitRebases publishes another snapshot between Go's read and Go's
+// publication. A commit that changes no bucket (a manifest rewrite) makes Go retry on the new
+// base with the same archives; a commit that maintains the same buckets makes Go plan them again,
+// find them current, commit nothing and delete every archive it had built.
+func TestMaintainConcurrentCommitRebases(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+
+	t.Run("unrelated-commit", func(t *testing.T) {
+		root := copyJavaTable(t, "partitioned-dv")
+		tbl := table.Open(fileio.NewLocal(), root)
+		base, _ := tbl.Latest(ctx)
+		calls := 0
+		res, err := tableops.Maintain(ctx, tbl, eng, tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+			calls++
+			if calls == 1 {
+				_, err := tableops.RewriteMetadata(ctx, tbl, "other-writer")
+				return err
+			}
+			return nil
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Snapshot == nil || res.Snapshot.ID != base.ID+2 || res.Attempts != 2 || res.Base.ID != base.ID+1 {
+			t.Fatalf("result: %+v", res)
+		}
+		checkAllCurrent(t, tbl, fieldID(t, tbl))
+		checkNoOrphans(t, tbl, root)
+	})
+
+	t.Run("same-buckets", func(t *testing.T) {
+		root := copyJavaTable(t, "partitioned-dv")
+		tbl := table.Open(fileio.NewLocal(), root)
+		base, _ := tbl.Latest(ctx)
+		calls := 0
+		var other *tableops.MaintainResult
+		res, err := tableops.Maintain(ctx, tbl, eng, tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+			calls++
+			if calls == 1 {
+				var err error
+				other, err = tableops.Maintain(ctx, tbl, eng, tableops.WithCommitUser("other-writer"))
+				return err
+			}
+			return nil
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other == nil || other.Snapshot == nil || other.Snapshot.ID != base.ID+1 {
+			t.Fatalf("concurrent maintenance: %+v", other)
+		}
+		if res.Snapshot != nil {
+			t.Errorf("rebased maintenance committed snapshot %d although the other writer made everything current", res.Snapshot.ID)
+		}
+		latest, _ := tbl.Latest(ctx)
+		if latest.ID != base.ID+1 {
+			t.Errorf("latest %d", latest.ID)
+		}
+		checkAllCurrent(t, tbl, fieldID(t, tbl))
+		checkNoOrphans(t, tbl, root)
+	})
+
+	t.Run("retries-exhausted", func(t *testing.T) {
+		root := copyJavaTable(t, "two-levels")
+		tbl := table.Open(fileio.NewLocal(), root)
+		before := listFiles(t, root)
+		var rewrites []string
+		_, err := tableops.Maintain(ctx, tbl, eng, tableops.WithMaxRetries(1), tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+			s, err := tableops.RewriteMetadata(ctx, tbl, "other-writer")
+			if err == nil {
+				rewrites = append(rewrites, s.BaseManifestList)
+			}
+			return err
+		}))
+		if !errors.Is(err, tableops.ErrCommitConflict) {
+			t.Fatalf("got %v", err)
+		}
+		// Only the other writer's files may have been added.
+		refs := referenced(t, tbl)
+		for _, f := range added(before, listFiles(t, root)) {
+			if name := filepath.Base(f); !refs[name] && !strings.HasPrefix(f, "snapshot/") {
+				t.Errorf("aborted maintenance left %s", f)
+			}
+		}
+	})
+}
+
+func TestResolveFullTextDefinition(t *testing.T) {
+	base := func(opts map[string]string) *schema.TableSchema {
+		s := &schema.TableSchema{Options: opts}
+		s.Fields = mustFields(t)
+		return s
+	}
+	def, err := tableops.ResolveFullTextDefinition(base(map[string]string{
+		pkfulltext.ColumnsOption:              "content",
+		"full-text.tokenizer":                 "ngram",
+		pkfulltext.FieldOptionsKey("content"): `{"min_gram":"2"}`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Column != "content" || def.FieldID != 1 || len(def.Options) != 2 {
+		t.Errorf("definition %+v", def)
+	}
+	for _, tc := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{}, "no primary-key full-text index"},
+		{map[string]string{pkfulltext.ColumnsOption: "missing"}, "no primary-key full-text index"},
+		{map[string]string{pkfulltext.ColumnsOption: "content,content"}, "duplicate column"},
+		{map[string]string{pkfulltext.ColumnsOption: "content", tableops.PKBTreeIndexColumnsOption: "content"}, "at most one primary-key index"},
+		{map[string]string{pkfulltext.ColumnsOption: "content,title"}, "Only one primary-key full-text index"},
+		{map[string]string{pkfulltext.ColumnsOption: "id"}, "CHAR/VARCHAR/STRING"},
+		{map[string]string{pkfulltext.ColumnsOption: "content", pkfulltext.FieldOptionsKey("content"): "[1]"}, "JSON object"},
+	} {
+		_, err := tableops.ResolveFullTextDefinition(base(tc.opts))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
+		}
+	}
+}
