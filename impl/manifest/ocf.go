@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"compress/bzip2"
 	"compress/flate"
 	"encoding/binary"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/hamba/avro/v2"
 	"github.com/hamba/avro/v2/ocf"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 // Compression names accepted by the writers; they are the values of Paimon's
@@ -304,6 +306,18 @@ func decompressor(codec string) (func([]byte) ([]byte, error), func(), error) {
 		}, noop, nil
 	case "snappy":
 		return decodeSnappy, noop, nil
+	case "bzip2":
+		// Avro Java's BZip2Codec writes each block as one bzip2 stream.
+		return func(b []byte) ([]byte, error) { return readLimited(bzip2.NewReader(bytes.NewReader(b))) }, noop, nil
+	case "xz":
+		// Avro Java's XZCodec writes each block as one xz stream.
+		return func(b []byte) ([]byte, error) {
+			xr, err := xz.NewReader(bytes.NewReader(b))
+			if err != nil {
+				return nil, err
+			}
+			return readLimited(xr)
+		}, noop, nil
 	case "zstandard":
 		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlockBytes))
 		if err != nil {
