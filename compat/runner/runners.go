@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/goldengen"
 )
 
@@ -23,6 +25,9 @@ var ErrUnavailable = errors.New("runner unavailable")
 const RunnerJar = "compat/java/target/pkft-runner.jar"
 
 // StartJava starts the Java runner as a local JVM, or in a container when PKFT_RUNNER=docker.
+// The runner's full-text stand-in loads the same engine library the Go binding finds
+// (native.Locate), passed as the system property paimon.ftindex.lib (PAIMON_FTINDEX_LIB_PATH in a
+// container); when Go finds none, the runner looks for it itself and reports what is missing.
 func StartJava(ctx context.Context) (*Process, error) {
 	root, err := RepoRoot()
 	if err != nil {
@@ -39,7 +44,11 @@ func StartJava(ctx context.Context) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: no java on PATH", ErrUnavailable)
 	}
-	return Start(ctx, "java", []string{java, "-jar", jar, "serve"}, nil)
+	argv := []string{java}
+	if lib, err := native.Locate(); err == nil {
+		argv = append(argv, "-Dpaimon.ftindex.lib="+lib)
+	}
+	return Start(ctx, "java", append(argv, "-jar", jar, "serve"), nil)
 }
 
 // startJavaContainer runs the runner image built from compat/java/Dockerfile with the Docker CLI,
@@ -54,9 +63,16 @@ func startJavaContainer(ctx context.Context, root string) (*Process, error) {
 	}
 	tmp := os.TempDir()
 	name := fmt.Sprintf("pkft-runner-%d-%d", os.Getpid(), time.Now().UnixNano())
-	p, err := Start(ctx, "java (container)", []string{docker, "run", "--rm", "-i", "--name", name,
-		"-v", tmp + ":" + tmp, "-v", root + ":" + root,
-		"pkft-runner:latest", "serve"}, nil)
+	argv := []string{docker, "run", "--rm", "-i", "--name", name, "-v", tmp + ":" + tmp, "-v", root + ":" + root}
+	// The engine library sits in the repository (mounted at the same path) or where
+	// PAIMON_FTINDEX_LIB_PATH points; mount it when it lies outside both.
+	if lib, err := native.Locate(); err == nil {
+		if rel, err := filepath.Rel(root, lib); err != nil || strings.HasPrefix(rel, "..") {
+			argv = append(argv, "-v", lib+":"+lib+":ro")
+		}
+		argv = append(argv, "-e", native.LibPathEnv+"="+lib)
+	}
+	p, err := Start(ctx, "java (container)", append(argv, "pkft-runner:latest", "serve"), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -84,10 +100,10 @@ func StartPython(ctx context.Context) (*Process, error) {
 		[]string{"PYTHONPATH=" + wheel})
 }
 
-// JavaFullTextMissing is why the Java runner cannot run full-text engine commands: the Paimon
-// modules that carry Java's full-text indexer and its native library are not obtainable here.
-const JavaFullTextMissing = "the Java runner has no full-text engine: org.apache.paimon:paimon-full-text:2.0.0 " +
-	"and org.apache.paimon:paimon-full-text-index:0.1.0 are not served by the Maven registry reachable here"
+// JavaFullTextMissing is why the Java runner cannot run the full-text commands: it serves none
+// (a runner jar built before they existed), so it must be rebuilt.
+const JavaFullTextMissing = "the Java runner serves no full-text commands (archive-build, archive-search, search): " +
+	"rebuild it with make runner"
 
 // HasCommands reports whether the runner serves every named command (from its ping).
 func HasCommands(ctx context.Context, p *Process, names ...string) (bool, error) {
