@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -522,6 +524,10 @@ func (m *maintenance) prepare(ctx context.Context, contents *table.Contents, cha
 	if err != nil {
 		return nil, nil, err
 	}
+	props, err := m.sequenceProperties(ctx, contents, sch.Options)
+	if err != nil {
+		return nil, nil, err
+	}
 	var nextRowID int64
 	if base.NextRowID != nil {
 		nextRowID = *base.NextRowID
@@ -545,9 +551,54 @@ func (m *maintenance) prepare(ctx context.Context, contents *table.Contents, cha
 		DeltaRecordCount:      0,
 		Watermark:             base.Watermark,
 		Statistics:            stats,
+		Properties:            props,
 		NextRowID:             &nextRowID,
 	}
 	return next, slices.Clone(w.written), nil
+}
+
+// SequenceNumberInitModeOption is the table option choosing how writers initialise sequence
+// numbers; in mode "snapshot" every commit records the largest sequence number in the snapshot's
+// properties under MaxSequenceNumberProperty.
+const (
+	SequenceNumberInitModeOption = "write.sequence-number-init-mode"
+	MaxSequenceNumberProperty    = "sequence.generation.max-sequence-number"
+)
+
+// sequenceProperties are the properties of the next snapshot: none, unless the table initialises
+// sequence numbers from snapshots, in which case the latest maximum is carried forward as
+// FileStoreCommitImpl does with SequenceSnapshotProperties (from the latest snapshot's
+// properties, or else from every ADD entry of its manifests).
+func (m *maintenance) sequenceProperties(ctx context.Context, contents *table.Contents, opts map[string]string) ([]snapshot.Property, error) {
+	if !strings.EqualFold(opts[SequenceNumberInitModeOption], "snapshot") {
+		return nil, nil
+	}
+	for _, p := range contents.Snapshot.Properties {
+		if p.Key == MaxSequenceNumberProperty {
+			v, err := strconv.ParseInt(p.Value, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("snapshot %d: property %s: %w", contents.Snapshot.ID, p.Key, err)
+			}
+			return []snapshot.Property{{Key: MaxSequenceNumberProperty, Value: strconv.FormatInt(v, 10)}}, nil
+		}
+	}
+	found := false
+	var maxSeq int64
+	for _, mf := range slices.Concat(contents.BaseManifests, contents.DeltaManifests) {
+		entries, err := m.t.ReadManifest(ctx, mf.FileName)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.Kind == meta.FileKindAdd && (!found || e.File.MaxSequenceNumber > maxSeq) {
+				maxSeq, found = e.File.MaxSequenceNumber, true
+			}
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	return []snapshot.Property{{Key: MaxSequenceNumberProperty, Value: strconv.FormatInt(maxSeq, 10)}}, nil
 }
 
 // inheritedStatistics is the statistics file the next snapshot inherits: the latest one's, when

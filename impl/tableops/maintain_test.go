@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/manifest"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
@@ -37,6 +38,12 @@ var javaTables = []string{"two-levels", "partitioned-dv", "composite-key"}
 // appended. Like in Java, no snapshot is committed.
 func copyJavaTable(t *testing.T, name string) string {
 	t.Helper()
+	return copyJavaTableWith(t, name, nil)
+}
+
+// copyJavaTableWith is copyJavaTable adding the options extra as well.
+func copyJavaTableWith(t *testing.T, name string, extra map[string]string) string {
+	t.Helper()
 	src := filepath.Join("..", "..", "testdata", "tables", "java", name)
 	dst := filepath.Join(t.TempDir(), name)
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
@@ -56,6 +63,10 @@ func copyJavaTable(t *testing.T, name string) string {
 	}
 	next.Options[pkfulltext.ColumnsOption] = "content"
 	next.OptionOrder = append(slices.Clone(s.OptionOrder), pkfulltext.ColumnsOption)
+	for k, v := range extra {
+		next.Options[k] = v
+		next.OptionOrder = append(next.OptionOrder, k)
+	}
 	if err := os.WriteFile(filepath.Join(dst, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -593,5 +604,93 @@ func TestResolveFullTextDefinition(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
 		}
+	}
+}
+
+// TestMaintainRefusesArchiveOutsideTheTable commits an index manifest whose stale full-text
+// entry names a file outside the table ("../../victim"): maintenance, which would delete the
+// stale archive, must refuse before reading or deleting anything, and the file must survive.
+func TestMaintainRefusesArchiveOutsideTheTable(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	root := copyJavaTable(t, "two-levels")
+	victim := filepath.Join(filepath.Dir(root), "victim")
+	if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tbl := table.Open(fileio.NewLocal(), root)
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tbl.Read(ctx, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.Buckets[0]
+	entries := append(slices.Clone(c.IndexEntries), meta.IndexManifestEntry{
+		Kind: meta.FileKindAdd, Partition: b.Partition, Bucket: b.Bucket,
+		IndexFile: meta.IndexFileMeta{IndexType: pkfulltext.IndexType, FileName: "../../victim", FileSize: 7, RowCount: 1,
+			GlobalIndex: &meta.GlobalIndexMeta{RowRangeStart: 0, RowRangeEnd: 0, IndexFieldID: 1, SourceMeta: []byte{0, 0, 0, 9}}},
+	})
+	var buf strings.Builder
+	if err := manifest.WriteIndexManifest(&buf, entries, manifest.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "manifest", "index-manifest-evil-0"), []byte(buf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	next := *latest
+	next.ID++
+	name := "index-manifest-evil-0"
+	next.IndexManifest = &name
+	if err := tbl.Snapshots.Commit(ctx, &next); err != nil {
+		t.Fatal(err)
+	}
+	before := listFiles(t, root)
+	_, err = tableops.Maintain(ctx, tbl, eng)
+	if err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Fatalf("got %v", err)
+	}
+	if data, err := os.ReadFile(victim); err != nil || string(data) != "keep me" {
+		t.Errorf("victim: %q, %v", data, err)
+	}
+	if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+		t.Errorf("refused maintenance left %v", diff)
+	}
+}
+
+// TestMaintainCarriesSequenceNumberProperty: with write.sequence-number-init-mode = snapshot,
+// Java records the largest sequence number in every snapshot's properties; an index-only commit
+// carries the latest maximum forward (from the manifests when the latest snapshot has none).
+func TestMaintainCarriesSequenceNumberProperty(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	root := copyJavaTableWith(t, "two-levels", map[string]string{tableops.SequenceNumberInitModeOption: "snapshot"})
+	tbl := table.Open(fileio.NewLocal(), root)
+	base, _ := tbl.Latest(ctx)
+	c, err := tbl.Read(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want int64 = -1
+	for _, mf := range slices.Concat(c.BaseManifests, c.DeltaManifests) {
+		entries, err := tbl.ReadManifest(ctx, mf.FileName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Kind == meta.FileKindAdd {
+				want = max(want, e.File.MaxSequenceNumber)
+			}
+		}
+	}
+	res, err := tableops.Maintain(ctx, tbl, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := res.Snapshot.Properties
+	if len(props) != 1 || props[0].Key != tableops.MaxSequenceNumberProperty || props[0].Value != fmt.Sprint(want) {
+		t.Errorf("properties %v, want max sequence number %d", props, want)
 	}
 }
