@@ -221,8 +221,7 @@ func checkKeys(t *testing.T, f *fixture, word string, results []Result, javaRows
 	}
 }
 
-func goValue(t *testing.T, typ types.DataType, v any) string {
-	t.Helper()
+func goValue(t testing.TB, typ types.DataType, v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"

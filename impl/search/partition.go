@@ -26,6 +26,46 @@ func decodePartition(s *schema.TableSchema, serialized []byte) ([]any, error) {
 	return values, nil
 }
 
+// MatchPartition returns a filter selecting the partitions whose values equal spec (partition
+// key -> value; keys not in spec match anything). A value is compared with the partition's
+// directory name for that key, in both the legacy and the non-legacy rendering, so a DATE
+// matches as its day number and as yyyy-mm-dd; a null value matches the table's default
+// partition name.
+func MatchPartition(s *schema.TableSchema, spec map[string]string) (PartitionFilter, error) {
+	for k := range spec {
+		if !contains(s.PartitionKeys, k) {
+			return nil, fmt.Errorf("%s is not a partition key of the table (partition keys: %v)", k, s.PartitionKeys)
+		}
+	}
+	defaultName := s.Options[paths.OptionPartitionDefaultName]
+	if defaultName == "" {
+		defaultName = paths.DefaultPartitionName
+	}
+	return func(partition []byte) (bool, error) {
+		values, err := decodePartition(s, partition)
+		if err != nil {
+			return false, err
+		}
+		for _, legacy := range []bool{true, false} {
+			kvs, err := partitionSpec(s, values, legacy)
+			if err != nil {
+				return false, err
+			}
+			ok := true
+			for _, kv := range kvs {
+				if want, has := spec[kv.Key]; has && paths.PartitionValue(kv.Value, defaultName) != want {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true, nil
+			}
+		}
+		return false, nil
+	}, nil
+}
+
 // partitionSpec formats partition values into the key=value pairs of the partition directory,
 // as InternalRowPartitionComputer#generatePartValues does: with partition.legacy-name (the
 // default) the internal value's toString, otherwise its cast to STRING. Null values become the
