@@ -96,6 +96,7 @@ func sides(t *testing.T) (java, python EngineSide, javaErr, pythonErr error) {
 			javaErr = unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}
 		default:
 			java = RunnerSide{Label: "java", Proc: p}
+			noteJavaFullText(ctx, p)
 		}
 	}
 	if p, err := StartPython(ctx); err != nil {
@@ -311,8 +312,16 @@ func testTables(t *testing.T) {
 		case !ok:
 			return unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}
 		}
+		noteJavaFullText(ctx, p)
 		return javaPKFullText(ctx, p, t.TempDir())
 	})
+}
+
+// noteJavaFullText puts into the matrix header which Java classes the full-text results come from.
+func noteJavaFullText(ctx context.Context, p *Process) {
+	if factory, err := JavaFullTextIndexer(ctx, p); err == nil {
+		report.AddNote(JavaFullTextNote(factory))
+	}
 }
 
 // pkTextRows are rows lo..hi-1 of the primary-key full-text table, their texts from the

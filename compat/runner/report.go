@@ -37,6 +37,20 @@ type Result struct {
 type Report struct {
 	mu      sync.Mutex
 	results []Result
+	notes   []string
+}
+
+// AddNote records a line the matrix prints above its table (once, however often it is added):
+// what the runners ran on, for instance which Java classes are Paimon's own.
+func (r *Report) AddNote(note string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range r.notes {
+		if n == note {
+			return
+		}
+	}
+	r.notes = append(r.notes, note)
 }
 
 // Add records one result.
@@ -60,9 +74,18 @@ func (r *Report) Results() []Result {
 	return out
 }
 
-// PrintMatrix writes the human-readable matrix: case, direction, status, and the first line of
-// the detail for anything but a pass.
+// PrintMatrix writes the human-readable matrix: the notes, then case, direction, status, and the
+// first line of the detail for anything but a pass.
 func (r *Report) PrintMatrix(w io.Writer) {
+	r.mu.Lock()
+	notes := append([]string(nil), r.notes...)
+	r.mu.Unlock()
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tDIRECTION\tRESULT\tDETAIL")
 	counts := map[Status]int{}

@@ -105,6 +105,41 @@ func StartPython(ctx context.Context) (*Process, error) {
 const JavaFullTextMissing = "the Java runner serves no full-text commands (archive-build, archive-search, search): " +
 	"rebuild it with make runner"
 
+// The packages of the two full-text indexers the Java runner can carry.
+const (
+	javaStandInPackage      = "io.github.paimonpkft.fulltext."
+	javaPaimonModulePackage = "org.apache.paimon.fulltext.index."
+)
+
+// JavaFullTextNote says, for the matrix header, which Java classes the Java runner's full-text
+// results come from, given the class of the full-text GlobalIndexerFactory it loaded (its ping).
+func JavaFullTextNote(factory string) string {
+	switch {
+	case strings.HasPrefix(factory, javaStandInPackage):
+		return "java: Paimon 2.0.0's own classes (writer, compaction, BucketedPrimaryKeyIndexMaintainer, PkFullTextIndexFile, " +
+			"full-text read path), except the six classes of its paimon-full-text module (NativeFullText*), which the " +
+			"Maven registry here does not serve: the runner's stand-ins for them (" + javaStandInPackage + "*) reach the " +
+			"same engine core through the official wheel's C ABI (README, Status)"
+	case strings.HasPrefix(factory, javaPaimonModulePackage):
+		return "java: Paimon 2.0.0's own classes throughout, including its paimon-full-text module"
+	case factory == "":
+		return "java: the runner loaded no full-text indexer"
+	default:
+		return "java: Paimon 2.0.0's own classes, full-text indexer " + factory
+	}
+}
+
+// JavaFullTextIndexer is the class of the full-text GlobalIndexerFactory the Java runner loaded.
+func JavaFullTextIndexer(ctx context.Context, p *Process) (string, error) {
+	var res struct {
+		FullTextIndexer string `json:"fullTextIndexer"`
+	}
+	if err := p.Call(ctx, "ping", nil, &res); err != nil {
+		return "", err
+	}
+	return res.FullTextIndexer, nil
+}
+
 // HasCommands reports whether the runner serves every named command (from its ping).
 func HasCommands(ctx context.Context, p *Process, names ...string) (bool, error) {
 	var res struct {
