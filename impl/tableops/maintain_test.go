@@ -216,6 +216,10 @@ func TestMaintainJavaTables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			_, plans, err := tableops.PlanMaintenance(ctx, tbl)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var progress atomic.Int32
 			res, err := tableops.Maintain(ctx, tbl, eng, tableops.WithParallelism(2), tableops.WithCommitUser("go-maintain"),
 				tableops.WithProgress(func(p tableops.Progress) { progress.Add(1) }))
@@ -258,6 +262,27 @@ func TestMaintainJavaTables(t *testing.T) {
 			}
 			if built == 0 {
 				t.Error("no archive built")
+			}
+			for i, p := range plans {
+				if len(p.BuildLevels) != len(res.Buckets[i].Built) || p.Bucket != res.Buckets[i].Bucket {
+					t.Errorf("bucket %d: planned levels %v, built %d", p.Bucket, p.BuildLevels, len(res.Buckets[i].Built))
+				}
+				var rows int64
+				for _, a := range res.Buckets[i].Built {
+					rows += a.RowCount
+				}
+				if rows != p.BuildRows {
+					t.Errorf("bucket %d: planned %d rows, built %d", p.Bucket, p.BuildRows, rows)
+				}
+			}
+			if _, plans, err := tableops.PlanMaintenance(ctx, tbl); err != nil {
+				t.Fatal(err)
+			} else {
+				for _, p := range plans {
+					if p.Changed() {
+						t.Errorf("after maintenance bucket %d still plans %+v", p.Bucket, p)
+					}
+				}
 			}
 			searchEveryArchive(t, tbl, lib, c)
 			checkNoOrphans(t, tbl, root)
