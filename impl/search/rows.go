@@ -92,7 +92,14 @@ type cursor struct {
 	rgEnd   int64 // one past its last row
 	next    int64 // the row the reader produces next
 	rdr     file.ColumnChunkReader
+	// indexed reports an offset index for the current column chunk (parquet-java, and so
+	// Paimon, writes one by default).
+	indexed bool
 }
+
+// seekDistance is the gap from which a cursor with an offset index seeks instead of skipping:
+// below it the wanted row is likely on the current page.
+const seekDistance = 1024
 
 // at returns the value of row pos, which must not precede the previous call's row.
 func (c *cursor) at(pos int64, t types.DataType) (any, error) {
@@ -101,7 +108,12 @@ func (c *cursor) at(pos int64, t types.DataType) (any, error) {
 			return nil, err
 		}
 	}
-	if n := pos - c.next; n > 0 {
+	if n := pos - c.next; n >= seekDistance && c.indexed {
+		// The offset index locates the page holding pos: earlier pages are not read.
+		if err := c.rdr.SeekToRow(pos - c.rgStart); err != nil {
+			return nil, err
+		}
+	} else if n > 0 {
 		if err := skip(c.rdr, n); err != nil {
 			return nil, err
 		}
@@ -125,6 +137,10 @@ func (c *cursor) open(pos int64) error {
 				return err
 			}
 			c.rg, c.rgStart, c.rgEnd, c.next, c.rdr = rg, start, start+n, start, rdr
+			c.indexed = false
+			if cc, err := c.pf.MetaData().RowGroup(rg).ColumnChunk(c.col); err == nil {
+				c.indexed = cc.GetOffsetIndexLocation() != nil
+			}
 			return nil
 		}
 		start += n

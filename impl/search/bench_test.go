@@ -1,0 +1,229 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/parquet/compress"
+
+	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/dv"
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/manifest"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/paimonparquet"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+var benchWords = []string{
+	"paimon", "lake", "format", "primary", "key", "index", "full", "text", "search",
+	"archive", "bucket", "level", "compaction", "snapshot", "manifest", "schema",
+	"partition", "deletion", "vector", "row", "column", "parquet", "stream", "merge",
+	"tree", "sequence", "number", "value", "kind", "commit", "table", "query",
+}
+
+// benchText is a deterministic text of 4..35 words ending in "n<i>" for row i, null for every
+// 20th row.
+func benchText(i int) ([]byte, bool) {
+	if i%20 == 7 {
+		return nil, true
+	}
+	x := uint64(i)*0x9e3779b97f4a7c15 + 1
+	n := 4 + int(x>>59)
+	var buf []byte
+	for w := range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		if w > 0 {
+			buf = append(buf, ' ')
+		}
+		buf = append(buf, benchWords[x%uint64(len(benchWords))]...)
+	}
+	return strconv.AppendInt(append(buf, " n"...), int64(i), 10), false
+}
+
+// benchTable writes a one-bucket table with one level-1 data file of rows rows (Paimon's
+// Parquet layout, dictionary and zstd, 250,000-row row groups), a deletion vector deleting
+// every 7th row, and its full-text archive built by the native engine, committed as snapshot 1.
+func benchTable(b *testing.B, rows int, lib *native.Library) *table.Table {
+	b.Helper()
+	ctx := context.Background()
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "schema"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(goldenDir(b, "two-levels"), "schema", "schema-0"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	withOption := strings.Replace(string(src), `"options" : {`, `"options" : {
+    "pk-full-text.index.columns" : "content",`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "schema", "schema-0"), []byte(withOption), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	tb := table.Open(fileio.NewLocal(), dir)
+	sch, err := tb.Schema(ctx, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	name := "data-bench-0.parquet"
+	dataPath := filepath.Join(dir, "bucket-0", name)
+	if err := os.MkdirAll(filepath.Dir(dataPath), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := paimonparquet.WriteFile(dataPath, rows, benchText, paimonparquet.Options{Dictionary: true, Compression: compress.Codecs.Zstd, RowGroupRows: 250_000}); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(dataPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	keyType := types.Row(types.Field(0, "id", types.Int()))
+	key := func(v int) []byte {
+		r, err := binrow.NewBinaryRow(keyType, []any{int32(v)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r.Serialize()
+	}
+	zero := int64(0)
+	file := meta.DataFileMeta{FileName: name, FileSize: st.Size(), RowCount: int64(rows), MinKey: key(1), MaxKey: key(rows),
+		KeyStats: meta.EmptyStats(), ValueStats: meta.EmptyStats(), MaxSequenceNumber: int64(rows - 1), Level: 1,
+		ExtraFiles: []string{}, DeleteRowCount: &zero, FileSource: compact()}
+	write := func(fileName string, encode func(w *bytes.Buffer) error) int64 {
+		var buf bytes.Buffer
+		if err := encode(&buf); err != nil {
+			b.Fatal(err)
+		}
+		if err := tb.FileIO.WriteFileAtomic(ctx, tb.ManifestPath(fileName), buf.Bytes()); err != nil {
+			b.Fatal(err)
+		}
+		return int64(buf.Len())
+	}
+	size := write("manifest-bench-0", func(w *bytes.Buffer) error {
+		return manifest.WriteManifestFile(w, []meta.ManifestEntry{{Kind: meta.FileKindAdd, Partition: meta.EmptyBinaryRow(), TotalBuckets: 1, File: file}}, manifest.WriteOptions{})
+	})
+	baseSize := write("manifest-list-bench-0", func(w *bytes.Buffer) error {
+		return manifest.WriteManifestList(w, []meta.ManifestFileMeta{{FileName: "manifest-bench-0", FileSize: size, NumAddedFiles: 1, PartitionStats: meta.EmptyStats()}}, manifest.WriteOptions{})
+	})
+	deltaSize := write("manifest-list-bench-1", func(w *bytes.Buffer) error { return manifest.WriteManifestList(w, nil, manifest.WriteOptions{}) })
+
+	deleted := dv.NewBitmap32()
+	for i := 0; i < rows; i += 7 {
+		if err := deleted.Delete(int64(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	po, err := paths.OptionsFromTable(dir, sch.Options)
+	if err != nil {
+		b.Fatal(err)
+	}
+	factory, err := paths.NewFileStorePathFactory(po)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ipf, err := factory.IndexPathFactory(nil, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dpf, err := factory.DataFilePathFactory(nil, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := dv.Write(ctx, tb.FileIO, ipf, []dv.Entry{{DataFile: name, Vector: deleted}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dvFile := meta.IndexFileMeta{IndexType: meta.IndexTypeDeletionVectors, FileName: res.FileName, FileSize: res.FileSize, RowCount: 1}
+	for _, r := range res.Ranges {
+		dvFile.DVRanges = append(dvFile.DVRanges, meta.DeletionVectorMeta{DataFileName: r.DataFile, Offset: r.Offset, Length: r.Length, Cardinality: r.Cardinality})
+	}
+	analyzer, err := pkfulltext.ResolveAnalyzerOptions(sch.Options, textColumn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := &fixture{t: tb}
+	builder := &pkfulltext.Builder{
+		IndexFile: &pkfulltext.IndexFile{FileIO: tb.FileIO, Paths: ipf, Engine: native.Engine{Lib: lib}},
+		Readers:   &pkfulltext.DataFileReaders{FileIO: tb.FileIO, Paths: dpf, FieldID: 1, FieldName: f.fieldName},
+		FieldID:   1,
+		Options:   analyzer,
+	}
+	archive, err := builder.Build(ctx, []*meta.DataFileMeta{&file})
+	if err != nil {
+		b.Fatal(err)
+	}
+	index := "index-manifest-bench-0"
+	write(index, func(w *bytes.Buffer) error {
+		return manifest.WriteIndexManifest(w, []meta.IndexManifestEntry{
+			{Kind: meta.FileKindAdd, Partition: meta.EmptyBinaryRow(), IndexFile: dvFile},
+			{Kind: meta.FileKindAdd, Partition: meta.EmptyBinaryRow(), IndexFile: *archive},
+		}, manifest.WriteOptions{})
+	})
+	snap := &snapshot.Snapshot{Version: snapshot.CurrentVersion, ID: 1, BaseManifestList: "manifest-list-bench-0", BaseManifestListSize: &baseSize,
+		DeltaManifestList: "manifest-list-bench-1", DeltaManifestListSize: &deltaSize, IndexManifest: &index, CommitUser: "bench",
+		CommitKind: snapshot.CommitCompact, TotalRecordCount: int64(rows)}
+	if err := tb.Snapshots.Commit(ctx, snap); err != nil {
+		b.Fatal(err)
+	}
+	return tb
+}
+
+// BenchmarkSearch measures one search of a table whose single archive covers PKFT_BENCH_ROWS
+// rows (default 1,000,000) with every 7th row deleted: planning the snapshot, reading the
+// deletion vector, searching the archive with the live-row filter, merging, and reading the key
+// and text of each hit from the data file.
+func BenchmarkSearch(b *testing.B) {
+	rows := 1_000_000
+	if s := os.Getenv("PKFT_BENCH_ROWS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			b.Fatalf("PKFT_BENCH_ROWS=%q: want a positive integer", s)
+		}
+		rows = n
+	}
+	lib := testenv.Native(b)
+	tb := benchTable(b, rows, lib)
+	ctx := context.Background()
+	rare := rows / 2
+	for rare%7 == 0 || rare%20 == 7 {
+		rare++
+	}
+	for _, c := range []struct {
+		name  string
+		query string
+		limit int
+	}{
+		{"common-word/limit=10", "paimon", 10},
+		{"common-word/limit=100", "paimon", 100},
+		{"two-words-and/limit=10", `{"match":{"query":"lake snapshot","operator":"and"}}`, 10},
+		{"phrase/limit=10", `{"match_phrase":{"query":"primary key"}}`, 10},
+		{"rare-word/limit=10", "n" + strconv.Itoa(rare), 10},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := Search(ctx, tb, Request{Query: c.query, Limit: c.limit}, Options{Engine: native.Engine{Lib: lib}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(resp.Results) == 0 {
+					b.Fatalf("%s: no results", c.query)
+				}
+			}
+		})
+	}
+}
