@@ -480,8 +480,9 @@ func (m *maintenance) deleteQuietly(ctx context.Context, files []string) {
 // prepare writes the manifest lists and the index manifest of the next snapshot on base and
 // returns the snapshot (not yet published) and the files written. It mirrors
 // FileStoreCommitImpl#tryCommitOnce for an APPEND commit with no data files: the base manifest
-// list lists the latest snapshot's base and delta manifests, the delta manifest list is empty,
-// there is no changelog, the index manifest is the latest one combined with the changes.
+// list lists the latest snapshot's base and delta manifests after ManifestFileMerger's merge,
+// the delta manifest list is empty, there is no changelog, the index manifest is the latest one
+// combined with the changes.
 func (m *maintenance) prepare(ctx context.Context, contents *table.Contents, changes []meta.IndexManifestEntry) (_ *snapshot.Snapshot, written []string, err error) {
 	base := contents.Snapshot
 	sch, err := m.t.LatestSchema(ctx)
@@ -501,7 +502,14 @@ func (m *maintenance) prepare(ctx context.Context, contents *table.Contents, cha
 	if err != nil {
 		return nil, nil, fmt.Errorf("combine index manifest: %w", err)
 	}
-	manifests := slices.Concat(contents.BaseManifests, contents.DeltaManifests)
+	merger, err := newManifestMerger(m.t, w, sch.PartitionType(), sch.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	manifests, err := merger.merge(ctx, slices.Concat(contents.BaseManifests, contents.DeltaManifests))
+	if err != nil {
+		return nil, nil, err
+	}
 	baseList, baseSize, err := w.write(ctx, m.r.Paths.NewManifestList, func(out io.Writer) error {
 		return manifest.WriteManifestList(out, manifests, w.opts)
 	})

@@ -813,3 +813,66 @@ func sourceLevel(t *testing.T, f *meta.IndexFileMeta) int32 {
 	}
 	return sm.DataLevel()
 }
+
+// TestMaintainMergesManifestsAsJava: before every commit Java merges the manifests it carries
+// forward (ManifestFileMerger): runs of small manifests once there are manifest.merge-min-count of
+// them, and a full compaction once the manifests that must change reach
+// manifest.full-compaction-threshold-size. The table's live files must not change either way.
+func TestMaintainMergesManifestsAsJava(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opts map[string]string
+		full bool
+	}{
+		{"minor", map[string]string{tableops.ManifestMergeMinCountOption: "2"}, false},
+		{"full", map[string]string{tableops.ManifestFullCompactionSizeOption: "1 b"}, true},
+		{"none", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := copyJavaTableWith(t, "partitioned-dv", tc.opts)
+			tbl := table.Open(fileio.NewLocal(), root)
+			base, _ := tbl.Latest(ctx)
+			before, err := tbl.Read(ctx, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := tableops.Maintain(ctx, tbl, eng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := tbl.Read(ctx, res.Snapshot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(before.BaseManifests) + len(before.DeltaManifests)
+			switch {
+			case tc.opts == nil && len(after.BaseManifests) != n:
+				t.Errorf("merged %d manifests into %d without reason", n, len(after.BaseManifests))
+			case tc.opts != nil && len(after.BaseManifests) >= n:
+				t.Errorf("%d manifests not merged (%d)", n, len(after.BaseManifests))
+			}
+			if tc.full {
+				for _, m := range after.BaseManifests {
+					if m.NumDeletedFiles != 0 {
+						t.Errorf("manifest %s keeps %d deletes after a full compaction", m.FileName, m.NumDeletedFiles)
+					}
+				}
+			}
+			key := func(c *table.Contents) []string {
+				var out []string
+				for _, e := range c.Entries {
+					out = append(out, fmt.Sprintf("%x/%d/%s/%d", e.Partition, e.Bucket, e.File.FileName, e.File.Level))
+				}
+				sort.Strings(out)
+				return out
+			}
+			if a, b := key(before), key(after); !slices.Equal(a, b) {
+				t.Errorf("live files changed:\n%v\n%v", a, b)
+			}
+			checkAllCurrent(t, tbl, fieldID(t, tbl))
+			checkNoOrphans(t, tbl, root)
+		})
+	}
+}
