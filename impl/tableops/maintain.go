@@ -21,6 +21,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
 )
@@ -386,28 +387,24 @@ func (m *maintenance) maintainBucket(ctx context.Context, b *RestoredBucket) (_ 
 	return p, nil
 }
 
-// fingerprint captures what a bucket's full-text plan depends on: its data files and its source
-// payloads.
+// fingerprint captures everything a bucket's full-text plan depends on: its eligible source files
+// (compacted files above level 0; appends at level 0 never matter) and its full-text payloads. A
+// concurrent commit that leaves both alone leaves the plan valid.
 func fingerprint(b *RestoredBucket) string {
-	h, _ := json.Marshal(struct {
-		D []string
-		P []string
-	}{
-		D: func() []string {
-			var out []string
-			for _, f := range b.DataFiles {
-				out = append(out, fmt.Sprintf("%d/%s/%d", f.Level, f.FileName, f.RowCount))
-			}
-			return out
-		}(),
-		P: func() []string {
-			var out []string
-			for _, f := range b.SourcePayloads {
-				out = append(out, f.IndexType+"/"+f.FileName)
-			}
-			return out
-		}(),
-	})
+	var d, p []string
+	for _, f := range b.DataFiles {
+		if pkindex.ShouldReadDataFile(f) {
+			d = append(d, fmt.Sprintf("%d/%s/%d", f.Level, f.FileName, f.RowCount))
+		}
+	}
+	for _, f := range b.SourcePayloads {
+		if f.IndexType == pkfulltext.IndexType {
+			p = append(p, fmt.Sprintf("%s/%d/%x", f.FileName, f.RowCount, f.GlobalIndex.SourceMeta))
+		}
+	}
+	slices.Sort(d)
+	slices.Sort(p)
+	h, _ := json.Marshal([2][]string{d, p})
 	return string(h)
 }
 

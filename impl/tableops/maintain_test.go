@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -539,6 +540,38 @@ func TestMaintainConcurrentCommitRebases(t *testing.T) {
 		checkNoOrphans(t, tbl, root)
 	})
 
+	t.Run("level-0-append", func(t *testing.T) {
+		root := copyJavaTable(t, "partitioned-dv")
+		tbl := table.Open(fileio.NewLocal(), root)
+		base, _ := tbl.Latest(ctx)
+		var runs atomic.Int32
+		calls := 0
+		var first []string
+		res, err := tableops.Maintain(ctx, tbl, eng,
+			tableops.WithProgress(func(tableops.Progress) { runs.Add(1) }),
+			tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+				calls++
+				if calls == 1 {
+					first = indexNames(t, tbl, next)
+					commitLevel0Append(t, tbl)
+				}
+				return nil
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Snapshot == nil || res.Snapshot.ID != base.ID+2 || res.Attempts != 2 {
+			t.Fatalf("result: %+v", res)
+		}
+		if int(runs.Load()) != len(res.Buckets) {
+			t.Errorf("%d bucket runs for %d buckets: a level-0 append made Go rebuild", runs.Load(), len(res.Buckets))
+		}
+		if got := indexNames(t, tbl, res.Snapshot); !slices.Equal(first, got) {
+			t.Errorf("index manifest changed across the rebase:\n%v\n%v", first, got)
+		}
+		checkAllCurrent(t, tbl, fieldID(t, tbl))
+	})
+
 	t.Run("same-buckets", func(t *testing.T) {
 		root := copyJavaTable(t, "partitioned-dv")
 		tbl := table.Open(fileio.NewLocal(), root)
@@ -874,5 +907,77 @@ func TestMaintainMergesManifestsAsJava(t *testing.T) {
 			checkAllCurrent(t, tbl, fieldID(t, tbl))
 			checkNoOrphans(t, tbl, root)
 		})
+	}
+}
+
+// indexNames lists the index file names of the index manifest a (possibly unpublished) snapshot
+// names.
+func indexNames(t *testing.T, tbl *table.Table, s *snapshot.Snapshot) []string {
+	t.Helper()
+	f, err := tbl.FileIO.Open(context.Background(), tbl.ManifestPath(*s.IndexManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	entries, err := manifest.ReadIndexManifest(*s.IndexManifest, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.IndexFile.FileName)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// commitLevel0Append commits, as another writer would, a snapshot that appends one level-0 file
+// to the first bucket: a change that does not touch any full-text source.
+func commitLevel0Append(t *testing.T, tbl *table.Table) {
+	t.Helper()
+	ctx := context.Background()
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tbl.Read(ctx, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Entries[0]
+	e.Kind = meta.FileKindAdd
+	e.File.FileName = "data-appended-by-other-writer-0.parquet"
+	e.File.Level = 0
+	src := meta.FileSourceAppend
+	e.File.FileSource = &src
+	write := func(name string, enc func(io.Writer) error) int64 {
+		var buf strings.Builder
+		if err := enc(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tbl.Root, "manifest", name), []byte(buf.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return int64(buf.Len())
+	}
+	size := write("manifest-other-0", func(w io.Writer) error {
+		return manifest.WriteManifestFile(w, []meta.ManifestEntry{e}, manifest.WriteOptions{})
+	})
+	mf := c.BaseManifests[0]
+	mf.FileName, mf.FileSize, mf.NumAddedFiles, mf.NumDeletedFiles = "manifest-other-0", size, 1, 0
+	baseSize := write("manifest-list-other-0", func(w io.Writer) error {
+		return manifest.WriteManifestList(w, slices.Concat(c.BaseManifests, c.DeltaManifests), manifest.WriteOptions{})
+	})
+	deltaSize := write("manifest-list-other-1", func(w io.Writer) error {
+		return manifest.WriteManifestList(w, []meta.ManifestFileMeta{mf}, manifest.WriteOptions{})
+	})
+	next := *latest
+	next.ID++
+	next.BaseManifestList, next.BaseManifestListSize = "manifest-list-other-0", &baseSize
+	next.DeltaManifestList, next.DeltaManifestListSize = "manifest-list-other-1", &deltaSize
+	next.TotalRecordCount += e.File.RowCount
+	next.DeltaRecordCount = e.File.RowCount
+	if err := tbl.Snapshots.Commit(ctx, &next); err != nil {
+		t.Fatal(err)
 	}
 }
