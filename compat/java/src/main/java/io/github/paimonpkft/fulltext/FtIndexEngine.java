@@ -246,10 +246,18 @@ public final class FtIndexEngine {
         void close();
     }
 
-    /** An engine reader. Searches may run concurrently; close waits for them. */
+    /**
+     * An engine reader. Searches may run concurrently; close waits for them.
+     *
+     * <p>The limit handed to the engine is capped at the archive's document count (from the
+     * archive's header): the engine sizes its top-k buffer by the limit, so a limit near {@code
+     * Integer.MAX_VALUE} would make it abort the process on a failed allocation, while no search
+     * can return more hits than the archive has documents, so the cap changes no result.
+     */
     public static final class Reader implements Searcher {
         private final java.util.concurrent.locks.ReentrantReadWriteLock lock =
                 new java.util.concurrent.locks.ReentrantReadWriteLock();
+        private final long documentCount;
         private long handle;
 
         /** Opens the archive behind input; a malformed archive fails with the engine's text. */
@@ -258,7 +266,47 @@ public final class FtIndexEngine {
                 throw new NullPointerException("input");
             }
             ensureLoaded();
-            this.handle = readerOpen(input);
+            long h = readerOpen(input);
+            try {
+                this.documentCount = documentCount(input);
+            } catch (IOException | RuntimeException e) {
+                readerFree(h);
+                throw new RuntimeException("Failed to read the full-text archive header", e);
+            }
+            this.handle = h;
+        }
+
+        /** The document count of the archive's header (docs/storage-format.md of the engine). */
+        private static long documentCount(Input input) throws IOException {
+            byte[] prefix = new byte[16];
+            input.pread(0, prefix, 0, prefix.length);
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(prefix);
+            byte[] magic = new byte[8];
+            b.get(magic);
+            if (!"PFTIDX01".equals(new String(magic, StandardCharsets.US_ASCII))) {
+                throw new IOException("not a full-text archive");
+            }
+            b.getInt(); // version, checked by the engine
+            long length = Integer.toUnsignedLong(b.getInt());
+            if (length > (16 << 20)) {
+                throw new IOException("full-text archive header of " + length + " bytes");
+            }
+            byte[] header = new byte[(int) length];
+            input.pread(16, header, 0, header.length);
+            org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode json =
+                    new org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper()
+                            .readTree(header);
+            org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode count =
+                    json.path("metadata").path("document_count");
+            if (!count.canConvertToLong() || count.asLong() < 0) {
+                throw new IOException("full-text archive header has no document count");
+            }
+            return count.asLong();
+        }
+
+        /** The number of documents in the archive. */
+        public long documentCount() {
+            return documentCount;
         }
 
         @Override
@@ -280,7 +328,8 @@ public final class FtIndexEngine {
                 if (handle == 0) {
                     throw new IllegalStateException("FullTextIndexReader is closed");
                 }
-                return (Hits) readerSearch(handle, cBytes(query, "query"), limit, roaringFilter);
+                int engineLimit = (int) Math.max(1, Math.min(limit, documentCount));
+                return (Hits) readerSearch(handle, cBytes(query, "query"), engineLimit, roaringFilter);
             } finally {
                 lock.readLock().unlock();
             }

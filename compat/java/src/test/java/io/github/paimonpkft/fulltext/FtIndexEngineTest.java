@@ -224,6 +224,24 @@ class FtIndexEngineTest {
     }
 
     @Test
+    void testMoreHitsThanTheFirstResultBufferHolds() throws IOException {
+        String[] texts = new String[3000];
+        for (int i = 0; i < texts.length; i++) {
+            texts[i] = "paimon row " + i;
+        }
+        try (FtIndexEngine.Reader reader = open(build(texts))) {
+            FtIndexEngine.Hits hits = reader.search(match("paimon"), Integer.MAX_VALUE);
+            assertEquals(3000, hits.size());
+            long[] ids = hits.rowIds().clone();
+            Arrays.sort(ids);
+            for (int i = 0; i < ids.length; i++) {
+                assertEquals(i, ids[i]);
+            }
+            assertEquals(2999, reader.search(match("paimon"), 2999).size());
+        }
+    }
+
+    @Test
     void testEmptyIncludeFilterReturnsNothingWithoutSearching() throws IOException {
         String path = build("paimon");
         try (NativeFullTextGlobalIndexReader reader =
