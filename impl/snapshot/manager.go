@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/paths"
@@ -194,7 +195,18 @@ func (m *Manager) Commit(ctx context.Context, s *Snapshot) error {
 			return fmt.Errorf("commit snapshot %d: %w", s.ID, ErrSnapshotExists)
 		}
 	}
-	m.CommitLatestHint(ctx, s.ID)
+	// Like HintFileUtils.commitHint, try the hint three times; a hint that still cannot be
+	// written does not undo the commit.
+	for attempt := 0; attempt < 3; attempt++ {
+		if m.CommitLatestHint(ctx, s.ID) == nil {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
+		case <-ctx.Done():
+			return nil
+		}
+	}
 	return nil
 }
 
