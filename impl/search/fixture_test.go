@@ -25,10 +25,12 @@ import (
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
 )
 
 // The end-to-end fixture: a Java-written golden table (testdata/tables/java) copied to a
-// temporary directory, given a schema that names its text column in pk-full-text.index.columns,
+// temporary directory, given a schema that names its text column in pk-full-text.index.columns
+// (and enables deletion vectors, which Paimon requires with it),
 // archives built by pkfulltext for the levels a test chooses, and a new snapshot whose index
 // manifest holds them next to the table's deletion vectors. Until the maintenance commit lands,
 // the test writes that snapshot itself.
@@ -116,6 +118,11 @@ func newFixture(t testing.TB, name string, engine fulltext.Engine, choose func(b
 	}
 	s1.Options[pkfulltext.ColumnsOption] = textColumn
 	s1.OptionOrder = append(slices.Clone(s0.OptionOrder), pkfulltext.ColumnsOption)
+	// Paimon accepts the full-text index only with deletion vectors.
+	if _, ok := s1.Options["deletion-vectors.enabled"]; !ok {
+		s1.Options["deletion-vectors.enabled"] = "true"
+		s1.OptionOrder = append(s1.OptionOrder, "deletion-vectors.enabled")
+	}
 	if err := os.WriteFile(filepath.Join(dir, "schema", schema.FileName(s1.ID)), s1.Marshal(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -244,23 +251,15 @@ func (f *fixture) fileKey(partition []byte, bucket int32, file string) string {
 
 func (f *fixture) bucketPaths(t testing.TB, partition []byte, bucket int32) (paths.IndexPathFactory, *paths.DataFilePathFactory) {
 	t.Helper()
-	values, err := decodePartition(f.schema, partition)
+	r, err := tableops.NewRestorer(context.Background(), f.t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := partitionSpec(f.schema, values, f.factory.Options().LegacyPartitionName)
+	rb, err := r.RestoreBucket(&table.Bucket{Partition: partition, Bucket: bucket})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ipf, err := f.factory.IndexPathFactory(spec, int(bucket))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dpf, err := f.factory.DataFilePathFactory(spec, int(bucket))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ipf, dpf
+	return rb.IndexPaths, rb.DataPaths
 }
 
 // modelRow is one live row of a covered data file.

@@ -3,6 +3,8 @@ package search
 import (
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/paths"
@@ -27,84 +29,104 @@ func decodePartition(s *schema.TableSchema, serialized []byte) ([]any, error) {
 }
 
 // MatchPartition returns a filter selecting the partitions whose values equal spec (partition
-// key -> value; keys not in spec match anything). A value is compared with the partition's
-// directory name for that key, in both the legacy and the non-legacy rendering, so a DATE
-// matches as its day number and as yyyy-mm-dd; a null value matches the table's default
-// partition name.
+// key -> value as text; keys not in spec match anything). Values are read as their type's text
+// the way Paimon's partition arguments are: strings as they are, integers and booleans in
+// decimal and true/false, DECIMAL in plain notation, DATE as yyyy-mm-dd or as its day number
+// (the directory name with partition.legacy-name); the table's default partition name matches
+// null.
 func MatchPartition(s *schema.TableSchema, spec map[string]string) (PartitionFilter, error) {
-	for k := range spec {
-		if !contains(s.PartitionKeys, k) {
-			return nil, fmt.Errorf("%s is not a partition key of the table (partition keys: %v)", k, s.PartitionKeys)
-		}
-	}
+	pt := s.PartitionType()
 	defaultName := s.Options[paths.OptionPartitionDefaultName]
 	if defaultName == "" {
 		defaultName = paths.DefaultPartitionName
+	}
+	type check struct {
+		index int
+		match func(v any) bool
+	}
+	var checks []check
+	for k, text := range spec {
+		i := -1
+		for j, pk := range s.PartitionKeys {
+			if pk == k {
+				i = j
+			}
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("%s is not a partition key of the table (partition keys: %v)", k, s.PartitionKeys)
+		}
+		if text == defaultName {
+			checks = append(checks, check{i, func(v any) bool { return v == nil }})
+			continue
+		}
+		match, err := partitionValueMatcher(pt.Fields[i].Type, text)
+		if err != nil {
+			return nil, fmt.Errorf("partition %s=%s: %w", k, text, err)
+		}
+		checks = append(checks, check{i, match})
 	}
 	return func(partition []byte) (bool, error) {
 		values, err := decodePartition(s, partition)
 		if err != nil {
 			return false, err
 		}
-		for _, legacy := range []bool{true, false} {
-			kvs, err := partitionSpec(s, values, legacy)
-			if err != nil {
-				return false, err
-			}
-			ok := true
-			for _, kv := range kvs {
-				if want, has := spec[kv.Key]; has && paths.PartitionValue(kv.Value, defaultName) != want {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				return true, nil
+		for _, c := range checks {
+			if !c.match(values[c.index]) {
+				return false, nil
 			}
 		}
-		return false, nil
+		return true, nil
 	}, nil
 }
 
-// partitionSpec formats partition values into the key=value pairs of the partition directory,
-// as InternalRowPartitionComputer#generatePartValues does: with partition.legacy-name (the
-// default) the internal value's toString, otherwise its cast to STRING. Null values become the
-// default partition name later (paths.PartitionValue). Types whose directory names pkft does
-// not reproduce are an error rather than a guess.
-func partitionSpec(s *schema.TableSchema, values []any, legacy bool) ([]paths.PartitionKV, error) {
-	pt := s.PartitionType()
-	spec := make([]paths.PartitionKV, len(s.PartitionKeys))
-	for i, key := range s.PartitionKeys {
-		t := pt.Fields[i].Type
-		var v string
-		switch x := values[i].(type) {
-		case nil:
-			v = ""
-		case string:
-			v = x
-		case bool:
-			v = strconv.FormatBool(x)
-		case int8:
-			v = strconv.Itoa(int(x))
-		case int16:
-			v = strconv.Itoa(int(x))
-		case int32:
-			switch t.Root {
-			case types.RootDate:
-				v = paths.FormatDate(x, legacy)
-			case types.RootInt:
-				v = strconv.Itoa(int(x))
-			default:
-				return nil, fmt.Errorf("partition key %s: type %s is not supported in partition paths", key, t.Root)
-			}
-		case int64:
-			v = strconv.FormatInt(x, 10)
-		case binrow.Decimal:
-			v = x.String()
-		default:
-			return nil, fmt.Errorf("partition key %s: type %s is not supported in partition paths", key, t.Root)
+// partitionValueMatcher parses text as a value of t and returns a test against decoded values.
+func partitionValueMatcher(t types.DataType, text string) (func(any) bool, error) {
+	switch t.Root {
+	case types.RootChar, types.RootVarChar:
+		return func(v any) bool { return v == text }, nil
+	case types.RootBoolean:
+		b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(text)))
+		if err != nil {
+			return nil, err
 		}
-		spec[i] = paths.PartitionKV{Key: key, Value: v}
+		return func(v any) bool { return v == b }, nil
+	case types.RootTinyInt, types.RootSmallInt, types.RootInt, types.RootBigInt:
+		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		return func(v any) bool { x, ok := integer(v); return ok && x == n }, nil
+	case types.RootDate:
+		days, err := strconv.ParseInt(strings.TrimSpace(text), 10, 32)
+		if err != nil {
+			d, perr := time.Parse("2006-01-02", strings.TrimSpace(text))
+			if perr != nil {
+				return nil, fmt.Errorf("not a date (yyyy-mm-dd or a day number): %w", perr)
+			}
+			days = d.Unix() / 86400
+		}
+		return func(v any) bool { x, ok := v.(int32); return ok && int64(x) == days }, nil
+	case types.RootDecimal:
+		d, err := binrow.ParseDecimal(strings.TrimSpace(text), t.Scale)
+		if err != nil {
+			return nil, err
+		}
+		return func(v any) bool { x, ok := v.(binrow.Decimal); return ok && x.Unscaled != nil && x.Unscaled.Cmp(d.Unscaled) == 0 }, nil
 	}
-	return spec, nil
+	return nil, fmt.Errorf("partition type %s is not supported in partition filters", t.SQLString())
+}
+
+// integer widens a decoded integer value.
+func integer(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	}
+	return 0, false
 }

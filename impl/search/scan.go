@@ -171,6 +171,8 @@ type Split struct {
 	Uncovered []string
 	// DeletionFiles are the bucket's deletion-vector index files.
 	DeletionFiles []*meta.IndexFileMeta
+
+	bucket *table.Bucket // the bucket of the snapshot the split was planned from
 }
 
 // Plan is what a search reads from one snapshot (Java PrimaryKeyFullTextScan.Plan).
@@ -227,7 +229,7 @@ func PlanSnapshot(c *table.Contents, def Definition, filter PartitionFilter) (*P
 		} else if !ok {
 			continue
 		}
-		split := &Split{Partition: b.Partition, Bucket: b.Bucket}
+		split := &Split{Partition: b.Partition, Bucket: b.Bucket, bucket: b}
 		names := map[string]bool{}
 		for _, f := range b.DataFiles {
 			if !pkindex.ShouldReadDataFile(f) {

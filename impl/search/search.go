@@ -19,6 +19,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
 )
 
 // Request is one full-text search of a table.
@@ -109,10 +110,11 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 	if err != nil {
 		return nil, err
 	}
-	latest, err := LatestSchema(ctx, t)
+	restorer, err := tableops.NewRestorer(ctx, t)
 	if err != nil {
 		return nil, err
 	}
+	latest := restorer.Schema
 	def, err := ResolveDefinition(latest, req.Column)
 	if err != nil {
 		return nil, err
@@ -150,13 +152,8 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 		}
 		engine = native.Engine{Lib: lib}
 	}
-	s := &searcher{t: t, latest: latest, def: def, engine: engine, schemas: map[int64]*schema.TableSchema{latest.ID: latest}}
-	if s.pathOpts, err = paths.OptionsFromTable(t.Root, latest.Options); err != nil {
-		return nil, err
-	}
-	if s.factory, err = paths.NewFileStorePathFactory(s.pathOpts); err != nil {
-		return nil, err
-	}
+	s := &searcher{t: t, latest: latest, def: def, engine: engine, restorer: restorer,
+		schemas: map[int64]*schema.TableSchema{latest.ID: latest}, buckets: map[*Split]*tableops.RestoredBucket{}}
 	positions, err := s.search(ctx, plan, query, req.Limit, par)
 	if err != nil {
 		return nil, err
@@ -166,25 +163,6 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 		return nil, err
 	}
 	return &Response{SnapshotID: plan.SnapshotID, Results: results}, nil
-}
-
-// LatestSchema reads the table's newest schema, the one Java's FileStoreTable carries and
-// takes the full-text definition from.
-func LatestSchema(ctx context.Context, t *table.Table) (*schema.TableSchema, error) {
-	entries, err := t.FileIO.List(ctx, paths.Join(t.Root, paths.SchemaDir))
-	if err != nil {
-		return nil, fmt.Errorf("list schemas of %s: %w", t.Root, err)
-	}
-	latest := int64(-1)
-	for _, e := range entries {
-		if id, ok := paths.ParseVersionedName(e.Name, paths.SchemaPrefix); ok && !e.IsDir && id > latest {
-			latest = id
-		}
-	}
-	if latest < 0 {
-		return nil, fmt.Errorf("%s has no schema", t.Root)
-	}
-	return t.Schema(ctx, latest)
 }
 
 func threadNum(opts map[string]string) (int, error) {
@@ -205,40 +183,30 @@ type searcher struct {
 	latest   *schema.TableSchema
 	def      Definition
 	engine   fulltext.Engine
-	pathOpts paths.Options
-	factory  *paths.FileStorePathFactory
+	restorer *tableops.Restorer
 	schemas  map[int64]*schema.TableSchema
+	buckets  map[*Split]*tableops.RestoredBucket
 }
 
-// bucketPaths are the path factories of one split.
-type bucketPaths struct {
-	index paths.IndexPathFactory
-	data  *paths.DataFilePathFactory
-}
-
-func (s *searcher) pathsOf(split *Split) (*bucketPaths, error) {
-	values, err := decodePartition(s.latest, split.Partition)
+// pathsOf resolves the data and index paths of split's bucket (Java
+// IndexFileHandler#pkFullTextIndex and the data file path factory of the bucket).
+func (s *searcher) pathsOf(split *Split) (*tableops.RestoredBucket, error) {
+	if rb, ok := s.buckets[split]; ok {
+		return rb, nil
+	}
+	if split.bucket == nil {
+		return nil, fmt.Errorf("bucket %d: split was not planned from a snapshot", split.Bucket)
+	}
+	rb, err := s.restorer.RestoreBucket(split.bucket)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := partitionSpec(s.latest, values, s.pathOpts.LegacyPartitionName)
-	if err != nil {
-		return nil, err
-	}
-	ipf, err := s.factory.IndexPathFactory(spec, int(split.Bucket))
-	if err != nil {
-		return nil, err
-	}
-	dpf, err := s.factory.DataFilePathFactory(spec, int(split.Bucket))
-	if err != nil {
-		return nil, err
-	}
-	return &bucketPaths{index: ipf, data: dpf}, nil
+	s.buckets[split] = rb
+	return rb, nil
 }
 
 func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, par int) ([]Position, error) {
-	pathsBySplit := map[*Split]*bucketPaths{}
-	var reqs []*archiveRequest
+		var reqs []*archiveRequest
 	for _, split := range plan.Splits {
 		if len(split.Payloads) == 0 {
 			continue
@@ -247,8 +215,7 @@ func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, 
 		if err != nil {
 			return nil, fmt.Errorf("bucket %d: %w", split.Bucket, err)
 		}
-		pathsBySplit[split] = bp
-		deletions, err := s.deletionVectors(ctx, split, bp.index)
+		deletions, err := s.deletionVectors(ctx, split, bp.IndexPaths)
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +229,11 @@ func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, 
 		return nil, nil
 	}
 	bs := &BucketSearch{Parallelism: par, Open: func(ctx context.Context, split *Split, payload *meta.IndexFileMeta) (fulltext.Reader, error) {
-		return openArchive(ctx, s.t.FileIO, s.engine, pathsBySplit[split].index, payload)
+		bp, err := s.pathsOf(split)
+		if err != nil {
+			return nil, err
+		}
+		return openArchive(ctx, s.t.FileIO, s.engine, bp.IndexPaths, payload)
 	}}
 	rankings, err := bs.run(ctx, reqs, query, limit)
 	if err != nil {
@@ -423,7 +394,7 @@ func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Posi
 		if file.ExternalPath != nil {
 			ext = *file.ExternalPath
 		}
-		rows, err := s.readFile(ctx, bp.data.ToPath(file.FileName, ext), file.FileName, cols, idx, positions)
+		rows, err := s.readFile(ctx, bp.DataPaths.ToPath(file.FileName, ext), file.FileName, cols, idx, positions)
 		if err != nil {
 			return nil, err
 		}

@@ -111,6 +111,7 @@ func TestSearchEmptyTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	withOption := strings.Replace(string(src), `"options" : {`, `"options" : {
+    "deletion-vectors.enabled" : "true",
     "pk-full-text.index.columns" : "content",`, 1)
 	if err := os.WriteFile(filepath.Join(dir, "schema", "schema-0"), []byte(withOption), 0o644); err != nil {
 		t.Fatal(err)
