@@ -111,7 +111,10 @@ func partitionValueMatcher(t types.DataType, text string) (func(any) bool, error
 		if err != nil {
 			return nil, err
 		}
-		return func(v any) bool { x, ok := v.(binrow.Decimal); return ok && x.Unscaled != nil && x.Unscaled.Cmp(d.Unscaled) == 0 }, nil
+		return func(v any) bool {
+			x, ok := v.(binrow.Decimal)
+			return ok && x.Unscaled != nil && x.Unscaled.Cmp(d.Unscaled) == 0
+		}, nil
 	}
 	return nil, fmt.Errorf("partition type %s is not supported in partition filters", t.SQLString())
 }

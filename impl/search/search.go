@@ -206,7 +206,7 @@ func (s *searcher) pathsOf(split *Split) (*tableops.RestoredBucket, error) {
 }
 
 func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, par int) ([]Position, error) {
-		var reqs []*archiveRequest
+	var reqs []*archiveRequest
 	for _, split := range plan.Splits {
 		if len(split.Payloads) == 0 {
 			continue
