@@ -631,7 +631,14 @@ func TestMaintainConcurrentCommitRebases(t *testing.T) {
 
 func TestResolveFullTextDefinition(t *testing.T) {
 	base := func(opts map[string]string) *schema.TableSchema {
-		s := &schema.TableSchema{Options: opts}
+		s := &schema.TableSchema{Options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"}, PrimaryKeys: []string{"id"}}
+		for k, v := range opts {
+			if v == "<unset>" {
+				delete(s.Options, k)
+			} else {
+				s.Options[k] = v
+			}
+		}
 		s.Fields = mustFields(t)
 		return s
 	}
@@ -646,22 +653,36 @@ func TestResolveFullTextDefinition(t *testing.T) {
 	if def.Column != "content" || def.FieldID != 1 || len(def.Options) != 2 {
 		t.Errorf("definition %+v", def)
 	}
+	if _, err := tableops.ResolveFullTextDefinition(base(map[string]string{pkfulltext.ColumnsOption: "content",
+		"deletion-vectors.enabled": "<unset>", "merge-engine": "first-row"})); err != nil {
+		t.Errorf("first-row without deletion vectors: %v", err)
+	}
 	for _, tc := range []struct {
 		opts map[string]string
 		want string
 	}{
 		{map[string]string{}, "no primary-key full-text index"},
-		{map[string]string{pkfulltext.ColumnsOption: "missing"}, "no primary-key full-text index"},
+		{map[string]string{pkfulltext.ColumnsOption: "missing"}, "must reference an existing column"},
 		{map[string]string{pkfulltext.ColumnsOption: "content,content"}, "duplicate column"},
 		{map[string]string{pkfulltext.ColumnsOption: "content", tableops.PKBTreeIndexColumnsOption: "content"}, "at most one primary-key index"},
-		{map[string]string{pkfulltext.ColumnsOption: "content,title"}, "Only one primary-key full-text index"},
+		{map[string]string{pkfulltext.ColumnsOption: "content,title"}, "exactly one column"},
+		{map[string]string{pkfulltext.ColumnsOption: " "}, "non-empty column"},
 		{map[string]string{pkfulltext.ColumnsOption: "id"}, "CHAR/VARCHAR/STRING"},
+		{map[string]string{pkfulltext.ColumnsOption: "content", "deletion-vectors.enabled": "false"}, "deletion-vectors.enabled = true"},
+		{map[string]string{pkfulltext.ColumnsOption: "content", "deletion-vectors.merge-on-read": "true"}, "merge-on-read = false"},
+		{map[string]string{pkfulltext.ColumnsOption: "content", "bucket": "-1"}, "fixed or postpone bucket mode"},
+		{map[string]string{pkfulltext.ColumnsOption: "content", "pk-clustering-override": "true"}, "pk-clustering-override"},
 		{map[string]string{pkfulltext.ColumnsOption: "content", pkfulltext.FieldOptionsKey("content"): "[1]"}, "JSON object"},
 	} {
 		_, err := tableops.ResolveFullTextDefinition(base(tc.opts))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
 		}
+	}
+	noPK := base(map[string]string{pkfulltext.ColumnsOption: "content"})
+	noPK.PrimaryKeys = nil
+	if _, err := tableops.ResolveFullTextDefinition(noPK); err == nil || !strings.Contains(err.Error(), "primary-key table") {
+		t.Errorf("no primary key: %v", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
@@ -50,7 +51,9 @@ type FullTextDefinition struct {
 // and checked for duplicates and for a column owning two indexes; definitions are made for schema
 // fields, in field order, that a list names; more than one full-text column is an error. It
 // returns ErrNoFullTextIndex when the schema configures none (an unset option, or one naming no
-// existing column, which Java skips as well). The column must be CHAR or VARCHAR.
+// existing column, which Java skips as well). A schema that Java's SchemaValidation would have
+// refused (several columns, no primary key, no deletion vectors, dynamic bucket mode, a column
+// that is missing or not CHAR/VARCHAR, ...) is an error with Java's message.
 func ResolveFullTextDefinition(s *schema.TableSchema) (*FullTextDefinition, error) {
 	lists := []struct {
 		key  string
@@ -80,6 +83,11 @@ func ResolveFullTextDefinition(s *schema.TableSchema) (*FullTextDefinition, erro
 		}
 	}
 	fullText := lists[3].cols
+	if fullText != nil {
+		if err := validateFullTextSchema(s, fullText); err != nil {
+			return nil, err
+		}
+	}
 	var def *FullTextDefinition
 	for _, f := range s.Fields {
 		// Java's if/else chain: btree, bitmap and vector claim a column first; the checks above
@@ -104,6 +112,71 @@ func ResolveFullTextDefinition(s *schema.TableSchema) (*FullTextDefinition, erro
 		return nil, ErrNoFullTextIndex
 	}
 	return def, nil
+}
+
+// validateFullTextSchema refuses a schema Java would never have committed, with the checks and
+// messages of SchemaValidation#validatePrimaryKeyFullTextIndex.
+func validateFullTextSchema(s *schema.TableSchema, columns []string) error {
+	key := pkfulltext.ColumnsOption
+	if len(columns) != 1 {
+		return fmt.Errorf("%s must contain exactly one column in the first release, but is [%s].", key, strings.Join(columns, ", "))
+	}
+	if paths.IsJavaWhitespaceOnly(columns[0]) {
+		return fmt.Errorf("%s must contain a non-empty column.", key)
+	}
+	if len(s.PrimaryKeys) == 0 {
+		return errors.New("Primary-key full-text index requires a primary-key table.")
+	}
+	boolOpt := func(k string) (bool, error) {
+		v, ok := s.Options[k]
+		if !ok {
+			return false, nil
+		}
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+		return false, fmt.Errorf("option %s: %q is not a boolean", k, v)
+	}
+	dv, err := boolOpt("deletion-vectors.enabled")
+	if err != nil {
+		return err
+	}
+	firstRow := strings.EqualFold(strings.TrimSpace(s.Options["merge-engine"]), "first-row")
+	if !firstRow && !dv {
+		return errors.New("Primary-key full-text index requires deletion-vectors.enabled = true.")
+	}
+	mor, err := boolOpt("deletion-vectors.merge-on-read")
+	if err != nil {
+		return err
+	}
+	if dv && mor {
+		return errors.New("Primary-key full-text index requires deletion-vectors.merge-on-read = false.")
+	}
+	bucket := -1
+	if v, ok := s.Options["bucket"]; ok {
+		if bucket, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+			return fmt.Errorf("option bucket: %w", err)
+		}
+	}
+	if bucket <= 0 && bucket != paths.PostponeBucket {
+		return fmt.Errorf("Primary-key full-text index requires fixed or postpone bucket mode (bucket > 0 or bucket = -2), but bucket is %d.", bucket)
+	}
+	if override, err := boolOpt("pk-clustering-override"); err != nil {
+		return err
+	} else if override {
+		return errors.New("Primary-key full-text index does not support pk-clustering-override.")
+	}
+	f, ok := s.FieldByName(columns[0])
+	if !ok {
+		return fmt.Errorf("%s entry '%s' must reference an existing column.", key, columns[0])
+	}
+	if f.Type.Root != types.RootChar && f.Type.Root != types.RootVarChar {
+		return fmt.Errorf("%s entry '%s' must reference a CHAR/VARCHAR/STRING column.", key, columns[0])
+	}
+	return nil
 }
 
 // splitColumns is CoreOptions#primaryKeyIndexColumns: nil when unset, else every comma-separated
