@@ -384,4 +384,13 @@ func TestSearchLimits(t *testing.T) {
 			t.Errorf("limit %d accepted", limit)
 		}
 	}
+	// The largest limit Java's int allows: capped at the document count, so the engine does not
+	// try to allocate a top-k buffer of that size, and every hit still comes back.
+	hits, err = r.Search(context.Background(), matchQuery("common"), 1<<31-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != len(rows) {
+		t.Fatalf("limit 2^31-1: got %d hits, want %d", len(hits), len(rows))
+	}
 }

@@ -34,6 +34,10 @@ type Reader struct {
 	mu     sync.RWMutex
 	handle unsafe.Pointer
 	src    cgo.Handle
+	// docs is the archive's document count from its envelope. The engine sizes its top-k buffer
+	// by the limit it is given, so a huge limit would make it allocate far more than the archive
+	// could ever return (and abort the process); limits are capped at this count.
+	docs int64
 }
 
 var _ fulltext.Reader = (*Reader)(nil)
@@ -48,6 +52,11 @@ func (l *Library) OpenReader(ctx context.Context, r io.ReaderAt, size int64) (*R
 	if size < 0 {
 		return nil, fmt.Errorf("open full-text archive: negative size %d", size)
 	}
+	env, err := fulltext.ReadEnvelope(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("open full-text archive: %w", err)
+	}
+	docs := int64(min(env.Metadata.DocumentCount, maxLimit))
 	h := cgo.NewHandle(&source{r: r, size: size})
 	var cerr *C.char
 	rh := C.pkft_reader_open(l.api, C.uintptr_t(h), &cerr)
@@ -55,7 +64,7 @@ func (l *Library) OpenReader(ctx context.Context, r io.ReaderAt, size int64) (*R
 		h.Delete()
 		return nil, fmt.Errorf("open full-text archive: %s", takeError(cerr))
 	}
-	return &Reader{lib: l, handle: rh, src: h}, nil
+	return &Reader{lib: l, handle: rh, src: h, docs: docs}, nil
 }
 
 // Search runs query and returns at most limit hits, best first.
@@ -98,6 +107,9 @@ func (r *Reader) search(ctx context.Context, query string, limit int, filter []b
 		cfilter = (*C.uint8_t)(C.CBytes(filter))
 		defer C.free(unsafe.Pointer(cfilter))
 	}
+	// No search returns more hits than the archive has documents; the engine needs a limit of
+	// at least one.
+	limit = int(max(1, min(int64(limit), r.docs)))
 	// Room for the usual result; the engine reports the length it needs when there are more.
 	capacity := min(limit, initialCapacity)
 	for attempt := 0; ; attempt++ {
