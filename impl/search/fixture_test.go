@@ -96,7 +96,10 @@ type fixture struct {
 
 // newFixture prepares golden table name with engine; choose decides per bucket and level
 // (nil builds every level).
-func newFixture(t testing.TB, name string, engine fulltext.Engine, choose func(bucket int32, level int32) levelChoice) *fixture {
+// prepareTable copies golden table name to a temporary directory and commits a schema naming
+// its text column in pk-full-text.index.columns (and enabling deletion vectors, which Paimon
+// requires with it). It returns the fixture, without archives, and the table's latest snapshot.
+func prepareTable(t testing.TB, name string) (*fixture, *snapshot.Snapshot) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -118,7 +121,6 @@ func newFixture(t testing.TB, name string, engine fulltext.Engine, choose func(b
 	}
 	s1.Options[pkfulltext.ColumnsOption] = textColumn
 	s1.OptionOrder = append(slices.Clone(s0.OptionOrder), pkfulltext.ColumnsOption)
-	// Paimon accepts the full-text index only with deletion vectors.
 	if _, ok := s1.Options["deletion-vectors.enabled"]; !ok {
 		s1.Options["deletion-vectors.enabled"] = "true"
 		s1.OptionOrder = append(s1.OptionOrder, "deletion-vectors.enabled")
@@ -130,7 +132,15 @@ func newFixture(t testing.TB, name string, engine fulltext.Engine, choose func(b
 	if !ok {
 		t.Fatalf("%s has no column %s", name, textColumn)
 	}
-	f := &fixture{t: tb, schema: &s1, fieldID: int32(field.ID), covered: map[string]bool{}}
+	return &fixture{t: tb, schema: &s1, fieldID: int32(field.ID), covered: map[string]bool{}}, snap
+}
+
+func newFixture(t testing.TB, name string, engine fulltext.Engine, choose func(bucket int32, level int32) levelChoice) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	f, snap := prepareTable(t, name)
+	tb, s1 := f.t, *f.schema
+	dir := tb.Root
 	po, err := paths.OptionsFromTable(dir, s1.Options)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/fulltext/bleveengine"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/impl/types"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
@@ -60,60 +62,66 @@ func TestSearchGoldenTablesNative(t *testing.T) {
 	runGolden(t, native.Engine{Lib: lib})
 }
 
-// runGolden searches every golden case with one-word match queries drawn from the table's own
-// rows and checks the results against a brute-force model: the live rows (deletion vectors
-// applied) of the data files a current archive covers whose text has the word, with the primary
-// key Java reads for that row.
+// runGolden prepares every golden case with engine and checks its searches (checkQueries).
 func runGolden(t *testing.T, engine fulltext.Engine) {
-	ctx := context.Background()
 	for _, gc := range goldenCases() {
 		t.Run(gc.name, func(t *testing.T) {
 			f := newFixture(t, gc.table, engine, gc.choose)
-			model := f.liveCoveredRows(t)
-			javaRows := readJavaRows(t, gc.table)
-			words := queryWords(javaRows)
-			if len(words) == 0 {
-				t.Fatal("no query words")
-			}
-			for _, word := range words {
-				full, err := Search(ctx, f.t, Request{Query: word, Limit: 100_000}, Options{Engine: engine})
-				if err != nil {
-					t.Fatalf("search %q: %v", word, err)
-				}
-				if full.SnapshotID != f.snap.ID {
-					t.Fatalf("searched snapshot %d, want %d", full.SnapshotID, f.snap.ID)
-				}
-				want := matching(model, word)
-				got := map[string]string{}
-				for _, r := range full.Results {
-					if r.Text == nil {
-						t.Fatalf("%q: result %s has no text", word, resultKey(r))
-					}
-					got[resultKey(r)] = *r.Text
-				}
-				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Fatalf("%q: got %d rows %v\nwant %d rows %v", word, len(got), got, len(want), want)
-				}
-				f.checkOrder(t, word, full.Results)
-				checkKeys(t, f, word, full.Results, javaRows)
-
-				// A smaller limit returns the prefix of the full ranking.
-				top, err := Search(ctx, f.t, Request{Query: word, Limit: 3, Snapshot: f.snap}, Options{Engine: engine})
-				if err != nil {
-					t.Fatal(err)
-				}
-				n := min(3, len(full.Results))
-				if len(top.Results) != n {
-					t.Fatalf("%q limit 3: %d results, want %d", word, len(top.Results), n)
-				}
-				for i := range top.Results {
-					a, b := top.Results[i], full.Results[i]
-					if resultKey(a) != resultKey(b) || a.Score != b.Score {
-						t.Fatalf("%q limit 3: result %d is %s (%v), want %s (%v)", word, i, resultKey(a), a.Score, resultKey(b), b.Score)
-					}
-				}
-			}
+			checkQueries(t, f, engine, gc.table)
 		})
+	}
+}
+
+// checkQueries searches f with one-word match queries drawn from the golden table's own rows and
+// checks the results against a brute-force model: the live rows (deletion vectors applied) of the
+// data files a current archive covers whose text has the word, with the primary key Java reads
+// for that row; and a smaller limit must return the prefix of the full ranking.
+func checkQueries(t *testing.T, f *fixture, engine fulltext.Engine, name string) {
+	t.Helper()
+	ctx := context.Background()
+	model := f.liveCoveredRows(t)
+	javaRows := readJavaRows(t, name)
+	words := queryWords(javaRows)
+	if len(words) == 0 {
+		t.Fatal("no query words")
+	}
+	for _, word := range words {
+		full, err := Search(ctx, f.t, Request{Query: word, Limit: 100_000}, Options{Engine: engine})
+		if err != nil {
+			t.Fatalf("search %q: %v", word, err)
+		}
+		if full.SnapshotID != f.snap.ID {
+			t.Fatalf("searched snapshot %d, want %d", full.SnapshotID, f.snap.ID)
+		}
+		want := matching(model, word)
+		got := map[string]string{}
+		for _, r := range full.Results {
+			if r.Text == nil {
+				t.Fatalf("%q: result %s has no text", word, resultKey(r))
+			}
+			got[resultKey(r)] = *r.Text
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q: got %d rows %v\nwant %d rows %v", word, len(got), got, len(want), want)
+		}
+		f.checkOrder(t, word, full.Results)
+		checkKeys(t, f, word, full.Results, javaRows)
+
+		// A smaller limit returns the prefix of the full ranking.
+		top, err := Search(ctx, f.t, Request{Query: word, Limit: 3, Snapshot: f.snap}, Options{Engine: engine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := min(3, len(full.Results))
+		if len(top.Results) != n {
+			t.Fatalf("%q limit 3: %d results, want %d", word, len(top.Results), n)
+		}
+		for i := range top.Results {
+			a, b := top.Results[i], full.Results[i]
+			if resultKey(a) != resultKey(b) || a.Score != b.Score {
+				t.Fatalf("%q limit 3: result %d is %s (%v), want %s (%v)", word, i, resultKey(a), a.Score, resultKey(b), b.Score)
+			}
+		}
 	}
 }
 
@@ -256,4 +264,40 @@ func javaValue(t *testing.T, typ types.DataType, v any) string {
 		return x
 	}
 	return fmt.Sprint(v)
+}
+
+// TestSearchAfterMaintain searches golden tables whose archives Go's maintenance commit
+// (tableops.Maintain) built and committed: every level is then current, so every live row of
+// every eligible data file is searched.
+func TestSearchAfterMaintain(t *testing.T) {
+	engine := native.Engine{Lib: testenv.Native(t)}
+	ctx := context.Background()
+	for _, name := range []string{"partitioned-dv", "two-levels", "composite-key"} {
+		t.Run(name, func(t *testing.T) {
+			f, _ := prepareTable(t, name)
+			res, err := tableops.Maintain(ctx, f.t, engine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Snapshot == nil {
+				t.Fatal("maintenance committed nothing")
+			}
+			f.snap = res.Snapshot
+			contents, err := f.t.Read(ctx, f.snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range contents.Buckets {
+				for _, df := range b.DataFiles {
+					if pkindex.ShouldReadDataFile(df) {
+						f.covered[f.fileKey(b.Partition, b.Bucket, df.FileName)] = true
+					}
+				}
+			}
+			if len(f.covered) == 0 {
+				t.Fatal("no eligible data files")
+			}
+			checkQueries(t, f, engine, name)
+		})
+	}
 }
