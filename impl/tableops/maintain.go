@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,6 +22,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
@@ -30,8 +32,12 @@ import (
 // (BatchWriteBuilder.COMMIT_IDENTIFIER, Long.MAX_VALUE); maintenance commits use it by default.
 const BatchCommitIdentifier int64 = 1<<63 - 1
 
-// DefaultCommitMaxRetries is commit.max-retries' default in Paimon 2.0.0.
-const DefaultCommitMaxRetries = 10
+// CommitMaxRetriesOption is the table option bounding commit retries; DefaultCommitMaxRetries is
+// its default in Paimon 2.0.0.
+const (
+	CommitMaxRetriesOption  = "commit.max-retries"
+	DefaultCommitMaxRetries = 10
+)
 
 // ErrCommitConflict reports a maintenance commit that kept losing the race for the next snapshot
 // id, or whose rebase found the table changed in a way it cannot follow (for example a new schema).
@@ -74,9 +80,16 @@ type Progress struct {
 	// Done buckets out of Total in the current planning round (a rebase starts a new round over
 	// the affected buckets).
 	Done, Total int
-	// Bucket is the bucket that just finished.
+	// Bucket is the bucket that just finished; nil when the report is about rows.
 	Bucket *BucketResult
+	// RowsIndexed source rows have been read into archives so far, out of RowsPlanned, the rows
+	// of every build planned (a rebase adds the rows of the builds it plans again). Rows are
+	// reported while builds run, every few thousand rows.
+	RowsIndexed, RowsPlanned int64
 }
+
+// rowProgressStep is how many rows a build reads between two row progress reports.
+const rowProgressStep = 1 << 14
 
 // MaintainOption configures Maintain.
 type MaintainOption func(*maintainConfig)
@@ -128,8 +141,8 @@ func WithBeforePublish(hook func(ctx context.Context, next *snapshot.Snapshot) e
 	return func(c *maintainConfig) { c.beforePublish = hook }
 }
 
-// WithMaxRetries sets how many times a lost publication is retried on a new base (default
-// DefaultCommitMaxRetries, commit.max-retries).
+// WithMaxRetries sets how many times a lost publication is retried on a new base (default: the
+// table's commit.max-retries, DefaultCommitMaxRetries when unset).
 func WithMaxRetries(n int) MaintainOption {
 	return func(c *maintainConfig) { c.maxRetries = n }
 }
@@ -160,7 +173,7 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	cfg := maintainConfig{
 		identifier:  BatchCommitIdentifier,
 		parallelism: runtime.NumCPU(),
-		maxRetries:  DefaultCommitMaxRetries,
+		maxRetries:  -1,
 		retryWait: func(retry int) time.Duration {
 			return min(10*time.Millisecond<<min(retry, 10), 10*time.Second)
 		},
@@ -184,6 +197,16 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	if r.FullText == nil {
 		return nil, fmt.Errorf("maintain %s: %w", t.Root, ErrNoFullTextIndex)
 	}
+	if cfg.maxRetries < 0 {
+		cfg.maxRetries = DefaultCommitMaxRetries
+		if v, ok := r.Schema.Options[CommitMaxRetriesOption]; ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("option %s: %q is not a non-negative integer", CommitMaxRetriesOption, v)
+			}
+			cfg.maxRetries = n
+		}
+	}
 	m := &maintenance{t: t, r: r, engine: engine, cfg: cfg, done: map[bucketKey]*pendingBucket{}}
 	res, err := m.run(ctx)
 	if err != nil {
@@ -204,6 +227,68 @@ type maintenance struct {
 	cfg    maintainConfig
 	// done holds the planned, uncommitted buckets of the current base.
 	done map[bucketKey]*pendingBucket
+
+	// Progress state: rows read by builds, rows planned, and the current round's finished and
+	// total bucket counts packed as done<<32 | total.
+	rowsIndexed, rowsPlanned, round atomic.Int64
+	progressMu                      sync.Mutex
+}
+
+// report calls the progress callback (serialized) with the current counters.
+func (m *maintenance) report(bucket *BucketResult) {
+	if m.cfg.progress == nil {
+		return
+	}
+	m.progressMu.Lock()
+	defer m.progressMu.Unlock()
+	r := m.round.Load()
+	m.cfg.progress(Progress{Done: int(r >> 32), Total: int(r & 0xffffffff), Bucket: bucket,
+		RowsIndexed: m.rowsIndexed.Load(), RowsPlanned: m.rowsPlanned.Load()})
+}
+
+// addRows records rows read by a build and reports them.
+func (m *maintenance) addRows(n int64) {
+	if n > 0 {
+		m.rowsIndexed.Add(n)
+		m.report(nil)
+	}
+}
+
+// countingReaders counts the rows builds read, for progress reports.
+type countingReaders struct {
+	inner pkfulltext.ReaderFactory
+	m     *maintenance
+}
+
+func (c *countingReaders) Open(ctx context.Context, file *meta.DataFileMeta) (pkfulltext.TextReader, error) {
+	r, err := c.inner.Open(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	return &countingReader{TextReader: r, m: c.m}, nil
+}
+
+type countingReader struct {
+	pkfulltext.TextReader
+	m       *maintenance
+	pending int64
+}
+
+func (r *countingReader) Next(ctx context.Context) (textreader.Row, error) {
+	row, err := r.TextReader.Next(ctx)
+	if err == nil {
+		if r.pending++; r.pending >= rowProgressStep {
+			r.m.addRows(r.pending)
+			r.pending = 0
+		}
+	}
+	return row, err
+}
+
+func (r *countingReader) Close() error {
+	r.m.addRows(r.pending)
+	r.pending = 0
+	return r.TextReader.Close()
 }
 
 func (m *maintenance) run(ctx context.Context) (*MaintainResult, error) {
@@ -288,6 +373,11 @@ func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error 
 			}
 			delete(m.done, key)
 		}
+		plan, err := m.r.planBucket(rb)
+		if err != nil {
+			return err
+		}
+		m.rowsPlanned.Add(plan.BuildRows)
 		jobs = append(jobs, job{key: key, bucket: rb, sources: sources})
 	}
 	for key, p := range m.done {
@@ -302,6 +392,7 @@ func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error 
 		return nil
 	}
 
+	m.round.Store(int64(len(jobs)))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -339,9 +430,8 @@ func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error 
 			p.sources = j.sources
 			m.done[j.key] = p
 			finished++
-			if m.cfg.progress != nil {
-				m.cfg.progress(Progress{Done: finished, Total: len(jobs), Bucket: &p.result})
-			}
+			m.round.Store(int64(finished)<<32 | int64(len(jobs)))
+			m.report(&p.result)
 		}()
 	}
 	wg.Wait()
@@ -352,9 +442,17 @@ func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error 
 // increments. The returned commit's Abort deletes the archives it built.
 func (m *maintenance) maintainBucket(ctx context.Context, b *RestoredBucket) (_ *pendingBucket, err error) {
 	start := time.Now()
-	mt, err := m.r.NewFullTextMaintainer(ctx, b, m.engine)
+	indexFile := m.r.FullTextIndexFile(b, m.engine)
+	builder, err := m.r.FullTextBuilder(ctx, b, indexFile)
 	if err != nil {
 		return nil, err
+	}
+	if m.cfg.progress != nil {
+		builder.Readers = &countingReaders{inner: builder.Readers, m: m}
+	}
+	mt, err := pkfulltext.NewMaintainer(m.r.FullText.FieldID, builder, indexFile, b.DataFiles, b.SourcePayloads)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %d: %w", b.Bucket, err)
 	}
 	defer func() {
 		if cerr := mt.Close(ctx); cerr != nil && err == nil {

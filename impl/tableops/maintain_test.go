@@ -222,8 +222,17 @@ func TestMaintainJavaTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			var progress atomic.Int32
+			var last tableops.Progress
 			res, err := tableops.Maintain(ctx, tbl, eng, tableops.WithParallelism(2), tableops.WithCommitUser("go-maintain"),
-				tableops.WithProgress(func(p tableops.Progress) { progress.Add(1) }))
+				tableops.WithProgress(func(p tableops.Progress) {
+					if p.Bucket != nil {
+						progress.Add(1)
+					}
+					if p.RowsIndexed < last.RowsIndexed {
+						t.Errorf("rows indexed went back from %d to %d", last.RowsIndexed, p.RowsIndexed)
+					}
+					last = p
+				}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,6 +272,13 @@ func TestMaintainJavaTables(t *testing.T) {
 			}
 			if built == 0 {
 				t.Error("no archive built")
+			}
+			var plannedRows int64
+			for _, p := range plans {
+				plannedRows += p.BuildRows
+			}
+			if last.RowsIndexed != plannedRows || last.RowsPlanned != plannedRows || last.Done != last.Total {
+				t.Errorf("last progress %+v, planned rows %d", last, plannedRows)
 			}
 			for i, p := range plans {
 				if len(p.BuildLevels) != len(res.Buckets[i].Built) || p.Bucket != res.Buckets[i].Bucket {

@@ -64,31 +64,40 @@ func PlanMaintenance(ctx context.Context, t *table.Table, opts ...MaintainOption
 		if cfg.filter != nil && !cfg.filter(rb.PartitionSpec, rb.Bucket) {
 			continue
 		}
-		view, err := pkfulltext.InspectBucket(r.FullText.FieldID, rb.DataFiles, rb.SourcePayloads)
+		p, err := r.planBucket(rb)
 		if err != nil {
-			return nil, nil, fmt.Errorf("bucket %d: %w", rb.Bucket, err)
+			return nil, nil, err
 		}
-		p := BucketPlan{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket,
-			Retire: view.State.StalePayloads(), Current: view.State.CurrentPayloads()}
-		covered := map[int32]bool{}
-		for _, c := range p.Current {
-			sm, err := pkindex.SourceMetaFromIndexFile(c.FileName, c.GlobalIndex.SourceMeta)
-			if err != nil {
-				return nil, nil, err
-			}
-			covered[sm.DataLevel()] = true
-		}
-		for _, f := range view.Eligible {
-			if covered[f.Level] {
-				continue
-			}
-			if !slices.Contains(p.BuildLevels, f.Level) {
-				p.BuildLevels = append(p.BuildLevels, f.Level)
-			}
-			p.BuildRows += f.RowCount
-		}
-		slices.Sort(p.BuildLevels)
 		out = append(out, p)
 	}
 	return base, out, nil
+}
+
+// planBucket classifies one restored bucket's archives and lists the builds it needs.
+func (r *Restorer) planBucket(rb *RestoredBucket) (BucketPlan, error) {
+	view, err := pkfulltext.InspectBucket(r.FullText.FieldID, rb.DataFiles, rb.SourcePayloads)
+	if err != nil {
+		return BucketPlan{}, fmt.Errorf("bucket %d: %w", rb.Bucket, err)
+	}
+	p := BucketPlan{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket,
+		Retire: view.State.StalePayloads(), Current: view.State.CurrentPayloads()}
+	covered := map[int32]bool{}
+	for _, c := range p.Current {
+		sm, err := pkindex.SourceMetaFromIndexFile(c.FileName, c.GlobalIndex.SourceMeta)
+		if err != nil {
+			return BucketPlan{}, err
+		}
+		covered[sm.DataLevel()] = true
+	}
+	for _, f := range view.Eligible {
+		if covered[f.Level] {
+			continue
+		}
+		if !slices.Contains(p.BuildLevels, f.Level) {
+			p.BuildLevels = append(p.BuildLevels, f.Level)
+		}
+		p.BuildRows += f.RowCount
+	}
+	slices.Sort(p.BuildLevels)
+	return p, nil
 }
