@@ -1022,3 +1022,48 @@ func commitLevel0Append(t *testing.T, tbl *table.Table) {
 		t.Fatal(err)
 	}
 }
+
+// TestMaintainIndexFilesInDataFileDir: with index-file-in-data-file-dir, archives are written to
+// the bucket directory, found there again, and a failed commit removes them from there.
+func TestMaintainIndexFilesInDataFileDir(t *testing.T) {
+	eng, lib := engine(t)
+	ctx := context.Background()
+	opts := map[string]string{paths.OptionIndexFileInDataFileDir: "true"}
+
+	root := copyJavaTableWith(t, "partitioned-dv", opts)
+	before := listFiles(t, root)
+	failing := table.Open(&failingIO{FileIO: fileio.NewLocal(), prefix: "index-manifest-"}, root)
+	if _, err := tableops.Maintain(ctx, failing, eng); !errors.Is(err, errInjected) {
+		t.Fatalf("got %v", err)
+	}
+	if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+		t.Errorf("failed maintenance left %v", diff)
+	}
+
+	tbl := table.Open(fileio.NewLocal(), root)
+	res, err := tableops.Maintain(ctx, tbl, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var archives int
+	for _, f := range added(before, listFiles(t, root)) {
+		if strings.Contains(f, "bucket-") && strings.HasPrefix(filepath.Base(f), "index-") {
+			archives++
+		} else if strings.HasPrefix(f, "index/") {
+			t.Errorf("archive %s written to the table's index directory", f)
+		}
+	}
+	built := 0
+	for _, b := range res.Buckets {
+		built += len(b.Built)
+	}
+	if archives != built || built == 0 {
+		t.Errorf("%d archive files in bucket directories, %d built", archives, built)
+	}
+	latest, _ := tbl.Latest(ctx)
+	c, err := tbl.Read(ctx, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	searchEveryArchive(t, tbl, lib, c)
+}

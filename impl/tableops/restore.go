@@ -370,6 +370,9 @@ func (r *Restorer) PartitionSpec(partition []byte) ([]paths.PartitionKV, error) 
 func (r *Restorer) fieldName(ctx context.Context) textreader.FieldNameFunc {
 	return func(schemaID int64, fieldID int32) (string, error) {
 		r.mu.Lock()
+		if r.schemas == nil {
+			r.schemas = map[int64]*schema.TableSchema{}
+		}
 		s, ok := r.schemas[schemaID]
 		r.mu.Unlock()
 		if !ok {
