@@ -3,13 +3,17 @@ package search
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/dv"
@@ -22,7 +26,6 @@ import (
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/paimonparquet"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
@@ -54,10 +57,10 @@ func benchText(i int) ([]byte, bool) {
 	return strconv.AppendInt(append(buf, " n"...), int64(i), 10), false
 }
 
-// benchTable writes a one-bucket table with one level-1 data file of rows rows (Paimon's
-// Parquet layout, dictionary and zstd, 250,000-row row groups), a deletion vector deleting
-// every 7th row, and its full-text archive built by the native engine, committed as snapshot 1.
-func benchTable(b *testing.B, rows int, lib *native.Library) *table.Table {
+// benchTable writes a one-bucket table with one level-1 data file of rows rows (see
+// writeBenchFile), a deletion vector deleting every 7th row, and its full-text archive built by
+// the native engine, committed as snapshot 1.
+func benchTable(b *testing.B, rows int, pageIndex bool, lib *native.Library) *table.Table {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -84,9 +87,7 @@ func benchTable(b *testing.B, rows int, lib *native.Library) *table.Table {
 	if err := os.MkdirAll(filepath.Dir(dataPath), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := paimonparquet.WriteFile(dataPath, rows, benchText, paimonparquet.Options{Dictionary: true, Compression: compress.Codecs.Zstd, RowGroupRows: 250_000}); err != nil {
-		b.Fatal(err)
-	}
+	writeBenchFile(b, dataPath, rows, pageIndex)
 	st, err := os.Stat(dataPath)
 	if err != nil {
 		b.Fatal(err)
@@ -185,7 +186,8 @@ func benchTable(b *testing.B, rows int, lib *native.Library) *table.Table {
 // BenchmarkSearch measures one search of a table whose single archive covers PKFT_BENCH_ROWS
 // rows (default 1,000,000) with every 7th row deleted: planning the snapshot, reading the
 // deletion vector, searching the archive with the live-row filter, merging, and reading the key
-// and text of each hit from the data file.
+// and text of each hit from the data file — with the Parquet offset index Paimon's writer adds
+// (page-index=true) and without it.
 func BenchmarkSearch(b *testing.B) {
 	rows := 1_000_000
 	if s := os.Getenv("PKFT_BENCH_ROWS"); s != "" {
@@ -196,34 +198,99 @@ func BenchmarkSearch(b *testing.B) {
 		rows = n
 	}
 	lib := testenv.Native(b)
-	tb := benchTable(b, rows, lib)
 	ctx := context.Background()
 	rare := rows / 2
 	for rare%7 == 0 || rare%20 == 7 {
 		rare++
 	}
-	for _, c := range []struct {
-		name  string
-		query string
-		limit int
-	}{
-		{"common-word/limit=10", "paimon", 10},
-		{"common-word/limit=100", "paimon", 100},
-		{"two-words-and/limit=10", `{"match":{"query":"lake snapshot","operator":"and"}}`, 10},
-		{"phrase/limit=10", `{"match_phrase":{"query":"primary key"}}`, 10},
-		{"rare-word/limit=10", "n" + strconv.Itoa(rare), 10},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				resp, err := Search(ctx, tb, Request{Query: c.query, Limit: c.limit}, Options{Engine: native.Engine{Lib: lib}})
-				if err != nil {
-					b.Fatal(err)
+	for _, pageIndex := range []bool{true, false} {
+		tb := benchTable(b, rows, pageIndex, lib)
+		for _, c := range []struct {
+			name  string
+			query string
+			limit int
+		}{
+			{"common-word/limit=10", "paimon", 10},
+			{"common-word/limit=100", "paimon", 100},
+			{"two-words-and/limit=10", `{"match":{"query":"lake snapshot","operator":"and"}}`, 10},
+			{"phrase/limit=10", `{"match_phrase":{"query":"primary key"}}`, 10},
+			{"rare-word/limit=10", "n" + strconv.Itoa(rare), 10},
+		} {
+			b.Run(fmt.Sprintf("page-index=%v/%s", pageIndex, c.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					resp, err := Search(ctx, tb, Request{Query: c.query, Limit: c.limit}, Options{Engine: native.Engine{Lib: lib}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(resp.Results) == 0 {
+						b.Fatalf("%s: no results", c.query)
+					}
 				}
-				if len(resp.Results) == 0 {
-					b.Fatalf("%s: no results", c.query)
-				}
+			})
+		}
+	}
+}
+
+// writeBenchFile writes the data file of the benchmark table: id INT NOT NULL (i+1 for row i)
+// and content STRING (benchText), the way parquet-java writes Paimon's data files by default —
+// dictionary encoding, zstd, 1 MiB pages, and with pageIndex the column and offset indexes
+// parquet-java adds — in 250,000-row row groups.
+func writeBenchFile(b *testing.B, path string, rows int, pageIndex bool) {
+	b.Helper()
+	text, err := pqschema.NewPrimitiveNodeLogical("content", parquet.Repetitions.Optional, pqschema.StringLogicalType{}, parquet.Types.ByteArray, -1, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	root, err := pqschema.NewGroupNode("paimon_schema", parquet.Repetitions.Required, pqschema.FieldList{
+		pqschema.NewInt32Node("id", parquet.Repetitions.Required, 0), text}, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer out.Close()
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true),
+		parquet.WithDataPageSize(1<<20), parquet.WithPageIndexEnabled(pageIndex))
+	pw := file.NewParquetWriter(out, root, file.WithWriterProps(props))
+	const rgRows = 250_000
+	for start := 0; start < rows; start += rgRows {
+		n := min(rgRows, rows-start)
+		ids, defs, texts := make([]int32, n), make([]int16, n), make([]parquet.ByteArray, 0, n)
+		for j := range n {
+			ids[j] = int32(start + j + 1)
+			if v, null := benchText(start + j); !null {
+				defs[j] = 1
+				texts = append(texts, v)
 			}
-		})
+		}
+		rg := pw.AppendRowGroup()
+		cw, err := rg.NextColumn()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cw.(*file.Int32ColumnChunkWriter).WriteBatch(ids, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := cw.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if cw, err = rg.NextColumn(); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cw.(*file.ByteArrayColumnChunkWriter).WriteBatch(texts, defs, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := cw.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := rg.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		b.Fatal(err)
 	}
 }

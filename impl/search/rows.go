@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/big"
 	"slices"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -92,14 +93,18 @@ type cursor struct {
 	rgEnd   int64 // one past its last row
 	next    int64 // the row the reader produces next
 	rdr     file.ColumnChunkReader
-	// indexed reports an offset index for the current column chunk (parquet-java, and so
-	// Paimon, writes one by default).
-	indexed bool
+	// pageStarts are the first rows (relative to the row group) of the current column chunk's
+	// pages, from its offset index (parquet-java, and so Paimon, writes one by default); nil
+	// without one.
+	pageStarts []int64
 }
 
-// seekDistance is the gap from which a cursor with an offset index seeks instead of skipping:
-// below it the wanted row is likely on the current page.
-const seekDistance = 1024
+// pageOf is the page of the current column chunk holding row (absolute), or 0 without an offset
+// index.
+func (c *cursor) pageOf(row int64) int {
+	rel := row - c.rgStart
+	return sort.Search(len(c.pageStarts), func(i int) bool { return c.pageStarts[i] > rel }) - 1
+}
 
 // at returns the value of row pos, which must not precede the previous call's row.
 func (c *cursor) at(pos int64, t types.DataType) (any, error) {
@@ -108,8 +113,8 @@ func (c *cursor) at(pos int64, t types.DataType) (any, error) {
 			return nil, err
 		}
 	}
-	if n := pos - c.next; n >= seekDistance && c.indexed {
-		// The offset index locates the page holding pos: earlier pages are not read.
+	if n := pos - c.next; n > 0 && c.pageOf(pos) > c.pageOf(c.next) {
+		// The offset index locates the page holding pos: the pages in between are not read.
 		if err := c.rdr.SeekToRow(pos - c.rgStart); err != nil {
 			return nil, err
 		}
@@ -137,9 +142,17 @@ func (c *cursor) open(pos int64) error {
 				return err
 			}
 			c.rg, c.rgStart, c.rgEnd, c.next, c.rdr = rg, start, start+n, start, rdr
-			c.indexed = false
-			if cc, err := c.pf.MetaData().RowGroup(rg).ColumnChunk(c.col); err == nil {
-				c.indexed = cc.GetOffsetIndexLocation() != nil
+			c.pageStarts = nil
+			if cc, err := c.pf.MetaData().RowGroup(rg).ColumnChunk(c.col); err == nil && cc.GetOffsetIndexLocation() != nil {
+				if pir := c.pf.GetPageIndexReader(); pir != nil {
+					if rgi, err := pir.RowGroup(rg); err == nil && rgi != nil {
+						if oi, err := rgi.GetOffsetIndex(c.col); err == nil && oi != nil {
+							for _, loc := range oi.GetPageLocations() {
+								c.pageStarts = append(c.pageStarts, loc.FirstRowIndex)
+							}
+						}
+					}
+				}
 			}
 			return nil
 		}
