@@ -207,6 +207,8 @@ func (s *searcher) pathsOf(split *Split) (*tableops.RestoredBucket, error) {
 
 func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, par int) ([]Position, error) {
 	var reqs []*archiveRequest
+	// Archive paths are resolved here, before the searches run concurrently.
+	indexPaths := map[*Split]paths.IndexPathFactory{}
 	for _, split := range plan.Splits {
 		if len(split.Payloads) == 0 {
 			continue
@@ -215,6 +217,7 @@ func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, 
 		if err != nil {
 			return nil, fmt.Errorf("bucket %d: %w", split.Bucket, err)
 		}
+		indexPaths[split] = bp.IndexPaths
 		deletions, err := s.deletionVectors(ctx, split, bp.IndexPaths)
 		if err != nil {
 			return nil, err
@@ -229,11 +232,7 @@ func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, 
 		return nil, nil
 	}
 	bs := &BucketSearch{Parallelism: par, Open: func(ctx context.Context, split *Split, payload *meta.IndexFileMeta) (fulltext.Reader, error) {
-		bp, err := s.pathsOf(split)
-		if err != nil {
-			return nil, err
-		}
-		return openArchive(ctx, s.t.FileIO, s.engine, bp.IndexPaths, payload)
+		return openArchive(ctx, s.t.FileIO, s.engine, indexPaths[split], payload)
 	}}
 	rankings, err := bs.run(ctx, reqs, query, limit)
 	if err != nil {
@@ -405,7 +404,7 @@ func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Posi
 		for j, i := range idx {
 			p := positions[i]
 			row := rows[j]
-			r := Result{Partition: partition, Bucket: p.Bucket, DataFile: p.DataFile, RowPosition: p.RowPosition, Score: p.Score, Key: row[:len(keyFields)]}
+			r := Result{Partition: slices.Clone(partition), Bucket: p.Bucket, DataFile: p.DataFile, RowPosition: p.RowPosition, Score: p.Score, Key: row[:len(keyFields)]}
 			switch v := row[len(keyFields)].(type) {
 			case nil:
 			case string:
