@@ -1067,3 +1067,43 @@ func TestMaintainIndexFilesInDataFileDir(t *testing.T) {
 	}
 	searchEveryArchive(t, tbl, lib, c)
 }
+
+// TestMaintainInheritsStatistics: the next snapshot keeps the latest snapshot's statistics file
+// only when the statistics were computed on the writer's schema, as FileStoreCommitImpl decides.
+func TestMaintainInheritsStatistics(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		statsSchema int
+		inherit     bool
+	}{{0, false}, {1, true}} {
+		t.Run(fmt.Sprint(tc.statsSchema), func(t *testing.T) {
+			root := copyJavaTable(t, "two-levels")
+			tbl := table.Open(fileio.NewLocal(), root)
+			latest, _ := tbl.Latest(ctx)
+			if err := os.MkdirAll(filepath.Join(root, "statistics"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			stats := fmt.Sprintf(`{"snapshotId":%d,"schemaId":%d,"mergedRecordCount":1,"colStats":{}}`, latest.ID, tc.statsSchema)
+			if err := os.WriteFile(filepath.Join(root, "statistics", "stat-x-0"), []byte(stats), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			next := *latest
+			next.ID++
+			name := "stat-x-0"
+			next.Statistics = &name
+			next.CommitKind = snapshot.CommitAnalyze
+			if err := tbl.Snapshots.Commit(ctx, &next); err != nil {
+				t.Fatal(err)
+			}
+			res, err := tableops.Maintain(ctx, tbl, eng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Snapshot.Statistics
+			if tc.inherit != (got != nil && *got == name) {
+				t.Errorf("statistics %v, inherit %v", got, tc.inherit)
+			}
+		})
+	}
+}
