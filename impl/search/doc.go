@@ -53,6 +53,12 @@
 // columns and the text column of that row from its data file (only those columns, only around
 // the wanted rows) and returns them with the score, in the merged order.
 //
+// Differences: the definition and the table options come from the table's latest schema, as
+// Java's FileStoreTable carries it (also when a snapshot is pinned); the schema is resolved through
+// tableops.NewRestorer, so its writer-side checks (deletion vectors enabled, a CHAR/VARCHAR
+// column, one full-text column) also apply to searches — a table failing them cannot hold
+// archives Java wrote.
+//
 // Additions of pkft: a query that is not a JSON object is taken as plain words and sent as the
 // match query {"match":{"query":...}} (Paimon's own tests build match queries this way); an
 // empty column selects the indexed column; archive searches of all buckets run in one bounded
