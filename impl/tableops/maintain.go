@@ -127,8 +127,8 @@ func WithBuckets(keep func(partition []paths.PartitionKV, bucket int32) bool) Ma
 	return func(c *maintainConfig) { c.filter = keep }
 }
 
-// WithProgress calls report after each bucket finishes, from the goroutine that ran it (calls
-// are serialized).
+// WithProgress calls report after each bucket finishes and, while archives build, every few
+// thousand source rows read (see Progress). Calls are serialized; report must not block long.
 func WithProgress(report func(Progress)) MaintainOption {
 	return func(c *maintainConfig) { c.progress = report }
 }
@@ -141,8 +141,8 @@ func WithBeforePublish(hook func(ctx context.Context, next *snapshot.Snapshot) e
 	return func(c *maintainConfig) { c.beforePublish = hook }
 }
 
-// WithMaxRetries sets how many times a lost publication is retried on a new base (default: the
-// table's commit.max-retries, DefaultCommitMaxRetries when unset).
+// WithMaxRetries sets how many times a lost publication is retried on a new base (default, and
+// for a negative n: the table's commit.max-retries, DefaultCommitMaxRetries when unset).
 func WithMaxRetries(n int) MaintainOption {
 	return func(c *maintainConfig) { c.maxRetries = n }
 }
@@ -162,13 +162,17 @@ type pendingBucket struct {
 // file changes, an empty delta manifest list, a new index manifest).
 //
 // Every selected (partition, bucket) is restored and its maintainer run in a pool of bounded
-// size. When nothing changes, no snapshot is written and MaintainResult.Snapshot is nil. When
-// another writer publishes the next snapshot first, the latest snapshot is re-read; buckets whose
-// data files or source payloads changed are planned again on the new base (their generated
-// archives deleted), the others keep their results, and publication is retried, up to
-// WithMaxRetries times. On any failure or abort every file the call generated (archives,
-// manifest lists, index manifest) is deleted and nothing committed metadata references is
-// touched. The LATEST hint is updated best effort.
+// size. When nothing changes, no snapshot is written and MaintainResult.Snapshot is nil.
+//
+// When another writer publishes the next snapshot first, the latest snapshot is re-read and the
+// commit rebased on it: buckets whose eligible source files or full-text archives changed are
+// planned again (their generated archives deleted), the others keep their archives, and
+// publication is retried, up to WithMaxRetries times. Java's FileStoreCommitImpl rebases such a
+// commit without planning again (its conflict check looks at data files only, and the index
+// manifest combiner drops deletions of files that are gone), so it may commit an archive that
+// is stale on the new base; Go never does. On any failure or abort every file the call generated
+// (archives, merged manifests, manifest lists, index manifest) is deleted and nothing committed
+// metadata references is touched. The LATEST hint is updated best effort.
 func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts ...MaintainOption) (*MaintainResult, error) {
 	cfg := maintainConfig{
 		identifier:  BatchCommitIdentifier,
