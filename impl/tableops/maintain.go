@@ -754,6 +754,7 @@ func (m *maintenance) publish(ctx context.Context, next *snapshot.Snapshot) (boo
 	landed, rerr := m.t.Snapshots.Snapshot(context.WithoutCancel(ctx), next.ID)
 	switch {
 	case rerr == nil && landed.UUID != nil && *landed.UUID == *next.UUID:
+		_ = m.t.Snapshots.CommitLatestHint(ctx, next.ID) // best effort, as after any commit
 		return true, nil
 	case rerr == nil:
 		return false, nil

@@ -1107,3 +1107,89 @@ func TestMaintainInheritsStatistics(t *testing.T) {
 		})
 	}
 }
+
+// snapshotFailIO makes publishing a snapshot fail with a non-conflict error, optionally after
+// the file was written (a lost acknowledgement), and optionally makes re-reading it fail too.
+type snapshotFailIO struct {
+	fileio.FileIO
+	writeAnyway bool
+	failRead    atomic.Bool
+}
+
+var errPublish = errors.New("injected publication failure")
+
+func (s *snapshotFailIO) WriteFileAtomic(ctx context.Context, p string, data []byte) error {
+	if strings.HasPrefix(paths.Name(p), "snapshot-") {
+		if s.writeAnyway {
+			if err := s.FileIO.WriteFileAtomic(ctx, p, data); err != nil {
+				return err
+			}
+		}
+		s.failRead.Store(true)
+		return errPublish
+	}
+	return s.FileIO.WriteFileAtomic(ctx, p, data)
+}
+
+// unreadableIO fails every read of a snapshot file once publication failed.
+type unreadableIO struct{ *snapshotFailIO }
+
+func (u unreadableIO) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if u.failRead.Load() && strings.HasPrefix(paths.Name(p), "snapshot-") {
+		return nil, errors.New("injected read failure")
+	}
+	return u.snapshotFailIO.ReadFile(ctx, p)
+}
+
+func TestMaintainPublicationOutcome(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+
+	t.Run("failed-and-absent", func(t *testing.T) {
+		root := copyJavaTable(t, "two-levels")
+		before := listFiles(t, root)
+		tbl := table.Open(&snapshotFailIO{FileIO: fileio.NewLocal()}, root)
+		if _, err := tableops.Maintain(ctx, tbl, eng); !errors.Is(err, errPublish) {
+			t.Fatalf("got %v", err)
+		}
+		if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+			t.Errorf("failed publication left %v", diff)
+		}
+	})
+
+	t.Run("failed-but-landed", func(t *testing.T) {
+		root := copyJavaTable(t, "two-levels")
+		tbl := table.Open(&snapshotFailIO{FileIO: fileio.NewLocal(), writeAnyway: true}, root)
+		res, err := tableops.Maintain(ctx, tbl, eng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Snapshot == nil {
+			t.Fatal("a snapshot that landed was not reported")
+		}
+		local := table.Open(fileio.NewLocal(), root)
+		checkAllCurrent(t, local, fieldID(t, local))
+		checkNoOrphans(t, local, root)
+	})
+
+	t.Run("unknown-outcome", func(t *testing.T) {
+		root := copyJavaTable(t, "two-levels")
+		before := listFiles(t, root)
+		tbl := table.Open(unreadableIO{&snapshotFailIO{FileIO: fileio.NewLocal(), writeAnyway: true}}, root)
+		_, err := tableops.Maintain(ctx, tbl, eng)
+		var unc *tableops.UncertainCommitError
+		if !errors.As(err, &unc) {
+			t.Fatalf("got %v", err)
+		}
+		// The snapshot did land: every file it references must still be there.
+		local := table.Open(fileio.NewLocal(), root)
+		latest, err := local.Latest(ctx)
+		if err != nil || latest.ID != unc.ID {
+			t.Fatalf("latest %v %v", latest, err)
+		}
+		checkAllCurrent(t, local, fieldID(t, local))
+		if len(added(before, listFiles(t, root))) == 0 {
+			t.Error("nothing kept")
+		}
+	})
+}
