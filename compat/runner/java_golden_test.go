@@ -111,6 +111,7 @@ func testGoldenJava(t *testing.T) {
 					t.Errorf("Java's %s differs from %s (-now +golden):\n%s", c.cmd, goldengen.JavaExpectedPath(root, name), d)
 				}
 			}
+			checkJavaFullTextGolden(ctx, t, p, root, name)
 		})
 	}
 }
@@ -197,7 +198,11 @@ func generateJavaGolden(ctx context.Context, p *Process, root string) error {
 	if total > goldengen.MaxJavaTotalBytes {
 		return fmt.Errorf("the Java golden tables take %d bytes, more than %d", total, goldengen.MaxJavaTotalBytes)
 	}
-	return nil
+	generator := fmt.Sprintf("%s runner, Paimon %s (compat/java)", ping.Runner, ping.PaimonVersion)
+	if err := generateJavaFullTextGolden(ctx, p, root, warehouse, generator); err != nil {
+		return err
+	}
+	return checkJavaCorpusSize(root)
 }
 
 // noWarehousePaths fails when a file of the table at path embeds the directory Java wrote it in

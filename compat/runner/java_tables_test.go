@@ -128,10 +128,12 @@ type field struct {
 type row = map[string]any
 
 // tableStep is one commit Java makes: a write (optionally with a full compaction of every bucket
-// in the same commit) or, when rows is nil, a full compaction.
+// in the same commit) or, when rows is nil, a full compaction. A step with alter set commits
+// no snapshot: it changes the schema with the runner's alter-table (its arguments but the path).
 type tableStep struct {
 	rows    []row
 	compact bool
+	alter   map[string]any
 }
 
 // corpusTable is one Java-written table of the corpus, built on first use.
@@ -152,7 +154,9 @@ type corpusTable struct {
 
 func javaCorpus() []*corpusTable {
 	idContent := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
-	return []*corpusTable{
+	// The ngram table of the full-text corpus comes last: the format layer is checked on
+	// archives built with ngram analyzer options too.
+	return append([]*corpusTable{
 		{
 			name:        "full-compaction",
 			fields:      append(slices.Clone(idContent), field{"n", "BIGINT"}),
@@ -244,7 +248,7 @@ func javaCorpus() []*corpusTable {
 				return errors.New("no DELETION_VECTORS index file without ranges after full compaction")
 			},
 		},
-	}
+	}, ftCorpusTable(ftNgramTable))
 }
 
 // idRows are rows id in [lo, hi) with content naming tag.
@@ -426,9 +430,16 @@ func createJavaTable(ctx context.Context, p *Process, warehouse, name string, fi
 	}
 	path := strings.TrimPrefix(created.Path, "file:")
 	for i, s := range steps {
-		if s.rows == nil {
+		switch {
+		case s.alter != nil:
+			args := map[string]any{"path": path}
+			for k, v := range s.alter {
+				args[k] = v
+			}
+			err = p.Call(ctx, "alter-table", args, nil)
+		case s.rows == nil:
 			err = p.Call(ctx, "compact", map[string]any{"path": path}, nil)
-		} else {
+		default:
 			args := map[string]any{"path": path, "rows": s.rows}
 			if s.compact {
 				args["compact"] = "full"

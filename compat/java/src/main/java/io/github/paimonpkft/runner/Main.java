@@ -37,6 +37,7 @@ public final class Main {
         SourceMetaCommands.register(commands);
         MaintainerCommands.register(commands);
         FullTextCommands.register(commands);
+        IndexFileCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */

@@ -99,14 +99,16 @@ final class TableCommands {
     }
 
     /**
-     * args: path, setOptions {key: value}, removeOptions [key]. Commits one new schema with
-     * Paimon's SchemaManager (the next snapshot uses it). Result: {schemaId}.
+     * args: path, setOptions {key: value}, removeOptions [key], renameColumns {old: new}.
+     * Commits one new schema with Paimon's SchemaManager (the next snapshot uses it). Result:
+     * {schemaId}.
      */
     private static JsonNode alterTable(JsonNode args) throws Exception {
         FileStoreTable table = open(args);
         List<SchemaChange> changes = new ArrayList<>();
         args.path("setOptions").fields().forEachRemaining(e -> changes.add(SchemaChange.setOption(e.getKey(), e.getValue().asText())));
         args.path("removeOptions").forEach(k -> changes.add(SchemaChange.removeOption(k.asText())));
+        args.path("renameColumns").fields().forEachRemaining(e -> changes.add(SchemaChange.renameColumn(e.getKey(), e.getValue().asText())));
         TableSchema schema = table.schemaManager().commitChanges(changes);
         return Main.JSON.createObjectNode().put("schemaId", schema.id());
     }
