@@ -77,6 +77,7 @@ func testJavaTables(t *testing.T) {
 		}
 		return sourceMetaBytes(ctx, jt.proc)
 	})
+	testSameLevelArchives(t, jt)
 	for _, v := range corruptVariants() {
 		runCase(t, "state/corrupt/"+v.name, "java<->go", func(ctx context.Context) error {
 			if err := jt.buildStateTable(ctx); err != nil {

@@ -1,0 +1,326 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/javaio"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// indexFileCommands are the runner commands the same-level cases need.
+var indexFileCommands = []string{"pk-full-text-index-file-build", "archive-search"}
+
+// testSameLevelArchives runs index-file/same-level/<table> (java<->go) on every full-text table
+// of the Java corpus: for every (partition, bucket, level) with eligible files, Paimon's
+// PkFullTextIndexFile (the runner's pk-full-text-index-file-build) and Go's pkfulltext.IndexFile
+// (over the production DataFileReaders and the native engine) build the level's archive; the two
+// must carry the same GlobalIndexMeta (row range, field id, extra field ids, index meta bytes,
+// source meta bytes) and row count, record the same analyzer configuration and document count,
+// and answer the engine corpus queries with the same row ids and scores (within 1e-5 relative),
+// whichever side searches.
+func testSameLevelArchives(t *testing.T, jt *javaTables) {
+	lib, libErr := native.Load()
+	for _, c := range javaFullTextCorpus() {
+		// The ngram table is in the format corpus too: build it once.
+		if i := slices.IndexFunc(jt.corpus, func(o *corpusTable) bool { return o.name == c.name }); i >= 0 {
+			c = jt.corpus[i]
+		}
+		runCase(t, "index-file/same-level/"+c.name, "java<->go", func(ctx context.Context) error {
+			if libErr != nil {
+				return unavailable{testenv.RequireNativeEnv, libErr}
+			}
+			if err := jt.need(ctx, tableCommands); err != nil {
+				return err
+			}
+			switch ok, err := HasCommands(ctx, jt.proc, indexFileCommands...); {
+			case err != nil:
+				return err
+			case !ok:
+				return unavailable{testenv.RequireJavaFullTextEnv, fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", indexFileCommands)}
+			}
+			if err := jt.build(ctx, c); err != nil {
+				return err
+			}
+			return sameLevelArchives(ctx, jt.proc, lib, c.path, filepath.Join(jt.dir, "same-level-"+c.name))
+		})
+	}
+}
+
+// javaIndexFileBuild is the result of the runner's pk-full-text-index-file-build.
+type javaIndexFileBuild struct {
+	Sources []struct {
+		FileName string `json:"fileName"`
+		RowCount int64  `json:"rowCount"`
+	} `json:"sources"`
+	ArchivePath string `json:"archivePath"`
+	IndexFile   struct {
+		IndexType    string  `json:"indexType"`
+		FileName     string  `json:"fileName"`
+		FileSize     int64   `json:"fileSize"`
+		RowCount     int64   `json:"rowCount"`
+		ExternalPath *string `json:"externalPath"`
+		GlobalIndex  struct {
+			RowRangeStart int64   `json:"rowRangeStart"`
+			RowRangeEnd   int64   `json:"rowRangeEnd"`
+			IndexFieldID  int32   `json:"indexFieldId"`
+			ExtraFieldIDs []int32 `json:"extraFieldIds"`
+			IndexMeta     *string `json:"indexMeta"`
+			SourceMeta    *string `json:"sourceMeta"`
+		} `json:"globalIndex"`
+	} `json:"indexFile"`
+}
+
+// sameLevelArchives builds every eligible level of the table at path on both sides (Go's
+// archives in scratch) and compares them.
+func sameLevelArchives(ctx context.Context, p *Process, lib *native.Library, path, scratch string) error {
+	gd, err := goDump(ctx, path)
+	if err != nil {
+		return err
+	}
+	tb := table.Open(fileio.NewLocal(), path)
+	snap, err := tb.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	sch, err := tb.Schema(ctx, snap.SchemaID)
+	if err != nil {
+		return err
+	}
+	cols := pkfulltext.IndexColumns(sch.Options)
+	if len(cols) != 1 {
+		return fmt.Errorf("the latest snapshot's schema indexes %v, want one column", cols)
+	}
+	field, ok := sch.FieldByName(cols[0])
+	if !ok {
+		return fmt.Errorf("no column %s", cols[0])
+	}
+	fieldID := int32(field.ID)
+	analyzer, err := pkfulltext.ResolveAnalyzerOptions(sch.Options, cols[0])
+	if err != nil {
+		return err
+	}
+	contents, err := tb.Read(ctx, snap)
+	if err != nil {
+		return err
+	}
+	if len(contents.Buckets) != len(gd.Buckets) {
+		return fmt.Errorf("%d buckets, the dump has %d", len(contents.Buckets), len(gd.Buckets))
+	}
+	restorer, err := tableops.NewRestorer(ctx, tb)
+	if err != nil {
+		return err
+	}
+	fieldName := func(schemaID int64, id int32) (string, error) {
+		s, err := tb.Schema(ctx, schemaID)
+		if err != nil {
+			return "", err
+		}
+		f, ok := s.FieldByID(int(id))
+		if !ok {
+			return "", fmt.Errorf("schema %d field %d: %w", schemaID, id, textreader.ErrFieldNotInSchema)
+		}
+		return f.Name, nil
+	}
+	engine := native.Engine{Lib: lib}
+	goSide, javaSide := GoSide{Lib: lib}, RunnerSide{Label: "java", Proc: p}
+	queries := engineQueries()
+	levels, nonEmpty := 0, 0
+	for i, b := range contents.Buckets {
+		view, err := pkfulltext.InspectBucket(fieldID, b.DataFiles, b.IndexFiles)
+		if err != nil {
+			return err
+		}
+		byLevel := map[int32][]*meta.DataFileMeta{}
+		for _, f := range view.Eligible {
+			byLevel[f.Level] = append(byLevel[f.Level], f)
+		}
+		rb, err := restorer.RestoreBucket(b)
+		if err != nil {
+			return err
+		}
+		for _, level := range sortedKeys(byLevel) {
+			where := fmt.Sprintf("partition %v bucket %d level %d", gd.Buckets[i].Partition, b.Bucket, level)
+			files := byLevel[level]
+			slices.SortFunc(files, func(a, b *meta.DataFileMeta) int { return javaio.CompareJava(a.FileName, b.FileName) })
+
+			var j javaIndexFileBuild
+			if err := p.Call(ctx, "pk-full-text-index-file-build", map[string]any{
+				"path": path, "partition": gd.Buckets[i].Partition, "bucket": b.Bucket, "level": level,
+			}, &j); err != nil {
+				return fmt.Errorf("%s: Java build: %w", where, err)
+			}
+			var javaSources, goSources []string
+			for _, s := range j.Sources {
+				javaSources = append(javaSources, s.FileName)
+			}
+			for _, f := range files {
+				goSources = append(goSources, f.FileName)
+			}
+			if !slices.Equal(javaSources, goSources) {
+				return fmt.Errorf("%s: Java builds over %v, Go over %v", where, javaSources, goSources)
+			}
+
+			builder := &pkfulltext.Builder{
+				IndexFile: &pkfulltext.IndexFile{FileIO: tb.FileIO, Paths: &dirIndexPaths{dir: scratch}, Engine: engine},
+				Readers:   &pkfulltext.DataFileReaders{FileIO: tb.FileIO, Paths: rb.DataPaths, FieldID: fieldID, FieldName: fieldName},
+				FieldID:   fieldID,
+				Options:   analyzer,
+			}
+			g, err := builder.Build(ctx, files)
+			if err != nil {
+				return fmt.Errorf("%s: Go build: %w", where, err)
+			}
+			if err := sameArchiveMeta(g, &j); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			javaPath := strings.TrimPrefix(j.ArchivePath, "file:")
+			goPath := filepath.Join(scratch, g.FileName)
+			if err := sameEnvelope(javaPath, goPath); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			for _, q := range queries {
+				want, err := javaSide.Search(ctx, javaPath, q, ftGoldenLimit)
+				if err != nil {
+					return fmt.Errorf("%s: query %s: Java on Java's archive: %w", where, q, err)
+				}
+				for _, s := range []struct {
+					what   string
+					search func() ([]fulltext.Hit, error)
+				}{
+					{"Go on Go's archive", func() ([]fulltext.Hit, error) { return goSide.Search(ctx, goPath, q, ftGoldenLimit) }},
+					{"Java on Go's archive", func() ([]fulltext.Hit, error) { return javaSide.Search(ctx, goPath, q, ftGoldenLimit) }},
+					{"Go on Java's archive", func() ([]fulltext.Hit, error) { return goSide.Search(ctx, javaPath, q, ftGoldenLimit) }},
+				} {
+					got, err := s.search()
+					if err != nil {
+						return fmt.Errorf("%s: query %s: %s: %w", where, q, s.what, err)
+					}
+					if err := sameScoredSet(got, want); err != nil {
+						return fmt.Errorf("%s: query %s: %s, against Java on Java's archive: %w", where, q, s.what, err)
+					}
+				}
+				if len(want) > 0 {
+					nonEmpty++
+				}
+			}
+			levels++
+		}
+	}
+	if levels == 0 || nonEmpty == 0 {
+		return fmt.Errorf("%d levels built, %d non-empty results: the table exercises nothing", levels, nonEmpty)
+	}
+	return nil
+}
+
+// sameArchiveMeta compares Go's archive metadata with the runner's build of the same level.
+func sameArchiveMeta(g *meta.IndexFileMeta, j *javaIndexFileBuild) error {
+	decode := func(s *string) ([]byte, error) {
+		if s == nil {
+			return nil, nil
+		}
+		return base64.StdEncoding.DecodeString(*s)
+	}
+	indexMeta, err := decode(j.IndexFile.GlobalIndex.IndexMeta)
+	if err != nil {
+		return err
+	}
+	sourceMeta, err := decode(j.IndexFile.GlobalIndex.SourceMeta)
+	if err != nil {
+		return err
+	}
+	jg, gg := j.IndexFile.GlobalIndex, g.GlobalIndex
+	switch {
+	case gg == nil:
+		return errors.New("Go's archive has no global index meta")
+	case g.IndexType != j.IndexFile.IndexType:
+		return fmt.Errorf("index type: Go %s, Java %s", g.IndexType, j.IndexFile.IndexType)
+	case g.RowCount != j.IndexFile.RowCount:
+		return fmt.Errorf("row count: Go %d, Java %d", g.RowCount, j.IndexFile.RowCount)
+	case gg.RowRangeStart != jg.RowRangeStart || gg.RowRangeEnd != jg.RowRangeEnd:
+		return fmt.Errorf("row range: Go [%d, %d], Java [%d, %d]", gg.RowRangeStart, gg.RowRangeEnd, jg.RowRangeStart, jg.RowRangeEnd)
+	case gg.IndexFieldID != jg.IndexFieldID:
+		return fmt.Errorf("field id: Go %d, Java %d", gg.IndexFieldID, jg.IndexFieldID)
+	case !slices.Equal(gg.ExtraFieldIDs, jg.ExtraFieldIDs) || (gg.ExtraFieldIDs == nil) != (jg.ExtraFieldIDs == nil):
+		return fmt.Errorf("extra field ids: Go %v, Java %v", gg.ExtraFieldIDs, jg.ExtraFieldIDs)
+	case !bytes.Equal(gg.IndexMeta, indexMeta):
+		return fmt.Errorf("index meta: Go %q, Java %q", gg.IndexMeta, indexMeta)
+	case !bytes.Equal(gg.SourceMeta, sourceMeta):
+		return fmt.Errorf("source meta: Go %x, Java %x", gg.SourceMeta, sourceMeta)
+	case (g.ExternalPath == nil) != (j.IndexFile.ExternalPath == nil):
+		return fmt.Errorf("external path: Go %v, Java %v", g.ExternalPath, j.IndexFile.ExternalPath)
+	}
+	return nil
+}
+
+// sameScoredSet compares two complete result lists as scored row sets: the same row ids, each
+// with a score equal within 1e-5 relative (equal scores may come in either order).
+func sameScoredSet(got, want []fulltext.Hit) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d hits, want %d", len(got), len(want))
+	}
+	scores := map[int64]float32{}
+	for _, h := range want {
+		scores[h.RowID] = h.Score
+	}
+	for _, h := range got {
+		w, ok := scores[h.RowID]
+		if !ok {
+			return fmt.Errorf("row %d is a hit, not in the reference", h.RowID)
+		}
+		a, b := float64(h.Score), float64(w)
+		if math.Abs(a-b) > 1e-5*math.Max(math.Abs(a), math.Abs(b)) {
+			return fmt.Errorf("row %d: score %v, want %v", h.RowID, a, b)
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[int32]V) []int32 {
+	var keys []int32
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// dirIndexPaths names Go's archives in a scratch directory, outside the table.
+type dirIndexPaths struct {
+	dir string
+	n   int
+}
+
+func (d *dirIndexPaths) NewPath() string {
+	d.n++
+	return filepath.Join(d.dir, fmt.Sprintf("index-%s-%d", uuid.NewString(), d.n-1))
+}
+
+func (d *dirIndexPaths) ToPath(fileName string) string { return filepath.Join(d.dir, fileName) }
+
+func (d *dirIndexPaths) ToPathOf(fileName, externalPath string) string {
+	if externalPath != "" {
+		return externalPath
+	}
+	return d.ToPath(fileName)
+}
+
+func (d *dirIndexPaths) IsExternalPath() bool { return false }
