@@ -214,7 +214,14 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	m := &maintenance{t: t, r: r, engine: engine, cfg: cfg, done: map[bucketKey]*pendingBucket{}}
 	res, err := m.run(ctx)
 	if err != nil {
-		return nil, errors.Join(err, m.abortAll(ctx))
+		err = errors.Join(err, m.abortAll(ctx))
+		var uncertain *UncertainCommitError
+		if !errors.As(err, &uncertain) {
+			// A build cancelled by the failure deletes its archive from its own goroutine; wait
+			// for that, so that nothing generated outlives this call.
+			err = errors.Join(err, m.archives.waitGone(archiveCleanupTimeout))
+		}
+		return nil, err
 	}
 	return res, nil
 }
@@ -236,6 +243,87 @@ type maintenance struct {
 	// total bucket counts packed as done<<32 | total.
 	rowsIndexed, rowsPlanned, round atomic.Int64
 	progressMu                      sync.Mutex
+
+	archives archiveTracker
+}
+
+// archiveCleanupTimeout bounds how long a failed maintenance waits for cancelled builds to
+// delete their archives.
+const archiveCleanupTimeout = time.Minute
+
+// archiveTracker follows the archives builds produced that were not deleted yet, and the builds
+// still running, so that a failed maintenance can wait until every generated archive is gone.
+type archiveTracker struct {
+	mu       sync.Mutex
+	building int
+	live     map[string]bool
+}
+
+func (t *archiveTracker) begin() {
+	t.mu.Lock()
+	t.building++
+	t.mu.Unlock()
+}
+
+func (t *archiveTracker) end(produced *meta.IndexFileMeta) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.building--
+	if produced != nil {
+		if t.live == nil {
+			t.live = map[string]bool{}
+		}
+		t.live[produced.FileName] = true
+	}
+}
+
+func (t *archiveTracker) deleted(name string) {
+	t.mu.Lock()
+	delete(t.live, name)
+	t.mu.Unlock()
+}
+
+// waitGone waits until no build runs and every produced archive was deleted.
+func (t *archiveTracker) waitGone(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		t.mu.Lock()
+		building, live := t.building, len(t.live)
+		t.mu.Unlock()
+		if building == 0 && live == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("after %v, %d archive builds still run and %d generated archives are not deleted", timeout, building, live)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// trackedBuilder reports builds to the tracker.
+type trackedBuilder struct {
+	inner   pkfulltext.ArchiveBuilder
+	tracker *archiveTracker
+}
+
+func (b *trackedBuilder) Build(ctx context.Context, files []*meta.DataFileMeta) (out *meta.IndexFileMeta, err error) {
+	b.tracker.begin()
+	defer func() { b.tracker.end(out) }()
+	return b.inner.Build(ctx, files)
+}
+
+// trackedDeleter reports deletions to the tracker.
+type trackedDeleter struct {
+	inner   pkfulltext.IndexFileDeleter
+	tracker *archiveTracker
+}
+
+func (d *trackedDeleter) DeleteIndexFile(ctx context.Context, f *meta.IndexFileMeta) error {
+	err := d.inner.DeleteIndexFile(ctx, f)
+	if err == nil {
+		d.tracker.deleted(f.FileName)
+	}
+	return err
 }
 
 // report calls the progress callback (serialized) with the current counters.
@@ -454,7 +542,9 @@ func (m *maintenance) maintainBucket(ctx context.Context, b *RestoredBucket) (_ 
 	if m.cfg.progress != nil {
 		builder.Readers = &countingReaders{inner: builder.Readers, m: m}
 	}
-	mt, err := pkfulltext.NewMaintainer(m.r.FullText.FieldID, builder, indexFile, b.DataFiles, b.SourcePayloads)
+	mt, err := pkfulltext.NewMaintainer(m.r.FullText.FieldID,
+		&trackedBuilder{inner: builder, tracker: &m.archives}, &trackedDeleter{inner: indexFile, tracker: &m.archives},
+		b.DataFiles, b.SourcePayloads)
 	if err != nil {
 		return nil, fmt.Errorf("bucket %d: %w", b.Bucket, err)
 	}

@@ -1193,3 +1193,27 @@ func TestMaintainPublicationOutcome(t *testing.T) {
 		}
 	})
 }
+
+// TestMaintainCancelledLeavesNoFile cancels the context while archives build: Maintain returns
+// the cancellation, and by then every archive it generated, including those of builds still
+// running at the time, is deleted.
+func TestMaintainCancelledLeavesNoFile(t *testing.T) {
+	eng, _ := engine(t)
+	root := copyJavaTable(t, "partitioned-dv")
+	before := listFiles(t, root)
+	tbl := table.Open(fileio.NewLocal(), root)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var buckets atomic.Int32
+	_, err := tableops.Maintain(ctx, tbl, eng, tableops.WithParallelism(4), tableops.WithProgress(func(p tableops.Progress) {
+		if p.Bucket != nil && buckets.Add(1) == 2 {
+			cancel()
+		}
+	}))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+		t.Errorf("cancelled maintenance left %v", diff)
+	}
+}
