@@ -1,0 +1,421 @@
+package pkft
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/search"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+)
+
+// MaintainOption configures [Table.Maintain].
+type MaintainOption func(*maintainConfig)
+
+type maintainConfig struct {
+	partitions  []map[string]string
+	buckets     []int32
+	parallelism int
+	dryRun      bool
+	progress    func(Progress)
+	commitUser  string
+}
+
+// WithPartition restricts maintenance to the partitions whose values equal spec (partition key
+// -> value as text; keys left out match anything). Values are read as Paimon's partition
+// arguments are: strings as they are, integers and booleans in decimal and true/false, DECIMAL
+// in plain notation, DATE as yyyy-mm-dd or as its day number. Given several times, a bucket is
+// maintained when its partition matches any of the specs.
+func WithPartition(spec map[string]string) MaintainOption {
+	return func(c *maintainConfig) { c.partitions = append(c.partitions, spec) }
+}
+
+// WithBucket restricts maintenance to bucket n (of every selected partition). Given several
+// times, any of the buckets is maintained.
+func WithBucket(n int32) MaintainOption {
+	return func(c *maintainConfig) { c.buckets = append(c.buckets, n) }
+}
+
+// WithParallelism bounds how many buckets are maintained at once (default: the number of
+// CPUs).
+func WithParallelism(n int) MaintainOption {
+	return func(c *maintainConfig) { c.parallelism = n }
+}
+
+// WithDryRun makes Maintain plan only: it classifies every selected bucket's archives and
+// reports the levels it would build and the archives it would retire, building and writing
+// nothing.
+func WithDryRun(dryRun bool) MaintainOption {
+	return func(c *maintainConfig) { c.dryRun = dryRun }
+}
+
+// WithProgress calls report as maintenance advances: after each bucket finishes, and every few
+// thousand source rows while archives build. Calls are serialized; report must not block long.
+// A dry run reports nothing.
+func WithProgress(report func(Progress)) MaintainOption {
+	return func(c *maintainConfig) { c.progress = report }
+}
+
+// WithCommitUser sets the commitUser recorded in the snapshot (default: a random UUID, as a
+// Java writer without a configured user does).
+func WithCommitUser(user string) MaintainOption {
+	return func(c *maintainConfig) { c.commitUser = user }
+}
+
+// Progress is one progress report of [Table.Maintain].
+type Progress struct {
+	// BucketsDone out of BucketsTotal buckets have finished in the current round (a commit
+	// rebased on another writer's snapshot starts a new round over the buckets it plans again).
+	BucketsDone, BucketsTotal int
+	// RowsIndexed source rows have been read into archives so far, out of RowsPlanned rows of
+	// every build planned.
+	RowsIndexed, RowsPlanned int64
+	// Bucket is the bucket that just finished; nil when the report is about rows.
+	Bucket *BucketResult
+}
+
+// PartitionValue is one partition column of a bucket and its value as the partition's
+// directory names it.
+type PartitionValue struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Partition is a bucket's partition, in partition-key order; nil for unpartitioned tables.
+type Partition []PartitionValue
+
+// String formats the partition as its directory path ("region=eu/dt=19753"); "" when the table
+// is unpartitioned.
+func (p Partition) String() string {
+	parts := make([]string, len(p))
+	for i, kv := range p {
+		parts[i] = kv.Key + "=" + kv.Value
+	}
+	return strings.Join(parts, "/")
+}
+
+// Archive is one full-text archive (an index file of type full-text).
+type Archive struct {
+	// FileName is the index file's name; empty for an archive a dry run would build.
+	FileName string `json:"fileName,omitempty"`
+	// Level is the data level the archive covers.
+	Level int32 `json:"level"`
+	// RowCount is the number of source rows indexed; 0 for an archive a dry run would build.
+	RowCount int64 `json:"rowCount"`
+	// FileSize is the archive's size in bytes; 0 for an archive a dry run would build.
+	FileSize int64 `json:"fileSize"`
+}
+
+// BucketResult is what maintenance did (or, in a dry run, would do) to one (partition, bucket).
+type BucketResult struct {
+	Partition Partition `json:"partition"`
+	Bucket    int32     `json:"bucket"`
+	// Built are the archives created; in a dry run, one entry per level that would be built.
+	Built []Archive `json:"built"`
+	// Retired are the stale archives removed from the index.
+	Retired []Archive `json:"retired"`
+	// Unchanged are the current archives kept as they were.
+	Unchanged []Archive `json:"unchanged"`
+	// RowsIndexed is the number of source rows the builds read (would read, in a dry run).
+	RowsIndexed int64 `json:"rowsIndexed"`
+	// Duration is the time the bucket took; 0 in a dry run.
+	Duration time.Duration `json:"durationNanos"`
+}
+
+// Changed reports whether the bucket has archives built or retired.
+func (b *BucketResult) Changed() bool { return len(b.Built) > 0 || len(b.Retired) > 0 }
+
+// MaintainResult is the outcome of [Table.Maintain].
+type MaintainResult struct {
+	// DryRun is set when nothing was built or committed by request.
+	DryRun bool `json:"dryRun"`
+	// BaseSnapshotID is the snapshot the changes were planned on; 0 for a table without
+	// snapshots.
+	BaseSnapshotID int64 `json:"baseSnapshotId"`
+	// SnapshotID is the snapshot committed; 0 when nothing was committed (nothing to do, or a
+	// dry run).
+	SnapshotID int64 `json:"snapshotId"`
+	// Attempts is the number of publication attempts (more than 1 when other writers committed
+	// first and the commit was rebased); 0 when nothing was committed.
+	Attempts int `json:"attempts"`
+	// Buckets has one entry per selected bucket, ordered by partition then bucket.
+	Buckets []BucketResult `json:"buckets"`
+	// Duration is the wall time of the whole call.
+	Duration time.Duration `json:"durationNanos"`
+}
+
+// Totals sums the archives built, retired and unchanged over all buckets.
+func (r *MaintainResult) Totals() (built, retired, unchanged int) {
+	for _, b := range r.Buckets {
+		built += len(b.Built)
+		retired += len(b.Retired)
+		unchanged += len(b.Unchanged)
+	}
+	return built, retired, unchanged
+}
+
+// Maintain brings the table's full-text archives up to date: for every selected (partition,
+// bucket) of the latest snapshot it builds the archives of levels that have none or a stale one,
+// and commits all created and retired archives as one new snapshot (an APPEND commit carrying
+// only index changes, as Java's writer commits them). When every archive is current nothing is
+// committed. Buckets are maintained in a bounded pool ([WithParallelism]).
+//
+// If another writer commits first, the commit is rebased on the new snapshot (buckets whose
+// files changed are planned again) and retried, up to the table's commit.max-retries; it fails
+// with [ErrCommitConflict] after that. On any failure every file the call wrote is deleted.
+//
+// With [WithDryRun] it reports the plan and writes nothing.
+func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*MaintainResult, error) {
+	start := time.Now()
+	var cfg maintainConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	keep, err := t.bucketFilter(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var topts []tableops.MaintainOption
+	if keep != nil {
+		topts = append(topts, tableops.WithBuckets(keep))
+	}
+	if cfg.dryRun {
+		base, plans, err := tableops.PlanMaintenance(ctx, t.t, topts...)
+		if errors.Is(err, table.ErrNoSnapshot) {
+			return &MaintainResult{DryRun: true, Buckets: []BucketResult{}, Duration: time.Since(start)}, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("plan maintenance of %s: %w", t.path, err)
+		}
+		res := &MaintainResult{DryRun: true, BaseSnapshotID: base.ID, Buckets: make([]BucketResult, 0, len(plans))}
+		for i := range plans {
+			br, err := planResult(&plans[i])
+			if err != nil {
+				return nil, err
+			}
+			res.Buckets = append(res.Buckets, br)
+		}
+		res.Duration = time.Since(start)
+		return res, nil
+	}
+	// A table without a full-text index is reported as such before the engine is looked for.
+	s, err := t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tableops.ResolveFullTextDefinition(s); err != nil {
+		return nil, fmt.Errorf("maintain %s: %w", t.path, err)
+	}
+	engine, err := t.loadEngine()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.parallelism > 0 {
+		topts = append(topts, tableops.WithParallelism(cfg.parallelism))
+	}
+	if cfg.commitUser != "" {
+		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
+	}
+	if cfg.progress != nil {
+		report := cfg.progress
+		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
+			out := Progress{BucketsDone: p.Done, BucketsTotal: p.Total, RowsIndexed: p.RowsIndexed, RowsPlanned: p.RowsPlanned}
+			if p.Bucket != nil {
+				if br, err := bucketResult(p.Bucket); err == nil {
+					out.Bucket = &br
+				}
+			}
+			report(out)
+		}))
+	}
+	r, err := tableops.Maintain(ctx, t.t, engine, topts...)
+	if errors.Is(err, table.ErrNoSnapshot) {
+		return &MaintainResult{Buckets: []BucketResult{}, Duration: time.Since(start)}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("maintain %s: %w", t.path, err)
+	}
+	res := &MaintainResult{Attempts: r.Attempts, Buckets: make([]BucketResult, 0, len(r.Buckets))}
+	if r.Base != nil {
+		res.BaseSnapshotID = r.Base.ID
+	}
+	if r.Snapshot != nil {
+		res.SnapshotID = r.Snapshot.ID
+	}
+	for i := range r.Buckets {
+		br, err := bucketResult(&r.Buckets[i])
+		if err != nil {
+			return nil, err
+		}
+		res.Buckets = append(res.Buckets, br)
+	}
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+// bucketFilter turns the partition and bucket selections into tableops' bucket filter (nil when
+// everything is selected). Partition specs are matched against the typed partition values
+// (search.MatchPartition) of the buckets the latest snapshot has; a partition that appears only
+// in a snapshot committed later is matched by its directory values.
+func (t *Table) bucketFilter(ctx context.Context, cfg maintainConfig) (func([]paths.PartitionKV, int32) bool, error) {
+	if len(cfg.partitions) == 0 && len(cfg.buckets) == 0 {
+		return nil, nil
+	}
+	var known map[string]bool // partition directory path -> selected
+	if len(cfg.partitions) > 0 {
+		s, err := t.latestSchema(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(s.PartitionKeys) == 0 {
+			return nil, fmt.Errorf("select partitions of %s: the table is not partitioned", t.path)
+		}
+		filters := make([]search.PartitionFilter, len(cfg.partitions))
+		for i, spec := range cfg.partitions {
+			if filters[i], err = search.MatchPartition(s, spec); err != nil {
+				return nil, fmt.Errorf("select partitions of %s: %w", t.path, err)
+			}
+		}
+		known = map[string]bool{}
+		snap, err := t.t.Latest(ctx)
+		if err != nil && !errors.Is(err, table.ErrNoSnapshot) {
+			return nil, err
+		}
+		if snap != nil {
+			contents, err := t.t.Read(ctx, snap)
+			if err != nil {
+				return nil, err
+			}
+			r, err := tableops.NewRestorer(ctx, t.t)
+			if err != nil {
+				return nil, err
+			}
+			for _, b := range contents.Buckets {
+				spec, err := r.PartitionSpec(b.Partition)
+				if err != nil {
+					return nil, err
+				}
+				key := partitionOf(spec).String()
+				if _, done := known[key]; done {
+					continue
+				}
+				match := false
+				for _, f := range filters {
+					ok, err := f(b.Partition)
+					if err != nil {
+						return nil, err
+					}
+					match = match || ok
+				}
+				known[key] = match
+			}
+		}
+	}
+	specs := cfg.partitions
+	buckets := slices.Clone(cfg.buckets)
+	return func(spec []paths.PartitionKV, bucket int32) bool {
+		if len(buckets) > 0 && !slices.Contains(buckets, bucket) {
+			return false
+		}
+		if len(specs) == 0 {
+			return true
+		}
+		if match, ok := known[partitionOf(spec).String()]; ok {
+			return match
+		}
+		return matchDirectory(spec, specs)
+	}, nil
+}
+
+// matchDirectory matches a partition by its directory values against any of specs.
+func matchDirectory(dir []paths.PartitionKV, specs []map[string]string) bool {
+	for _, spec := range specs {
+		ok := true
+		for _, kv := range dir {
+			if v, given := spec[kv.Key]; given && v != kv.Value {
+				ok = false
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func partitionOf(spec []paths.PartitionKV) Partition {
+	if len(spec) == 0 {
+		return nil
+	}
+	out := make(Partition, len(spec))
+	for i, kv := range spec {
+		out[i] = PartitionValue{Key: kv.Key, Value: kv.Value}
+	}
+	return out
+}
+
+// archiveOf describes one full-text index file.
+func archiveOf(f *meta.IndexFileMeta) (Archive, error) {
+	a := Archive{FileName: f.FileName, RowCount: f.RowCount, FileSize: f.FileSize}
+	if f.GlobalIndex != nil && f.GlobalIndex.SourceMeta != nil {
+		sm, err := pkindex.SourceMetaFromIndexFile(f.FileName, f.GlobalIndex.SourceMeta)
+		if err != nil {
+			return Archive{}, err
+		}
+		a.Level = sm.DataLevel()
+	}
+	return a, nil
+}
+
+func archivesOf(files []*meta.IndexFileMeta) ([]Archive, error) {
+	out := make([]Archive, 0, len(files))
+	for _, f := range files {
+		a, err := archiveOf(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func bucketResult(b *tableops.BucketResult) (BucketResult, error) {
+	out := BucketResult{Partition: partitionOf(b.PartitionSpec), Bucket: b.Bucket, Duration: b.Duration}
+	var err error
+	if out.Built, err = archivesOf(b.Built); err != nil {
+		return out, err
+	}
+	if out.Retired, err = archivesOf(b.Retired); err != nil {
+		return out, err
+	}
+	if out.Unchanged, err = archivesOf(b.Unchanged); err != nil {
+		return out, err
+	}
+	for _, a := range out.Built {
+		out.RowsIndexed += a.RowCount
+	}
+	return out, nil
+}
+
+func planResult(p *tableops.BucketPlan) (BucketResult, error) {
+	out := BucketResult{Partition: partitionOf(p.PartitionSpec), Bucket: p.Bucket, RowsIndexed: p.BuildRows}
+	out.Built = make([]Archive, 0, len(p.BuildLevels))
+	for _, l := range p.BuildLevels {
+		out.Built = append(out.Built, Archive{Level: l})
+	}
+	var err error
+	if out.Retired, err = archivesOf(p.Retire); err != nil {
+		return out, err
+	}
+	if out.Unchanged, err = archivesOf(p.Current); err != nil {
+		return out, err
+	}
+	return out, nil
+}

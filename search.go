@@ -1,0 +1,225 @@
+package pkft
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/search"
+	"github.com/paimon-pkft/pkft/impl/types"
+)
+
+// DefaultLimit is the number of hits a search returns unless [WithLimit] says otherwise.
+const DefaultLimit = 10
+
+// SearchOption configures [Table.Search].
+type SearchOption func(*searchConfig)
+
+type searchConfig struct {
+	column      string
+	limit       int
+	partitions  []map[string]string
+	snapshotID  int64
+	parallelism int
+}
+
+// WithColumn names the text column to search; it must be the table's full-text column
+// (pk-full-text.index.columns). By default that column is searched.
+func WithColumn(column string) SearchOption {
+	return func(c *searchConfig) { c.column = column }
+}
+
+// WithLimit sets how many hits are returned, best first (default [DefaultLimit]); it must be
+// positive.
+func WithLimit(n int) SearchOption {
+	return func(c *searchConfig) { c.limit = n }
+}
+
+// WithSearchPartition restricts the search to partitions whose values equal spec, read as
+// [WithPartition] reads them. Given several times, a partition matching any spec is searched.
+func WithSearchPartition(spec map[string]string) SearchOption {
+	return func(c *searchConfig) { c.partitions = append(c.partitions, spec) }
+}
+
+// WithSnapshot searches snapshot id instead of the latest one.
+func WithSnapshot(id int64) SearchOption {
+	return func(c *searchConfig) { c.snapshotID = id }
+}
+
+// WithSearchParallelism bounds how many archives are searched at once (default: the table
+// option global-index.thread-num, 32 when unset, as Java's read pool).
+func WithSearchParallelism(n int) SearchOption {
+	return func(c *searchConfig) { c.parallelism = n }
+}
+
+// Hit is one search result: a row of the table and its score.
+//
+// Values are typed by their column: BOOLEAN bool, TINYINT int8, SMALLINT int16, INT int32,
+// BIGINT int64, FLOAT float32, DOUBLE float64, CHAR and VARCHAR string, BINARY and VARBINARY
+// []byte, DATE and TIMESTAMP time.Time (UTC), DECIMAL string (exact, plain notation); null is
+// nil.
+type Hit struct {
+	// Key holds the row's primary key values, in the order of SearchResult.KeyColumns.
+	Key []any `json:"key"`
+	// Text is the value of the searched column; nil when null.
+	Text *string `json:"text"`
+	// Score is the engine's score for the row; hits are ordered by it, best first.
+	Score float32 `json:"score"`
+	// Partition holds the partition values in the order of SearchResult.PartitionKeys (nil for
+	// unpartitioned tables).
+	Partition []any `json:"partition,omitempty"`
+	Bucket    int32 `json:"bucket"`
+	// DataFile and RowPosition locate the physical row.
+	DataFile    string `json:"dataFile"`
+	RowPosition int64  `json:"rowPosition"`
+}
+
+// SearchResult is the outcome of [Table.Search].
+type SearchResult struct {
+	// SnapshotID is the snapshot searched; 0 when the table has no snapshot.
+	SnapshotID int64 `json:"snapshotId"`
+	// Column is the column searched.
+	Column string `json:"column"`
+	// KeyColumns are the primary key columns, in the order of Hit.Key.
+	KeyColumns []string `json:"keyColumns"`
+	// PartitionKeys are the partition columns, in the order of Hit.Partition.
+	PartitionKeys []string `json:"partitionKeys"`
+	// Hits are the results, best first (ties broken by partition, bucket, data file and row
+	// position, as Paimon's read path breaks them).
+	Hits []Hit `json:"hits"`
+}
+
+// Search runs query against the table's full-text archives and returns the best hits, as
+// Paimon's full-text read path does: the current archives of the snapshot are searched with
+// deletion vectors applied, and the hits of all archives are merged by score. Rows of levels
+// without a current archive (level 0, or levels not maintained yet) are not searched.
+//
+// query is either plain words, searched as a match query (rows containing any of the words),
+// or the engine's JSON query as Paimon passes it, for example
+// {"match_phrase":{"query":"lake format"}} or
+// {"bool":{"must":[{"match":{"query":"a"}}],"must_not":[{"match":{"query":"b"}}]}}.
+func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) (*SearchResult, error) {
+	cfg := searchConfig{limit: DefaultLimit}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.limit <= 0 {
+		return nil, fmt.Errorf("search %s: limit must be positive, got %d", t.path, cfg.limit)
+	}
+	s, err := t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	def, err := search.ResolveDefinition(s, cfg.column)
+	if err != nil {
+		return nil, fmt.Errorf("search %s: %w", t.path, err)
+	}
+	req := search.Request{Query: query, Column: cfg.column, Limit: cfg.limit}
+	if len(cfg.partitions) > 0 {
+		if len(s.PartitionKeys) == 0 {
+			return nil, fmt.Errorf("search %s: the table is not partitioned", t.path)
+		}
+		filters := make([]search.PartitionFilter, len(cfg.partitions))
+		for i, spec := range cfg.partitions {
+			if filters[i], err = search.MatchPartition(s, spec); err != nil {
+				return nil, fmt.Errorf("search %s: %w", t.path, err)
+			}
+		}
+		req.Partition = func(p []byte) (bool, error) {
+			for _, f := range filters {
+				if ok, err := f(p); err != nil || ok {
+					return ok, err
+				}
+			}
+			return false, nil
+		}
+	}
+	if cfg.snapshotID != 0 {
+		snap, err := t.t.Snapshots.Snapshot(ctx, cfg.snapshotID)
+		if err != nil {
+			return nil, fmt.Errorf("search %s: snapshot %d: %w", t.path, cfg.snapshotID, err)
+		}
+		req.Snapshot = snap
+	}
+	engine, err := t.loadEngine()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := search.Search(ctx, t.t, req, search.Options{Engine: engine, Parallelism: cfg.parallelism})
+	if err != nil {
+		return nil, fmt.Errorf("search %s: %w", t.path, err)
+	}
+	out := &SearchResult{SnapshotID: resp.SnapshotID, Column: def.Column, KeyColumns: s.PrimaryKeys,
+		PartitionKeys: s.PartitionKeys, Hits: make([]Hit, 0, len(resp.Results))}
+	if out.KeyColumns == nil {
+		out.KeyColumns = []string{}
+	}
+	if out.PartitionKeys == nil {
+		out.PartitionKeys = []string{}
+	}
+	keyTypes := columnTypes(s, s.PrimaryKeys)
+	partTypes := columnTypes(s, s.PartitionKeys)
+	for _, r := range resp.Results {
+		h := Hit{Text: r.Text, Score: r.Score, Bucket: r.Bucket, DataFile: r.DataFile, RowPosition: r.RowPosition,
+			Key: convertValues(r.Key, keyTypes)}
+		if len(r.Partition) > 0 {
+			h.Partition = convertValues(r.Partition, partTypes)
+		}
+		out.Hits = append(out.Hits, h)
+	}
+	return out, nil
+}
+
+func columnTypes(s *schema.TableSchema, names []string) []types.DataType {
+	out := make([]types.DataType, len(names))
+	for i, n := range names {
+		if f, ok := s.FieldByName(n); ok {
+			out[i] = f.Type
+		}
+	}
+	return out
+}
+
+func convertValues(vs []any, ts []types.DataType) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		var t types.DataType
+		if i < len(ts) {
+			t = ts[i]
+		}
+		out[i] = convertValue(v, t)
+	}
+	return out
+}
+
+// convertValue turns a value as impl/search reads it into the Go type Hit documents.
+func convertValue(v any, t types.DataType) any {
+	switch x := v.(type) {
+	case int32:
+		if t.Root == types.RootDate {
+			return time.Unix(int64(x)*86400, 0).UTC()
+		}
+	case int64:
+		if t.Root == types.RootDate {
+			return time.Unix(x*86400, 0).UTC()
+		}
+		if t.Root == types.RootInt {
+			return int32(x)
+		}
+	case binrow.Decimal:
+		return decimalString(x)
+	case binrow.Timestamp:
+		return time.UnixMilli(x.Millis).Add(time.Duration(x.NanoOfMilli)).UTC()
+	}
+	return v
+}
+
+func decimalString(d binrow.Decimal) string {
+	if d.Unscaled == nil {
+		return new(big.Int).String()
+	}
+	return d.String()
+}
