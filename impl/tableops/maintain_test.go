@@ -21,6 +21,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
@@ -424,7 +425,17 @@ func firstTerm(t *testing.T, r *tableops.Restorer, rb *tableops.RestoredBucket, 
 	t.Helper()
 	ctx := context.Background()
 	readers := &pkfulltext.DataFileReaders{FileIO: r.Table.FileIO, Paths: rb.DataPaths, FieldID: r.FullText.FieldID,
-		FieldName: func(_ int64, _ int32) (string, error) { return r.FullText.Column, nil }}
+		FieldName: func(schemaID int64, fieldID int32) (string, error) {
+			s, err := r.Table.Schema(ctx, schemaID)
+			if err != nil {
+				return "", err
+			}
+			f, ok := s.FieldByID(int(fieldID))
+			if !ok {
+				return "", textreader.ErrFieldNotInSchema
+			}
+			return f.Name, nil
+		}}
 	var offset int64
 	for _, sf := range files {
 		var df *meta.DataFileMeta
@@ -1215,5 +1226,67 @@ func TestMaintainCancelledLeavesNoFile(t *testing.T) {
 	}
 	if diff := added(before, listFiles(t, root)); len(diff) != 0 {
 		t.Errorf("cancelled maintenance left %v", diff)
+	}
+}
+
+// TestMaintainJavaFullTextTables runs maintenance on the Java-written full-text tables. Where
+// Java's archives cover every level, Go classifies them current and commits nothing, writing no
+// file. The table whose column was renamed and indexed late has a level without an archive: Go
+// builds it (reading files written under the old column name) with the analyzer configuration
+// Java recorded for its own archive, and the result is current and searchable.
+func TestMaintainJavaFullTextTables(t *testing.T) {
+	eng, lib := engine(t)
+	ctx := context.Background()
+	for _, name := range []string{"ft-default-partitioned", "ft-ngram-two-levels", "ft-jieba-renamed-late"} {
+		t.Run(name, func(t *testing.T) {
+			src := filepath.Join("..", "..", "testdata", "tables", "java", name)
+			root := filepath.Join(t.TempDir(), name)
+			if err := os.CopyFS(root, os.DirFS(src)); err != nil {
+				t.Fatal(err)
+			}
+			tbl := table.Open(fileio.NewLocal(), root)
+			_, plans, err := tableops.PlanMaintenance(ctx, tbl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed := slices.ContainsFunc(plans, func(p tableops.BucketPlan) bool { return p.Changed() })
+			before := listFiles(t, root)
+			base, _ := tbl.Latest(ctx)
+			baseContents, err := tbl.Read(ctx, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := tableops.Maintain(ctx, tbl, eng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !changed {
+				if res.Snapshot != nil {
+					t.Errorf("committed snapshot %d on a table whose archives are current", res.Snapshot.ID)
+				}
+				if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+					t.Errorf("wrote %v", diff)
+				}
+				return
+			}
+			if res.Snapshot == nil {
+				t.Fatal("nothing committed although levels lack archives")
+			}
+			c := checkAllCurrent(t, tbl, fieldID(t, tbl))
+			searchEveryArchive(t, tbl, lib, c)
+			var javaMeta []byte
+			for _, e := range baseContents.IndexEntries {
+				if e.IndexFile.IndexType == pkfulltext.IndexType {
+					javaMeta = e.IndexFile.GlobalIndex.IndexMeta
+				}
+			}
+			for _, b := range res.Buckets {
+				for _, a := range b.Built {
+					if javaMeta == nil || string(a.GlobalIndex.IndexMeta) != string(javaMeta) {
+						t.Errorf("archive %s records analyzer %s, Java's archives %s", a.FileName, a.GlobalIndex.IndexMeta, javaMeta)
+					}
+				}
+			}
+		})
 	}
 }
