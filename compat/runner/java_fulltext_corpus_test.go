@@ -32,7 +32,11 @@ const (
 //   - ft-jieba-renamed-late: the jieba analyzer; the text column was renamed after its data was
 //     written and compacted, and pk-full-text.index.columns set after that (a schema change
 //     without a snapshot); one later single-row write makes its bucket build archives while the
-//     other bucket keeps levels with no archive yet.
+//     other bucket keeps levels with no archive yet. The rename comes before the option because
+//     Paimon refuses to rename a column pk-full-text.index.columns names
+//     (SchemaManager#assertNotUpdatingPrimaryKeyIndexColumn: "Cannot rename primary-key index
+//     column"). Observed: the single row lands on level 4 by an upgrade, keeps file source
+//     APPEND, and so is in no archive.
 func javaFullTextCorpus() []*corpusTable {
 	idContent := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 	return []*corpusTable{
