@@ -75,7 +75,7 @@ func copyJavaTableWith(t *testing.T, name string, extra map[string]string) strin
 	return dst
 }
 
-func engine(t *testing.T) (fulltext.Engine, *native.Library) {
+func engine(t testing.TB) (fulltext.Engine, *native.Library) {
 	lib := testenv.Native(t)
 	return native.Engine{Lib: lib}, lib
 }
