@@ -1,6 +1,11 @@
 // Package tableops holds the operations that commit to a Paimon table from Go: each writes new
 // files under fresh names, publishes them atomically, commits the next snapshot without
 // overwriting, and deletes everything it wrote when any step fails.
+//
+// Restorer restores a bucket of a snapshot as a Java writer does (data files, index files by
+// type, deletion vectors, the full-text definition of the writer's schema); Maintain brings a
+// table's primary-key full-text archives up to date in one commit; PlanMaintenance shows what it
+// would do; RewriteMetadata re-encodes the metadata as a manifest compaction.
 package tableops
 
 import (
