@@ -1,8 +1,17 @@
-// Command pkft inspects and maintains the primary-key full-text archives of Paimon tables.
+// Command pkft inspects, maintains and searches the primary-key full-text archives of Paimon
+// tables.
 //
+//	pkft maintain TABLE_PATH [--partition k=v,...] [--bucket N] [--parallel N] [--dry-run] [--json]
+//	                        build missing and stale archives, commit them as one snapshot
+//	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--json]
+//	                        search the current archives (Q: plain words or the engine's JSON query)
 //	pkft dump  TABLE_PATH   the canonical dump of the latest snapshot (JSON)
 //	pkft state TABLE_PATH   per (partition, bucket): eligible files per level, current and stale
 //	                        full-text payloads, and the next plan (JSON)
+//	pkft rewrite-metadata TABLE_PATH
+//	                        re-encode the metadata as the next snapshot
+//
+// Errors are logged on stderr (log/slog) and exit with status 1.
 package main
 
 import (
@@ -12,6 +21,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -21,13 +32,32 @@ import (
 )
 
 func main() {
-	if err := newRoot(os.Stdout).ExecuteContext(context.Background()); err != nil {
-		slog.Error("pkft failed", "err", err)
-		os.Exit(1)
-	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-func newRoot(out io.Writer) *cobra.Command {
+// run executes the command line args and returns the exit status: 0, or 1 after logging the
+// error on stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		if len(groups) == 0 && a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	root := newRoot(stdout, logger)
+	root.SetErr(stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		logger.Error("pkft failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "pkft",
 		Short:         "Inspect and maintain Paimon primary-key full-text archives",
@@ -35,7 +65,7 @@ func newRoot(out io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetOut(out)
-	root.AddCommand(rewriteCommand())
+	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "dump TABLE_PATH",

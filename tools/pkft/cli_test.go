@@ -1,0 +1,386 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// goldenTable copies the Java-written golden table testdata/tables/java/<name> into a temporary
+// directory. With fullText it names "content" in pk-full-text.index.columns as Java's
+// SchemaManager commits an option change: the next schema file, the option appended, no
+// snapshot, so the table's compacted levels have no archive yet.
+func goldenTable(t *testing.T, name string, fullText bool) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "testdata", "tables", "java", name))); err != nil {
+		t.Fatal(err)
+	}
+	if !fullText {
+		return dir
+	}
+	s, err := table.Open(fileio.NewLocal(), dir).LatestSchema(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := *s
+	next.ID = s.ID + 1
+	next.Options = map[string]string{pkfulltext.ColumnsOption: "content"}
+	for k, v := range s.Options {
+		next.Options[k] = v
+	}
+	next.OptionOrder = append(slices.Clone(s.OptionOrder), pkfulltext.ColumnsOption)
+	if err := os.WriteFile(filepath.Join(dir, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// pkftRun runs the command line in-process and returns its exit status, stdout and stderr.
+func pkftRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// tableFiles maps every file under root (relative) to its content.
+func tableFiles(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[rel] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameFiles(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func newFiles(before, after map[string]string) []string {
+	var out []string
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// summaryLine matches one bucket line of maintain's summary.
+var summaryLine = regexp.MustCompile(`^(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)$`)
+
+// summaryRows returns the bucket lines of maintain's human output as fields.
+func summaryRows(t *testing.T, out string) [][]string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "PARTITION") {
+		t.Fatalf("summary:\n%s", out)
+	}
+	var rows [][]string
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(l, "TOTAL") {
+			break
+		}
+		m := summaryLine.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("summary line %q", l)
+		}
+		rows = append(rows, m[1:])
+	}
+	return rows
+}
+
+func TestMaintain_DryRunThenCommitThenNothing(t *testing.T) {
+	testenv.Native(t)
+	dir := goldenTable(t, "partitioned-dv", true)
+	before := tableFiles(t, dir)
+
+	code, out, errs := pkftRun(t, "maintain", dir, "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, errs)
+	}
+	if !sameFiles(before, tableFiles(t, dir)) {
+		t.Fatal("--dry-run changed the table")
+	}
+	if errs != "" {
+		t.Errorf("stderr is not a terminal, yet: %q", errs)
+	}
+	rows := summaryRows(t, out)
+	if len(rows) != 8 {
+		t.Fatalf("%d bucket lines, want 8:\n%s", len(rows), out)
+	}
+	for _, r := range rows {
+		if !strings.HasPrefix(r[0], "region=") || r[2] != "2" || r[3] != "0" || r[4] != "0" || r[6] != "-" {
+			t.Errorf("dry-run line %v", r)
+		}
+	}
+	if !strings.Contains(out, "TOTAL (8 buckets)") || !strings.Contains(out, "dry run: 16 archives to build, 0 to retire on snapshot 7; nothing written") {
+		t.Errorf("dry-run summary:\n%s", out)
+	}
+
+	code, out, errs = pkftRun(t, "maintain", dir, "--parallel", "2")
+	if code != 0 {
+		t.Fatalf("maintain: exit %d: %s", code, errs)
+	}
+	after := tableFiles(t, dir)
+	added := newFiles(before, after)
+	var archives, snapshots int
+	for _, f := range added {
+		switch {
+		case strings.HasPrefix(f, "index/"):
+			archives++
+		case strings.HasPrefix(f, "snapshot/snapshot-"):
+			snapshots++
+			if f != "snapshot/snapshot-8" {
+				t.Errorf("new snapshot %s, want snapshot-8", f)
+			}
+		}
+	}
+	if archives != 16 || snapshots != 1 {
+		t.Errorf("maintain added %d archives and %d snapshots, want 16 and 1: %v", archives, snapshots, added)
+	}
+	if !strings.Contains(out, "committed snapshot 8 (on snapshot 7, 1 attempt(s))") {
+		t.Errorf("summary:\n%s", out)
+	}
+	for _, r := range summaryRows(t, out) {
+		if r[2] != "2" || r[6] == "-" {
+			t.Errorf("maintain line %v", r)
+		}
+	}
+
+	code, out, errs = pkftRun(t, "maintain", dir)
+	if code != 0 {
+		t.Fatalf("second maintain: exit %d: %s", code, errs)
+	}
+	if !sameFiles(after, tableFiles(t, dir)) {
+		t.Error("maintaining a current table changed it")
+	}
+	if !strings.Contains(out, "every archive of snapshot 8 is current; nothing committed") {
+		t.Errorf("summary:\n%s", out)
+	}
+	for _, r := range summaryRows(t, out) {
+		if r[2] != "0" || r[3] != "0" || r[4] != "2" {
+			t.Errorf("current bucket line %v", r)
+		}
+	}
+}
+
+func TestMaintain_JSON(t *testing.T) {
+	testenv.Native(t)
+	dir := goldenTable(t, "partitioned-dv", true)
+	code, out, errs := pkftRun(t, "maintain", dir, "--json", "--partition", "region=us,dt=2024-01-31", "--partition", "region=eu,dt=19782", "--bucket", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		DryRun         *bool  `json:"dryRun"`
+		BaseSnapshotID *int64 `json:"baseSnapshotId"`
+		SnapshotID     *int64 `json:"snapshotId"`
+		Attempts       *int   `json:"attempts"`
+		DurationNanos  *int64 `json:"durationNanos"`
+		Buckets        []struct {
+			Partition []struct {
+				Key   string `json:"key"`
+				Value string `json:"value"`
+			} `json:"partition"`
+			Bucket    *int32 `json:"bucket"`
+			Built     []map[string]any
+			Retired   []map[string]any
+			Unchanged []map[string]any
+			Rows      *int64 `json:"rowsIndexed"`
+			Nanos     *int64 `json:"durationNanos"`
+		} `json:"buckets"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if res.DryRun == nil || *res.DryRun || res.BaseSnapshotID == nil || *res.BaseSnapshotID != 7 || res.SnapshotID == nil ||
+		*res.SnapshotID != 8 || res.Attempts == nil || *res.Attempts != 1 || res.DurationNanos == nil || *res.DurationNanos <= 0 {
+		t.Errorf("result:\n%s", out)
+	}
+	var got []string
+	for _, b := range res.Buckets {
+		var parts []string
+		for _, kv := range b.Partition {
+			parts = append(parts, kv.Key+"="+kv.Value)
+		}
+		got = append(got, strings.Join(parts, "/"))
+		if b.Bucket == nil || *b.Bucket != 1 || len(b.Built) != 2 || b.Retired == nil || b.Unchanged == nil || b.Rows == nil || *b.Rows <= 0 || b.Nanos == nil {
+			t.Errorf("bucket:\n%s", out)
+		}
+		for _, a := range b.Built {
+			if a["fileName"] == "" || a["level"].(float64) <= 0 || a["rowCount"].(float64) <= 0 || a["fileSize"].(float64) <= 0 {
+				t.Errorf("archive %v", a)
+			}
+		}
+	}
+	if want := []string{"region=eu/dt=19782", "region=us/dt=19753"}; !slices.Equal(got, want) {
+		t.Errorf("maintained %v, want %v", got, want)
+	}
+}
+
+func TestSearch_HumanAndJSON(t *testing.T) {
+	testenv.Native(t)
+	dir := goldenTable(t, "partitioned-dv", true)
+	if code, _, errs := pkftRun(t, "maintain", dir); code != 0 {
+		t.Fatalf("maintain: %s", errs)
+	}
+	before := tableFiles(t, dir)
+	code, out, errs := pkftRun(t, "search", dir, "--query", "first", "--limit", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^#\s+SCORE\s+REGION\s+DT\s+ID\s+CONTENT$`),
+		regexp.MustCompile(`^1\s+\d\.\d{4}\s+eu\s+2024-01-31\s+7\s+first eu 2024-01-31 7$`),
+		regexp.MustCompile(`^2\s+\d\.\d{4}\s+eu\s+2024-01-31\s+9\s+first eu 2024-01-31 9$`),
+		regexp.MustCompile(`^3\s+\d\.\d{4}\s+eu\s+2024-01-31\s+13\s+first eu 2024-01-31 13$`),
+		regexp.MustCompile(`^3 hit\(s\) in snapshot 8$`),
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("output:\n%s", out)
+	}
+	for i, re := range want {
+		if !re.MatchString(lines[i]) {
+			t.Errorf("line %d %q does not match %s", i, lines[i], re)
+		}
+	}
+
+	code, out, errs = pkftRun(t, "search", dir, "--query", `{"match_phrase":{"query":"updated us"}}`, "--column", "content",
+		"--partition", "dt=2024-02-29", "--limit", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Query         string   `json:"query"`
+		SnapshotID    int64    `json:"snapshotId"`
+		Column        string   `json:"column"`
+		KeyColumns    []string `json:"keyColumns"`
+		PartitionKeys []string `json:"partitionKeys"`
+		Hits          []struct {
+			Key         []any   `json:"key"`
+			Text        *string `json:"text"`
+			Score       float64 `json:"score"`
+			Partition   []any   `json:"partition"`
+			Bucket      int32   `json:"bucket"`
+			DataFile    string  `json:"dataFile"`
+			RowPosition int64   `json:"rowPosition"`
+		} `json:"hits"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if res.Query != `{"match_phrase":{"query":"updated us"}}` || res.SnapshotID != 8 || res.Column != "content" ||
+		!slices.Equal(res.KeyColumns, []string{"region", "dt", "id"}) || !slices.Equal(res.PartitionKeys, []string{"region", "dt"}) || len(res.Hits) != 2 {
+		t.Fatalf("result:\n%s", out)
+	}
+	for _, h := range res.Hits {
+		if h.Text == nil || !strings.HasPrefix(*h.Text, "updated us 2024-02-29") || h.Score <= 0 || len(h.Key) != 3 ||
+			h.Key[0] != "us" || h.Key[1] != "2024-02-29T00:00:00Z" || len(h.Partition) != 2 || h.DataFile == "" {
+			t.Errorf("hit %+v", h)
+		}
+	}
+	if !sameFiles(before, tableFiles(t, dir)) {
+		t.Error("search changed the table")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	plain := goldenTable(t, "two-levels", false)
+	dir := goldenTable(t, "partitioned-dv", true)
+	before := tableFiles(t, dir)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no table", []string{"maintain"}, "accepts 1 arg"},
+		{"missing table", []string{"maintain", filepath.Join(dir, "nope")}, "has no schema"},
+		{"no full-text index", []string{"maintain", plain}, "pk-full-text.index.columns"},
+		{"bad partition", []string{"maintain", dir, "--partition", "region"}, "want key=value"},
+		{"duplicate partition key", []string{"maintain", dir, "--partition", "region=eu,region=us"}, "given twice"},
+		{"unknown partition key", []string{"maintain", dir, "--partition", "nope=1", "--dry-run"}, "not a partition key"},
+		{"negative bucket", []string{"maintain", dir, "--bucket", "-1"}, "want a bucket number"},
+		{"negative parallel", []string{"maintain", dir, "--parallel", "-2"}, "want a positive number"},
+		{"bad progress", []string{"maintain", dir, "--progress", "sometimes"}, "want auto, always or never"},
+		{"unknown flag", []string{"maintain", dir, "--force"}, "unknown flag"},
+		{"no query", []string{"search", dir}, "--query is required"},
+		{"zero limit", []string{"search", dir, "-q", "x", "--limit", "0"}, "want a positive number"},
+		{"other column", []string{"search", dir, "-q", "x", "--column", "nope"}, "nope"},
+		{"search without index", []string{"search", plain, "-q", "x"}, "pk-full-text"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := pkftRun(t, c.args...)
+			if code != 1 || out != "" {
+				t.Errorf("exit %d, stdout %q", code, out)
+			}
+			if !strings.Contains(errs, "level=ERROR") || !strings.Contains(errs, c.want) {
+				t.Errorf("stderr %q, want an error containing %q", errs, c.want)
+			}
+		})
+	}
+	if !sameFiles(before, tableFiles(t, dir)) {
+		t.Error("a failed command changed the table")
+	}
+}
+
+func TestMaintain_Progress(t *testing.T) {
+	testenv.Native(t)
+	dir := goldenTable(t, "partitioned-dv", true)
+	// A buffer is not a terminal: auto draws nothing.
+	code, _, errs := pkftRun(t, "maintain", dir, "--dry-run")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = pkftRun(t, "maintain", dir, "--progress", "always", "--parallel", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "/224") || !strings.Contains(errs, "buckets ") || !strings.Contains(errs, "rows/") {
+		t.Errorf("progress on stderr: %q", errs)
+	}
+	if isTerminal(&bytes.Buffer{}) {
+		t.Error("a buffer is a terminal")
+	}
+}

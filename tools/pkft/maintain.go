@@ -1,0 +1,224 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/paimon-pkft/pkft"
+)
+
+// progressMode says when maintain draws its progress bar on stderr.
+type progressMode string
+
+const (
+	progressAuto   progressMode = "auto"
+	progressAlways progressMode = "always"
+	progressNever  progressMode = "never"
+)
+
+func maintainCommand(logger *slog.Logger) *cobra.Command {
+	var (
+		partitions []string
+		buckets    []int32
+		parallel   int
+		dryRun     bool
+		asJSON     bool
+		progress   string
+	)
+	cmd := &cobra.Command{
+		Use:   "maintain TABLE_PATH",
+		Short: "Build the table's missing and stale full-text archives and commit them as one snapshot",
+		Long: `Build the full-text archives of every compacted level that has none or a stale one, for every
+(partition, bucket) of the latest snapshot or the selected ones, and commit the created and
+retired archives as one new snapshot. A table whose archives are all current is left unchanged.
+Prints a per-bucket summary (--json: the result as JSON). A progress bar is drawn on stderr when
+it is a terminal (--progress).`,
+		Example: `  pkft maintain /data/warehouse/db.db/docs
+  pkft maintain /data/warehouse/db.db/docs --partition region=eu,dt=2024-01-31 --bucket 0 --dry-run
+  pkft maintain /data/warehouse/db.db/docs --parallel 4 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			mode := progressMode(progress)
+			if mode != progressAuto && mode != progressAlways && mode != progressNever {
+				return fmt.Errorf("--progress %q: want auto, always or never", progress)
+			}
+			if parallel < 0 {
+				return fmt.Errorf("--parallel %d: want a positive number (0: one per CPU)", parallel)
+			}
+			var opts []pkft.MaintainOption
+			for _, p := range partitions {
+				spec, err := parsePartition(p)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, pkft.WithPartition(spec))
+			}
+			for _, b := range buckets {
+				if b < 0 {
+					return fmt.Errorf("--bucket %d: want a bucket number >= 0", b)
+				}
+				opts = append(opts, pkft.WithBucket(b))
+			}
+			opts = append(opts, pkft.WithParallelism(parallel), pkft.WithDryRun(dryRun))
+			ctx := cmd.Context()
+			tbl, err := pkft.Open(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			bar := newProgress(cmd.ErrOrStderr(), mode)
+			if bar != nil && !dryRun {
+				opts = append(opts, pkft.WithProgress(bar.update))
+			}
+			res, err := tbl.Maintain(ctx, opts...)
+			if bar != nil {
+				bar.finish()
+			}
+			if err != nil {
+				return err
+			}
+			if res.Attempts > 1 {
+				logger.Warn("other writers committed first; the maintenance commit was rebased on their snapshots",
+					"table", args[0], "attempts", res.Attempts)
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), res)
+			}
+			return writeMaintainSummary(cmd.OutOrStdout(), res)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&partitions, "partition", nil, "maintain only partition k=v[,k=v...] (repeatable; DATE as yyyy-mm-dd or day number)")
+	f.Int32SliceVar(&buckets, "bucket", nil, "maintain only bucket N (repeatable or comma-separated)")
+	f.IntVar(&parallel, "parallel", 0, "buckets maintained at once (default: one per CPU)")
+	f.BoolVar(&dryRun, "dry-run", false, "show what would be built and retired; write nothing")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.StringVar(&progress, "progress", string(progressAuto), "progress bar on stderr: auto (when stderr is a terminal), always, never")
+	return cmd
+}
+
+// parsePartition reads k=v[,k=v...].
+func parsePartition(s string) (map[string]string, error) {
+	spec := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--partition %q: want key=value[,key=value...]", s)
+		}
+		if _, dup := spec[k]; dup {
+			return nil, fmt.Errorf("--partition %q: key %s given twice", s, k)
+		}
+		spec[k] = v
+	}
+	return spec, nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progress draws maintenance progress (rows indexed out of rows planned, buckets done) as a
+// progress bar.
+type progress struct {
+	mu  sync.Mutex
+	bar *progressbar.ProgressBar
+}
+
+// newProgress returns the progress bar for w, or nil when none is drawn.
+func newProgress(w io.Writer, mode progressMode) *progress {
+	if mode == progressNever || (mode == progressAuto && !isTerminal(w)) {
+		return nil
+	}
+	bar := progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("planning"),
+		progressbar.OptionSetItsString("rows"),
+		progressbar.OptionShowIts(),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionClearOnFinish(),
+	)
+	return &progress{bar: bar}
+}
+
+func (p *progress) update(r pkft.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r.RowsPlanned > 0 && p.bar.GetMax64() != r.RowsPlanned {
+		p.bar.ChangeMax64(r.RowsPlanned)
+	}
+	p.bar.Describe(fmt.Sprintf("buckets %d/%d", r.BucketsDone, r.BucketsTotal))
+	_ = p.bar.Set64(r.RowsIndexed)
+}
+
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.bar.Exit()
+}
+
+// writeMaintainSummary prints one line per bucket and the totals.
+func writeMaintainSummary(w io.Writer, res *pkft.MaintainResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PARTITION\tBUCKET\tBUILT\tRETIRED\tUNCHANGED\tROWS\tTIME")
+	var rows int64
+	for _, b := range res.Buckets {
+		part := b.Partition.String()
+		if part == "" {
+			part = "-"
+		}
+		rows += b.RowsIndexed
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", part, b.Bucket, len(b.Built), len(b.Retired), len(b.Unchanged),
+			b.RowsIndexed, formatDuration(b.Duration, res.DryRun))
+	}
+	built, retired, unchanged := res.Totals()
+	fmt.Fprintf(tw, "TOTAL (%d buckets)\t\t%d\t%d\t%d\t%d\t%s\n", len(res.Buckets), built, retired, unchanged, rows,
+		formatDuration(res.Duration, false))
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write summary: %w", err)
+	}
+	var err error
+	switch {
+	case res.DryRun && built+retired > 0:
+		_, err = fmt.Fprintf(w, "dry run: %d archives to build, %d to retire on snapshot %d; nothing written\n", built, retired, res.BaseSnapshotID)
+	case res.DryRun:
+		_, err = fmt.Fprintf(w, "dry run: every archive of snapshot %d is current; nothing to do\n", res.BaseSnapshotID)
+	case res.SnapshotID != 0:
+		_, err = fmt.Fprintf(w, "committed snapshot %d (on snapshot %d, %d attempt(s))\n", res.SnapshotID, res.BaseSnapshotID, res.Attempts)
+	case res.BaseSnapshotID == 0:
+		_, err = fmt.Fprintln(w, "the table has no snapshot; nothing to do")
+	default:
+		_, err = fmt.Fprintf(w, "every archive of snapshot %d is current; nothing committed\n", res.BaseSnapshotID)
+	}
+	if err != nil {
+		return fmt.Errorf("write summary: %w", err)
+	}
+	return nil
+}
+
+func formatDuration(d time.Duration, dryRun bool) string {
+	if dryRun {
+		return "-"
+	}
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}

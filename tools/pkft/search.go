@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paimon-pkft/pkft"
+)
+
+func searchCommand() *cobra.Command {
+	var (
+		query      string
+		column     string
+		limit      int
+		partitions []string
+		snapshotID int64
+		asJSON     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "search TABLE_PATH --query Q",
+		Short: "Search the table's full-text archives",
+		Long: `Search the current full-text archives of the table's latest snapshot (or --snapshot) as Paimon's
+full-text read path does, deletion vectors applied, and print the best hits: primary key, text and
+score. Q is plain words, searched as a match query (rows containing any of them), or the engine's
+JSON query as Paimon passes it. Rows of levels without a current archive are not searched: run
+pkft maintain first.`,
+		Example: `  pkft search /data/warehouse/db.db/docs --query 'lake format'
+  pkft search /data/warehouse/db.db/docs --query '{"match_phrase":{"query":"lake format"}}' --limit 20 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(query) == "" {
+				return fmt.Errorf("--query is required and must not be blank")
+			}
+			if limit <= 0 {
+				return fmt.Errorf("--limit %d: want a positive number", limit)
+			}
+			opts := []pkft.SearchOption{pkft.WithColumn(column), pkft.WithLimit(limit)}
+			for _, p := range partitions {
+				spec, err := parsePartition(p)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, pkft.WithSearchPartition(spec))
+			}
+			if snapshotID != 0 {
+				opts = append(opts, pkft.WithSnapshot(snapshotID))
+			}
+			ctx := cmd.Context()
+			tbl, err := pkft.Open(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			res, err := tbl.Search(ctx, query, opts...)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Query string `json:"query"`
+					*pkft.SearchResult
+				}{query, res})
+			}
+			return writeHits(cmd.OutOrStdout(), res)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&query, "query", "q", "", "plain words (a match query) or the engine's JSON query")
+	f.StringVar(&column, "column", "", "the text column (default: the table's full-text column)")
+	f.IntVar(&limit, "limit", pkft.DefaultLimit, "number of hits")
+	f.StringArrayVar(&partitions, "partition", nil, "search only partition k=v[,k=v...] (repeatable)")
+	f.Int64Var(&snapshotID, "snapshot", 0, "search this snapshot instead of the latest")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// writeHits prints the hits as a table: rank, score, the primary key columns and the text.
+func writeHits(w io.Writer, res *pkft.SearchResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := append([]string{"#", "SCORE"}, upper(res.KeyColumns)...)
+	fmt.Fprintln(tw, strings.Join(append(header, strings.ToUpper(res.Column)), "\t"))
+	for i, h := range res.Hits {
+		cells := []string{fmt.Sprint(i + 1), fmt.Sprintf("%.4f", h.Score)}
+		for _, k := range h.Key {
+			cells = append(cells, formatValue(k))
+		}
+		text := "NULL"
+		if h.Text != nil {
+			text = oneLine(*h.Text)
+		}
+		fmt.Fprintln(tw, strings.Join(append(cells, text), "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write hits: %w", err)
+	}
+	if _, err := fmt.Fprintf(w, "%d hit(s) in snapshot %d\n", len(res.Hits), res.SnapshotID); err != nil {
+		return fmt.Errorf("write hits: %w", err)
+	}
+	return nil
+}
+
+func upper(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = strings.ToUpper(v)
+	}
+	return out
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case time.Time:
+		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
+			return x.Format(time.DateOnly)
+		}
+		return x.Format(time.RFC3339Nano)
+	case []byte:
+		return "0x" + hex.EncodeToString(x)
+	case string:
+		return oneLine(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// oneLine replaces control characters (line breaks, tabs) by spaces so a value stays in its cell.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
