@@ -1290,3 +1290,35 @@ func TestMaintainJavaFullTextTables(t *testing.T) {
 		})
 	}
 }
+
+// TestMaintainSelectedBuckets maintains only the selected buckets; the others keep their state.
+func TestMaintainSelectedBuckets(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	root := copyJavaTable(t, "partitioned-dv")
+	tbl := table.Open(fileio.NewLocal(), root)
+	keep := func(part []paths.PartitionKV, bucket int32) bool {
+		return len(part) == 2 && part[0].Key == "region" && part[0].Value == "eu" && bucket == 1
+	}
+	res, err := tableops.Maintain(ctx, tbl, eng, tableops.WithBuckets(keep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot == nil || len(res.Buckets) == 0 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, b := range res.Buckets {
+		if !keep(b.PartitionSpec, b.Bucket) {
+			t.Errorf("maintained unselected bucket %v/%d", b.PartitionSpec, b.Bucket)
+		}
+	}
+	_, plans, err := tableops.PlanMaintenance(ctx, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plans {
+		if keep(p.PartitionSpec, p.Bucket) == p.Changed() {
+			t.Errorf("bucket %v/%d: selected %v, still needs work %v", p.PartitionSpec, p.Bucket, keep(p.PartitionSpec, p.Bucket), p.Changed())
+		}
+	}
+}
