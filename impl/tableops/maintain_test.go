@@ -987,6 +987,21 @@ func indexNames(t *testing.T, tbl *table.Table, s *snapshot.Snapshot) []string {
 // to the first bucket: a change that does not touch any full-text source.
 func commitLevel0Append(t *testing.T, tbl *table.Table) {
 	t.Helper()
+	commitDataChange(t, tbl, func(c *table.Contents) meta.ManifestEntry {
+		e := c.Entries[0]
+		e.Kind = meta.FileKindAdd
+		e.File.FileName = "data-appended-by-other-writer-0.parquet"
+		e.File.Level = 0
+		src := meta.FileSourceAppend
+		e.File.FileSource = &src
+		return e
+	})
+}
+
+// commitDataChange commits, as another writer would, a snapshot whose delta manifest holds the
+// one entry change returns.
+func commitDataChange(t *testing.T, tbl *table.Table, change func(*table.Contents) meta.ManifestEntry) {
+	t.Helper()
 	ctx := context.Background()
 	latest, err := tbl.Latest(ctx)
 	if err != nil {
@@ -996,12 +1011,7 @@ func commitLevel0Append(t *testing.T, tbl *table.Table) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := c.Entries[0]
-	e.Kind = meta.FileKindAdd
-	e.File.FileName = "data-appended-by-other-writer-0.parquet"
-	e.File.Level = 0
-	src := meta.FileSourceAppend
-	e.File.FileSource = &src
+	e := change(c)
 	write := func(name string, enc func(io.Writer) error) int64 {
 		var buf strings.Builder
 		if err := enc(&buf); err != nil {
@@ -1016,7 +1026,12 @@ func commitLevel0Append(t *testing.T, tbl *table.Table) {
 		return manifest.WriteManifestFile(w, []meta.ManifestEntry{e}, manifest.WriteOptions{})
 	})
 	mf := c.BaseManifests[0]
-	mf.FileName, mf.FileSize, mf.NumAddedFiles, mf.NumDeletedFiles = "manifest-other-0", size, 1, 0
+	mf.FileName, mf.FileSize, mf.NumAddedFiles, mf.NumDeletedFiles = "manifest-other-0", size, 0, 0
+	if e.Kind == meta.FileKindAdd {
+		mf.NumAddedFiles = 1
+	} else {
+		mf.NumDeletedFiles = 1
+	}
 	baseSize := write("manifest-list-other-0", func(w io.Writer) error {
 		return manifest.WriteManifestList(w, slices.Concat(c.BaseManifests, c.DeltaManifests), manifest.WriteOptions{})
 	})
@@ -1027,8 +1042,12 @@ func commitLevel0Append(t *testing.T, tbl *table.Table) {
 	next.ID++
 	next.BaseManifestList, next.BaseManifestListSize = "manifest-list-other-0", &baseSize
 	next.DeltaManifestList, next.DeltaManifestListSize = "manifest-list-other-1", &deltaSize
-	next.TotalRecordCount += e.File.RowCount
-	next.DeltaRecordCount = e.File.RowCount
+	delta := e.File.RowCount
+	if e.Kind == meta.FileKindDelete {
+		delta = -delta
+	}
+	next.TotalRecordCount += delta
+	next.DeltaRecordCount = delta
 	if err := tbl.Snapshots.Commit(ctx, &next); err != nil {
 		t.Fatal(err)
 	}
@@ -1080,7 +1099,8 @@ func TestMaintainIndexFilesInDataFileDir(t *testing.T) {
 }
 
 // TestMaintainInheritsStatistics: the next snapshot keeps the latest snapshot's statistics file
-// only when the statistics were computed on the writer's schema, as FileStoreCommitImpl decides.
+// only when the statistics were computed on the writer's schema, as FileStoreCommitImpl decides,
+// and always keeps its watermark (the commit carries none of its own).
 func TestMaintainInheritsStatistics(t *testing.T) {
 	eng, _ := engine(t)
 	ctx := context.Background()
@@ -1104,6 +1124,8 @@ func TestMaintainInheritsStatistics(t *testing.T) {
 			name := "stat-x-0"
 			next.Statistics = &name
 			next.CommitKind = snapshot.CommitAnalyze
+			watermark := int64(1_700_000_000_000)
+			next.Watermark = &watermark
 			if err := tbl.Snapshots.Commit(ctx, &next); err != nil {
 				t.Fatal(err)
 			}
@@ -1114,6 +1136,9 @@ func TestMaintainInheritsStatistics(t *testing.T) {
 			got := res.Snapshot.Statistics
 			if tc.inherit != (got != nil && *got == name) {
 				t.Errorf("statistics %v, inherit %v", got, tc.inherit)
+			}
+			if w := res.Snapshot.Watermark; w == nil || *w != watermark {
+				t.Errorf("watermark %v, want the latest snapshot's %d", w, watermark)
 			}
 		})
 	}
@@ -1321,4 +1346,48 @@ func TestMaintainSelectedBuckets(t *testing.T) {
 			t.Errorf("bucket %v/%d: selected %v, still needs work %v", p.PartitionSpec, p.Bucket, keep(p.PartitionSpec, p.Bucket), p.Changed())
 		}
 	}
+}
+
+// TestMaintainRetiresStaleArchive: after another writer removes the only file of a level, that
+// level's archive is stale; maintenance retires it from the index manifest but leaves the file,
+// which older snapshots still reference, in place.
+func TestMaintainRetiresStaleArchive(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	root := copyJavaTable(t, "two-levels")
+	tbl := table.Open(fileio.NewLocal(), root)
+	if _, err := tableops.Maintain(ctx, tbl, eng); err != nil {
+		t.Fatal(err)
+	}
+	var removed meta.DataFileMeta
+	commitDataChange(t, tbl, func(c *table.Contents) meta.ManifestEntry {
+		for _, e := range c.Entries {
+			if e.File.Level == 4 {
+				e.Kind = meta.FileKindDelete
+				removed = e.File
+				return e
+			}
+		}
+		t.Fatal("no level-4 file")
+		return meta.ManifestEntry{}
+	})
+	res, err := tableops.Maintain(ctx, tbl, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot == nil || len(res.Buckets) != 1 || len(res.Buckets[0].Retired) != 1 || len(res.Buckets[0].Built) != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	stale := res.Buckets[0].Retired[0]
+	srcs, err := pkindexDecode(stale.GlobalIndex.SourceMeta)
+	if err != nil || len(srcs) != 1 || srcs[0].name != removed.FileName {
+		t.Errorf("retired %s covering %v, want the archive of %s", stale.FileName, srcs, removed.FileName)
+	}
+	if slices.Contains(indexNames(t, tbl, res.Snapshot), stale.FileName) {
+		t.Errorf("retired archive %s still in the index manifest", stale.FileName)
+	}
+	if _, err := os.Stat(filepath.Join(root, "index", stale.FileName)); err != nil {
+		t.Errorf("retired archive deleted although older snapshots reference it: %v", err)
+	}
+	checkAllCurrent(t, tbl, fieldID(t, tbl))
 }
