@@ -694,7 +694,7 @@ func TestResolveFullTextDefinition(t *testing.T) {
 	}{
 		{map[string]string{}, "no primary-key full-text index"},
 		{map[string]string{pkfulltext.ColumnsOption: "missing"}, "must reference an existing column"},
-		{map[string]string{pkfulltext.ColumnsOption: "content,content"}, "duplicate column"},
+		{map[string]string{pkfulltext.ColumnsOption: "content,content"}, "must not contain duplicate columns, but is [content, content]"},
 		{map[string]string{pkfulltext.ColumnsOption: "content", tableops.PKBTreeIndexColumnsOption: "content"}, "at most one primary-key index"},
 		{map[string]string{pkfulltext.ColumnsOption: "content,title"}, "exactly one column"},
 		{map[string]string{pkfulltext.ColumnsOption: " "}, "non-empty column"},

@@ -64,11 +64,13 @@ func ResolveFullTextDefinition(s *schema.TableSchema) (*FullTextDefinition, erro
 		{PKBitmapIndexColumnsOption, splitColumns(s.Options, PKBitmapIndexColumnsOption)},
 		{pkfulltext.ColumnsOption, pkfulltext.IndexColumns(s.Options)},
 	}
+	// SchemaValidation#validatePrimaryKeyIndexColumns runs first when Java commits a schema, so
+	// its messages are the ones a Java user sees.
 	for _, l := range lists {
 		seen := map[string]bool{}
 		for _, c := range l.cols {
 			if seen[c] {
-				return nil, fmt.Errorf("%s contains duplicate column '%s'.", l.key, c)
+				return nil, fmt.Errorf("%s must not contain duplicate columns, but is [%s].", l.key, strings.Join(l.cols, ", "))
 			}
 			seen[c] = true
 		}
