@@ -97,6 +97,13 @@ bench: native
 heap-test: native
 	PKFT_HEAP_TEST=1 $(GO) test -count=1 -timeout 60m -run '^TestBuildHeapFromLargeDataFile$$' -v ./impl/pkfulltext/
 
+# perf-maintain: generates a table of PKFT_BENCH_ROWS rows (default 1,000,000) at one compacted
+# level and checks `pkft maintain` on it prints progress and takes at most 1.2x the archive build of
+# the same rows (about 15 s). Not part of make test: its timing depends on the machine's load.
+.PHONY: perf-maintain
+perf-maintain: native
+	PKFT_PERF_TEST=1 $(GO) test -count=1 -timeout 30m -run '^TestMaintainPerformance$$' -v ./tools/pkft/
+
 FUZZTIME ?= 60s
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
