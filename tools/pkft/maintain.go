@@ -28,12 +28,12 @@ const (
 
 func maintainCommand(logger *slog.Logger) *cobra.Command {
 	var (
-		partitions []string
-		buckets    []int32
-		parallel   int
-		dryRun     bool
-		asJSON     bool
-		progress   string
+		partitions   []string
+		buckets      []int32
+		parallel     int
+		dryRun       bool
+		asJSON       bool
+		progressFlag string
 	)
 	cmd := &cobra.Command{
 		Use:   "maintain TABLE_PATH",
@@ -48,9 +48,9 @@ it is a terminal (--progress).`,
   pkft maintain /data/warehouse/db.db/docs --parallel 4 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			mode := progressMode(progress)
+			mode := progressMode(progressFlag)
 			if mode != progressAuto && mode != progressAlways && mode != progressNever {
-				return fmt.Errorf("--progress %q: want auto, always or never", progress)
+				return fmt.Errorf("--progress %q: want auto, always or never", progressFlag)
 			}
 			if parallel < 0 {
 				return fmt.Errorf("--parallel %d: want a positive number (0: one per CPU)", parallel)
@@ -75,8 +75,11 @@ it is a terminal (--progress).`,
 			if err != nil {
 				return err
 			}
-			bar := newProgress(cmd.ErrOrStderr(), mode)
-			if bar != nil && !dryRun {
+			var bar *progress
+			if !dryRun {
+				bar = newProgress(cmd.ErrOrStderr(), mode)
+			}
+			if bar != nil {
 				opts = append(opts, pkft.WithProgress(bar.update))
 			}
 			res, err := tbl.Maintain(ctx, opts...)
@@ -102,7 +105,7 @@ it is a terminal (--progress).`,
 	f.IntVar(&parallel, "parallel", 0, "buckets maintained at once (default: one per CPU)")
 	f.BoolVar(&dryRun, "dry-run", false, "show what would be built and retired; write nothing")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	f.StringVar(&progress, "progress", string(progressAuto), "progress bar on stderr: auto (when stderr is a terminal), always, never")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr: auto (when stderr is a terminal), always, never")
 	return cmd
 }
 
