@@ -402,6 +402,9 @@ func (m *maintenance) run(ctx context.Context) (*MaintainResult, error) {
 			// Nothing to commit: every archive is current. Nothing was generated either.
 			return res, nil
 		}
+		if err := checkConflicts(m.r.Schema, contents, changes); err != nil {
+			return nil, err
+		}
 		next, written, err := m.prepare(ctx, contents, changes)
 		if err != nil {
 			return nil, err

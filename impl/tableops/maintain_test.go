@@ -1391,3 +1391,40 @@ func TestMaintainRetiresStaleArchive(t *testing.T) {
 	}
 	checkAllCurrent(t, tbl, fieldID(t, tbl))
 }
+
+// TestMaintainGivesUpOnOverlappingLevel: Java's commit checks that the files of a level above 0
+// do not overlap in key range before committing index changes, and gives up otherwise; so does
+// Go, leaving no file behind.
+func TestMaintainGivesUpOnOverlappingLevel(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	root := copyJavaTable(t, "two-levels")
+	tbl := table.Open(fileio.NewLocal(), root)
+	// Another writer adds, at level 5, a copy of the level-5 file's metadata under a new name:
+	// its key range overlaps the original's.
+	commitDataChange(t, tbl, func(c *table.Contents) meta.ManifestEntry {
+		for _, e := range c.Entries {
+			if e.File.Level == 5 {
+				data, err := os.ReadFile(filepath.Join(root, "bucket-0", e.File.FileName))
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.File.FileName = "data-overlapping-0.parquet"
+				if err := os.WriteFile(filepath.Join(root, "bucket-0", e.File.FileName), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return e
+			}
+		}
+		t.Fatal("no level-5 file")
+		return meta.ManifestEntry{}
+	})
+	before := listFiles(t, root)
+	_, err := tableops.Maintain(ctx, tbl, eng)
+	if !errors.Is(err, tableops.ErrCommitConflict) || !strings.Contains(err.Error(), "LSM conflicts detected") {
+		t.Fatalf("got %v", err)
+	}
+	if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+		t.Errorf("refused maintenance left %v", diff)
+	}
+}
