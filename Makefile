@@ -99,7 +99,7 @@ heap-test: native
 
 # perf-maintain: generates a table of PKFT_BENCH_ROWS rows (default 1,000,000) at one compacted
 # level and checks `pkft maintain` on it prints progress and takes at most 1.2x the archive build of
-# the same rows (about 15 s). Not part of make test: its timing depends on the machine's load.
+# the same rows (about 15 s: each is timed twice, alternating). Not part of make test: its timing depends on the machine's load.
 .PHONY: perf-maintain
 perf-maintain: native
 	PKFT_PERF_TEST=1 $(GO) test -count=1 -timeout 30m -run '^TestMaintainPerformance$$' -v ./tools/pkft/
