@@ -72,6 +72,26 @@ func TestJavaGoldenArchives(t *testing.T) {
 	}
 }
 
+// TestJavaCorpusSize keeps the checked-in Java corpus (tables and Java's outputs) under
+// goldengen.MaxJavaCorpusBytes, as make golden does when it writes it.
+func TestJavaCorpusSize(t *testing.T) {
+	root, err := goldengen.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, dir := range []string{goldengen.JavaTablesDir, goldengen.JavaExpectedDir} {
+		n, err := goldengen.DirSize(filepath.Join(root, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += n
+	}
+	if total > goldengen.MaxJavaCorpusBytes {
+		t.Errorf("the Java corpus takes %d bytes, more than %d", total, goldengen.MaxJavaCorpusBytes)
+	}
+}
+
 func checkJavaGoldenArchives(t *testing.T, root, name string, exp *goldengen.JavaFullTextExpected, engine fulltext.Engine) {
 	ctx := context.Background()
 	dir := goldengen.JavaTablePath(root, name)
