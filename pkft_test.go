@@ -358,3 +358,33 @@ func TestSearch(t *testing.T) {
 		t.Error("blank query: no error")
 	}
 }
+
+func TestTableWithoutSnapshot(t *testing.T) {
+	ctx := context.Background()
+	tbl, dir := openExample(t, "two-levels")
+	if err := os.RemoveAll(filepath.Join(dir, "snapshot")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "manifest")); err != nil {
+		t.Fatal(err)
+	}
+	for _, dry := range []bool{true, false} {
+		res, err := tbl.Maintain(ctx, pkft.WithDryRun(dry))
+		if err != nil {
+			t.Fatalf("dry run %v: %v", dry, err)
+		}
+		if res.BaseSnapshotID != 0 || res.SnapshotID != 0 || len(res.Buckets) != 0 {
+			t.Errorf("dry run %v: %+v", dry, res)
+		}
+	}
+	res, err := tbl.Search(ctx, "base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SnapshotID != 0 || len(res.Hits) != 0 {
+		t.Errorf("search: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "snapshot")); err == nil {
+		t.Error("maintaining an empty table wrote a snapshot")
+	}
+}

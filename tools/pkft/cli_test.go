@@ -365,6 +365,22 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+func TestMaintain_NothingSelected(t *testing.T) {
+	testenv.Native(t)
+	dir := goldenTable(t, "partitioned-dv", true)
+	before := tableFiles(t, dir)
+	code, out, errs := pkftRun(t, "maintain", dir, "--bucket", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "TOTAL (0 buckets)") || !strings.Contains(out, "no bucket of snapshot 7 is selected; nothing to do") {
+		t.Errorf("output:\n%s", out)
+	}
+	if !sameFiles(before, tableFiles(t, dir)) {
+		t.Error("maintaining no bucket changed the table")
+	}
+}
+
 func TestMaintain_Progress(t *testing.T) {
 	testenv.Native(t)
 	dir := goldenTable(t, "partitioned-dv", true)

@@ -154,6 +154,9 @@ func newProgress(w io.Writer, mode progressMode) *progress {
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionClearOnFinish(),
+		// No spinner ticker: progressbar's ticker goroutine (unknown length) reads the bar's state
+		// without its lock, a data race; the bar is redrawn on every report instead.
+		progressbar.OptionSetSpinnerChangeInterval(0),
 	)
 	return &progress{bar: bar}
 }
@@ -196,14 +199,16 @@ func writeMaintainSummary(w io.Writer, res *pkft.MaintainResult) error {
 	}
 	var err error
 	switch {
+	case res.BaseSnapshotID == 0:
+		_, err = fmt.Fprintln(w, "the table has no snapshot; nothing to do")
+	case len(res.Buckets) == 0:
+		_, err = fmt.Fprintf(w, "no bucket of snapshot %d is selected; nothing to do\n", res.BaseSnapshotID)
 	case res.DryRun && built+retired > 0:
 		_, err = fmt.Fprintf(w, "dry run: %d archives to build, %d to retire on snapshot %d; nothing written\n", built, retired, res.BaseSnapshotID)
 	case res.DryRun:
 		_, err = fmt.Fprintf(w, "dry run: every archive of snapshot %d is current; nothing to do\n", res.BaseSnapshotID)
 	case res.SnapshotID != 0:
 		_, err = fmt.Fprintf(w, "committed snapshot %d (on snapshot %d, %d attempt(s))\n", res.SnapshotID, res.BaseSnapshotID, res.Attempts)
-	case res.BaseSnapshotID == 0:
-		_, err = fmt.Fprintln(w, "the table has no snapshot; nothing to do")
 	default:
 		_, err = fmt.Fprintf(w, "every archive of snapshot %d is current; nothing committed\n", res.BaseSnapshotID)
 	}
