@@ -164,10 +164,10 @@ func newProgress(w io.Writer, mode progressMode) *progress {
 func (p *progress) update(r pkft.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.bar.Describe(fmt.Sprintf("buckets %d/%d", r.BucketsDone, r.BucketsTotal))
 	if r.RowsPlanned > 0 && p.bar.GetMax64() != r.RowsPlanned {
 		p.bar.ChangeMax64(r.RowsPlanned)
 	}
-	p.bar.Describe(fmt.Sprintf("buckets %d/%d", r.BucketsDone, r.BucketsTotal))
 	_ = p.bar.Set64(r.RowsIndexed)
 }
 
