@@ -44,6 +44,12 @@ var ErrNoFullTextIndex = tableops.ErrNoFullTextIndex
 // committed and every file it generated was deleted.
 var ErrCommitConflict = tableops.ErrCommitConflict
 
+// UncertainCommitError reports a maintenance commit whose publication could not be confirmed
+// or refused (for example an I/O error while writing the snapshot file). The files it would
+// reference are kept, because the snapshot may have been published; read the table again to
+// find out.
+type UncertainCommitError = tableops.UncertainCommitError
+
 // Table is a Paimon table opened by [Open]. It is safe for concurrent use; every call reads
 // the table's latest metadata afresh.
 type Table struct {
