@@ -219,7 +219,7 @@ final class FullTextCommands {
     }
 
     /**
-     * search: args {path, query, column?, limit}. Runs Paimon's full-text read path on the table
+     * search: args {path, query, column?, limit, ranked?}. Runs Paimon's full-text read path on the table
      * at path — {@code table.newFullTextSearchBuilder().withQuery(column, query).withLimit(limit)
      * .executeLocal()} (for a primary-key table with {@code pk-full-text.index.columns}: {@code
      * PrimaryKeyFullTextScan} and {@code PrimaryKeyFullTextRead} over the bucket archives, deletion
@@ -240,6 +240,15 @@ final class FullTextCommands {
      *
      * results are ordered by score descending, ties by the primary key ascending (field by field
      * in key order, values compared as in read); values are rendered as read renders them.
+     *
+     * <p>With {@code ranked: true} the results come in Paimon's own order instead: the order of
+     * {@code PrimaryKeyScoredResult#positions()}, which {@code PrimaryKeySearchRanker#topKByScore}
+     * ranks by score descending, ties by {@code PrimaryKeySearchPosition#compareTo} (partition
+     * bytes, bucket, data file name, row position), and each result also carries its physical
+     * position: {@code bucket, dataFile, rowPosition}. (The read path itself returns the rows in
+     * position order, split by split; Flink's full_text_search procedure re-sorts them by score,
+     * ties by the row's JSON text.) The rows read are matched to the positions in that read
+     * order, checked by count and score.
      */
     private static JsonNode search(JsonNode args) throws Exception {
         FileStoreTable table = TableCommands.open(args);
@@ -302,15 +311,61 @@ final class FullTextCommands {
                 }
             }
         }
-        java.util.Comparator<ObjectNode> byKey = TableCommands.rowComparator(keys);
-        rows.sort(
+        if (args.path("ranked").asBoolean(false)) {
+            rows = rankedOrder(hits, rows);
+        } else {
+            java.util.Comparator<ObjectNode> byKey = TableCommands.rowComparator(keys);
+            rows.sort(
                 (a, b) -> {
                     int c = Float.compare((float) b.get("score").asDouble(), (float) a.get("score").asDouble());
-                    return c != 0 ? c : byKey.compare((ObjectNode) a.get("key"), (ObjectNode) b.get("key"));
-                });
+                        return c != 0 ? c : byKey.compare((ObjectNode) a.get("key"), (ObjectNode) b.get("key"));
+                    });
+        }
         rows.forEach(results::add);
         out.put("snapshotId", snapshotId);
         out.set("results", results);
+        return out;
+    }
+
+    /**
+     * Puts rows, read from the splits of hits in read order, into Paimon's ranked order (see
+     * search) and adds each row's physical position. The read visits the positions in their
+     * natural order ({@code PrimaryKeyScoredResult} materializes one split per data file from a
+     * sorted map of positions, each with its ascending row ranges), so the i-th row read is the
+     * i-th position in that order; the count and every score must agree.
+     */
+    private static List<ObjectNode> rankedOrder(GlobalIndexResult hits, List<ObjectNode> rows) {
+        if (!(hits instanceof org.apache.paimon.table.source.PrimaryKeyScoredResult)) {
+            throw new IllegalStateException(
+                    "ranked: the search did not return a PrimaryKeyScoredResult but "
+                            + hits.getClass().getName());
+        }
+        List<org.apache.paimon.table.source.PrimaryKeySearchPosition> ranked =
+                ((org.apache.paimon.table.source.PrimaryKeyScoredResult) hits).positions();
+        List<org.apache.paimon.table.source.PrimaryKeySearchPosition> readOrder = new ArrayList<>(ranked);
+        Collections.sort(readOrder);
+        if (readOrder.size() != rows.size()) {
+            throw new IllegalStateException(
+                    "ranked: " + rows.size() + " rows read for " + readOrder.size() + " positions");
+        }
+        java.util.Map<org.apache.paimon.table.source.PrimaryKeySearchPosition, ObjectNode> byPosition =
+                new java.util.HashMap<>();
+        for (int i = 0; i < rows.size(); i++) {
+            org.apache.paimon.table.source.PrimaryKeySearchPosition p = readOrder.get(i);
+            ObjectNode r = rows.get(i);
+            if (Float.compare((float) r.get("score").asDouble(), p.score()) != 0) {
+                throw new IllegalStateException(
+                        "ranked: row " + i + " read with score " + r.get("score") + ", its position " + p);
+            }
+            r.put("bucket", p.bucket());
+            r.put("dataFile", p.dataFileName());
+            r.put("rowPosition", p.rowPosition());
+            byPosition.put(p, r);
+        }
+        List<ObjectNode> out = new ArrayList<>(ranked.size());
+        for (org.apache.paimon.table.source.PrimaryKeySearchPosition p : ranked) {
+            out.add(byPosition.get(p));
+        }
         return out;
     }
 

@@ -38,6 +38,7 @@ public final class Main {
         MaintainerCommands.register(commands);
         FullTextCommands.register(commands);
         IndexFileCommands.register(commands);
+        MinorCompactCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */
