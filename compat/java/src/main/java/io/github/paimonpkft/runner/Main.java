@@ -39,6 +39,7 @@ public final class Main {
         FullTextCommands.register(commands);
         IndexFileCommands.register(commands);
         MinorCompactCommands.register(commands);
+        BenchCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */

@@ -1,0 +1,231 @@
+package io.github.paimonpkft.runner;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.apache.paimon.KeyValueFileStore;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.index.IndexFileMeta;
+import org.apache.paimon.index.pk.PrimaryKeyIndexDefinition;
+import org.apache.paimon.index.pk.PrimaryKeyIndexDefinitions;
+import org.apache.paimon.index.pk.PrimaryKeyIndexLevels;
+import org.apache.paimon.index.pk.PrimaryKeyIndexSourceMeta;
+import org.apache.paimon.index.pk.PrimaryKeyIndexSourcePolicy;
+import org.apache.paimon.index.pkfulltext.PkFullTextBucketIndexState;
+import org.apache.paimon.index.pkfulltext.PkFullTextDataFileReader;
+import org.apache.paimon.index.pkfulltext.PkFullTextIndexBuilder;
+import org.apache.paimon.index.pkfulltext.PkFullTextIndexFile;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.manifest.ManifestEntry;
+import org.apache.paimon.schema.TableSchema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.types.DataField;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Benchmark commands, timed inside the JVM after warm-up so that JVM start-up and the JSON
+ * protocol are not measured (make bench):
+ *
+ * <ul>
+ *   <li>bench-index-file-build: Paimon's {@link PkFullTextIndexFile} build of one level of a
+ *       table, as pk-full-text-index-file-build wires it, repeated;
+ *   <li>bench-bucket-state: Paimon's {@link PkFullTextBucketIndexState#fromActiveDataFiles} and
+ *       {@link PrimaryKeyIndexLevels#pick} over a given bucket (data files and archives), the
+ *       decisions a bucket's restore makes, repeated.
+ * </ul>
+ */
+final class BenchCommands {
+
+    private BenchCommands() {}
+
+    static void register(Map<String, Main.Command> commands) {
+        commands.put("bench-index-file-build", BenchCommands::indexFileBuild);
+        commands.put("bench-bucket-state", BenchCommands::bucketState);
+    }
+
+    /**
+     * bench-index-file-build: args {path, bucket, level, warmup (default 1), runs (default 3)}
+     * on an unpartitioned table. Builds the level's archive warmup + runs times (each archive is
+     * deleted again). Result: {rows, archiveBytes, nanos: [one per timed run], peakRssBytes (the
+     * process's VmHWM over the timed runs, reset before them; -1 when unavailable),
+     * baselineRssBytes (RSS before the timed runs)}.
+     */
+    private static JsonNode indexFileBuild(JsonNode args) throws Exception {
+        FileStoreTable table = TableCommands.open(args);
+        Snapshot snap = table.snapshotManager().latestSnapshot();
+        if (snap == null) {
+            throw new IllegalStateException("table has no snapshot");
+        }
+        int bucket = args.path("bucket").asInt(0);
+        int level = args.path("level").asInt(1);
+        int warmup = args.path("warmup").asInt(1);
+        int runs = Math.max(1, args.path("runs").asInt(3));
+        KeyValueFileStore store = (KeyValueFileStore) table.store();
+        TableSchema schema = table.schema();
+        PrimaryKeyIndexDefinition definition = null;
+        for (PrimaryKeyIndexDefinition d : PrimaryKeyIndexDefinitions.create(schema).definitions()) {
+            if (d.family() == PrimaryKeyIndexDefinition.Family.FULL_TEXT) {
+                definition = d;
+            }
+        }
+        if (definition == null) {
+            throw new IllegalArgumentException("the table schema defines no primary-key full-text index");
+        }
+        DataField field = schema.nameToFieldMap().get(definition.column());
+        BinaryRow partition = null;
+        List<DataFileMeta> files = new ArrayList<>();
+        for (ManifestEntry e : store.newScan().withSnapshot(snap).plan().files()) {
+            if (e.bucket() == bucket && e.file().level() == level && PrimaryKeyIndexSourcePolicy.shouldRead(e.file())) {
+                partition = e.partition();
+                files.add(e.file());
+            }
+        }
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("no eligible data file on level " + level + " of bucket " + bucket);
+        }
+        files.sort(Comparator.comparing(DataFileMeta::fileName));
+        PkFullTextIndexFile indexFile = store.newIndexFileHandler().pkFullTextIndex(partition, bucket);
+        PkFullTextIndexBuilder builder =
+                new PkFullTextIndexBuilder(
+                        indexFile,
+                        new PkFullTextDataFileReader.Factory(store.newReaderFactoryBuilder(), partition, bucket, field),
+                        field,
+                        definition.options());
+        for (int i = 0; i < warmup; i++) {
+            indexFile.delete(builder.build(files));
+        }
+        System.gc();
+        long baseline = procStatus("VmRSS:");
+        boolean reset = resetPeakRss();
+        ObjectNode out = Main.JSON.createObjectNode();
+        ArrayNode nanos = out.putArray("nanos");
+        IndexFileMeta archive = null;
+        for (int i = 0; i < runs; i++) {
+            long start = System.nanoTime();
+            archive = builder.build(files);
+            nanos.add(System.nanoTime() - start);
+            if (i < runs - 1) {
+                indexFile.delete(archive);
+            }
+        }
+        out.put("peakRssBytes", reset ? procStatus("VmHWM:") : -1);
+        out.put("baselineRssBytes", baseline);
+        out.put("rows", archive.rowCount());
+        out.put("archiveBytes", archive.fileSize());
+        indexFile.delete(archive);
+        return out;
+    }
+
+    /**
+     * bench-bucket-state: args {textFieldId, dataFiles: [[name, level, rowCount]] (compacted
+     * files), payloads: [{name, level, files: [[name, rowCount]]}] (full-text archives of
+     * textFieldId), warmup (default 3), minRuns (default 3), minMillis (default 500)}. Each
+     * timed run classifies the payloads against the eligible data files
+     * (PkFullTextBucketIndexState.fromActiveDataFiles) and picks the next plan
+     * (PrimaryKeyIndexLevels.pick over the current payloads), runs continuing until both minRuns
+     * and minMillis are reached. Result: {nanos: [...], current, stale, planLevel (0: none),
+     * planFiles, planInputs}.
+     */
+    private static JsonNode bucketState(JsonNode args) throws Exception {
+        int field = args.path("textFieldId").asInt();
+        List<DataFileMeta> dataFiles = new ArrayList<>();
+        for (JsonNode f : args.path("dataFiles")) {
+            dataFiles.add(MaintainerCommands.dataFile(f.get(0).asText(), f.get(1).asInt(), f.get(2).asLong(), "COMPACT"));
+        }
+        List<IndexFileMeta> payloads = new ArrayList<>();
+        for (JsonNode p : args.path("payloads")) {
+            List<String[]> sources = new ArrayList<>();
+            for (JsonNode s : p.path("files")) {
+                sources.add(new String[] {s.get(0).asText(), s.get(1).asText()});
+            }
+            payloads.add(MaintainerCommands.archive(p.path("name").asText(), field, p.path("level").asInt(), sources));
+        }
+        int warmup = args.path("warmup").asInt(3);
+        int minRuns = Math.max(1, args.path("minRuns").asInt(3));
+        long minNanos = args.path("minMillis").asLong(500) * 1_000_000L;
+        Decision d = null;
+        for (int i = 0; i < warmup; i++) {
+            d = decide(field, dataFiles, payloads);
+        }
+        ObjectNode out = Main.JSON.createObjectNode();
+        ArrayNode nanos = out.putArray("nanos");
+        long total = 0;
+        for (int i = 0; i < minRuns || total < minNanos; i++) {
+            long start = System.nanoTime();
+            d = decide(field, dataFiles, payloads);
+            long t = System.nanoTime() - start;
+            nanos.add(t);
+            total += t;
+        }
+        out.put("current", d.state.currentPayloads().size());
+        out.put("stale", d.state.stalePayloads().size());
+        out.put("planLevel", d.plan.map(PrimaryKeyIndexLevels.Plan::dataLevel).orElse(0));
+        out.put("planFiles", d.plan.map(p -> p.sourceFiles().size()).orElse(0));
+        out.put("planInputs", d.plan.map(p -> p.inputUnits().size()).orElse(0));
+        return out;
+    }
+
+    private static final class Decision {
+        final PkFullTextBucketIndexState state;
+        final Optional<PrimaryKeyIndexLevels.Plan<IndexFileMeta>> plan;
+
+        Decision(PkFullTextBucketIndexState state, Optional<PrimaryKeyIndexLevels.Plan<IndexFileMeta>> plan) {
+            this.state = state;
+            this.plan = plan;
+        }
+    }
+
+    /** What DumpCommand's state does: the eligible files, the bucket state, the next plan. */
+    private static Decision decide(int field, List<DataFileMeta> dataFiles, List<IndexFileMeta> payloads) {
+        List<DataFileMeta> eligible = new ArrayList<>();
+        Map<String, DataFileMeta> active = new LinkedHashMap<>();
+        for (DataFileMeta f : dataFiles) {
+            if (PrimaryKeyIndexSourcePolicy.shouldRead(f)) {
+                eligible.add(f);
+                active.put(f.fileName(), f);
+            }
+        }
+        PkFullTextBucketIndexState state = PkFullTextBucketIndexState.fromActiveDataFiles(field, eligible, payloads);
+        PrimaryKeyIndexLevels<IndexFileMeta> levels =
+                new PrimaryKeyIndexLevels<>(
+                        p -> PrimaryKeyIndexSourceMeta.fromIndexFile(p).dataLevel(),
+                        p -> PrimaryKeyIndexSourceMeta.fromIndexFile(p).sourceFiles());
+        return new Decision(state, levels.pick(state.currentPayloads(), active));
+    }
+
+    /** Resets the process's peak RSS (VmHWM) to its current RSS; false where Linux does not let it. */
+    private static boolean resetPeakRss() {
+        try {
+            Files.write(Paths.get("/proc/self/clear_refs"), "5".getBytes(StandardCharsets.US_ASCII));
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** A size field of /proc/self/status in bytes, or -1. */
+    private static long procStatus(String key) {
+        try {
+            for (String line : Files.readAllLines(Paths.get("/proc/self/status"), StandardCharsets.US_ASCII)) {
+                if (line.startsWith(key)) {
+                    String v = line.substring(key.length()).trim();
+                    return Long.parseLong(v.substring(0, v.indexOf(' '))) * 1024;
+                }
+            }
+        } catch (Exception e) {
+            // not Linux
+        }
+        return -1;
+    }
+}
