@@ -770,6 +770,28 @@ const (
 // FileStoreCommitImpl does with SequenceSnapshotProperties (from the latest snapshot's
 // properties, or else from every ADD entry of its manifests).
 func (m *maintenance) sequenceProperties(ctx context.Context, contents *table.Contents, opts map[string]string) ([]snapshot.Property, error) {
+	return sequenceProperties(ctx, m.t, contents, opts, 0, false)
+}
+
+// sequenceProperties is maintenance.sequenceProperties for any commit; a commit adding data
+// files passes the largest sequence number it adds (added is false when it adds none), which
+// FileStoreCommitImpl folds into the carried maximum.
+func sequenceProperties(ctx context.Context, t *table.Table, contents *table.Contents, opts map[string]string, addedMax int64, added bool) ([]snapshot.Property, error) {
+	props, err := carriedSequenceProperties(ctx, t, contents, opts)
+	if err != nil || !added || !strings.EqualFold(opts[SequenceNumberInitModeOption], "snapshot") {
+		return props, err
+	}
+	if len(props) == 1 {
+		v, _ := strconv.ParseInt(props[0].Value, 10, 64)
+		addedMax = max(addedMax, v)
+	}
+	return []snapshot.Property{{Key: MaxSequenceNumberProperty, Value: strconv.FormatInt(addedMax, 10)}}, nil
+}
+
+func carriedSequenceProperties(ctx context.Context, t *table.Table, contents *table.Contents, opts map[string]string) ([]snapshot.Property, error) {
+	if contents == nil || contents.Snapshot == nil {
+		return nil, nil
+	}
 	if !strings.EqualFold(opts[SequenceNumberInitModeOption], "snapshot") {
 		return nil, nil
 	}
@@ -785,7 +807,7 @@ func (m *maintenance) sequenceProperties(ctx context.Context, contents *table.Co
 	found := false
 	var maxSeq int64
 	for _, mf := range slices.Concat(contents.BaseManifests, contents.DeltaManifests) {
-		entries, err := m.t.ReadManifest(ctx, mf.FileName)
+		entries, err := t.ReadManifest(ctx, mf.FileName)
 		if err != nil {
 			return nil, err
 		}
@@ -805,11 +827,15 @@ func (m *maintenance) sequenceProperties(ctx context.Context, contents *table.Co
 // its statistics were computed on the writer's schema (FileStoreCommitImpl reads the file and
 // compares schema ids).
 func (m *maintenance) inheritedStatistics(ctx context.Context, base *snapshot.Snapshot, schemaID int64) (*string, error) {
-	if base.Statistics == nil {
+	return inheritedStatistics(ctx, m.t, base, schemaID)
+}
+
+func inheritedStatistics(ctx context.Context, t *table.Table, base *snapshot.Snapshot, schemaID int64) (*string, error) {
+	if base == nil || base.Statistics == nil {
 		return nil, nil
 	}
-	p := paths.Join(m.t.Root, paths.StatisticsDir, *base.Statistics)
-	data, err := m.t.FileIO.ReadFile(ctx, p)
+	p := paths.Join(t.Root, paths.StatisticsDir, *base.Statistics)
+	data, err := t.FileIO.ReadFile(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("read statistics %s of snapshot %d: %w", *base.Statistics, base.ID, err)
 	}

@@ -1,0 +1,770 @@
+package tableops
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/paimon-pkft/pkft/impl/dv"
+	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/kvfile"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
+	"github.com/paimon-pkft/pkft/impl/table"
+)
+
+// DeletionVectorsOption enables deletion vectors (CoreOptions DELETION_VECTORS_ENABLED).
+const DeletionVectorsOption = "deletion-vectors.enabled"
+
+// BucketCompaction is what a full compaction did to one bucket.
+type BucketCompaction struct {
+	Partition     []byte
+	PartitionSpec []paths.PartitionKV
+	Bucket        int32
+	// Before are the data files removed (rewritten or moved); After the files produced (new
+	// files at the top level, and moved files with their new level).
+	Before, After []*meta.DataFileMeta
+	// Rewritten counts the files rewritten; Upgraded the files moved to the top level as they
+	// are (Java's upgrade: the file keeps its source, so it feeds no archive).
+	Rewritten, Upgraded int
+	// RowsRead and RowsWritten count the records the rewrite read and wrote.
+	RowsRead, RowsWritten int64
+	// Built and Retired are the full-text archive changes of the bucket's maintainer.
+	Built, Retired []*meta.IndexFileMeta
+	// DeletionVectors is the bucket's new deletion-vector index file, nil when unchanged.
+	DeletionVectors *meta.IndexFileMeta
+	Duration        time.Duration
+}
+
+// CompactResult is the outcome of Compact.
+type CompactResult struct {
+	// Snapshot is the committed COMPACT snapshot; nil when no selected bucket needed compaction.
+	Snapshot *snapshot.Snapshot
+	// Buckets has one entry per compacted bucket, ordered by partition bytes then bucket.
+	Buckets []BucketCompaction
+}
+
+// Compact runs a full compaction of the selected buckets of the table's latest snapshot as
+// Java's writer does for a forced full compaction of a deduplicate table
+// (MergeTreeCompactManager#triggerCompaction(true), CompactStrategy#pickFullCompaction,
+// MergeTreeCompactTask): every sorted run is compacted into the top level (num-levels - 1);
+// overlapping files are merged by key (the record with the highest sequence number wins,
+// retractions are dropped, deletion vectors applied), large files that overlap nothing are moved
+// up without rewriting, and a bucket already compacted into the top level only rewrites the files
+// that have deletion vectors. Rewritten files lose their deletion vectors, and the bucket's
+// deletion-vector index file is rewritten when that changes it. Each bucket's full-text
+// maintainer receives the compaction (compactBefore / compactAfter) and waits for its builds, so
+// the new top level's archive is built and the retired archives removed in the same COMPACT
+// snapshot.
+//
+// Options: WithBuckets, WithParallelism, WithCommitUser, WithCommitIdentifier, WithMaxRetries,
+// WithBeforePublish. engine may be nil when the table has no full-text index. On failure every
+// generated file (data, deletion vectors, archives, manifests) is deleted and nothing is
+// committed.
+func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts ...MaintainOption) (*CompactResult, error) {
+	cfg := maintainConfig{identifier: BatchCommitIdentifier, parallelism: runtime.NumCPU(), maxRetries: -1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.commitUser == "" {
+		cfg.commitUser = uuid.NewString()
+	}
+	if cfg.parallelism <= 0 {
+		cfg.parallelism = 1
+	}
+	r, err := NewRestorer(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWritableTable(r.Schema); err != nil {
+		return nil, err
+	}
+	if r.FullText != nil && engine == nil {
+		return nil, errors.New("the table has a primary-key full-text index: an archive engine is needed")
+	}
+	if cfg.maxRetries < 0 {
+		if cfg.maxRetries, err = maxRetriesOf(r.Schema); err != nil {
+			return nil, err
+		}
+	}
+	layout, err := kvfile.NewLayout(r.Schema)
+	if err != nil {
+		return nil, err
+	}
+	c := &compaction{t: t, r: r, engine: engine, layout: layout, cfg: cfg}
+	if err := c.options(); err != nil {
+		return nil, err
+	}
+	res, err := c.run(ctx)
+	if err != nil {
+		return nil, errors.Join(err, c.abort(ctx))
+	}
+	return res, nil
+}
+
+type compaction struct {
+	t      *table.Table
+	r      *Restorer
+	engine fulltext.Engine
+	layout *kvfile.Layout
+	cfg    maintainConfig
+
+	maxLevel    int32
+	minFileSize int64
+	dvEnabled   bool
+
+	mu      sync.Mutex
+	files   []string
+	pending []*pkfulltext.Commit
+}
+
+func (c *compaction) options() error {
+	opts := c.r.Schema.Options
+	trigger := 5
+	if v, ok := opts[NumSortedRunTrigger]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("option %s: %w", NumSortedRunTrigger, err)
+		}
+		trigger = n
+	}
+	levels := trigger + 1
+	if v, ok := opts[NumLevelsOption]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("option %s: %w", NumLevelsOption, err)
+		}
+		levels = n
+	}
+	if levels < 2 {
+		return fmt.Errorf("option %s: %d levels leave no level to compact into", NumLevelsOption, levels)
+	}
+	c.maxLevel = int32(levels - 1)
+	target := int64(128 << 20)
+	if v, ok := opts[kvfile.TargetFileSizeOption]; ok {
+		var err error
+		if target, err = kvfile.ParseMemorySize(v); err != nil {
+			return fmt.Errorf("option %s: %w", kvfile.TargetFileSizeOption, err)
+		}
+	}
+	ratio := 0.7
+	if v, ok := opts[CompactionSmallFileOpt]; ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return fmt.Errorf("option %s: %w", CompactionSmallFileOpt, err)
+		}
+		ratio = f
+	}
+	c.minFileSize = int64(float64(target) * ratio)
+	dvOn, err := boolOption(opts, DeletionVectorsOption)
+	if err != nil {
+		return err
+	}
+	c.dvEnabled = dvOn
+	return nil
+}
+
+func boolOption(opts map[string]string, key string) (bool, error) {
+	v, ok := opts[key]
+	if !ok {
+		return false, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("option %s: %q is not a boolean", key, v)
+}
+
+func (c *compaction) track(paths ...string) {
+	c.mu.Lock()
+	c.files = append(c.files, paths...)
+	c.mu.Unlock()
+}
+
+// abort deletes every file the compaction generated and undoes the maintainers' calls.
+func (c *compaction) abort(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, p := range c.pending {
+		if err := p.Abort(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.pending = nil
+	for _, p := range c.files {
+		if err := c.t.FileIO.Delete(context.WithoutCancel(ctx), p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.files = nil
+	return errors.Join(errs...)
+}
+
+func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
+	dc := &dataCommit{t: c.t, r: c.r}
+	contents, err := dc.latestContents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &CompactResult{}
+	if contents.Snapshot == nil {
+		return res, nil
+	}
+	type job struct {
+		tb *table.Bucket
+		rb *RestoredBucket
+	}
+	var jobs []job
+	for _, b := range contents.Buckets {
+		rb, err := c.r.RestoreBucket(b)
+		if err != nil {
+			return nil, err
+		}
+		if c.cfg.filter != nil && !c.cfg.filter(rb.PartitionSpec, rb.Bucket) {
+			continue
+		}
+		if len(rb.DataFiles) == 0 {
+			continue
+		}
+		jobs = append(jobs, job{b, rb})
+	}
+	results := make([]*BucketCompaction, len(jobs))
+	msgs := make([]*commitMessage, len(jobs))
+	ctx2, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		sem      = make(chan struct{}, c.cfg.parallelism)
+	)
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx2.Done():
+				return
+			}
+			defer func() { <-sem }()
+			bc, msg, err := c.compactBucket(ctx2, j.tb, j.rb)
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				mu.Unlock()
+				return
+			}
+			results[i], msgs[i] = bc, msg
+		}()
+	}
+	wg.Wait()
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	var messages []commitMessage
+	for i := range jobs {
+		if results[i] == nil {
+			continue
+		}
+		res.Buckets = append(res.Buckets, *results[i])
+		messages = append(messages, *msgs[i])
+	}
+	if len(messages) == 0 {
+		return res, nil
+	}
+	commit := &dataCommit{t: c.t, r: c.r, kind: snapshot.CommitCompact, user: c.cfg.commitUser, identifier: c.cfg.identifier,
+		maxRetries: c.cfg.maxRetries, messages: messages, beforePublish: c.cfg.beforePublish}
+	snap, err := commit.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.files, c.pending = nil, nil
+	c.mu.Unlock()
+	res.Snapshot = snap
+	return res, nil
+}
+
+// keyedFile is a data file with its decoded key range.
+type keyedFile struct {
+	f        *meta.DataFileMeta
+	min, max []any
+}
+
+// compactBucket compacts one bucket; it returns nil results when the bucket needs nothing.
+func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *RestoredBucket) (*BucketCompaction, *commitMessage, error) {
+	start := time.Now()
+	var dvs map[string]dv.DeletionVector
+	if len(rb.DeletionVectorFiles()) > 0 {
+		var err error
+		if dvs, err = rb.ReadDeletionVectors(ctx, c.r); err != nil {
+			return nil, nil, err
+		}
+	}
+	files := make([]keyedFile, 0, len(rb.DataFiles))
+	levels := map[int32]bool{}
+	for _, f := range rb.DataFiles {
+		lo, err := decodeKey(c.layout.KeyType, f.MinKey)
+		if err != nil {
+			return nil, nil, fmt.Errorf("min key of %s: %w", f.FileName, err)
+		}
+		hi, err := decodeKey(c.layout.KeyType, f.MaxKey)
+		if err != nil {
+			return nil, nil, fmt.Errorf("max key of %s: %w", f.FileName, err)
+		}
+		files = append(files, keyedFile{f, lo, hi})
+		levels[f.Level] = true
+		if f.Level > c.maxLevel {
+			return nil, nil, fmt.Errorf("bucket %d: file %s is at level %d above the top level %d", rb.Bucket, f.FileName, f.Level, c.maxLevel)
+		}
+	}
+	bc := &BucketCompaction{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket}
+	removedDV := false
+	// CompactStrategy#pickFullCompaction: one sorted run (no level-0 files, one level) at the top
+	// level only rewrites its files that have deletion vectors, each on its own.
+	onlyTop := len(levels) == 1 && levels[c.maxLevel]
+	if onlyTop {
+		for _, kf := range files {
+			if _, ok := dvs[kf.f.FileName]; !ok || !c.dvEnabled {
+				continue
+			}
+			if err := c.rewrite(ctx, rb, [][][]keyedFile{{{kf}}}, dvs, bc); err != nil {
+				return nil, nil, err
+			}
+			delete(dvs, kf.f.FileName)
+			removedDV = true
+		}
+	} else {
+		if err := c.mergeTreeCompact(ctx, rb, files, dvs, bc, &removedDV); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(bc.Before) == 0 {
+		return nil, nil, nil
+	}
+	msg := &commitMessage{Partition: rb.Partition, Bucket: rb.Bucket, TotalBuckets: tb.TotalBuckets,
+		CompactBefore: bc.Before, CompactAfter: bc.After}
+	if tb.TotalBuckets <= 0 {
+		n, err := numBuckets(c.r.Schema)
+		if err != nil {
+			return nil, nil, err
+		}
+		msg.TotalBuckets = int32(n)
+	}
+	if c.r.FullText != nil {
+		commit, err := runMaintainer(ctx, c.r, c.engine, rb, pkfulltext.DataIncrement{},
+			pkfulltext.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After})
+		if err != nil {
+			return nil, nil, err
+		}
+		c.mu.Lock()
+		c.pending = append(c.pending, commit)
+		c.mu.Unlock()
+		if inc := commit.CompactIncrement; inc != nil {
+			bc.Built, bc.Retired = inc.NewIndexFiles, inc.DeletedIndexFiles
+			msg.NewIndexFiles = append(msg.NewIndexFiles, inc.NewIndexFiles...)
+			msg.DeletedIndexFiles = append(msg.DeletedIndexFiles, inc.DeletedIndexFiles...)
+		}
+	}
+	if removedDV {
+		// BucketedDvMaintainer#writeDeletionVectorsIndex: the remaining vectors in one new file,
+		// which replaces the bucket's deletion-vector file in the index manifest.
+		names := make([]string, 0, len(dvs))
+		for name := range dvs {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		entries := make([]dv.Entry, 0, len(names))
+		for _, name := range names {
+			entries = append(entries, dv.Entry{DataFile: name, Vector: dvs[name]})
+		}
+		fr, err := dv.Write(ctx, c.t.FileIO, rb.IndexPaths, entries)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bucket %d: write deletion vectors: %w", rb.Bucket, err)
+		}
+		c.track(fr.Path)
+		im := &meta.IndexFileMeta{IndexType: meta.IndexTypeDeletionVectors, FileName: fr.FileName, FileSize: fr.FileSize,
+			RowCount: int64(len(fr.Ranges)), DVRanges: []meta.DeletionVectorMeta{}}
+		for _, rg := range fr.Ranges {
+			im.DVRanges = append(im.DVRanges, meta.DeletionVectorMeta{DataFileName: rg.DataFile, Offset: rg.Offset, Length: rg.Length, Cardinality: rg.Cardinality})
+		}
+		if fr.ExternalPath != "" {
+			p := fr.ExternalPath
+			im.ExternalPath = &p
+		}
+		bc.DeletionVectors = im
+		msg.NewIndexFiles = append(msg.NewIndexFiles, im)
+	}
+	msg.Fingerprint = fingerprintCommit(tb)
+	bc.Duration = time.Since(start)
+	return bc, msg, nil
+}
+
+// mergeTreeCompact is MergeTreeCompactTask#doCompact for a full compaction into the top level.
+func (c *compaction) mergeTreeCompact(ctx context.Context, rb *RestoredBucket, files []keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
+	var candidate [][][]keyedFile
+	flushCandidate := func() error {
+		if len(candidate) == 0 {
+			return nil
+		}
+		if len(candidate) == 1 && len(candidate[0]) == 1 {
+			// A single non-overlapping run: upgrade its files one by one.
+			run := candidate[0][0]
+			candidate = nil
+			for _, kf := range run {
+				if err := c.upgrade(ctx, rb, kf, dvs, bc, removedDV); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if len(candidate) == 1 && len(candidate[0]) == 0 {
+			candidate = nil
+			return nil
+		}
+		err := c.rewriteAndDropDVs(ctx, rb, candidate, dvs, bc, removedDV)
+		candidate = nil
+		return err
+	}
+	for _, section := range intervalPartition(files) {
+		if len(section) > 1 {
+			candidate = append(candidate, section)
+			continue
+		}
+		for _, kf := range section[0] {
+			if kf.f.FileSize < c.minFileSize {
+				candidate = append(candidate, [][]keyedFile{{kf}})
+				continue
+			}
+			if err := flushCandidate(); err != nil {
+				return err
+			}
+			if err := c.upgrade(ctx, rb, kf, dvs, bc, removedDV); err != nil {
+				return err
+			}
+		}
+	}
+	return flushCandidate()
+}
+
+// upgrade is MergeTreeCompactTask#upgrade at the top level: a file with retractions is
+// rewritten (deletes are dropped there), any other file moves up as it is.
+func (c *compaction) upgrade(ctx context.Context, rb *RestoredBucket, kf keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
+	if kf.f.DeleteRowCount == nil || *kf.f.DeleteRowCount > 0 {
+		return c.rewriteAndDropDVs(ctx, rb, [][][]keyedFile{{{kf}}}, dvs, bc, removedDV)
+	}
+	if kf.f.Level == c.maxLevel {
+		return nil
+	}
+	up := *kf.f
+	up.Level = c.maxLevel
+	bc.Before = append(bc.Before, kf.f)
+	bc.After = append(bc.After, &up)
+	bc.Upgraded++
+	return nil
+}
+
+func (c *compaction) rewriteAndDropDVs(ctx context.Context, rb *RestoredBucket, candidate [][][]keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
+	if err := c.rewrite(ctx, rb, candidate, dvs, bc); err != nil {
+		return err
+	}
+	// LookupMergeTreeCompactRewriter#notifyRewriteCompactBefore.
+	for _, section := range candidate {
+		for _, run := range section {
+			for _, kf := range run {
+				if _, ok := dvs[kf.f.FileName]; ok && c.dvEnabled {
+					delete(dvs, kf.f.FileName)
+					*removedDV = true
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// rewrite merges the sections of candidate into new top-level files
+// (MergeTreeCompactRewriter#rewriteCompaction with drop-delete).
+func (c *compaction) rewrite(ctx context.Context, rb *RestoredBucket, candidate [][][]keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction) (err error) {
+	w, err := kvfile.NewRollingWriter(c.t.FileIO, c.layout, rb.DataPaths,
+		kvfile.WriterOptions{Level: c.maxLevel, Source: meta.FileSourceCompact, SchemaID: c.r.Schema.ID})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		c.track(w.Written()...)
+		if err != nil {
+			w.Abort(ctx)
+		}
+	}()
+	for _, section := range candidate {
+		m, err := newMergeReader(ctx, c, rb, section, dvs)
+		if err != nil {
+			return err
+		}
+		for {
+			kv, err := m.next(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				m.close()
+				return fmt.Errorf("bucket %d: %w", rb.Bucket, err)
+			}
+			if kv.IsRetract() {
+				continue
+			}
+			if err := w.Write(ctx, kv); err != nil {
+				m.close()
+				return fmt.Errorf("bucket %d: %w", rb.Bucket, err)
+			}
+			bc.RowsWritten++
+		}
+		bc.RowsRead += m.read
+		m.close()
+		for _, run := range section {
+			for _, kf := range run {
+				bc.Before = append(bc.Before, kf.f)
+				bc.Rewritten++
+			}
+		}
+	}
+	out, err := w.Close(ctx)
+	if err != nil {
+		return err
+	}
+	bc.After = append(bc.After, out...)
+	return nil
+}
+
+// intervalPartition is IntervalPartition#partition: files sorted by (min key, max key) are cut
+// into sections of transitively overlapping key ranges, each split into sorted runs.
+func intervalPartition(files []keyedFile) [][][]keyedFile {
+	sorted := slices.Clone(files)
+	slices.SortStableFunc(sorted, func(a, b keyedFile) int {
+		if c := kvfile.CompareKeys(a.min, b.min); c != 0 {
+			return c
+		}
+		return kvfile.CompareKeys(a.max, b.max)
+	})
+	var out [][][]keyedFile
+	var section []keyedFile
+	var bound []any
+	for _, f := range sorted {
+		if len(section) > 0 && kvfile.CompareKeys(f.min, bound) > 0 {
+			out = append(out, sortedRuns(section))
+			section, bound = nil, nil
+		}
+		section = append(section, f)
+		if bound == nil || kvfile.CompareKeys(f.max, bound) > 0 {
+			bound = f.max
+		}
+	}
+	if len(section) > 0 {
+		out = append(out, sortedRuns(section))
+	}
+	return out
+}
+
+// sortedRuns packs a section's files into sorted runs: each file joins the run ending with the
+// smallest max key if it starts after it, else starts a new run.
+func sortedRuns(files []keyedFile) [][]keyedFile {
+	runs := [][]keyedFile{{files[0]}}
+	for _, f := range files[1:] {
+		best := 0
+		for i := range runs {
+			if kvfile.CompareKeys(runs[i][len(runs[i])-1].max, runs[best][len(runs[best])-1].max) < 0 {
+				best = i
+			}
+		}
+		last := runs[best][len(runs[best])-1]
+		if kvfile.CompareKeys(f.min, last.max) > 0 {
+			runs[best] = append(runs[best], f)
+		} else {
+			runs = append(runs, []keyedFile{f})
+		}
+	}
+	return runs
+}
+
+// runReader reads the records of one sorted run, file after file, skipping rows that deletion
+// vectors delete.
+type runReader struct {
+	c     *compaction
+	rb    *RestoredBucket
+	files []keyedFile
+	dvs   map[string]dv.DeletionVector
+	cur   *kvfile.Reader
+	curDV dv.DeletionVector
+	i     int
+	read  int64
+}
+
+func (r *runReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
+	for {
+		if r.cur == nil {
+			if r.i >= len(r.files) {
+				return nil, io.EOF
+			}
+			f := r.files[r.i].f
+			r.i++
+			ext := ""
+			if f.ExternalPath != nil {
+				ext = *f.ExternalPath
+			}
+			rd, err := kvfile.Open(ctx, r.c.t.FileIO, r.rb.DataPaths.ToPath(f.FileName, ext), f.FileName, r.c.layout)
+			if err != nil {
+				return nil, err
+			}
+			if rd.NumRows() != f.RowCount {
+				rd.Close()
+				return nil, fmt.Errorf("data file %s has %d rows, its metadata says %d", f.FileName, rd.NumRows(), f.RowCount)
+			}
+			r.cur, r.curDV = rd, r.dvs[f.FileName]
+		}
+		kv, pos, err := r.cur.Next(ctx)
+		if err == io.EOF {
+			r.cur.Close()
+			r.cur = nil
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.read++
+		if r.curDV != nil && r.curDV.IsDeleted(pos) {
+			continue
+		}
+		return kv, nil
+	}
+}
+
+func (r *runReader) close() {
+	if r.cur != nil {
+		r.cur.Close()
+		r.cur = nil
+	}
+}
+
+// mergeReader merges the sorted runs of one section by key; of the records of one key it
+// returns the one with the highest sequence number (DeduplicateMergeFunction).
+type mergeReader struct {
+	runs []*runReader
+	h    kvHeap
+	read int64
+}
+
+type heapItem struct {
+	kv  *kvfile.KeyValue
+	run int
+}
+
+type kvHeap []heapItem
+
+func (h kvHeap) Len() int { return len(h) }
+func (h kvHeap) Less(i, j int) bool {
+	if c := kvfile.CompareKeys(h[i].kv.Key, h[j].kv.Key); c != 0 {
+		return c < 0
+	}
+	return h[i].kv.Seq < h[j].kv.Seq
+}
+func (h kvHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *kvHeap) Push(x any)   { *h = append(*h, x.(heapItem)) }
+func (h *kvHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func newMergeReader(ctx context.Context, c *compaction, rb *RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector) (*mergeReader, error) {
+	m := &mergeReader{}
+	for i, run := range section {
+		rr := &runReader{c: c, rb: rb, files: run, dvs: dvs}
+		m.runs = append(m.runs, rr)
+		kv, err := rr.next(ctx)
+		if err == io.EOF {
+			continue
+		}
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		heap.Push(&m.h, heapItem{kv, i})
+	}
+	return m, nil
+}
+
+func (m *mergeReader) advance(ctx context.Context, run int) error {
+	kv, err := m.runs[run].next(ctx)
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	heap.Push(&m.h, heapItem{kv, run})
+	return nil
+}
+
+func (m *mergeReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
+	if m.h.Len() == 0 {
+		m.sumRead()
+		return nil, io.EOF
+	}
+	top := heap.Pop(&m.h).(heapItem)
+	latest := top.kv
+	if err := m.advance(ctx, top.run); err != nil {
+		return nil, err
+	}
+	for m.h.Len() > 0 && kvfile.CompareKeys(m.h[0].Key(), latest.Key) == 0 {
+		it := heap.Pop(&m.h).(heapItem)
+		if it.kv.Seq >= latest.Seq {
+			latest = it.kv
+		}
+		if err := m.advance(ctx, it.run); err != nil {
+			return nil, err
+		}
+	}
+	return latest, nil
+}
+
+// Key returns the item's key.
+func (it heapItem) Key() []any { return it.kv.Key }
+
+func (m *mergeReader) sumRead() {
+	m.read = 0
+	for _, r := range m.runs {
+		m.read += r.read
+	}
+}
+
+func (m *mergeReader) close() {
+	m.sumRead()
+	for _, r := range m.runs {
+		r.close()
+	}
+}
+

@@ -1,0 +1,516 @@
+package tableops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/kvfile"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/types"
+)
+
+// Table options the writer and the compaction check (CoreOptions).
+const (
+	MergeEngineOption       = "merge-engine"
+	SequenceFieldOption     = "sequence.field"
+	ChangelogProducerOption = "changelog-producer"
+	IgnoreDeleteOption      = "ignore-delete"
+	WriteBufferSizeOption   = "write-buffer-size"
+	NumLevelsOption         = "num-levels"
+	NumSortedRunTrigger     = "num-sorted-run.compaction-trigger"
+	CompactionSmallFileOpt  = "compaction.small-file-ratio"
+	defaultWriteBufferBytes = 256 << 20
+)
+
+// ErrUnsupportedTable reports a table whose configuration the Go writer and compaction do not
+// implement; the message names the option.
+var ErrUnsupportedTable = errors.New("table configuration not supported by the Go writer")
+
+// checkWritableTable refuses what Go cannot write or compact the way Java would: merge engines
+// other than deduplicate, a user sequence field, changelog producers, ignore-delete, bucket
+// modes other than fixed, and the primary-key index families other than full-text (their
+// archives would be left pointing at replaced files).
+func checkWritableTable(s *schema.TableSchema) error {
+	if len(s.PrimaryKeys) == 0 {
+		return fmt.Errorf("table has no primary key (append tables are not written by Go): %w", ErrUnsupportedTable)
+	}
+	if engine := strings.ToLower(strings.TrimSpace(s.Options[MergeEngineOption])); engine != "" && engine != "deduplicate" {
+		return fmt.Errorf("merge-engine %q: only deduplicate is supported (partial-update, aggregation and first-row are not): %w", engine, ErrUnsupportedTable)
+	}
+	if v := strings.TrimSpace(s.Options[SequenceFieldOption]); v != "" {
+		return fmt.Errorf("sequence.field %q: user-defined sequence fields are not supported: %w", v, ErrUnsupportedTable)
+	}
+	if v := strings.ToLower(strings.TrimSpace(s.Options[ChangelogProducerOption])); v != "" && v != "none" {
+		return fmt.Errorf("changelog-producer %q: only none is supported: %w", v, ErrUnsupportedTable)
+	}
+	if strings.EqualFold(strings.TrimSpace(s.Options[IgnoreDeleteOption]), "true") {
+		return fmt.Errorf("ignore-delete = true is not supported: %w", ErrUnsupportedTable)
+	}
+	for _, key := range []string{PKBTreeIndexColumnsOption, PKBitmapIndexColumnsOption, PKVectorIndexColumnsOption} {
+		if v, ok := s.Options[key]; ok && strings.TrimSpace(v) != "" {
+			return fmt.Errorf("%s = %q: the table has a sorted/vector primary-key index (index/pksorted), which Go does not maintain; writing or compacting would leave it pointing at removed files: %w", key, v, ErrUnsupportedTable)
+		}
+	}
+	if _, err := numBuckets(s); err != nil {
+		return err
+	}
+	return nil
+}
+
+func numBuckets(s *schema.TableSchema) (int, error) {
+	v, ok := s.Options[schema.OptionBucket]
+	if !ok {
+		return 0, fmt.Errorf("bucket is not set (dynamic bucket mode is not supported): %w", ErrUnsupportedTable)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("option bucket: %w", err)
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("bucket = %d: only fixed bucket mode (bucket > 0) is supported: %w", n, ErrUnsupportedTable)
+	}
+	return n, nil
+}
+
+// KeyValueLayout returns the data file layout of a table schema.
+func KeyValueLayout(s *schema.TableSchema) (*kvfile.Layout, error) { return kvfile.NewLayout(s) }
+
+// BucketOf returns the bucket Java assigns to a row of the table (FixedBucketRowKeyExtractor
+// with the default bucket function): the hash of the bucket-key BinaryRow modulo the bucket
+// count, absolute. row holds every table field.
+func BucketOf(s *schema.TableSchema, row []any) (int, error) {
+	n, err := numBuckets(s)
+	if err != nil {
+		return 0, err
+	}
+	keys, err := s.BucketKeys()
+	if err != nil {
+		return 0, err
+	}
+	return bucketOf(s, keys, n, row)
+}
+
+func bucketOf(s *schema.TableSchema, keys []string, n int, row []any) (int, error) {
+	vals := make([]any, len(keys))
+	for i, k := range keys {
+		idx := slices.IndexFunc(s.Fields, func(f types.DataField) bool { return f.Name == k })
+		vals[i] = row[idx]
+	}
+	data, err := binrow.Encode(s.ProjectedRowType(keys), vals)
+	if err != nil {
+		return 0, fmt.Errorf("bucket key: %w", err)
+	}
+	return binrow.Bucket(data, n)
+}
+
+// Writer writes rows into a primary-key table the way a Java batch writer does
+// (KeyValueFileStoreWrite, MergeTreeWriter): each row goes to the bucket Java computes, gets the
+// bucket's next sequence number, and is buffered; at commit (or when the buffer is full) each
+// bucket's buffer is sorted by key, merged with the deduplicate merge function and written as
+// level-0 data files. The commit is one APPEND snapshot; each bucket's full-text maintainer is
+// called with the new files as Java's writer calls it (waiting, as a batch commit does), so
+// stale archives are retired and missing ones built in the same snapshot.
+//
+// A Writer is not safe for concurrent use.
+type Writer struct {
+	t        *table.Table
+	r        *Restorer
+	layout   *kvfile.Layout
+	engine   fulltext.Engine
+	cfg      maintainConfig
+	contents *table.Contents
+	restored map[bucketKey]*table.Bucket
+
+	bucketKeys []string
+	numBuckets int
+	partType   types.DataType
+	partIdx    []int
+	bufferMax  int64
+
+	buckets  map[bucketKey]*bucketWriter
+	order    []bucketKey
+	prepared []commitMessage
+	pending  []*pkfulltext.Commit
+	files    []string
+	done     bool
+}
+
+// bucketWriter is one bucket's writer state.
+type bucketWriter struct {
+	partition []byte
+	bucket    int32
+	restored  *RestoredBucket
+	nextSeq   int64
+	buffer    []*kvfile.KeyValue
+	bytes     int64
+	newFiles  []*meta.DataFileMeta
+}
+
+// OpenWriter opens a writer on the table's latest snapshot (an empty table is fine). engine
+// builds full-text archives; it may be nil when the table has no full-text index. Options:
+// WithCommitUser, WithCommitIdentifier, WithMaxRetries, WithBeforePublish.
+func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opts ...MaintainOption) (*Writer, error) {
+	cfg := maintainConfig{identifier: BatchCommitIdentifier, maxRetries: -1, parallelism: runtime.NumCPU()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.commitUser == "" {
+		cfg.commitUser = uuid.NewString()
+	}
+	r, err := NewRestorer(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWritableTable(r.Schema); err != nil {
+		return nil, err
+	}
+	if r.FullText != nil && engine == nil {
+		return nil, errors.New("the table has a primary-key full-text index: an archive engine is needed")
+	}
+	layout, err := kvfile.NewLayout(r.Schema)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.maxRetries < 0 {
+		if cfg.maxRetries, err = maxRetriesOf(r.Schema); err != nil {
+			return nil, err
+		}
+	}
+	w := &Writer{t: t, r: r, layout: layout, engine: engine, cfg: cfg, restored: map[bucketKey]*table.Bucket{},
+		buckets: map[bucketKey]*bucketWriter{}, bufferMax: defaultWriteBufferBytes}
+	if v, ok := r.Schema.Options[WriteBufferSizeOption]; ok {
+		if w.bufferMax, err = kvfile.ParseMemorySize(v); err != nil {
+			return nil, fmt.Errorf("option %s: %w", WriteBufferSizeOption, err)
+		}
+	}
+	w.numBuckets, _ = numBuckets(r.Schema)
+	if w.bucketKeys, err = r.Schema.BucketKeys(); err != nil {
+		return nil, err
+	}
+	w.partType = r.Schema.PartitionType()
+	for _, k := range r.Schema.PartitionKeys {
+		w.partIdx = append(w.partIdx, slices.IndexFunc(r.Schema.Fields, func(f types.DataField) bool { return f.Name == k }))
+	}
+	dc := &dataCommit{t: t, r: r}
+	if w.contents, err = dc.latestContents(ctx); err != nil {
+		return nil, err
+	}
+	for _, b := range w.contents.Buckets {
+		w.restored[bucketKey{string(partitionOrEmpty(b.Partition)), b.Bucket}] = b
+	}
+	return w, nil
+}
+
+func maxRetriesOf(s *schema.TableSchema) (int, error) {
+	v, ok := s.Options[CommitMaxRetriesOption]
+	if !ok {
+		return DefaultCommitMaxRetries, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("option %s: %q is not a non-negative integer", CommitMaxRetriesOption, v)
+	}
+	return n, nil
+}
+
+// Schema is the schema rows are written with (the table's latest).
+func (w *Writer) Schema() *schema.TableSchema { return w.r.Schema }
+
+// Write buffers one row of the given kind (Insert, UpdateAfter, UpdateBefore or Delete). row
+// holds every table field in schema order, in the Go forms of package binrow. The row is checked
+// against the schema (types, NOT NULL) before anything is buffered.
+func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error {
+	if w.done {
+		return errors.New("write after commit or abort")
+	}
+	if kind < types.Insert || kind > types.Delete {
+		return fmt.Errorf("row kind %d is not one of +I, -U, +U, -D", kind)
+	}
+	if len(row) != len(w.r.Schema.Fields) {
+		return fmt.Errorf("row has %d fields, the table %d", len(row), len(w.r.Schema.Fields))
+	}
+	// Encoding the whole row checks every value's type and the NOT NULL constraints.
+	if _, err := binrow.Encode(w.r.Schema.RowType(), row); err != nil {
+		return fmt.Errorf("row does not fit the schema: %w", err)
+	}
+	for i, f := range w.r.Schema.Fields {
+		if row[i] == nil && f.Type.NotNull {
+			return fmt.Errorf("field %s is NOT NULL", f.Name)
+		}
+	}
+	partVals := make([]any, len(w.partIdx))
+	for i, idx := range w.partIdx {
+		partVals[i] = row[idx]
+	}
+	part, err := binrow.NewBinaryRow(w.partType, partVals)
+	if err != nil {
+		return fmt.Errorf("partition: %w", err)
+	}
+	bucket, err := bucketOf(w.r.Schema, w.bucketKeys, w.numBuckets, row)
+	if err != nil {
+		return err
+	}
+	key := bucketKey{string(part.Serialize()), int32(bucket)}
+	bw, err := w.bucket(key)
+	if err != nil {
+		return err
+	}
+	kv := &kvfile.KeyValue{Key: make([]any, len(w.layout.KeyIndexes)), Seq: bw.nextSeq, Kind: kind, Value: slices.Clone(row)}
+	for i, idx := range w.layout.KeyIndexes {
+		kv.Key[i] = row[idx]
+	}
+	bw.nextSeq++
+	bw.buffer = append(bw.buffer, kv)
+	bw.bytes += approxSize(row)
+	if bw.bytes >= w.bufferMax {
+		return w.flush(ctx, bw)
+	}
+	return nil
+}
+
+func approxSize(row []any) int64 {
+	n := int64(32)
+	for _, v := range row {
+		switch x := v.(type) {
+		case string:
+			n += int64(len(x)) + 16
+		case []byte:
+			n += int64(len(x)) + 16
+		default:
+			n += 16
+		}
+	}
+	return n
+}
+
+// bucket returns the writer of a bucket, restoring it from the base snapshot on first use.
+func (w *Writer) bucket(key bucketKey) (*bucketWriter, error) {
+	if bw, ok := w.buckets[key]; ok {
+		return bw, nil
+	}
+	tb := w.restored[key]
+	if tb == nil {
+		tb = &table.Bucket{Partition: []byte(key.partition), Bucket: key.bucket, TotalBuckets: int32(w.numBuckets)}
+	}
+	if tb.TotalBuckets > 0 && int(tb.TotalBuckets) != w.numBuckets {
+		return nil, fmt.Errorf("bucket %d: the table has %d buckets but the bucket's files were written with %d (rescaled tables are not supported): %w",
+			key.bucket, w.numBuckets, tb.TotalBuckets, ErrUnsupportedTable)
+	}
+	rb, err := w.r.RestoreBucket(tb)
+	if err != nil {
+		return nil, err
+	}
+	// MergeTreeWriter continues after the largest sequence number of the restored files.
+	next := int64(0)
+	for _, f := range rb.DataFiles {
+		next = max(next, f.MaxSequenceNumber+1)
+	}
+	bw := &bucketWriter{partition: []byte(key.partition), bucket: key.bucket, restored: rb, nextSeq: next}
+	w.buckets[key] = bw
+	w.order = append(w.order, key)
+	return bw, nil
+}
+
+// flush sorts and merges a bucket's buffer and writes it as level-0 files
+// (MergeTreeWriter#flushWriteBuffer with the deduplicate merge function).
+func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
+	if len(bw.buffer) == 0 {
+		return nil
+	}
+	records := mergeBuffer(bw.buffer)
+	bw.buffer, bw.bytes = nil, 0
+	rw, err := kvfile.NewRollingWriter(w.t.FileIO, w.layout, bw.restored.DataPaths,
+		kvfile.WriterOptions{Level: 0, Source: meta.FileSourceAppend, SchemaID: w.r.Schema.ID})
+	if err != nil {
+		return err
+	}
+	for _, kv := range records {
+		if err := rw.Write(ctx, kv); err != nil {
+			w.files = append(w.files, rw.Written()...)
+			rw.Abort(ctx)
+			return fmt.Errorf("write bucket %d: %w", bw.bucket, err)
+		}
+	}
+	files, err := rw.Close(ctx)
+	w.files = append(w.files, rw.Written()...)
+	if err != nil {
+		rw.Abort(ctx)
+		return fmt.Errorf("write bucket %d: %w", bw.bucket, err)
+	}
+	bw.newFiles = append(bw.newFiles, files...)
+	return nil
+}
+
+// mergeBuffer sorts records by key then sequence number and keeps the latest record of each key
+// (SortBufferWriteBuffer with DeduplicateMergeFunction; retractions are kept at level 0).
+func mergeBuffer(buf []*kvfile.KeyValue) []*kvfile.KeyValue {
+	slices.SortStableFunc(buf, func(a, b *kvfile.KeyValue) int {
+		if c := kvfile.CompareKeys(a.Key, b.Key); c != 0 {
+			return c
+		}
+		return int(a.Seq - b.Seq)
+	})
+	out := buf[:0:0]
+	for i, kv := range buf {
+		if i+1 < len(buf) && kvfile.CompareKeys(kv.Key, buf[i+1].Key) == 0 {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// WriteResult is the outcome of a committed write.
+type WriteResult struct {
+	// Snapshot is the committed snapshot; nil when nothing was written.
+	Snapshot *snapshot.Snapshot
+	// Buckets describes each written bucket.
+	Buckets []BucketWrite
+}
+
+// BucketWrite is what a write did to one bucket.
+type BucketWrite struct {
+	Partition []byte
+	Bucket    int32
+	// NewFiles are the level-0 data files written.
+	NewFiles []*meta.DataFileMeta
+	// Built and Retired are the archive changes the bucket's full-text maintainer made.
+	Built, Retired []*meta.IndexFileMeta
+}
+
+// PrepareCommit writes every buffered row into data files and runs the buckets' full-text
+// maintainers; nothing is visible until Commit. After a failure the writer is aborted.
+func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
+	if w.done {
+		return errors.New("prepare after commit or abort")
+	}
+	if w.prepared != nil {
+		return nil
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, w.Abort(ctx))
+		}
+	}()
+	msgs := []commitMessage{}
+	for _, key := range w.order {
+		bw := w.buckets[key]
+		if err := w.flush(ctx, bw); err != nil {
+			return err
+		}
+		if len(bw.newFiles) == 0 {
+			continue
+		}
+		msg := commitMessage{Partition: bw.partition, Bucket: bw.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: bw.newFiles}
+		if w.r.FullText != nil {
+			c, err := w.maintain(ctx, bw.restored, pkfulltext.DataIncrement{NewFiles: bw.newFiles}, pkfulltext.CompactIncrement{})
+			if err != nil {
+				return err
+			}
+			w.pending = append(w.pending, c)
+			if c.AppendIncrement != nil {
+				msg.NewIndexFiles = c.AppendIncrement.NewIndexFiles
+				msg.DeletedIndexFiles = c.AppendIncrement.DeletedIndexFiles
+			}
+		}
+		msgs = append(msgs, msg)
+	}
+	w.prepared = msgs
+	return nil
+}
+
+// maintain runs one bucket's full-text maintainer over the increments, waiting for its builds
+// (a batch writer's prepareCommit(waitCompaction = true)).
+func (w *Writer) maintain(ctx context.Context, rb *RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
+	return runMaintainer(ctx, w.r, w.engine, rb, app, compact)
+}
+
+func runMaintainer(ctx context.Context, r *Restorer, engine fulltext.Engine, rb *RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
+	mt, err := r.NewFullTextMaintainer(ctx, rb, engine)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := mt.Close(ctx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	c, err := mt.PrepareCommit(ctx, app, compact, true)
+	if err != nil {
+		return nil, fmt.Errorf("full-text maintainer of bucket %d: %w", rb.Bucket, err)
+	}
+	return c, nil
+}
+
+// Commit prepares (if not done yet) and commits everything written as one APPEND snapshot.
+// With no rows written it commits nothing. On failure every generated file is deleted.
+func (w *Writer) Commit(ctx context.Context) (_ *WriteResult, err error) {
+	if err := w.PrepareCommit(ctx); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			var uncertain *UncertainCommitError
+			if !errors.As(err, &uncertain) {
+				err = errors.Join(err, w.Abort(ctx))
+			}
+		}
+	}()
+	res := &WriteResult{}
+	for _, m := range w.prepared {
+		res.Buckets = append(res.Buckets, BucketWrite{Partition: m.Partition, Bucket: m.Bucket, NewFiles: m.NewFiles,
+			Built: m.NewIndexFiles, Retired: m.DeletedIndexFiles})
+	}
+	if len(w.prepared) == 0 {
+		w.done = true
+		return res, nil
+	}
+	dc := &dataCommit{t: w.t, r: w.r, kind: snapshot.CommitAppend, user: w.cfg.commitUser, identifier: w.cfg.identifier,
+		maxRetries: w.cfg.maxRetries, messages: w.prepared, beforePublish: w.cfg.beforePublish}
+	snap, err := dc.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.done = true
+	res.Snapshot = snap
+	return res, nil
+}
+
+// Abort discards everything written: buffered rows, data files, archives built. It is safe to
+// call after a failed PrepareCommit or Commit, and does nothing after a successful Commit.
+func (w *Writer) Abort(ctx context.Context) error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	var errs []error
+	for _, c := range w.pending {
+		if err := c.Abort(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	w.pending = nil
+	for _, p := range w.files {
+		if err := w.t.FileIO.Delete(context.WithoutCancel(ctx), p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	w.files = nil
+	for _, bw := range w.buckets {
+		bw.buffer = nil
+	}
+	return errors.Join(errs...)
+}
