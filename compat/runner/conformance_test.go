@@ -222,6 +222,7 @@ func TestConformance(t *testing.T) {
 	testPypaimon(t)
 	testRewrite(t)
 	testJavaTables(t)
+	testMaintain(t)
 }
 
 func testEngine(t *testing.T) {

@@ -94,13 +94,10 @@ func (c *dataCommit) run(ctx context.Context) (*snapshot.Snapshot, error) {
 	}
 }
 
+// publish is Maintain's publication (hook, no overwrite, outcome check of a failed publication).
 func (c *dataCommit) publish(ctx context.Context, next *snapshot.Snapshot) (bool, error) {
-	if c.beforePublish != nil {
-		if err := c.beforePublish(ctx, next); err != nil {
-			return false, fmt.Errorf("before publishing snapshot %d: %w", next.ID, err)
-		}
-	}
-	return publishSnapshot(ctx, c.t, next)
+	m := &maintenance{t: c.t, cfg: maintainConfig{beforePublish: c.beforePublish}}
+	return m.publish(ctx, next)
 }
 
 // latestContents reads the latest snapshot's contents; an empty Contents (nil Snapshot) when the

@@ -767,4 +767,3 @@ func (m *mergeReader) close() {
 		r.close()
 	}
 }
-

@@ -224,7 +224,9 @@ func TestWriteAndCompactJavaFullTextTable(t *testing.T) {
 		for _, f := range b.IndexFiles {
 			if f.IndexType == meta.IndexTypeDeletionVectors && len(f.DVRanges) > 0 {
 				for _, rg := range f.DVRanges {
-					if slices.ContainsFunc(b.DataFiles, func(d *meta.DataFileMeta) bool { return d.FileName == rg.DataFileName && d.IsCompacted() && d.Level == 5 && d.SchemaID == r.Schema.ID }) {
+					if slices.ContainsFunc(b.DataFiles, func(d *meta.DataFileMeta) bool {
+						return d.FileName == rg.DataFileName && d.IsCompacted() && d.Level == 5 && d.SchemaID == r.Schema.ID
+					}) {
 						t.Errorf("bucket %d: a rewritten file %s has a deletion vector", b.Bucket, rg.DataFileName)
 					}
 				}
@@ -309,4 +311,3 @@ func checkFileRows(t *testing.T, tbl *table.Table, r *tableops.Restorer, layout 
 			f.RowCount, *f.DeleteRowCount, f.MinSequenceNumber, f.MaxSequenceNumber)
 	}
 }
-

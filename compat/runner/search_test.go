@@ -1,0 +1,163 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/search"
+	"github.com/paimon-pkft/pkft/impl/table"
+)
+
+// searchLimits are the limits every search case runs each query with: a top-k smaller than most
+// hit lists (ranking and ties across archives and buckets) and one larger than any.
+var searchLimits = []int{7, 1000}
+
+// testSearchTables runs search/<table> (go<->java): on Java-written tables with Java's archives
+// and on the tables the maintenance cases left with Go's archives (copied right after Go's
+// maintenance), every engine query with each limit returns, from Go's search.Search and from
+// Paimon's full-text read path (the runner's search, in Paimon's ranked order), the same rows
+// (bucket, data file, row position, primary key, text) in the same order with scores equal
+// within 1e-5 relative.
+func testSearchTables(t *testing.T, g *maintainGroup) {
+	// Java-written tables with Java's archives, built here.
+	for _, name := range []string{ftDefaultTable, ftNgramTable} {
+		c := ftCorpusTable(name)
+		st := &searchTable{name: name}
+		runCase(t, "search/"+name, "go<->java", func(ctx context.Context) error {
+			if err := g.need(ctx, maintainCommands...); err != nil {
+				return err
+			}
+			path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "search-java", name), name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
+			if err != nil {
+				return err
+			}
+			d, err := javaDump(ctx, g.proc, path)
+			if err != nil {
+				return err
+			}
+			if err := c.exercises(path, d); err != nil {
+				return fmt.Errorf("the table no longer exercises what it is for: %w", err)
+			}
+			st.path = path
+			return g.sameSearches(ctx, path, engineQueries(), searchLimits)
+		})
+	}
+	// Tables with Go's archives, from the maintenance cases.
+	for _, mt := range maintainCorpus() {
+		name := mt.name + "-go"
+		runCase(t, "search/"+name, "go<->java", func(ctx context.Context) error {
+			if err := g.need(ctx, maintainCommands...); err != nil {
+				return err
+			}
+			for _, st := range g.searchTables {
+				if st.name == name {
+					if st.err != nil {
+						return st.err
+					}
+					return g.sameSearches(ctx, st.path, engineQueries(), searchLimits)
+				}
+			}
+			return errors.New("table/maintain/" + mt.name + " did not pass: no Go-maintained table to search")
+		})
+	}
+}
+
+// javaRankedResult is the runner's search result with ranked: true.
+type javaRankedResult struct {
+	SnapshotID int64 `json:"snapshotId"`
+	Results    []struct {
+		Key         map[string]any `json:"key"`
+		Text        *string        `json:"text"`
+		Score       float32        `json:"score"`
+		Bucket      int32          `json:"bucket"`
+		DataFile    string         `json:"dataFile"`
+		RowPosition int64          `json:"rowPosition"`
+	} `json:"results"`
+}
+
+// sameSearches runs every query with every limit through Java's read path and Go's search on
+// the table at path and compares the results; at least half the queries must hit something.
+func (g *maintainGroup) sameSearches(ctx context.Context, path string, queries []string, limits []int) error {
+	tbl := table.Open(fileio.NewLocal(), path)
+	sch, err := tbl.LatestSchema(ctx)
+	if err != nil {
+		return err
+	}
+	nonEmpty := 0
+	for _, q := range queries {
+		for _, limit := range limits {
+			var j javaRankedResult
+			if err := g.proc.Call(ctx, "search", map[string]any{"path": path, "query": q, "limit": limit, "ranked": true}, &j); err != nil {
+				return fmt.Errorf("java search %s: %w", q, err)
+			}
+			res, err := search.Search(ctx, tbl, search.Request{Query: q, Limit: limit}, search.Options{Engine: g.engine})
+			if err != nil {
+				return fmt.Errorf("go search %s: %w", q, err)
+			}
+			where := fmt.Sprintf("query %s limit %d", q, limit)
+			if res.SnapshotID != j.SnapshotID {
+				return fmt.Errorf("%s: Go searched snapshot %d, Java %d", where, res.SnapshotID, j.SnapshotID)
+			}
+			if len(res.Results) != len(j.Results) {
+				return fmt.Errorf("%s: Go found %d rows, Java %d", where, len(res.Results), len(j.Results))
+			}
+			for i, gr := range res.Results {
+				jr := j.Results[i]
+				if gr.Bucket != jr.Bucket || gr.DataFile != jr.DataFile || gr.RowPosition != jr.RowPosition {
+					return fmt.Errorf("%s: hit %d: Go row (bucket %d, %s, %d) score %v, Java row (bucket %d, %s, %d) score %v",
+						where, i, gr.Bucket, gr.DataFile, gr.RowPosition, gr.Score, jr.Bucket, jr.DataFile, jr.RowPosition, jr.Score)
+				}
+				a, b := float64(gr.Score), float64(jr.Score)
+				if math.Abs(a-b) > 1e-5*math.Max(math.Abs(a), math.Abs(b)) {
+					return fmt.Errorf("%s: hit %d: Go score %v, Java %v", where, i, a, b)
+				}
+				if (gr.Text == nil) != (jr.Text == nil) || (gr.Text != nil && *gr.Text != *jr.Text) {
+					return fmt.Errorf("%s: hit %d: Go text %v, Java %v", where, i, deref(gr.Text), deref(jr.Text))
+				}
+				if len(gr.Key) != len(sch.PrimaryKeys) {
+					return fmt.Errorf("%s: hit %d: Go key %v for primary key %v", where, i, gr.Key, sch.PrimaryKeys)
+				}
+				for k, name := range sch.PrimaryKeys {
+					if !sameKeyValue(gr.Key[k], jr.Key[name]) {
+						return fmt.Errorf("%s: hit %d: Go key %v, Java %v", where, i, gr.Key, jr.Key)
+					}
+				}
+			}
+			if limit == limits[len(limits)-1] && len(res.Results) > 0 {
+				nonEmpty++
+			}
+		}
+	}
+	if nonEmpty < len(queries)/2 {
+		return fmt.Errorf("only %d of %d queries hit anything: the table no longer exercises the search", nonEmpty, len(queries))
+	}
+	return nil
+}
+
+// sameKeyValue compares a key value of Go's search (impl/binrow forms) with the value Java's
+// read renders in JSON (numbers, strings; DATE as yyyy-mm-dd).
+func sameKeyValue(goValue, javaValue any) bool {
+	switch v := goValue.(type) {
+	case int32:
+		switch jv := javaValue.(type) {
+		case float64:
+			return float64(v) == jv
+		case string:
+			return time.Unix(int64(v)*86400, 0).UTC().Format("2006-01-02") == jv
+		}
+		return false
+	case int64:
+		jv, ok := javaValue.(float64)
+		return ok && float64(v) == jv
+	case string:
+		jv, ok := javaValue.(string)
+		return ok && v == jv
+	}
+	return fmt.Sprint(goValue) == fmt.Sprint(javaValue)
+}
