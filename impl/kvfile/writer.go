@@ -208,7 +208,7 @@ func writerProperties(opts map[string]string) (*parquet.WriterProperties, error)
 		return nil, fmt.Errorf("option %s: compression %q is not supported by the Go writer", FileCompressionOption, name)
 	}
 	props := []parquet.WriterProperty{parquet.WithCompression(codec), parquet.WithDictionaryDefault(true),
-		parquet.WithStats(true), parquet.WithCreatedBy("pkft (Paimon key-value layout)")}
+		parquet.WithStats(true), parquet.WithVersion(parquet.V1_0), parquet.WithCreatedBy("pkft (Paimon key-value layout)")}
 	if codec == compress.Codecs.Zstd {
 		level := 1
 		if v, ok := opts[ZstdLevelOption]; ok {

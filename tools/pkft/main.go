@@ -66,6 +66,8 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
+	root.AddCommand(writeCommand())
+	root.AddCommand(compactCommand())
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "dump TABLE_PATH",

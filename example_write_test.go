@@ -1,0 +1,85 @@
+package pkft_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/paimon-pkft/pkft"
+)
+
+// ExampleTable_NewWriter writes rows into a Java-written full-text table, compacts it so the
+// rows reach a level with an archive, and searches them.
+func ExampleTable_NewWriter() {
+	ctx := context.Background()
+	dir, cleanup := exampleTable("partitioned-dv")
+	defer cleanup()
+
+	tbl, err := pkft.Open(ctx, dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	w, err := tbl.NewWriter(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// partitioned-dv is (region STRING, dt DATE, id INT, content STRING), partitioned by region
+	// and dt; rows are values in schema order (a DATE is its day number).
+	for i, text := range []string{"a zebra crossing", "the zebra sleeps", "nothing here"} {
+		if err := w.Write(ctx, pkft.Insert, []any{"eu", int32(19753), int32(9000 + i), text}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// Deleting a row names its key (the other values do not matter).
+	if err := w.Write(ctx, pkft.Delete, []any{"eu", int32(19753), int32(9002), nil}); err != nil {
+		log.Fatal(err)
+	}
+	wr, err := w.Commit(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("appended snapshot:", wr.SnapshotID > 0)
+
+	cr, err := tbl.Compact(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("compacted snapshot:", cr.SnapshotID == wr.SnapshotID+1)
+
+	hits, err := tbl.Search(ctx, "zebra")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("hits:", len(hits.Hits))
+	// Output:
+	// appended snapshot: true
+	// compacted snapshot: true
+	// hits: 2
+}
+
+// ExampleWriter_Abort shows that an aborted write leaves the table as it was.
+func ExampleWriter_Abort() {
+	ctx := context.Background()
+	dir, cleanup := exampleTable("partitioned-dv")
+	defer cleanup()
+
+	tbl, err := pkft.Open(ctx, dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	w, err := tbl.NewWriter(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Write(ctx, pkft.Insert, []any{"eu", int32(19753), int32(1), "draft"}); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.PrepareCommit(ctx); err != nil { // data files are written here
+		log.Fatal(err)
+	}
+	if err := w.Abort(ctx); err != nil { // and deleted here
+		log.Fatal(err)
+	}
+	fmt.Println("aborted")
+	// Output: aborted
+}

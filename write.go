@@ -1,0 +1,221 @@
+package pkft
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/impl/types"
+)
+
+// RowKind is the change a written row makes: [Insert], [UpdateAfter], [UpdateBefore] or
+// [Delete] (Paimon's +I, +U, -U, -D).
+type RowKind = types.RowKind
+
+// The row kinds.
+const (
+	Insert       = types.Insert
+	UpdateBefore = types.UpdateBefore
+	UpdateAfter  = types.UpdateAfter
+	Delete       = types.Delete
+)
+
+// ErrUnsupportedTable reports a table the Go writer and compaction refuse (another merge engine,
+// a sequence field, a changelog producer, a sorted or vector primary-key index, a non-fixed
+// bucket mode); the error names the option.
+var ErrUnsupportedTable = tableops.ErrUnsupportedTable
+
+// Writer writes rows into a primary-key table as one APPEND snapshot, the way a Java batch
+// writer does: rows go to the bucket Java computes, are merged by key per bucket (the last
+// row of a key wins) and written as level-0 data files; each bucket's full-text maintainer is
+// run at commit. Rows are values in schema order, in the Go forms of package impl/binrow
+// (int32 for INT and DATE, string for STRING, binrow.Decimal, binrow.Timestamp, ...; nil for
+// NULL). Nothing is visible until [Writer.Commit]; [Writer.Abort] deletes everything written.
+// A Writer is not safe for concurrent use.
+type Writer struct {
+	t *Table
+	w *tableops.Writer
+}
+
+// NewWriter opens a writer on the table's latest snapshot (an empty table is fine). The
+// full-text engine is loaded only when the table has a full-text index.
+func (t *Table) NewWriter(ctx context.Context, opts ...MaintainOption) (*Writer, error) {
+	var cfg maintainConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	engine, err := t.engineIfIndexed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var topts []tableops.MaintainOption
+	if cfg.commitUser != "" {
+		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
+	}
+	w, err := tableops.OpenWriter(ctx, t.t, engine, topts...)
+	if err != nil {
+		return nil, fmt.Errorf("open writer on %s: %w", t.path, err)
+	}
+	return &Writer{t: t, w: w}, nil
+}
+
+// engineIfIndexed loads the engine when the latest schema has a full-text index.
+func (t *Table) engineIfIndexed(ctx context.Context) (fulltext.Engine, error) {
+	s, err := t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tableops.ResolveFullTextDefinition(s); errors.Is(err, tableops.ErrNoFullTextIndex) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return t.loadEngine()
+}
+
+// Schema is the schema rows are written with.
+func (w *Writer) Schema() *schema.TableSchema { return w.w.Schema() }
+
+// Write buffers one row of the given kind; a row that does not fit the schema is an error and
+// nothing of it is buffered.
+func (w *Writer) Write(ctx context.Context, kind RowKind, row []any) error {
+	return w.w.Write(ctx, kind, row)
+}
+
+// PrepareCommit writes the buffered rows into data files and runs the full-text maintainers;
+// nothing is visible yet. [Writer.Commit] calls it when it was not called.
+func (w *Writer) PrepareCommit(ctx context.Context) error { return w.w.PrepareCommit(ctx) }
+
+// WriteResult is the outcome of [Writer.Commit].
+type WriteResult struct {
+	// SnapshotID is the committed snapshot, 0 when nothing was written.
+	SnapshotID int64
+	// Files is the number of data files written; Rows the records in them (after merging rows
+	// of the same key).
+	Files int
+	Rows  int64
+	// ArchivesBuilt and ArchivesRetired count the full-text maintainers' changes.
+	ArchivesBuilt, ArchivesRetired int
+}
+
+// Commit commits everything written as one snapshot. On failure every generated file is
+// deleted (except after an [UncertainCommitError]).
+func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
+	r, err := w.w.Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("commit write to %s: %w", w.t.path, err)
+	}
+	res := &WriteResult{}
+	if r.Snapshot != nil {
+		res.SnapshotID = r.Snapshot.ID
+	}
+	for _, b := range r.Buckets {
+		res.Files += len(b.NewFiles)
+		for _, f := range b.NewFiles {
+			res.Rows += f.RowCount
+		}
+		res.ArchivesBuilt += len(b.Built)
+		res.ArchivesRetired += len(b.Retired)
+	}
+	return res, nil
+}
+
+// Abort discards everything written and deletes every generated file.
+func (w *Writer) Abort(ctx context.Context) error { return w.w.Abort(ctx) }
+
+// CompactBucket is what [Table.Compact] did to one bucket.
+type CompactBucket struct {
+	Partition Partition `json:"partition"`
+	Bucket    int32     `json:"bucket"`
+	// FilesBefore were removed from the bucket; FilesAfter were added (rewritten files, and
+	// files moved to the top level as they are).
+	FilesBefore int `json:"filesBefore"`
+	FilesAfter  int `json:"filesAfter"`
+	Rewritten   int `json:"rewritten"`
+	Upgraded    int `json:"upgraded"`
+	// RowsRead and RowsWritten count the records the rewrite read and wrote.
+	RowsRead    int64 `json:"rowsRead"`
+	RowsWritten int64 `json:"rowsWritten"`
+	// Built and Retired are the full-text archive changes.
+	Built   []Archive `json:"built"`
+	Retired []Archive `json:"retired"`
+	// DeletionVectorsRewritten reports a new deletion-vector index file for the bucket.
+	DeletionVectorsRewritten bool          `json:"deletionVectorsRewritten"`
+	Duration                 time.Duration `json:"durationNanos"`
+}
+
+// CompactResult is the outcome of [Table.Compact].
+type CompactResult struct {
+	// BaseSnapshotID is the snapshot compacted; 0 for a table without snapshots.
+	BaseSnapshotID int64 `json:"baseSnapshotId"`
+	// SnapshotID is the committed COMPACT snapshot, 0 when no bucket needed compaction.
+	SnapshotID int64           `json:"snapshotId"`
+	Buckets    []CompactBucket `json:"buckets"`
+	Duration   time.Duration   `json:"durationNanos"`
+}
+
+// Compact fully compacts the selected buckets ([WithPartition], [WithBucket]; default all) of a
+// deduplicate primary-key table into its top level and commits one COMPACT snapshot, with the
+// full-text archives of the new level built and the retired ones removed in the same snapshot
+// (see tableops.Compact for the exact rules). On failure every generated file is deleted and
+// nothing is committed.
+func (t *Table) Compact(ctx context.Context, opts ...MaintainOption) (*CompactResult, error) {
+	start := time.Now()
+	var cfg maintainConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	keep, err := t.bucketFilter(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var topts []tableops.MaintainOption
+	if keep != nil {
+		topts = append(topts, tableops.WithBuckets(keep))
+	}
+	if cfg.parallelism > 0 {
+		topts = append(topts, tableops.WithParallelism(cfg.parallelism))
+	}
+	if cfg.commitUser != "" {
+		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
+	}
+	engine, err := t.engineIfIndexed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &CompactResult{Buckets: []CompactBucket{}}
+	if base, err := t.t.Latest(ctx); err == nil {
+		res.BaseSnapshotID = base.ID
+	} else if !errors.Is(err, table.ErrNoSnapshot) {
+		return nil, err
+	}
+	r, err := tableops.Compact(ctx, t.t, engine, topts...)
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: %w", t.path, err)
+	}
+	if r.Snapshot != nil {
+		res.SnapshotID = r.Snapshot.ID
+		res.BaseSnapshotID = r.Snapshot.ID - 1
+	}
+	for _, b := range r.Buckets {
+		built, err := archivesOf(b.Built)
+		if err != nil {
+			return nil, err
+		}
+		retired, err := archivesOf(b.Retired)
+		if err != nil {
+			return nil, err
+		}
+		res.Buckets = append(res.Buckets, CompactBucket{Partition: partitionOf(b.PartitionSpec), Bucket: b.Bucket,
+			FilesBefore: len(b.Before), FilesAfter: len(b.After), Rewritten: b.Rewritten, Upgraded: b.Upgraded,
+			RowsRead: b.RowsRead, RowsWritten: b.RowsWritten, Built: built, Retired: retired,
+			DeletionVectorsRewritten: b.DeletionVectors != nil, Duration: b.Duration})
+	}
+	res.Duration = time.Since(start)
+	return res, nil
+}
