@@ -1,7 +1,9 @@
 package javaio
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -92,6 +94,15 @@ func appendModifiedUTF8(b []byte, s string) []byte {
 // decodeModifiedUTF8 decodes a writeUTF body the way Paimon's DataInputDeserializer.readUTF
 // does, with the same error messages, and maps the code units to a Go string.
 func decodeModifiedUTF8(body []byte) (string, error) {
+	if isASCII(body) {
+		// Every byte is a one-byte character (NUL included): the units are the bytes.
+		return string(body), nil
+	}
+	return decodeModifiedUTF8Units(body)
+}
+
+// decodeModifiedUTF8Units is decodeModifiedUTF8 unit by unit, for any input.
+func decodeModifiedUTF8Units(body []byte) (string, error) {
 	out := make([]byte, 0, len(body))
 	var pendingHigh uint16 // a high surrogate waiting for its low half, or 0
 	emit := func(c uint16) {
@@ -156,6 +167,43 @@ func decodeModifiedUTF8(body []byte) (string, error) {
 // U+FFFF meet runes in U+E000..U+FFFF. Paimon sorts file names this way. The result is
 // negative, zero or positive.
 func CompareJava(a, b string) int {
+	// Fast path: skip the common byte prefix. When the first differing bytes (or the byte after
+	// the shorter string) are ASCII, they start a character on both sides and the prefix decoded
+	// to the same code units on both, so the ASCII bytes are the first differing units.
+	n := min(len(a), len(b))
+	k := 0
+	for k < n && a[k] == b[k] {
+		k++
+	}
+	switch {
+	case k == len(a) && k == len(b):
+		return 0
+	case k == len(a):
+		if b[k] < utf8.RuneSelf {
+			return -1
+		}
+	case k == len(b):
+		if a[k] < utf8.RuneSelf {
+			return 1
+		}
+	case a[k] < utf8.RuneSelf && b[k] < utf8.RuneSelf:
+		return int(a[k]) - int(b[k])
+	}
+	return compareJavaUnits(a, b)
+}
+
+// isASCII reports whether every byte of b is below 0x80.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// compareJavaUnits compares a and b code unit by code unit, decoding both from the start.
+func compareJavaUnits(a, b string) int {
 	i, j := 0, 0
 	var ua, ub [2]uint16
 	na, nb, ka, kb := 0, 0, 0, 0 // units decoded and units consumed per side
@@ -186,5 +234,32 @@ func CompareJava(a, b string) int {
 		}
 		ka++
 		kb++
+	}
+}
+
+// SortStableByJavaString sorts s by key in Java's String order ([CompareJava]), keeping elements
+// with equal keys in their input order, as Java's List.sort does. It computes each key once and
+// makes O(n log n) comparisons, where a stable in-place sort moves elements O(n log² n) times.
+func SortStableByJavaString[T any](s []T, key func(T) string) {
+	if len(s) < 2 {
+		return
+	}
+	type item struct {
+		key string
+		pos int
+		v   T
+	}
+	items := make([]item, len(s))
+	for i, v := range s {
+		items[i] = item{key: key(v), pos: i, v: v}
+	}
+	slices.SortFunc(items, func(a, b item) int {
+		if c := CompareJava(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	for i := range items {
+		s[i] = items[i].v
 	}
 }

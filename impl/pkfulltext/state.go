@@ -107,9 +107,7 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 		sourcesByLevel[f.Level] = append(sourcesByLevel[f.Level], src)
 	}
 	for _, sources := range sourcesByLevel {
-		slices.SortStableFunc(sources, func(a, b pkindex.SourceFile) int {
-			return javaio.CompareJava(a.FileName(), b.FileName())
-		})
+		javaio.SortStableByJavaString(sources, pkindex.SourceFile.FileName)
 	}
 
 	candidatesByLevel := map[int32][]*meta.IndexFileMeta{}

@@ -167,7 +167,5 @@ func (l *Levels[T, F]) matches(sources []SourceFile, files []F) bool {
 }
 
 func (l *Levels[T, F]) sortByName(files []F) {
-	slices.SortStableFunc(files, func(a, b F) int {
-		return javaio.CompareJava(l.fileInfo(a).Name, l.fileInfo(b).Name)
-	})
+	javaio.SortStableByJavaString(files, func(f F) string { return l.fileInfo(f).Name })
 }
