@@ -1,0 +1,610 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paimon-pkft/pkft/compat/runner"
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/javaio"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/internal/paimonparquet"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// sizes are the measured sizes of one run.
+type sizes struct {
+	buildRows    []int // rows of the built level
+	stateFiles   []int // active data files of the restored bucket
+	maintainRows int   // rows of the 16-bucket table
+}
+
+var (
+	fullSizes  = sizes{buildRows: []int{100_000, 1_000_000}, stateFiles: []int{1_000, 10_000, 100_000}, maintainRows: 320_000}
+	quickSizes = sizes{buildRows: []int{20_000}, stateFiles: []int{1_000, 10_000}, maintainRows: 32_000}
+)
+
+const (
+	statePayloads   = 100
+	maintainBuckets = 16
+)
+
+// TestBench is make bench: it measures, on the same generated tables in one run, the engine fed
+// from memory, Go's and Java's archive builds of a level, the bucket restore decision of Go and
+// Java, Go's maintenance with one and two workers against Java's, and the memory of the largest
+// build, then prints the ratio table and writes compat/report/bench.json and bench.png. It runs
+// only with PKFT_BENCH=1; PKFT_BENCH_QUICK=1 selects small sizes (seconds instead of minutes).
+func TestBench(t *testing.T) {
+	if os.Getenv("PKFT_BENCH") != "1" {
+		t.Skip("measures builds of up to 1,000,000 rows against the Java runner; run with PKFT_BENCH=1 (make bench)")
+	}
+	sz := fullSizes
+	rep := &Report{Started: time.Now().UTC(), CPUs: runtime.NumCPU()}
+	if os.Getenv("PKFT_BENCH_QUICK") == "1" {
+		sz, rep.Quick = quickSizes, true
+	}
+	lib := testenv.Native(t)
+	ctx := context.Background()
+	java, err := runner.StartJava(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer java.Close()
+	var ping struct {
+		FullTextIndexer string `json:"fullTextIndexer"`
+	}
+	if err := java.Call(ctx, "ping", nil, &ping); err != nil {
+		t.Fatal(err)
+	}
+	rep.JavaRunner = ping.FullTextIndexer
+	dir := t.TempDir()
+
+	for _, rows := range sz.buildRows {
+		for _, an := range Analyzers {
+			b := measureBuild(t, ctx, lib, java, filepath.Join(dir, fmt.Sprintf("build-%d-%s", rows, an.Name)), rows, an)
+			rep.Builds = append(rep.Builds, b)
+			t.Logf("build %d %s: engine %.2fs, Go %.2fs, Java %.2fs", rows, an.Name, b.Engine, b.Go, b.Java)
+			if rows == slices.Max(sz.buildRows) && an.Name == "default" {
+				rep.Memory = &MemoryResult{Rows: rows, PeakRSS: b.GoRSS, PeakHeap: b.GoHeap, JavaRSS: b.JavaRSS}
+			}
+		}
+	}
+	for _, n := range sz.stateFiles {
+		s := measureState(t, ctx, java, n)
+		rep.States = append(rep.States, s)
+		t.Logf("state %d files: Go %s, Java %s", n, dur(s.Go), dur(s.Java))
+	}
+	rep.Maintain = measureMaintain(t, ctx, lib, java, filepath.Join(dir, "maintain"), sz.maintainRows)
+	rep.Notes = notes(rep)
+
+	fmt.Println()
+	fmt.Print(rep.Table())
+	root, err := runner.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "compat", "report")
+	if err := rep.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("wrote %s and %s\n", filepath.Join("compat", "report", "bench.json"), filepath.Join("compat", "report", "bench.png"))
+}
+
+// notes are the findings printed under the table: which targets of the comparison hold.
+func notes(r *Report) []string {
+	var out []string
+	for _, b := range r.Builds {
+		if b.GoVsJava() < 1 {
+			out = append(out, fmt.Sprintf("%s %s build: Go at %.2fx Java's rate", count(b.Rows), b.Analyzer, b.GoVsJava()))
+		}
+		if b.GoVsEngine() < 0.9 {
+			out = append(out, fmt.Sprintf("%s %s build: Go at %.2fx the engine's own rate", count(b.Rows), b.Analyzer, b.GoVsEngine()))
+		}
+	}
+	if m := r.Memory; m != nil && m.PeakHeap >= 64<<20 {
+		out = append(out, fmt.Sprintf("Go heap peaked at %s during the %s-row build (target < 64 MiB)", size(m.PeakHeap), count(m.Rows)))
+	}
+	out = append(out, "the engine (paimon-ftindex 0.1.0) fixes its writer at 1 indexing thread and a 50 MB memory budget; neither Go nor Paimon's NativeFullTextGlobalIndexWriter can set them, so both run the engine with the same settings")
+	return out
+}
+
+// level is the one-bucket table of a build measurement and the builder Go uses on it.
+type level struct {
+	spec    TableSpec
+	files   []*meta.DataFileMeta
+	builder *pkfulltext.Builder
+	options pkfulltext.AnalyzerOptions
+	text    int64
+}
+
+func newLevel(t *testing.T, ctx context.Context, lib *native.Library, dir string, rows int, an Analyzer) *level {
+	t.Helper()
+	spec := TableSpec{Rows: rows, Buckets: 1, FilesPerBucket: 3, Analyzer: an}
+	files, err := WriteTable(ctx, dir, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tableOpts, err := spec.TableOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	analyzer, err := pkfulltext.ResolveAnalyzerOptions(tableOpts, paimonparquet.DefaultTextName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	popts, err := paths.OptionsFromTable(dir, tableOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := paths.NewFileStorePathFactory(popts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := fs.DataFilePathFactory(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := fs.IndexPathFactory(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fio := fileio.NewLocal()
+	fieldName := func(schemaID int64, fieldID int32) (string, error) {
+		if schemaID == 0 && fieldID == paimonparquet.DefaultTextFieldID {
+			return paimonparquet.DefaultTextName, nil
+		}
+		return "", fmt.Errorf("schema %d field %d: %w", schemaID, fieldID, textreader.ErrFieldNotInSchema)
+	}
+	return &level{
+		spec:    spec,
+		files:   files[0],
+		options: analyzer,
+		builder: &pkfulltext.Builder{
+			IndexFile: &pkfulltext.IndexFile{FileIO: fio, Paths: index, Engine: native.Engine{Lib: lib}},
+			Readers:   &pkfulltext.DataFileReaders{FileIO: fio, Paths: data, FieldID: paimonparquet.DefaultTextFieldID, FieldName: fieldName},
+			FieldID:   paimonparquet.DefaultTextFieldID,
+			Options:   analyzer,
+		},
+	}
+}
+
+// doc is one document of the in-memory corpus the engine is fed from.
+type doc struct {
+	id   int64
+	text string
+}
+
+// memoryCorpus loads the level's texts, as the builds read them, into memory.
+func (l *level) memoryCorpus() ([]doc, int64) {
+	var docs []doc
+	var bytes, row int64
+	for f := range l.spec.FilesPerBucket {
+		next := l.spec.FileTexts(0, f)
+		for i := range l.spec.fileRows(0, f) {
+			if text, null := next(i); !null {
+				docs = append(docs, doc{id: row, text: string(text)})
+				bytes += int64(len(text))
+			}
+			row++
+		}
+	}
+	return docs, bytes
+}
+
+// engineBuild feeds the engine the documents and writes the archive to io.Discard.
+func engineBuild(lib *native.Library, options pkfulltext.AnalyzerOptions, docs []doc) (time.Duration, error) {
+	start := time.Now()
+	w, err := lib.NewWriter(options)
+	if err != nil {
+		return 0, err
+	}
+	defer w.Close()
+	for _, d := range docs {
+		if err := w.Add(d.id, d.text); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := w.WriteTo(context.Background(), io.Discard); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+// measureBuild times the three builds of one level, alternating, and keeps the best of each.
+func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *runner.Process, dir string, rows int, an Analyzer) BuildResult {
+	t.Helper()
+	l := newLevel(t, ctx, lib, dir, rows, an)
+	runs := 3
+	if rows >= 500_000 {
+		runs = 1
+	}
+	res := BuildResult{Rows: rows, Analyzer: an.Name, Runs: runs}
+	best := func(cur *float64, d float64) {
+		if *cur == 0 || d < *cur {
+			*cur = d
+		}
+	}
+	for run := range runs {
+		docs, text := l.memoryCorpus()
+		res.TextBytes = text
+		d, err := engineBuild(lib, l.options, docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best(&res.Engine, d.Seconds())
+		docs = nil
+		runtime.GC()
+		debug.FreeOSMemory()
+
+		resetPeakRSS()
+		peak, stop := sampleHeap()
+		start := time.Now()
+		archive, err := l.builder.Build(ctx, l.files)
+		elapsed := time.Since(start)
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if archive.RowCount != int64(rows) {
+			t.Fatalf("Go archive covers %d rows, want %d", archive.RowCount, rows)
+		}
+		if rss, err := peakRSS(); err == nil {
+			res.GoRSS = max(res.GoRSS, rss)
+		}
+		res.GoHeap = max(res.GoHeap, int64(*peak))
+		best(&res.Go, elapsed.Seconds())
+		if err := l.builder.IndexFile.DeleteIndexFile(ctx, archive); err != nil {
+			t.Fatal(err)
+		}
+
+		var j struct {
+			Rows         int64   `json:"rows"`
+			Nanos        []int64 `json:"nanos"`
+			PeakRssBytes int64   `json:"peakRssBytes"`
+		}
+		warmup := 0
+		if run == 0 && rows < 500_000 {
+			warmup = 1
+		}
+		if err := java.Call(ctx, "bench-index-file-build", map[string]any{"path": dir, "bucket": 0, "level": 1, "warmup": warmup, "runs": 1}, &j); err != nil {
+			t.Fatal(err)
+		}
+		if j.Rows != int64(rows) || len(j.Nanos) != 1 {
+			t.Fatalf("Java built %d rows in %d runs, want %d in 1", j.Rows, len(j.Nanos), rows)
+		}
+		best(&res.Java, float64(j.Nanos[0])/1e9)
+		res.JavaRSS = max(res.JavaRSS, j.PeakRssBytes)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// stateBucket is a synthetic bucket: n compacted data files on levels 1-5 and 100 archives:
+// a current one for each of levels 1-4 and 96 stale ones, each covering a slice of one level's
+// files, so that level 5 (no archive) is the plan.
+func stateBucket(t testing.TB, n int) ([]*meta.DataFileMeta, []*meta.IndexFileMeta, map[string]any) {
+	t.Helper()
+	const field = paimonparquet.DefaultTextFieldID
+	src := meta.FileSourceCompact
+	var files []*meta.DataFileMeta
+	var jfiles [][]any
+	byLevel := map[int32][]*meta.DataFileMeta{}
+	for i := range n {
+		h := splitmix(uint64(i))
+		name := fmt.Sprintf("data-%08x-%04x-%04x-%04x-%012x-%d.parquet", h>>32, (h>>16)&0xffff, h&0xffff, (h>>48)&0xfff, splitmix(h)>>16, i)
+		f := &meta.DataFileMeta{FileName: name, RowCount: 1000 + int64(i%997), Level: 1 + int32(i%5), FileSource: &src}
+		files = append(files, f)
+		byLevel[f.Level] = append(byLevel[f.Level], f)
+		jfiles = append(jfiles, []any{f.FileName, f.Level, f.RowCount})
+	}
+	for _, fs := range byLevel {
+		slices.SortStableFunc(fs, func(a, b *meta.DataFileMeta) int { return javaio.CompareJava(a.FileName, b.FileName) })
+	}
+	var payloads []*meta.IndexFileMeta
+	var jpayloads []map[string]any
+	add := func(name string, level int32, cover []*meta.DataFileMeta) {
+		var sources []pkindex.SourceFile
+		var jsrc [][]any
+		var total int64
+		for _, f := range cover {
+			s, err := pkindex.NewSourceFile(f.FileName, f.RowCount)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sources = append(sources, s)
+			jsrc = append(jsrc, []any{f.FileName, f.RowCount})
+			total += f.RowCount
+		}
+		sm, err := pkindex.NewSourceMeta(level, sources)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := sm.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		payloads = append(payloads, &meta.IndexFileMeta{IndexType: pkfulltext.IndexType, FileName: name, FileSize: total, RowCount: total,
+			GlobalIndex: &meta.GlobalIndexMeta{RowRangeStart: 0, RowRangeEnd: total - 1, IndexFieldID: field, SourceMeta: b}})
+		jpayloads = append(jpayloads, map[string]any{"name": name, "level": level, "files": jsrc})
+	}
+	for k := range statePayloads - 4 {
+		level := int32(1 + k%5)
+		fs := byLevel[level]
+		chunk := max(1, len(fs)/20)
+		from := (k / 5 * chunk) % len(fs)
+		add(fmt.Sprintf("full-text-stale-%03d", k), level, fs[from:min(len(fs), from+chunk)])
+	}
+	for level := int32(1); level <= 4; level++ {
+		add(fmt.Sprintf("full-text-current-%d", level), level, byLevel[level])
+	}
+	return files, payloads, map[string]any{"textFieldId": field, "dataFiles": jfiles, "payloads": jpayloads}
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// decision is what Go decides for a restored bucket, as the Java command decides it.
+type decision struct {
+	current, stale, planLevel, planFiles, planInputs int
+}
+
+// goDecide classifies the payloads against the eligible files and picks the next plan.
+func goDecide(files []*meta.DataFileMeta, payloads []*meta.IndexFileMeta, levels *pkindex.Levels[*meta.IndexFileMeta, *meta.DataFileMeta]) (decision, error) {
+	eligible := make([]*meta.DataFileMeta, 0, len(files))
+	active := make(map[string]*meta.DataFileMeta, len(files))
+	for _, f := range files {
+		if pkindex.ShouldReadDataFile(f) {
+			eligible = append(eligible, f)
+			active[f.FileName] = f
+		}
+	}
+	st, err := pkfulltext.FromActiveDataFiles(paimonparquet.DefaultTextFieldID, eligible, payloads)
+	if err != nil {
+		return decision{}, err
+	}
+	current := st.CurrentPayloads()
+	plan, err := levels.Pick(current, active)
+	if err != nil {
+		return decision{}, err
+	}
+	d := decision{current: len(current), stale: len(st.StalePayloads())}
+	if plan != nil {
+		d.planLevel, d.planFiles, d.planInputs = int(plan.DataLevel()), len(plan.SourceFiles()), len(plan.InputUnits())
+	}
+	return d, nil
+}
+
+func payloadLevels() *pkindex.Levels[*meta.IndexFileMeta, *meta.DataFileMeta] {
+	sm := func(p *meta.IndexFileMeta) (pkindex.SourceMeta, error) {
+		return pkindex.SourceMetaFromIndexFile(p.FileName, p.GlobalIndex.SourceMeta)
+	}
+	return pkindex.NewLevels(
+		func(p *meta.IndexFileMeta) (int32, error) {
+			m, err := sm(p)
+			return m.DataLevel(), err
+		},
+		func(p *meta.IndexFileMeta) ([]pkindex.SourceFile, error) {
+			m, err := sm(p)
+			if err != nil {
+				return nil, err
+			}
+			return m.SourceFiles(), nil
+		},
+		pkindex.DataFileInfo)
+}
+
+// measureState times Go's and Java's decision for a bucket of n files (per operation, the mean
+// over at least 3 runs and half a second after warm-up) and checks they decide the same.
+func measureState(t *testing.T, ctx context.Context, java *runner.Process, n int) StateResult {
+	t.Helper()
+	files, payloads, args := stateBucket(t, n)
+	levels := payloadLevels()
+	var got decision
+	var err error
+	for range 3 {
+		if got, err = goDecide(files, payloads, levels); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var total time.Duration
+	var runs int
+	for runs < 3 || total < 500*time.Millisecond {
+		start := time.Now()
+		if _, err := goDecide(files, payloads, levels); err != nil {
+			t.Fatal(err)
+		}
+		total += time.Since(start)
+		runs++
+	}
+	var j struct {
+		Nanos      []int64 `json:"nanos"`
+		Current    int     `json:"current"`
+		Stale      int     `json:"stale"`
+		PlanLevel  int     `json:"planLevel"`
+		PlanFiles  int     `json:"planFiles"`
+		PlanInputs int     `json:"planInputs"`
+	}
+	args["warmup"], args["minRuns"], args["minMillis"] = 3, 3, 500
+	if err := java.Call(ctx, "bench-bucket-state", args, &j); err != nil {
+		t.Fatal(err)
+	}
+	want := decision{current: j.Current, stale: j.Stale, planLevel: j.PlanLevel, planFiles: j.PlanFiles, planInputs: j.PlanInputs}
+	if got != want {
+		t.Fatalf("%d files: Go decided %+v, Java %+v", n, got, want)
+	}
+	var jt int64
+	for _, x := range j.Nanos {
+		jt += x
+	}
+	return StateResult{Files: n, Payloads: len(payloads), Go: total.Seconds() / float64(runs), Java: float64(jt) / 1e9 / float64(len(j.Nanos))}
+}
+
+// measureMaintain generates a 16-bucket table, copies it three times and maintains one copy with
+// Go's Maintain at parallelism 1, one at 2, and one with Java's batch writer (minor-compact,
+// whose full-text maintainers build each bucket's missing archive before the commit).
+func measureMaintain(t *testing.T, ctx context.Context, lib *native.Library, java *runner.Process, dir string, rows int) *MaintainResult {
+	t.Helper()
+	src := filepath.Join(dir, "src")
+	if _, err := WriteTable(ctx, src, TableSpec{Rows: rows, Buckets: maintainBuckets, FilesPerBucket: 3, Analyzer: Analyzers[0]}); err != nil {
+		t.Fatal(err)
+	}
+	res := &MaintainResult{Rows: rows, Buckets: maintainBuckets}
+	for i, target := range []*float64{&res.Go1, &res.Go2, &res.Java} {
+		copyDir := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.CopyFS(copyDir, os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if target == &res.Java {
+			var out struct {
+				SnapshotAfter int64 `json:"snapshotAfter"`
+			}
+			if err := java.Call(ctx, "minor-compact", map[string]any{"path": copyDir}, &out); err != nil {
+				t.Fatal(err)
+			}
+			*target = time.Since(start).Seconds()
+			if out.SnapshotAfter != 2 {
+				t.Fatalf("Java committed snapshot %d, want 2", out.SnapshotAfter)
+			}
+		} else {
+			r, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), copyDir), native.Engine{Lib: lib}, tableops.WithParallelism(i+1))
+			*target = time.Since(start).Seconds()
+			if err != nil {
+				t.Fatal(err)
+			}
+			built := 0
+			for _, b := range r.Buckets {
+				built += len(b.Built)
+			}
+			res.Archives = built
+		}
+		if err := checkArchives(ctx, copyDir, maintainBuckets); err != nil {
+			t.Fatalf("maintenance %d: %v", i, err)
+		}
+		if err := os.RemoveAll(copyDir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return res
+}
+
+// checkArchives checks the latest snapshot of the table at dir has one full-text archive per
+// bucket.
+func checkArchives(ctx context.Context, dir string, buckets int) error {
+	tb := table.Open(fileio.NewLocal(), dir)
+	s, err := tb.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	c, err := tb.Read(ctx, s)
+	if err != nil {
+		return err
+	}
+	seen := map[int32]int{}
+	for _, e := range c.IndexEntries {
+		if e.IndexFile.IndexType == pkfulltext.IndexType {
+			seen[e.Bucket]++
+		}
+	}
+	if len(seen) != buckets {
+		return fmt.Errorf("archives in %d buckets, want %d", len(seen), buckets)
+	}
+	for b, n := range seen {
+		if n != 1 {
+			return fmt.Errorf("bucket %d has %d archives", b, n)
+		}
+	}
+	return nil
+}
+
+// sampleHeap records the maximum of the Go heap's object bytes every 10 ms until stop is called.
+func sampleHeap() (peak *uint64, stop func()) {
+	peak = new(uint64)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(s)
+			*peak = max(*peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				metrics.Read(s)
+				*peak = max(*peak, s[0].Value.Uint64())
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return peak, func() { close(done); wg.Wait() }
+}
+
+// resetPeakRSS resets VmHWM to the current RSS (Linux: clear_refs 5).
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS returns VmHWM from /proc/self/status.
+func peakRSS() (int64, error) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("parse VmHWM %q: %w", v, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, errors.New("no VmHWM in /proc/self/status")
+}
+
+// BenchmarkRestoreDecision is Go's side of the restore decision of TestBench for a bucket of
+// 10,000 files and 100 archives, for profiling.
+func BenchmarkRestoreDecision(b *testing.B) {
+	files, payloads, _ := stateBucket(b, 10_000)
+	levels := payloadLevels()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := goDecide(files, payloads, levels); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

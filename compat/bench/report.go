@@ -1,0 +1,205 @@
+// Package bench measures pkft against Java Paimon and against the archive engine's own limit, on
+// the same generated tables in one run (make bench): archive builds of one level, bucket restore
+// decisions (state and plan) at growing numbers of files, table maintenance with one and two
+// workers, and the memory of a large build. The measurement itself is TestBench; this package
+// holds the table generator and the report (ratio table, JSON, PNG chart).
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is everything one make bench run measured.
+type Report struct {
+	// Started is when the run began; Quick is set for the reduced sizes (PKFT_BENCH_QUICK=1).
+	Started time.Time `json:"started"`
+	Quick   bool      `json:"quick"`
+	// CPUs is runtime.NumCPU of the measuring process.
+	CPUs int `json:"cpus"`
+	// JavaRunner names the Java full-text indexer the runner carries.
+	JavaRunner string `json:"javaRunner,omitempty"`
+
+	Builds   []BuildResult   `json:"builds"`
+	States   []StateResult   `json:"states"`
+	Maintain *MaintainResult `json:"maintain,omitempty"`
+	Memory   *MemoryResult   `json:"memory,omitempty"`
+	// Notes are findings printed under the table.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// BuildResult is one archive build of a level: the engine fed from memory, Go's build from the
+// level's Parquet files and Java's PkFullTextIndexFile build of the same files. Times are the
+// best of the timed runs.
+type BuildResult struct {
+	Rows      int     `json:"rows"`
+	Analyzer  string  `json:"analyzer"`
+	TextBytes int64   `json:"textBytes"`
+	Engine    float64 `json:"engineSeconds"`
+	Go        float64 `json:"goSeconds"`
+	Java      float64 `json:"javaSeconds"`
+	// GoRSS and JavaRSS are the peak RSS of each process during its timed builds (bytes; 0 when
+	// not measured). GoHeap is the peak Go heap during Go's builds.
+	GoRSS   int64 `json:"goPeakRssBytes,omitempty"`
+	JavaRSS int64 `json:"javaPeakRssBytes,omitempty"`
+	GoHeap  int64 `json:"goPeakHeapBytes,omitempty"`
+	Runs    int   `json:"runs"`
+}
+
+// GoVsJava is Java's build time over Go's: above 1, Go is faster.
+func (b BuildResult) GoVsJava() float64 { return ratio(b.Java, b.Go) }
+
+// GoVsEngine is Go's rate as a fraction of the engine's own (engine time over Go time).
+func (b BuildResult) GoVsEngine() float64 { return ratio(b.Engine, b.Go) }
+
+// StateResult is one bucket restore decision (state + plan) over Files active data files and
+// Payloads archives, per operation.
+type StateResult struct {
+	Files    int     `json:"files"`
+	Payloads int     `json:"payloads"`
+	Go       float64 `json:"goSeconds"`
+	Java     float64 `json:"javaSeconds"`
+}
+
+// MaintainResult is the maintenance of a table of Buckets buckets and Rows rows (one level each,
+// no archive yet): Go's Maintain with one and two workers, and Java's batch writer committing
+// what its full-text maintainers build (the runner's minor-compact).
+type MaintainResult struct {
+	Rows     int     `json:"rows"`
+	Buckets  int     `json:"buckets"`
+	Go1      float64 `json:"go1WorkerSeconds"`
+	Go2      float64 `json:"go2WorkersSeconds"`
+	Java     float64 `json:"javaSeconds"`
+	Archives int     `json:"archives"`
+}
+
+// MemoryResult is the memory of Go's build of the largest level.
+type MemoryResult struct {
+	Rows     int   `json:"rows"`
+	PeakRSS  int64 `json:"peakRssBytes"`
+	PeakHeap int64 `json:"peakGoHeapBytes"`
+	JavaRSS  int64 `json:"javaPeakRssBytes"`
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+// Table renders the report as the ratio tables make bench prints and the README shows.
+func (r *Report) Table() string {
+	var sb strings.Builder
+	w := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if len(r.Builds) > 0 {
+		fmt.Fprintln(&sb, "Archive build of one level (best of runs; rates in rows/s):")
+		fmt.Fprintln(w, "rows\tanalyzer\tengine\tGo\tJava\tGo/engine\tGo/Java\tGo RSS\tJava RSS\t")
+		for _, b := range r.Builds {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2fx\t%.2fx\t%s\t%s\t\n", count(b.Rows), b.Analyzer,
+				rate(b.Rows, b.Engine), rate(b.Rows, b.Go), rate(b.Rows, b.Java), b.GoVsEngine(), b.GoVsJava(),
+				size(b.GoRSS), size(b.JavaRSS))
+		}
+		w.Flush()
+		fmt.Fprintln(&sb)
+	}
+	if len(r.States) > 0 {
+		fmt.Fprintln(&sb, "Bucket restore decision (state + plan), per bucket:")
+		fmt.Fprintln(w, "files\tpayloads\tGo\tJava\tJava/Go\tGo growth\tJava growth\t")
+		for i, s := range r.States {
+			gg, jg := "", ""
+			if i > 0 {
+				prev := r.States[i-1]
+				gg = fmt.Sprintf("%.1fx", ratio(s.Go, prev.Go))
+				jg = fmt.Sprintf("%.1fx", ratio(s.Java, prev.Java))
+			}
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.1fx\t%s\t%s\t\n", count(s.Files), s.Payloads, dur(s.Go), dur(s.Java),
+				ratio(s.Java, s.Go), gg, jg)
+		}
+		w.Flush()
+		fmt.Fprintln(&sb)
+	}
+	if m := r.Maintain; m != nil {
+		fmt.Fprintf(&sb, "Table maintenance, %d buckets, %s rows, %d archives built:\n", m.Buckets, count(m.Rows), m.Archives)
+		fmt.Fprintln(w, "Go 1 worker\tGo 2 workers\tJava\t2 vs 1 worker\tJava/Go(2)\t")
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.2fx\t%.2fx\t\n", dur(m.Go1), dur(m.Go2), dur(m.Java), ratio(m.Go1, m.Go2), ratio(m.Java, m.Go2))
+		w.Flush()
+		fmt.Fprintln(&sb)
+	}
+	if m := r.Memory; m != nil {
+		fmt.Fprintf(&sb, "Memory of Go's %s-row build: peak RSS %s (Java %s), peak Go heap %s\n",
+			count(m.Rows), size(m.PeakRSS), size(m.JavaRSS), size(m.PeakHeap))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(&sb, "note: "+n)
+	}
+	return sb.String()
+}
+
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+func rate(rows int, seconds float64) string {
+	if seconds <= 0 {
+		return "-"
+	}
+	r := float64(rows) / seconds
+	if r >= 1e6 {
+		return fmt.Sprintf("%.2fM", r/1e6)
+	}
+	return fmt.Sprintf("%.0fk", r/1e3)
+}
+
+func dur(s float64) string {
+	switch {
+	case s <= 0:
+		return "-"
+	case s < 1e-3:
+		return fmt.Sprintf("%.0fµs", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.1fms", s*1e3)
+	}
+	return fmt.Sprintf("%.2fs", s)
+}
+
+func size(b int64) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+}
+
+// Write writes bench.json and bench.png into dir.
+func (r *Report) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "bench.png"))
+	if err != nil {
+		return err
+	}
+	if err := r.Chart(f); err != nil {
+		f.Close()
+		return fmt.Errorf("draw chart: %w", err)
+	}
+	return f.Close()
+}
