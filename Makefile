@@ -5,6 +5,8 @@ GO       ?= go
 MVN      ?= mvn
 PYTHON   ?= python3
 RUNNER_JAR := compat/java/target/pkft-runner.jar
+# TIMED PHASE CMD...: runs CMD and prints "phase PHASE: 12.3s" (scripts/timed.sh).
+TIMED    := ./scripts/timed.sh
 
 # make test requires the native engine, the Java runner (with its full-text indexer) and pypaimon.
 PKFT_REQUIRE_NATIVE        ?= 1
@@ -18,13 +20,13 @@ export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA PKFT_REQUIRE_JAVA_FULLTEXT PKFT_REQ
 all: test
 
 native:
-	@./scripts/fetch-native.sh
+	@$(TIMED) native ./scripts/fetch-native.sh
 
 # pypaimon (Apache Paimon's pure-Python implementation) in .cache/pypaimon-venv, for the pypaimon
 # conformance cases and golden tables.
 .PHONY: pypaimon-env
 pypaimon-env:
-	@./scripts/pypaimon-env.sh
+	@$(TIMED) pypaimon-env ./scripts/pypaimon-env.sh
 
 # The Java runner's full-text indexer: standin (default) builds the runner's stand-ins for the six
 # classes of Paimon's paimon-full-text module over the engine's C ABI library (a JNI shim compiled
@@ -46,8 +48,8 @@ runner:
 	@$(MAKE) --no-print-directory $(RUNNER_JAR)
 
 $(RUNNER_JAR): compat/java/pom.xml $(shell find compat/java/src -type f 2>/dev/null)
-	MVN=$(MVN) ./scripts/fetch-paimon-jar.sh
-	cd compat/java && $(MVN) -q -B package -DskipTests $(RUNNER_PROFILE)
+	@MVN="$(MVN)" $(TIMED) runner-paimon-jar ./scripts/fetch-paimon-jar.sh
+	@cd compat/java && ../../$(TIMED) runner $(MVN) -q -B package -DskipTests $(RUNNER_PROFILE)
 	echo $(JAVA_FULLTEXT) > $(RUNNER_VARIANT)
 
 # runner-test: the runner's own unit tests (the stand-ins against the behaviours of Paimon's
@@ -65,7 +67,7 @@ vet:
 
 # The conformance package runs in its own step, with the matrix printed.
 gotest: native runner
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/compat/runner$$')
+	$(TIMED) unit-tests $(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/compat/runner$$')
 
 # test: formatting, vet, the Java runner's unit tests, every Go test under the race detector, then
 # the conformance suite.
@@ -81,14 +83,26 @@ compat: native runner
 # detector finds nothing and costs a slow first compile; the Go code it calls runs under -race in
 # gotest.
 conformance: native pypaimon-env runner
-	$(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
+	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
 
 # golden: regenerates testdata/tables/pypaimon and compat/golden/pypaimon through pypaimon, and
 # testdata/tables/java and compat/golden/java through the Java runner.
 golden: native pypaimon-env runner
 	$(GO) test -count=1 ./compat/runner/ -run TestGolden -args -update
 
-bench: native
+# bench: pkft against Java Paimon and against the engine's own limit, on the same generated tables
+# in one run (compat/bench, TestBench): one level's archive build at 100k and 1M rows with the
+# default and ngram analyzers (the engine fed from memory, Go from the Parquet files, Java's
+# PkFullTextIndexFile in the runner, timed inside the JVM after warm-up), the bucket restore
+# decision (state + plan) at 1,000 / 10,000 / 100,000 files, maintenance of a 16-bucket table with
+# 1 and 2 workers against Java's, and the memory of the 1M-row build. Prints the ratio table and
+# writes compat/report/bench.json and compat/report/bench.png. PKFT_BENCH_QUICK=1: small sizes
+# (about 30 s). bench-go runs every Go micro-benchmark once.
+.PHONY: bench-go
+bench: native runner
+	PKFT_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^TestBench$$' -v ./compat/bench/
+
+bench-go: native
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 # heap-test: builds an archive from a generated data file of over 1 GiB (PKFT_HEAP_FILE_MB, default
