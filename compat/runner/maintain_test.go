@@ -790,39 +790,51 @@ func (g *maintainGroup) concurrentCommit(ctx context.Context, v string) error {
 	return nil
 }
 
-// maintainShape is table/maintain-shape (go<->java): two copies of a Java-written table whose
-// levels lack archives; on one, Java's batch writer runs a compaction that picks nothing
-// (minor-compact) and commits what its full-text maintainers built while preparing the commit
-// with waitCompaction: an APPEND snapshot of index changes only. On the other, Go's Maintain
-// commits. The two snapshots must be equal up to file names, uuids, users and times: snapshot
-// fields, manifest lists, and index manifests (archives compared by type, bucket, row count and
-// global index meta), and so must Java's dumps of the two tables.
+// maintainShape is table/maintain-shape (go<->java) on fresh builds of the tables of
+// maintainCorpus whose levels lack archives (partitioned with two buckets; two levels with
+// index-file-in-data-file-dir and ngram; jieba with one bucket already indexed by Java).
 func (g *maintainGroup) maintainShape(ctx context.Context) error {
-	steps := indexLater([]tableStep{
-		{rows: ftPartitionRows(701, 0, 40)},
-		{rows: ftPartitionRows(702, 30, 55)},
-		{},
-		{rows: append(ftPartitionRows(703, 0, 4), deletes(ftPartitionRows(704, 8, 11))...)},
-	}, "content", "")
-	src, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "shape", "src"), "shape", partitionedFields(),
-		[]string{"region", "dt", "id"}, []string{"region", "dt"},
-		map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"}, steps)
-	if err != nil {
-		return err
+	var errs []error
+	for _, mt := range maintainCorpus() {
+		if !mt.builds {
+			continue
+		}
+		c := mt.def
+		src, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "shape", mt.name, "src"), mt.name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
+		if err == nil {
+			err = g.compareShapes(ctx, src, filepath.Join(g.dir, "shape", mt.name))
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", mt.name, err))
+		}
 	}
-	javaPath := filepath.Join(g.dir, "shape", "java", filepath.Base(src))
-	goPath := filepath.Join(g.dir, "shape", "go", filepath.Base(src))
+	return errors.Join(errs...)
+}
+
+// javaMinorCompact is the runner's minor-compact result.
+type javaMinorCompact struct {
+	SnapshotBefore int64            `json:"snapshotBefore"`
+	SnapshotAfter  int64            `json:"snapshotAfter"`
+	Messages       []map[string]any `json:"messages"`
+}
+
+// compareShapes compares, on two copies of the table at src under dir, the commit of Java's batch
+// writer running a compaction that picks nothing (minor-compact), which commits what its
+// full-text maintainers built while preparing the commit with waitCompaction (an APPEND snapshot
+// of index changes only), with the commit of Go's Maintain. The two snapshots must be equal up
+// to file names, uuids, users and times: snapshot fields, manifest lists, and index manifests
+// (archives compared by type, bucket, row count and global index meta), and so must Java's dumps
+// of the two tables. Then neither side commits anything more.
+func (g *maintainGroup) compareShapes(ctx context.Context, src, dir string) error {
+	javaPath := filepath.Join(dir, "java", filepath.Base(src))
+	goPath := filepath.Join(dir, "go", filepath.Base(src))
 	if err := copyDir(src, javaPath); err != nil {
 		return err
 	}
 	if err := copyDir(src, goPath); err != nil {
 		return err
 	}
-	var jres struct {
-		SnapshotBefore int64 `json:"snapshotBefore"`
-		SnapshotAfter  int64 `json:"snapshotAfter"`
-		Messages       []map[string]any
-	}
+	var jres javaMinorCompact
 	if err := g.proc.Call(ctx, "minor-compact", map[string]any{"path": javaPath}, &jres); err != nil {
 		return err
 	}
@@ -895,6 +907,21 @@ func (g *maintainGroup) maintainShape(ctx context.Context) error {
 	}
 	if len(diffs) > 0 {
 		return errors.New(strings.Join(diffs, "\n"))
+	}
+	// Nothing left to do: neither side commits again.
+	var again javaMinorCompact
+	if err := g.proc.Call(ctx, "minor-compact", map[string]any{"path": javaPath}, &again); err != nil {
+		return err
+	}
+	if again.SnapshotAfter != again.SnapshotBefore {
+		return fmt.Errorf("Java's second minor compaction committed snapshot %d on %d", again.SnapshotAfter, again.SnapshotBefore)
+	}
+	res, err = tableops.Maintain(ctx, gtbl, g.engine, tableops.WithParallelism(2))
+	if err != nil {
+		return fmt.Errorf("go maintain again: %w", err)
+	}
+	if res.Snapshot != nil {
+		return fmt.Errorf("Go's second maintenance committed snapshot %d", res.Snapshot.ID)
 	}
 	return nil
 }
