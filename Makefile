@@ -15,7 +15,7 @@ PKFT_REQUIRE_JAVA_FULLTEXT ?= 1
 PKFT_REQUIRE_PYPAIMON      ?= 1
 export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA PKFT_REQUIRE_JAVA_FULLTEXT PKFT_REQUIRE_PYPAIMON
 
-.PHONY: all test compat native runner golden bench fuzz clean check-fmt vet gotest
+.PHONY: all test compat native runner golden bench clean check-fmt vet gotest
 
 all: test
 
@@ -67,11 +67,22 @@ vet:
 
 # The conformance package runs in its own step, with the matrix printed.
 gotest: native runner
-	$(TIMED) unit-tests $(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/compat/runner$$')
+	$(TIMED) unit-tests $(GO) test -race -count=1 -skip '^TestCrashPoints$$' $$($(GO) list ./... | grep -v '/compat/runner$$')
+
+# faults: the crash-point suites (internal/crashpoint): every table-writing operation is failed or
+# crashed at a sample of its file operations (every one with FULL=1) and what it leaves is checked;
+# prints the crash-point table. The Java side is the conformance case faults/<operation>.
+FULL ?=
+.PHONY: faults
+faults: native
+	@out=$$(mktemp); \
+	PKFT_FAULTS_FULL=$(FULL) $(GO) test -count=1 -timeout 60m -run '^TestCrashPoints$$' -v ./impl/tableops/ >$$out 2>&1; rc=$$?; \
+	if [ $$rc -ne 0 ]; then grep -v 'leaves orphans' $$out | tail -200; fi; \
+	sed -n 's/.*faults| //p' $$out; rm -f $$out; exit $$rc
 
 # test: formatting, vet, the Java runner's unit tests, every Go test under the race detector, then
 # the conformance suite.
-test: check-fmt vet runner-test gotest
+test: check-fmt vet runner-test gotest faults fuzz-short
 	$(MAKE) --no-print-directory conformance
 
 # compat: the conformance suite on its own, with every runner required.
@@ -118,13 +129,27 @@ heap-test: native
 perf-maintain: native
 	PKFT_PERF_TEST=1 $(GO) test -count=1 -timeout 30m -run '^TestMaintainPerformance$$' -v ./tools/pkft/
 
+# Fuzz targets: every `func FuzzX` in a test file under impl/ and internal/. Their checked-in seed
+# corpora (testdata/fuzz/FuzzX/) run as regression tests in every go test; fuzz-short (part of make
+# test) fuzzes each target for FUZZ_SHORT_TIME, fuzz for FUZZTIME. A crasher is written to the
+# target's testdata/fuzz/FuzzX/ by go test: check it in as a regression test.
 FUZZTIME ?= 60s
+FUZZ_SHORT_TIME ?= 3s
+FUZZ_TARGETS = for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' impl internal | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do
+.PHONY: fuzz fuzz-short
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	@$(FUZZ_TARGETS) \
+	    echo "fuzz ./$$dir $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./$$dir || exit 1; \
+	  done; \
+	done
+
+fuzz-short:
+	@$(FUZZ_TARGETS) \
+	    out=$$($(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZ_SHORT_TIME) ./$$dir 2>&1) || { echo "$$out"; echo "fuzz-short ./$$dir $$f: FAIL"; exit 1; }; \
+	    echo "fuzz-short ./$$dir $$f: ok"; \
 	  done; \
 	done
 
 clean:
-	rm -rf .cache compat/java/target compat/java/lib compat/report
+	rm -rf .cache compat/java/target compat/java/lib compat/report compat/report-docker

@@ -52,6 +52,11 @@ func (w *writer) write(ctx context.Context, newPath func() string, encode func(i
 		return "", 0, fmt.Errorf("encode %s: %w", name, err)
 	}
 	if err := out.Commit(ctx); err != nil {
+		if !errors.Is(err, fileio.ErrExists) {
+			// The publication may have landed although it reported an error (a link+unlink
+			// publication whose unlink failed): the fresh name is ours, so clean it up too.
+			w.written = append(w.written, path)
+		}
 		return "", 0, fmt.Errorf("publish %s: %w", name, err)
 	}
 	w.written = append(w.written, path)
@@ -159,11 +164,18 @@ func RewriteMetadata(ctx context.Context, t *table.Table, commitUser string) (_ 
 	next.DeltaRecordCount = 0
 	next.ChangelogRecordCount = nil
 	next.Operation = nil
-	if err := t.Snapshots.Commit(ctx, &next); err != nil {
-		if errors.Is(err, fileio.ErrExists) {
-			return nil, fmt.Errorf("commit snapshot %d: another writer committed first: %w", next.ID, err)
-		}
-		return nil, fmt.Errorf("commit snapshot %d: %w", next.ID, err)
+	committed, err := publishSnapshot(ctx, t, &next)
+	var uncertain *UncertainCommitError
+	if errors.As(err, &uncertain) {
+		// The snapshot may reference the new files: keep every one of them.
+		w.written = nil
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !committed {
+		return nil, fmt.Errorf("commit snapshot %d: another writer committed first: %w", next.ID, snapshot.ErrSnapshotExists)
 	}
 	return &next, nil
 }

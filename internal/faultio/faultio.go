@@ -12,7 +12,8 @@
 //     landed although the caller saw an error;
 //   - crashes (Crash): the call and every later call return ErrCrashed and nothing more reaches
 //     the disk. Files being written stay where a dead process would leave them (temporary files
-//     are not removed), as do the files already published.
+//     are not removed), as do the files already published;
+//   - fails that call and every later delete (FailNoCleanup), so the operation's cleanup fails.
 package faultio
 
 import (
@@ -74,6 +75,9 @@ const (
 	FailAfter
 	// Crash stops the operation dead: the call and every later one fail with ErrCrashed.
 	Crash
+	// FailNoCleanup makes the call fail without effect, and every later delete too: the
+	// operation's cleanup cannot remove what it wrote.
+	FailNoCleanup
 )
 
 func (m Mode) String() string {
@@ -84,6 +88,8 @@ func (m Mode) String() string {
 		return "fail-after"
 	case Crash:
 		return "crash"
+	case FailNoCleanup:
+		return "fail-no-cleanup"
 	}
 	return fmt.Sprintf("mode(%d)", int(m))
 }
@@ -113,6 +119,7 @@ type FS struct {
 	counts  Counts
 	fired   bool
 	crashed bool
+	noDel   bool
 	trace   []string
 }
 
@@ -125,7 +132,7 @@ func New(inner fileio.FileIO) *FS { return &FS{inner: inner} }
 func (f *FS) Arm(p Point) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.armed, f.point, f.counts, f.fired, f.crashed, f.trace = true, p, Counts{}, false, false, nil
+	f.armed, f.point, f.counts, f.fired, f.crashed, f.noDel, f.trace = true, p, Counts{}, false, false, false, nil
 }
 
 // Disarm stops injecting (a crashed FS stays crashed until the next Arm).
@@ -181,6 +188,9 @@ func (f *FS) step(op Op, path string) fate {
 	}
 	f.counts[op]++
 	f.trace = append(f.trace, op.String()+" "+path)
+	if op == OpDelete && f.noDel {
+		return failBefore
+	}
 	if !f.armed || f.fired || f.point.Op != op || f.point.K != f.counts[op] {
 		return proceed
 	}
@@ -191,6 +201,9 @@ func (f *FS) step(op Op, path string) fate {
 		return dead
 	case FailAfter:
 		return failAfter
+	case FailNoCleanup:
+		f.noDel = true
+		return failBefore
 	default:
 		return failBefore
 	}

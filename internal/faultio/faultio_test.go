@@ -110,3 +110,23 @@ func names(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+func TestFailNoCleanup(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	f := New(fileio.NewLocal())
+	if err := f.WriteFileAtomic(ctx, filepath.Join(dir, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	f.Arm(Point{Op: OpWrite, K: 1, Mode: FailNoCleanup})
+	if err := f.WriteFileAtomic(ctx, filepath.Join(dir, "b"), nil); !errors.Is(err, ErrInjected) {
+		t.Fatal(err)
+	}
+	if err := f.Delete(ctx, filepath.Join(dir, "a")); !errors.Is(err, ErrInjected) {
+		t.Fatalf("delete after the failure: %v", err)
+	}
+	f.DeleteQuietly(ctx, filepath.Join(dir, "a"))
+	if got := names(t, dir); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("files %v", got)
+	}
+}

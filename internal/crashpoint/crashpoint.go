@@ -1,0 +1,419 @@
+// Package crashpoint is the crash-point harness of the table-writing operations (test-only): it
+// runs an operation on a fresh copy of a table through a faultio.FS armed at one injection point
+// and checks what a crash or a failure there leaves behind:
+//
+//	(a) the table reads, and its dump (data and index files, full-text state and plan) is exactly
+//	    the one of the last committed snapshot: the table before the operation, or after it when
+//	    the point came after the snapshot was published;
+//	(b) no snapshot names a missing file (manifest lists, manifests, index manifest, data, index
+//	    and statistics files, with their recorded sizes);
+//	(c) the full-text state of every bucket is computable (the logic of `pkft state`);
+//	(d) a retry of the operation without faults succeeds and ends in the table a fault-free run
+//	    produces, up to the names of new files;
+//	(e) every file the faulted run left that no snapshot references (an orphan) is one Paimon's
+//	    orphan-file cleaning would remove (manifest/, index/, statistics/, bucket directories, and
+//	    non-snapshot files of snapshot/); a failure that is not a crash leaves none, unless the
+//	    injected fault hit the cleanup itself (a failed delete, or FailNoCleanup).
+//
+// It also checks that no file that existed before the operation was deleted or changed. Java's
+// view of the faulted tables is checked by the conformance case faults/<operation>, which runs the
+// same harness and keeps each case's table for the Java runner.
+package crashpoint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/inspect"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/faultio"
+)
+
+// Operation is one table-writing operation under test.
+type Operation struct {
+	// Name names the operation in reports ("rewrite-metadata", "maintain", ...).
+	Name string
+	// Setup creates the table the operation runs on in dir (a fresh empty directory) and returns
+	// its root.
+	Setup func(dir string) (string, error)
+	// Run runs the operation once on the table at root through fio.
+	Run func(ctx context.Context, fio fileio.FileIO, root string) error
+}
+
+// Modes are the injection modes every operation is driven through.
+var Modes = []faultio.Mode{faultio.Fail, faultio.FailAfter, faultio.Crash, faultio.FailNoCleanup}
+
+// Reference is the outcome of a fault-free run.
+type Reference struct {
+	// Before and After are the normalized dumps before and after the operation.
+	Before, After string
+	// BeforeID and AfterID are the latest snapshot ids before and after.
+	BeforeID, AfterID int64
+	// Counts are the file operations the run made.
+	Counts faultio.Counts
+}
+
+// Case is the outcome of one injection point.
+type Case struct {
+	Point faultio.Point
+	// Err is the faulted operation's error (nil when it completed despite the fault).
+	Err error
+	// Committed reports that the faulted run's snapshot is the latest one.
+	Committed bool
+	// Orphans are the files the faulted run left that no snapshot references, relative to the
+	// table root.
+	Orphans []string
+	// Problems are the checks that failed; empty when the case passes.
+	Problems []string
+	// Root is the faulted table after the checks, before the retry (only when KeepTables).
+	Root string
+}
+
+// Passed reports whether every check held.
+func (c *Case) Passed() bool { return len(c.Problems) == 0 }
+
+func (c *Case) fail(format string, args ...any) {
+	c.Problems = append(c.Problems, fmt.Sprintf(format, args...))
+}
+
+// Harness runs an operation's cases.
+type Harness struct {
+	Op Operation
+	// TempDir returns a fresh empty directory per call.
+	TempDir func() string
+	// KeepTables makes each case keep a copy of its faulted table (before the retry) in
+	// Case.Root, for checks by another reader.
+	KeepTables bool
+	ref        *Reference
+}
+
+// Reference runs the operation without faults (once) and returns its outcome.
+func (h *Harness) Reference(ctx context.Context) (*Reference, error) {
+	if h.ref != nil {
+		return h.ref, nil
+	}
+	root, err := h.Op.Setup(h.TempDir())
+	if err != nil {
+		return nil, err
+	}
+	before, beforeID, err := normalizedDump(ctx, root, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dump before: %w", err)
+	}
+	pre, err := snapshotTree(root)
+	if err != nil {
+		return nil, err
+	}
+	f := faultio.New(fileio.NewLocal())
+	if err := h.Op.Run(ctx, f, root); err != nil {
+		return nil, fmt.Errorf("fault-free %s: %w", h.Op.Name, err)
+	}
+	after, afterID, err := normalizedDump(ctx, root, pre)
+	if err != nil {
+		return nil, fmt.Errorf("dump after: %w", err)
+	}
+	h.ref = &Reference{Before: before, After: after, BeforeID: beforeID, AfterID: afterID, Counts: f.Counts()}
+	return h.ref, nil
+}
+
+// Run runs one case: the operation through f armed at p on a fresh table, the checks, a retry.
+func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Case, error) {
+	ref, err := h.Reference(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &Case{Point: p}
+	root, err := h.Op.Setup(h.TempDir())
+	if err != nil {
+		return nil, err
+	}
+	pre, err := snapshotTree(root)
+	if err != nil {
+		return nil, err
+	}
+	f.Arm(p)
+	c.Err = runGuarded(ctx, h.Op, f, root)
+	fired, crashed := f.Fired(), f.Crashed()
+	f.Disarm()
+	if !fired {
+		// The point is past the operation's last operation of its kind: a fault-free run.
+		if c.Err != nil {
+			c.fail("run without reaching %s failed: %v", p, c.Err)
+		}
+	}
+	if c.Err != nil && !errors.Is(c.Err, faultio.ErrInjected) && !errors.Is(c.Err, faultio.ErrCrashed) {
+		c.fail("error does not wrap the injected fault: %v", c.Err)
+	}
+
+	// (a), (c): the dump is that of the last committed snapshot.
+	got, gotID, err := normalizedDump(ctx, root, pre)
+	switch {
+	case err != nil:
+		c.fail("(a) table does not read: %v", err)
+	case gotID == ref.BeforeID && got == ref.Before:
+	case gotID == ref.AfterID && got == ref.After:
+		c.Committed = true
+	default:
+		c.fail("(a) snapshot %d is neither the table before (%d) nor after (%d) the operation:\n%s", gotID, ref.BeforeID, ref.AfterID, got)
+	}
+	if c.Err == nil && !c.Committed && ref.AfterID != ref.BeforeID {
+		c.fail("(a) the operation reported success but its snapshot is not the latest")
+	}
+	// (b) every snapshot's files exist.
+	refs, err := checkReferences(ctx, root)
+	for _, e := range errs(err) {
+		c.fail("(b) %v", e)
+	}
+	// Nothing that existed before was deleted or changed.
+	post, err := snapshotTree(root)
+	if err != nil {
+		return nil, err
+	}
+	for name, st := range pre {
+		if now, ok := post[name]; !ok {
+			c.fail("file %s existing before the operation was deleted", name)
+		} else if now != st && !isHint(name) {
+			c.fail("file %s existing before the operation was changed", name)
+		}
+	}
+	// (e) orphans.
+	for name := range post {
+		if _, ok := pre[name]; ok || refs[filepath.Base(name)] || isHint(name) {
+			continue
+		}
+		c.Orphans = append(c.Orphans, name)
+		if !cleanable(name) {
+			c.fail("(e) orphan %s is not one Paimon's orphan-file cleaning removes", name)
+		}
+	}
+	sort.Strings(c.Orphans)
+	if len(c.Orphans) > 0 && !crashed && p.Op != faultio.OpDelete && p.Mode != faultio.FailNoCleanup {
+		c.fail("(e) a failure (not a crash) left orphans %v", c.Orphans)
+	}
+	if h.KeepTables {
+		keep := filepath.Join(h.TempDir(), filepath.Base(root))
+		if err := os.CopyFS(keep, os.DirFS(root)); err != nil {
+			return nil, err
+		}
+		c.Root = keep
+	}
+	// (d) a retry succeeds and ends where a fault-free run ends.
+	if err := runGuarded(ctx, h.Op, fileio.NewLocal(), root); err != nil {
+		c.fail("(d) retry failed: %v", err)
+	} else if final, _, err := normalizedDump(ctx, root, pre); err != nil {
+		c.fail("(d) table does not read after the retry: %v", err)
+	} else if stripID(final) != stripID(ref.After) {
+		c.fail("(d) the retry ends in another table than a fault-free run:\n got  %s\n want %s", final, ref.After)
+	}
+	if _, err := checkReferences(ctx, root); err != nil {
+		c.fail("(b) after the retry: %v", err)
+	}
+	return c, nil
+}
+
+// runGuarded runs the operation, turning a panic into an error.
+func runGuarded(ctx context.Context, op Operation, fio fileio.FileIO, root string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return op.Run(ctx, fio, root)
+}
+
+func errs(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// isHint reports the LATEST and EARLIEST hints, which operations may rewrite.
+func isHint(rel string) bool {
+	dir, name := filepath.Split(rel)
+	return dir == "snapshot/" && (name == "LATEST" || name == "EARLIEST")
+}
+
+// cleanable reports whether Paimon's OrphanFilesClean considers the file: it lists manifest/,
+// index/, statistics/, the bucket directories of the data paths, and the non-snapshot files of
+// snapshot/.
+func cleanable(rel string) bool {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	name := parts[len(parts)-1]
+	switch parts[0] {
+	case "manifest", "index", "statistics":
+		return len(parts) == 2
+	case "snapshot":
+		return len(parts) == 2 && !strings.HasPrefix(name, "snapshot-") && name != "LATEST" && name != "EARLIEST"
+	case "schema", "tag", "branch", "changelog", "consumer", "service":
+		return false
+	}
+	return len(parts) >= 2 && strings.HasPrefix(parts[len(parts)-2], "bucket-")
+}
+
+type fileState struct {
+	size  int64
+	mtime int64
+}
+
+// snapshotTree records every regular file under root with its size and modification time.
+func snapshotTree(root string) (map[string]fileState, error) {
+	out := map[string]fileState{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = fileState{info.Size(), info.ModTime().UnixNano()}
+		return nil
+	})
+	return out, err
+}
+
+// checkReferences reads every snapshot and checks each file it names exists with the recorded
+// size. It returns the names of every referenced file.
+func checkReferences(ctx context.Context, root string) (map[string]bool, error) {
+	tbl := table.Open(fileio.NewLocal(), root)
+	tree, err := snapshotTree(root)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string][]fileState{}
+	for rel, st := range tree {
+		byName[filepath.Base(rel)] = append(byName[filepath.Base(rel)], st)
+	}
+	refs := map[string]bool{}
+	var problems []error
+	need := func(what, name string, size int64) {
+		refs[name] = true
+		sts, ok := byName[name]
+		if !ok {
+			problems = append(problems, fmt.Errorf("%s %s is missing", what, name))
+			return
+		}
+		if size >= 0 && !slices.ContainsFunc(sts, func(s fileState) bool { return s.size == size }) {
+			problems = append(problems, fmt.Errorf("%s %s has another size than the recorded %d", what, name, size))
+		}
+	}
+	ids, err := tbl.Snapshots.IDs(ctx)
+	if err != nil {
+		return refs, err
+	}
+	for _, id := range ids {
+		refs[filepath.Base(tbl.Snapshots.Path(id))] = true
+		s, err := tbl.Snapshots.Snapshot(ctx, id)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("snapshot %d: %w", id, err))
+			continue
+		}
+		size := func(p *int64) int64 {
+			if p == nil {
+				return -1
+			}
+			return *p
+		}
+		need("manifest list", s.BaseManifestList, size(s.BaseManifestListSize))
+		need("manifest list", s.DeltaManifestList, size(s.DeltaManifestListSize))
+		if s.ChangelogManifestList != nil {
+			need("manifest list", *s.ChangelogManifestList, size(s.ChangelogManifestListSize))
+		}
+		if s.IndexManifest != nil {
+			need("index manifest", *s.IndexManifest, -1)
+		}
+		if s.Statistics != nil {
+			need("statistics", *s.Statistics, -1)
+		}
+		c, err := tbl.Read(ctx, s)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("snapshot %d: %w", id, err))
+			continue
+		}
+		for _, m := range slices.Concat(c.BaseManifests, c.DeltaManifests) {
+			need("manifest", m.FileName, m.FileSize)
+		}
+		for _, e := range c.Entries {
+			need("data file", e.File.FileName, e.File.FileSize)
+		}
+		for _, e := range c.IndexEntries {
+			if e.Kind == meta.FileKindAdd {
+				need("index file", e.IndexFile.FileName, e.IndexFile.FileSize)
+			}
+		}
+	}
+	return refs, errors.Join(problems...)
+}
+
+var snapshotIDField = regexp.MustCompile(`"snapshotId":\d+,`)
+
+func stripID(dump string) string { return snapshotIDField.ReplaceAllString(dump, "") }
+
+// normalizedDump dumps the latest snapshot with the full-text state as `pkft state` computes it,
+// naming files absent from pre (files the operation wrote) NEW and ordering each bucket's index
+// files by their normalized form.
+func normalizedDump(ctx context.Context, root string, pre map[string]fileState) (string, int64, error) {
+	d, err := inspect.TableDump(ctx, table.Open(fileio.NewLocal(), root), inspect.FullTextState)
+	if err != nil {
+		return "", 0, err
+	}
+	old := map[string]bool{}
+	for rel := range pre {
+		old[filepath.Base(rel)] = true
+	}
+	rename := func(name string) string {
+		if pre == nil || old[name] {
+			return name
+		}
+		return "NEW"
+	}
+	for i := range d.Buckets {
+		b := &d.Buckets[i]
+		for j := range b.DataFiles {
+			b.DataFiles[j].FileName = rename(b.DataFiles[j].FileName)
+		}
+		for j := range b.IndexFiles {
+			b.IndexFiles[j].FileName = rename(b.IndexFiles[j].FileName)
+		}
+		sort.SliceStable(b.IndexFiles, func(x, y int) bool {
+			bx, _ := json.Marshal(b.IndexFiles[x])
+			by, _ := json.Marshal(b.IndexFiles[y])
+			return string(bx) < string(by)
+		})
+		if b.State != nil {
+			for k, v := range b.State.Current {
+				b.State.Current[k] = rename(v)
+			}
+			for k, v := range b.State.Stale {
+				b.State.Stale[k] = rename(v)
+			}
+			slices.Sort(b.State.Stale)
+		}
+		if b.Plan != nil {
+			for k, v := range b.Plan.Input {
+				b.Plan.Input[k] = rename(v)
+			}
+		}
+	}
+	out, err := json.Marshal(d)
+	if err != nil {
+		return "", 0, err
+	}
+	return string(out), d.SnapshotID, nil
+}

@@ -1,0 +1,86 @@
+package crashpoint
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+)
+
+// Operations is the table of table-writing operations the crash-point suites drive. repoRoot is
+// the module root (for the golden tables under testdata/tables); engine builds archives.
+//
+// To add an operation (write, compaction, ...), append an Operation whose Setup copies a table
+// the operation changes and whose Run calls it once through the given FileIO with deterministic
+// options (one bucket at a time, so the k-th file operation is the same in every run).
+func Operations(repoRoot string, engine fulltext.Engine) []Operation {
+	return []Operation{
+		{
+			Name:  "rewrite-metadata",
+			Setup: copyGolden(repoRoot, "pypaimon", "pk-partitioned", nil),
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := tableops.RewriteMetadata(ctx, table.Open(fio, root), "crashpoint")
+				return err
+			},
+		},
+		{
+			// Builds the archives of both levels of a Java-written table, with deletion vectors.
+			Name:  "maintain",
+			Setup: copyGolden(repoRoot, "java", "two-levels", map[string]string{pkfulltext.ColumnsOption: "content"}),
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := tableops.Maintain(ctx, table.Open(fio, root), engine,
+					tableops.WithParallelism(1), tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+				return err
+			},
+		},
+	}
+}
+
+// copyGolden returns a Setup copying testdata/tables/<kind>/<name> and, when options is not nil,
+// adding them as the next schema (as Java's SchemaManager commits an option change: no snapshot).
+func copyGolden(repoRoot, kind, name string, options map[string]string) func(string) (string, error) {
+	return func(dir string) (string, error) {
+		src := filepath.Join(repoRoot, "testdata", "tables", kind, name)
+		dst := filepath.Join(dir, name)
+		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+			return "", err
+		}
+		if options == nil {
+			return dst, nil
+		}
+		s, err := table.Open(fileio.NewLocal(), dst).LatestSchema(context.Background())
+		if err != nil {
+			return "", err
+		}
+		next := *s
+		next.ID = s.ID + 1
+		next.Options = map[string]string{}
+		for k, v := range s.Options {
+			next.Options[k] = v
+		}
+		next.OptionOrder = slices.Clone(s.OptionOrder)
+		keys := make([]string, 0, len(options))
+		for k := range options {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if _, ok := next.Options[k]; !ok {
+				next.OptionOrder = append(next.OptionOrder, k)
+			}
+			next.Options[k] = options[k]
+		}
+		if err := os.WriteFile(filepath.Join(dst, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
+			return "", fmt.Errorf("add options to %s: %w", name, err)
+		}
+		return dst, nil
+	}
+}
