@@ -8,18 +8,25 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 )
 
-// seriesColors are the bar colours of the series of a panel, in order.
-var seriesColors = []color.RGBA{
-	{0x88, 0x88, 0x88, 0xff}, // engine / reference
-	{0x1f, 0x77, 0xb4, 0xff}, // Go
-	{0xd6, 0x27, 0x28, 0xff}, // Java
-	{0x2c, 0xa0, 0x2c, 0xff},
+// seriesColor is the bar colour of a series: grey for the engine, blue for Go (green for Go with
+// two workers), red for Java.
+func seriesColor(name string) color.RGBA {
+	switch {
+	case strings.HasPrefix(name, "engine"):
+		return color.RGBA{0x88, 0x88, 0x88, 0xff}
+	case strings.HasPrefix(name, "Java"):
+		return color.RGBA{0xd6, 0x27, 0x28, 0xff}
+	case strings.Contains(name, "2 workers"):
+		return color.RGBA{0x2c, 0xa0, 0x2c, 0xff}
+	}
+	return color.RGBA{0x1f, 0x77, 0xb4, 0xff}
 }
 
 // panel is one grouped bar chart: for each group, one bar per series.
@@ -45,7 +52,7 @@ func (r *Report) Chart(w io.Writer) error {
 		panels = append(panels, p)
 	}
 	if len(r.States) > 0 {
-		p := panel{title: "Bucket restore decision, state + plan (µs, log scale, lower is better)", unit: "µs", log: true, series: []string{"Go", "Java"}}
+		p := panel{title: "Bucket restore decision, state + plan (microseconds, log scale, lower is better)", unit: "us", log: true, series: []string{"Go", "Java"}}
 		for _, s := range r.States {
 			p.groups = append(p.groups, fmt.Sprintf("%s files", count(s.Files)))
 			p.values = append(p.values, []float64{s.Go * 1e6, s.Java * 1e6})
@@ -78,8 +85,8 @@ func (p panel) draw(img *image.RGBA, area image.Rectangle) {
 	text(img, area.Min.X+10, area.Min.Y+16, p.title, black)
 	// Legend.
 	x := area.Min.X + 10
-	for i, s := range p.series {
-		fill(img, image.Rect(x, area.Min.Y+24, x+10, area.Min.Y+34), seriesColors[i%len(seriesColors)])
+	for _, s := range p.series {
+		fill(img, image.Rect(x, area.Min.Y+24, x+10, area.Min.Y+34), seriesColor(s))
 		text(img, x+14, area.Min.Y+34, s, black)
 		x += 24 + 7*len(s)
 	}
@@ -137,7 +144,7 @@ func (p panel) draw(img *image.RGBA, area image.Rectangle) {
 		for si, v := range g {
 			h := int(scale(v) * float64(plot.Dy()))
 			r := image.Rect(gx+si*barW+1, plot.Max.Y-h, gx+(si+1)*barW-1, plot.Max.Y)
-			fill(img, r, seriesColors[si%len(seriesColors)])
+			fill(img, r, seriesColor(p.series[si]))
 			if v > 0 {
 				text(img, r.Min.X, r.Min.Y-2, short(v), black)
 			}
