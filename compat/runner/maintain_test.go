@@ -216,6 +216,25 @@ func maintainCorpus() []*maintainTable {
 			more: []tableStep{{rows: ftTextRows(508, "content", 2000, 2006)}, {}},
 		},
 		{
+			// Java indexes, then compacts with the index option removed (no maintainer runs), and
+			// the option comes back: the archives are stale and must be retired.
+			name: "stale-archives", builds: true,
+			def: &corpusTable{
+				name: "stale-archives", fields: idContent, primaryKeys: []string{"id"},
+				options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"},
+				steps: []tableStep{
+					{rows: ftTextRows(511, "content", 0, 60), compact: true},
+					{rows: ftTextRows(516, "content", 30, 70), compact: true},
+					{alter: map[string]any{"removeOptions": []string{pkfulltext.ColumnsOption}}},
+					{rows: append(ftTextRows(512, "content", 40, 90), deletes(ftTextRows(513, "content", 5, 8))...), compact: true},
+					{rows: ftTextRows(514, "content", 0, 4)},
+					{alter: map[string]any{"setOptions": map[string]string{pkfulltext.ColumnsOption: "content"}}},
+				},
+				exercises: hasStaleArchives,
+			},
+			more: []tableStep{{rows: ftTextRows(515, "content", 3000, 3003)}, {}},
+		},
+		{
 			name: "java-current", builds: false, def: current,
 			more: []tableStep{{rows: ftPartitionRows(509, 70, 73)}, {}},
 		},
@@ -259,6 +278,21 @@ func (g *maintainGroup) build(ctx context.Context, mt *maintainTable) error {
 	}
 	mt.path = path
 	return nil
+}
+
+// hasStaleArchives checks the table keeps full-text archives whose sources are no longer live.
+func hasStaleArchives(path string, _ *inspect.Dump) error {
+	ctx := context.Background()
+	_, plans, err := tableops.PlanMaintenance(ctx, table.Open(fileio.NewLocal(), path))
+	if err != nil {
+		return err
+	}
+	for _, p := range plans {
+		if len(p.Retire) > 0 {
+			return nil
+		}
+	}
+	return errors.New("no stale archive to retire")
 }
 
 // levelsWithoutArchive counts, by Java's state, the eligible levels without a current archive.
