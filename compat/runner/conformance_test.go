@@ -223,6 +223,7 @@ func TestConformance(t *testing.T) {
 	testRewrite(t)
 	testJavaTables(t)
 	testMaintain(t)
+	testWrite(t)
 }
 
 func testEngine(t *testing.T) {

@@ -40,6 +40,7 @@ public final class Main {
         IndexFileCommands.register(commands);
         MinorCompactCommands.register(commands);
         BenchCommands.register(commands);
+        BucketCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */

@@ -1,0 +1,704 @@
+package runner
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/inspect"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// writeCommands are the runner commands the write cases use.
+var writeCommands = []string{"create-table", "write", "compact", "read", "dump", "search", "bucket"}
+
+// testWrite runs the cases of Go's writer and compaction: bucket/hash (go<->java),
+// scenario/java-reads-go-archives/<variant> (go->java, java-after-go),
+// scenario/go-compacts-java-archives (java->go->java) and scenario/alternating (go+java).
+func testWrite(t *testing.T) {
+	g := &maintainGroup{dir: t.TempDir(), tables: map[string]*maintainTable{}}
+	ctx := context.Background()
+	if p, err := StartJava(ctx); err != nil {
+		g.startErr = unavailable{testenv.RequireJavaEnv, err}
+	} else {
+		t.Cleanup(func() { p.Close() })
+		g.proc = p
+	}
+	if lib, err := native.Load(); err != nil {
+		g.engErr = unavailable{testenv.RequireNativeEnv, err}
+	} else {
+		g.engine = native.Engine{Lib: lib}
+	}
+	runCase(t, "bucket/hash", "go<->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return bucketHash(ctx, g)
+	})
+	for _, v := range goWriteVariants() {
+		runCase(t, "scenario/java-reads-go-archives/"+v.name, "go->java", func(ctx context.Context) error {
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			return goWritesJavaReads(ctx, g, v)
+		})
+		runCase(t, "scenario/java-reads-go-archives/"+v.name, "java-after-go", func(ctx context.Context) error {
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			if v.path == "" {
+				return errors.New("go->java did not pass: no Go-written table to continue")
+			}
+			return javaAfterGoWrite(ctx, g, v)
+		})
+	}
+	runCase(t, "scenario/go-compacts-java-archives", "java->go->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return goCompactsJavaArchives(ctx, g)
+	})
+	runCase(t, "scenario/alternating", "go+java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return alternating(ctx, g, alternatingRounds)
+	})
+}
+
+// alternatingRounds is the number of rounds of scenario/alternating.
+const alternatingRounds = 20
+
+// ---------------------------------------------------------------------------------------------
+// bucket/hash
+
+// keyType is one primary-key shape of bucket/hash: its columns and a generator of a random key
+// in the runner's JSON form and in Go's form.
+type keyType struct {
+	name   string
+	fields []field
+	gen    func(r *rand.Rand) (row, []any)
+}
+
+func keyTypes() []keyType {
+	one := func(name, sqlType string, gen func(r *rand.Rand) (any, any)) keyType {
+		return keyType{name: name, fields: []field{{"k", sqlType + " NOT NULL"}, {"v", "STRING"}},
+			gen: func(r *rand.Rand) (row, []any) {
+				j, g := gen(r)
+				return row{"k": j, "v": "x"}, []any{g, "x"}
+			}}
+	}
+	decimal := func(r *rand.Rand, precision, scale int) (any, any) {
+		digits := 1 + r.IntN(precision)
+		u := new(big.Int)
+		for i := 0; i < digits; i++ {
+			u.Mul(u, big.NewInt(10))
+			u.Add(u, big.NewInt(int64(r.IntN(10))))
+		}
+		if r.IntN(2) == 0 {
+			u.Neg(u)
+		}
+		d := binrow.Decimal{Unscaled: u, Scale: scale}
+		return d.String(), d
+	}
+	timestamp := func(precision int) func(r *rand.Rand) (any, any) {
+		return func(r *rand.Rand) (any, any) {
+			secs := r.Int64N(4_000_000_000) - 1_000_000_000
+			nanos := r.IntN(1_000_000_000)
+			unit := 1
+			for i := precision; i < 9; i++ {
+				unit *= 10
+			}
+			nanos -= nanos % unit
+			t := time.Unix(secs, int64(nanos)).UTC()
+			ms := secs*1000 + int64(nanos/1_000_000)
+			return t.Format("2006-01-02T15:04:05.999999999"), binrow.Timestamp{Millis: ms, NanoOfMilli: int32(nanos % 1_000_000)}
+		}
+	}
+	randText := func(r *rand.Rand) string {
+		alphabet := []rune("abcxyz019 é中文😀")
+		n := r.IntN(24)
+		var sb strings.Builder
+		for i := 0; i < n; i++ {
+			sb.WriteRune(alphabet[r.IntN(len(alphabet))])
+		}
+		return sb.String()
+	}
+	return []keyType{
+		one("tinyint", "TINYINT", func(r *rand.Rand) (any, any) { v := int8(r.IntN(256) - 128); return v, v }),
+		one("smallint", "SMALLINT", func(r *rand.Rand) (any, any) { v := int16(r.IntN(65536) - 32768); return v, v }),
+		one("int", "INT", func(r *rand.Rand) (any, any) { v := int32(r.Uint32()); return v, v }),
+		one("bigint", "BIGINT", func(r *rand.Rand) (any, any) { v := int64(r.Uint64()); return v, v }),
+		one("decimal-compact", "DECIMAL(10, 2)", func(r *rand.Rand) (any, any) { return decimal(r, 10, 2) }),
+		one("decimal-18", "DECIMAL(18, 0)", func(r *rand.Rand) (any, any) { return decimal(r, 18, 0) }),
+		one("decimal-noncompact", "DECIMAL(38, 10)", func(r *rand.Rand) (any, any) { return decimal(r, 38, 10) }),
+		one("string", "STRING", func(r *rand.Rand) (any, any) { s := randText(r); return s, s }),
+		one("varbinary", "VARBINARY(64)", func(r *rand.Rand) (any, any) {
+			b := make([]byte, r.IntN(20))
+			for i := range b {
+				b[i] = byte(r.IntN(256))
+			}
+			return base64.StdEncoding.EncodeToString(b), b
+		}),
+		one("date", "DATE", func(r *rand.Rand) (any, any) {
+			d := int32(r.IntN(80000) - 20000)
+			return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02"), d
+		}),
+		one("timestamp-0", "TIMESTAMP(0)", timestamp(0)),
+		one("timestamp-3", "TIMESTAMP(3)", timestamp(3)),
+		one("timestamp-6", "TIMESTAMP(6)", timestamp(6)),
+		one("timestamp-9", "TIMESTAMP(9)", timestamp(9)),
+		{name: "composite", fields: []field{{"a", "INT NOT NULL"}, {"b", "STRING NOT NULL"}, {"c", "DATE NOT NULL"}, {"v", "STRING"}},
+			gen: func(r *rand.Rand) (row, []any) {
+				a, b, c := int32(r.IntN(1000)), randText(r), int32(r.IntN(30000))
+				return row{"a": a, "b": b, "c": time.Unix(int64(c)*86400, 0).UTC().Format("2006-01-02"), "v": "x"}, []any{a, b, c, "x"}
+			}},
+	}
+}
+
+// bucketHash is bucket/hash: for 10,000 random keys of every key type, Go's bucket of the row
+// equals the bucket Paimon's FixedBucketRowKeyExtractor computes.
+func bucketHash(ctx context.Context, g *maintainGroup) error {
+	const keys = 10000
+	for i, kt := range keyTypes() {
+		pks := []string{"k"}
+		if kt.name == "composite" {
+			pks = []string{"a", "b", "c"}
+		}
+		path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "bucket-hash", kt.name), "bh-"+kt.name, kt.fields, pks, nil,
+			map[string]string{"bucket": "13"}, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", kt.name, err)
+		}
+		sch, err := table.Open(fileio.NewLocal(), path).LatestSchema(ctx)
+		if err != nil {
+			return err
+		}
+		r := rand.New(rand.NewPCG(uint64(i), 2026))
+		rows := make([]row, keys)
+		goRows := make([][]any, keys)
+		for j := range rows {
+			rows[j], goRows[j] = kt.gen(r)
+		}
+		var res struct {
+			Buckets []int `json:"buckets"`
+		}
+		if err := g.proc.Call(ctx, "bucket", map[string]any{"path": path, "rows": rows}, &res); err != nil {
+			return fmt.Errorf("%s: %w", kt.name, err)
+		}
+		if len(res.Buckets) != keys {
+			return fmt.Errorf("%s: Java returned %d buckets for %d rows", kt.name, len(res.Buckets), keys)
+		}
+		used := map[int]bool{}
+		for j := range rows {
+			b, err := tableops.BucketOf(sch, goRows[j])
+			if err != nil {
+				return fmt.Errorf("%s: row %v: %w", kt.name, rows[j], err)
+			}
+			if b != res.Buckets[j] {
+				return fmt.Errorf("%s: row %v: Go bucket %d, Java %d", kt.name, rows[j], b, res.Buckets[j])
+			}
+			used[b] = true
+		}
+		if len(used) < 2 && kt.name != "tinyint" {
+			return fmt.Errorf("%s: every key fell into one bucket: the case tests nothing", kt.name)
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------------------------
+// Go writes, Java reads
+
+// writeVariant is one table Go creates by writing and compacting.
+type writeVariant struct {
+	name      string
+	fields    []field
+	pks       []string
+	partKeys  []string
+	options   map[string]string
+	rows      func(lo, hi int, seed uint64) []row
+	fullText  bool
+	path      string
+	model     *rowModel
+	searchErr error
+}
+
+func textRows(lo, hi int, seed uint64) []row { return pkTextRows(seed, lo, hi) }
+
+func partTextRows(lo, hi int, seed uint64) []row {
+	rows := pkTextRows(seed, lo, hi)
+	regions := []string{"eu", "中国", "us"}
+	for i, r := range rows {
+		r["region"] = regions[(lo+i)%3]
+		r["dt"] = []string{"2024-01-31", "2024-02-01"}[(lo+i)%2]
+	}
+	return rows
+}
+
+func goWriteVariants() []*writeVariant {
+	ft := func(extra map[string]string) map[string]string {
+		o := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
+		for k, v := range extra {
+			o[k] = v
+		}
+		return o
+	}
+	idText := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+	return []*writeVariant{
+		{name: "partitioned-dv", fields: []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}},
+			pks: []string{"region", "dt", "id"}, partKeys: []string{"region", "dt"}, options: ft(nil), rows: partTextRows, fullText: true},
+		{name: "index-in-data-dir", fields: idText, pks: []string{"id"},
+			options: ft(map[string]string{"bucket": "3", "index-file-in-data-file-dir": "true"}), rows: textRows, fullText: true},
+		{name: "ngram", fields: idText, pks: []string{"id"},
+			options: ft(map[string]string{pkfulltext.FieldOptionsKey("content"): `{"tokenizer":"ngram","ngram.min-gram":"2","ngram.max-gram":"3"}`}),
+			rows:    textRows, fullText: true},
+		{name: "jieba", fields: idText, pks: []string{"id"},
+			options: ft(map[string]string{pkfulltext.FieldOptionsKey("content"): `{"tokenizer":"jieba"}`}), rows: textRows, fullText: true},
+		{name: "no-dv", fields: idText, pks: []string{"id"}, options: map[string]string{"bucket": "2"}, rows: textRows},
+	}
+}
+
+// rowModel is the rows a table should hold, by primary key.
+type rowModel struct {
+	pks  []string
+	rows map[string]row
+}
+
+func newRowModel(pks []string) *rowModel { return &rowModel{pks: pks, rows: map[string]row{}} }
+
+func (m *rowModel) key(r row) string {
+	parts := make([]string, len(m.pks))
+	for i, k := range m.pks {
+		parts[i] = fmt.Sprint(normalize(r[k]))
+	}
+	return strings.Join(parts, "\x00")
+}
+
+func (m *rowModel) apply(rows []row) {
+	for _, r := range rows {
+		k := m.key(r)
+		switch r["_rowKind"] {
+		case "-D", "-U":
+			delete(m.rows, k)
+		default:
+			c := row{}
+			for f, v := range r {
+				if f != "_rowKind" {
+					c[f] = v
+				}
+			}
+			m.rows[k] = c
+		}
+	}
+}
+
+// normalize passes a value through JSON, as Java's read renders it to the harness.
+func normalize(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// sameAsModel checks Java reads exactly the model's rows.
+func sameAsModel(ctx context.Context, g *maintainGroup, path string, m *rowModel, fields []field) error {
+	got, err := javaRead(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	gotByKey := map[string]any{}
+	for _, r := range got {
+		gotByKey[m.key(r)] = normalize(r)
+	}
+	want := map[string]any{}
+	for k, r := range m.rows {
+		full := row{}
+		for _, f := range fields {
+			full[f.Name] = r[f.Name]
+		}
+		want[k] = normalize(full)
+	}
+	if len(got) != len(gotByKey) {
+		return fmt.Errorf("Java read %d rows with %d distinct keys", len(got), len(gotByKey))
+	}
+	if d := cmp.Diff(want, gotByKey); d != "" {
+		return fmt.Errorf("Java reads other rows than the model (-model +java):\n%s", d)
+	}
+	return nil
+}
+
+// goRow converts a runner row to Go's typed row of the schema and its kind.
+func goRow(sch *schema.TableSchema, r row) (types.RowKind, []any, error) {
+	kind := types.Insert
+	switch r["_rowKind"] {
+	case nil, "+I":
+	case "+U":
+		kind = types.UpdateAfter
+	case "-U":
+		kind = types.UpdateBefore
+	case "-D":
+		kind = types.Delete
+	default:
+		return 0, nil, fmt.Errorf("row kind %v", r["_rowKind"])
+	}
+	out := make([]any, len(sch.Fields))
+	for i, f := range sch.Fields {
+		v := r[f.Name]
+		if v == nil {
+			continue
+		}
+		switch f.Type.Root {
+		case types.RootInt:
+			switch x := v.(type) {
+			case int:
+				out[i] = int32(x)
+			case int32:
+				out[i] = x
+			default:
+				return 0, nil, fmt.Errorf("%s: %T", f.Name, v)
+			}
+		case types.RootVarChar, types.RootChar:
+			out[i] = v.(string)
+		case types.RootDate:
+			d, err := time.Parse("2006-01-02", v.(string))
+			if err != nil {
+				return 0, nil, err
+			}
+			out[i] = int32(d.Unix() / 86400)
+		default:
+			return 0, nil, fmt.Errorf("%s: type %s not handled by the harness", f.Name, f.Type.SQLString())
+		}
+	}
+	return kind, out, nil
+}
+
+// goWrite writes rows with Go's writer and commits them.
+func goWrite(ctx context.Context, g *maintainGroup, path string, rows []row) error {
+	tbl := table.Open(fileio.NewLocal(), path)
+	w, err := tableops.OpenWriter(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-conformance"))
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		kind, values, err := goRow(w.Schema(), r)
+		if err == nil {
+			err = w.Write(ctx, kind, values)
+		}
+		if err != nil {
+			return errors.Join(fmt.Errorf("go write %v: %w", r, err), w.Abort(ctx))
+		}
+	}
+	if _, err := w.Commit(ctx); err != nil {
+		return fmt.Errorf("go write commit: %w", err)
+	}
+	return nil
+}
+
+// goCompact fully compacts the table with Go.
+func goCompact(ctx context.Context, g *maintainGroup, path string) (*tableops.CompactResult, error) {
+	res, err := tableops.Compact(ctx, table.Open(fileio.NewLocal(), path), g.engine, tableops.WithCommitUser("pkft-conformance"))
+	if err != nil {
+		return nil, fmt.Errorf("go compact: %w", err)
+	}
+	return res, nil
+}
+
+// updatesAndDeletes rewrites some rows of the model (new text) and deletes others.
+func updatesAndDeletes(m *rowModel, seed uint64, update, del int) []row {
+	keys := make([]string, 0, len(m.rows))
+	for k := range m.rows {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	r := rand.New(rand.NewPCG(seed, 7))
+	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	texts := pkTextRows(seed, 0, update)
+	var out []row
+	for i := 0; i < update && i < len(keys); i++ {
+		c := row{}
+		for f, v := range m.rows[keys[i]] {
+			c[f] = v
+		}
+		c["content"] = texts[i]["content"]
+		c["_rowKind"] = "+U"
+		out = append(out, c)
+	}
+	for i := update; i < update+del && i < len(keys); i++ {
+		c := row{"_rowKind": "-D"}
+		for _, k := range m.pks {
+			c[k] = m.rows[keys[i]][k]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// checkJavaView checks Java reads the model's rows and, for full-text tables, that every
+// archive is current by Java's own state and Java's search equals Go's.
+func checkJavaView(ctx context.Context, g *maintainGroup, path string, m *rowModel, fields []field, fullText bool) error {
+	return checkJavaViewOf(ctx, g, path, m, fields, fullText, true)
+}
+
+// checkJavaViewOf is checkJavaView; needArchive requires at least one archive (a first full
+// compaction of single level-0 files only moves them up, as Java's does, and builds none).
+func checkJavaViewOf(ctx context.Context, g *maintainGroup, path string, m *rowModel, fields []field, fullText, needArchive bool) error {
+	if err := sameAsModel(ctx, g, path, m, fields); err != nil {
+		return err
+	}
+	d, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	if !fullText {
+		return nil
+	}
+	if err := allCurrent(d); err != nil {
+		return fmt.Errorf("Java's state: %w", err)
+	}
+	if n := archiveCount(d); n == 0 {
+		if !needArchive {
+			return nil
+		}
+		return errors.New("the table has no archive: the case tests nothing")
+	}
+	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+}
+
+func archiveCount(d *inspect.Dump) int {
+	n := 0
+	for _, b := range d.Buckets {
+		if b.State != nil {
+			n += len(b.State.Current)
+		}
+	}
+	return n
+}
+
+// goWritesJavaReads is scenario/java-reads-go-archives/<variant> go->java: Java only creates
+// the table; Go writes, compacts, writes updates, deletes and new rows, and compacts again.
+// Java reads the model's rows, Java's state shows every archive current, Java's search equals
+// Go's.
+func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant) error {
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "go-writes", v.name), "gw-"+v.name, v.fields, v.pks, v.partKeys, v.options, nil)
+	if err != nil {
+		return err
+	}
+	m := newRowModel(v.pks)
+	first := v.rows(0, 150, 31)
+	if err := goWrite(ctx, g, path, first); err != nil {
+		return err
+	}
+	m.apply(first)
+	if !v.fullText {
+		// Without deletion vectors Java merges level-0 files on read.
+		if err := sameAsModel(ctx, g, path, m, v.fields); err != nil {
+			return fmt.Errorf("after the first write: %w", err)
+		}
+	}
+	if _, err := goCompact(ctx, g, path); err != nil {
+		return err
+	}
+	if err := checkJavaViewOf(ctx, g, path, m, v.fields, v.fullText, false); err != nil {
+		return fmt.Errorf("after the first compaction: %w", err)
+	}
+	second := append(updatesAndDeletes(m, 32, 30, 20), v.rows(150, 220, 33)...)
+	if err := goWrite(ctx, g, path, second); err != nil {
+		return err
+	}
+	m.apply(second)
+	res, err := goCompact(ctx, g, path)
+	if err != nil {
+		return err
+	}
+	if res.Snapshot == nil {
+		return errors.New("the second compaction committed nothing")
+	}
+	if err := checkJavaView(ctx, g, path, m, v.fields, v.fullText); err != nil {
+		return fmt.Errorf("after the second compaction: %w", err)
+	}
+	v.path, v.model = path, m
+	return nil
+}
+
+// javaAfterGoWrite is java-after-go: Java writes and fully compacts the Go-written table; the
+// table stays consistent: Java reads the model, every archive is current.
+func javaAfterGoWrite(ctx context.Context, g *maintainGroup, v *writeVariant) error {
+	more := append(updatesAndDeletes(v.model, 41, 15, 10), v.rows(220, 260, 42)...)
+	if err := g.proc.Call(ctx, "write", map[string]any{"path": v.path, "rows": more}, nil); err != nil {
+		return err
+	}
+	v.model.apply(more)
+	if err := g.proc.Call(ctx, "compact", map[string]any{"path": v.path}, nil); err != nil {
+		return err
+	}
+	return checkJavaView(ctx, g, v.path, v.model, v.fields, v.fullText)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Go compacts Java's archives
+
+// goCompactsJavaArchives is scenario/go-compacts-java-archives: Java writes and compacts a
+// full-text table (Java's archives), writes more without compacting, then Go compacts fully:
+// in Go's one COMPACT snapshot every archive Java had on a level Go changed is retired and the
+// new level's archive built; Java reads the model, Java's state shows every archive current,
+// Java's search equals Go's.
+func goCompactsJavaArchives(ctx context.Context, g *maintainGroup) error {
+	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content", "num-levels": "4"}
+	m := newRowModel([]string{"id"})
+	first := pkTextRows(51, 0, 200)
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "go-compacts"), "go-compacts", fields, []string{"id"}, nil, opts,
+		[]tableStep{{rows: first}, {}})
+	if err != nil {
+		return err
+	}
+	m.apply(first)
+	more := append(updatesAndDeletes(m, 52, 40, 25), pkTextRows(53, 200, 260)...)
+	if err := g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": more}, nil); err != nil {
+		return err
+	}
+	m.apply(more)
+	before, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	javaArchives := map[string]bool{}
+	for _, b := range before.Buckets {
+		for _, f := range b.IndexFiles {
+			if f.IndexType == pkfulltext.IndexType {
+				javaArchives[f.FileName] = true
+			}
+		}
+	}
+	if len(javaArchives) == 0 {
+		return errors.New("Java built no archive: the case tests nothing")
+	}
+	res, err := goCompact(ctx, g, path)
+	if err != nil {
+		return err
+	}
+	if res.Snapshot == nil {
+		return errors.New("Go's compaction committed nothing")
+	}
+	after, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	if after.SnapshotID != res.Snapshot.ID || after.CommitKind != "COMPACT" {
+		return fmt.Errorf("Java sees snapshot %d (%s), want Go's %d (COMPACT)", after.SnapshotID, after.CommitKind, res.Snapshot.ID)
+	}
+	retired, built := 0, 0
+	for _, b := range res.Buckets {
+		retired += len(b.Retired)
+		built += len(b.Built)
+		for _, f := range b.Retired {
+			if !javaArchives[f.FileName] {
+				return fmt.Errorf("Go retired %s, which is not one of Java's archives", f.FileName)
+			}
+		}
+	}
+	if retired == 0 || built == 0 {
+		return fmt.Errorf("Go retired %d and built %d archives: the case tests nothing", retired, built)
+	}
+	for _, b := range after.Buckets {
+		for _, f := range b.IndexFiles {
+			if f.IndexType != pkfulltext.IndexType || !javaArchives[f.FileName] {
+				continue
+			}
+			// A Java archive Go kept must still be current (its level was not compacted).
+			if b.State == nil || !slices.Contains(mapValues(b.State.Current), f.FileName) {
+				return fmt.Errorf("Java's archive %s survived Go's compaction without being current", f.FileName)
+			}
+		}
+	}
+	return checkJavaView(ctx, g, path, m, fields, true)
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Alternating writers
+
+// alternating is scenario/alternating: rounds of random writes and full compactions alternate
+// between Go (write, then compact) and Java (write with a full compaction in the same commit) on
+// one partitioned full-text table; after every round Java reads the model's rows and every
+// archive classifies current by Java's state and by Go's.
+func alternating(ctx context.Context, g *maintainGroup, rounds int) error {
+	fields := []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}}
+	pks := []string{"region", "dt", "id"}
+	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "alternating"), "alternating", fields, pks, []string{"region", "dt"}, opts, nil)
+	if err != nil {
+		return err
+	}
+	m := newRowModel(pks)
+	next := 0
+	for round := 0; round < rounds; round++ {
+		r := rand.New(rand.NewPCG(uint64(round), 99))
+		n := 20 + r.IntN(40)
+		rows := partTextRows(next, next+n, uint64(1000+round))
+		next += n
+		if len(m.rows) > 0 {
+			rows = append(rows, updatesAndDeletes(m, uint64(2000+round), r.IntN(15), r.IntN(10))...)
+		}
+		side := "go"
+		if round%2 == 1 {
+			side = "java"
+			if err := g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": rows, "compact": "full"}, nil); err != nil {
+				return fmt.Errorf("round %d (java): %w", round, err)
+			}
+		} else {
+			if err := goWrite(ctx, g, path, rows); err != nil {
+				return fmt.Errorf("round %d (go): %w", round, err)
+			}
+			if _, err := goCompact(ctx, g, path); err != nil {
+				return fmt.Errorf("round %d (go): %w", round, err)
+			}
+		}
+		m.apply(rows)
+		if err := sameAsModel(ctx, g, path, m, fields); err != nil {
+			return fmt.Errorf("round %d (%s): %w", round, side, err)
+		}
+		jd, err := javaDump(ctx, g.proc, path)
+		if err != nil {
+			return err
+		}
+		if err := allCurrent(jd); err != nil {
+			return fmt.Errorf("round %d (%s): Java's state: %w", round, side, err)
+		}
+		gd, err := goDump(ctx, path)
+		if err != nil {
+			return err
+		}
+		if err := allCurrent(gd); err != nil {
+			return fmt.Errorf("round %d (%s): Go's state: %w", round, side, err)
+		}
+	}
+	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+}
