@@ -58,8 +58,22 @@ type Process struct {
 	// later Call returns it.
 	broken error
 	closed bool
-	// onKill, when set, runs after the process is killed (container mode removes its container).
-	onKill func()
+	// ctl, when set, controls a runner that is not a child process (a container): it replaces
+	// cmd's Wait and Kill.
+	ctl procControl
+}
+
+// procControl is the lifetime of a runner that is not a child process of the harness.
+type procControl interface {
+	// wait blocks until the runner has exited; an error says how it ended abnormally.
+	wait() error
+	// kill stops the runner at once.
+	kill()
+}
+
+// newProcess wraps a runner whose streams are given and whose lifetime ctl controls.
+func newProcess(name string, stdin io.WriteCloser, stdout io.Reader, stderr *tailBuffer, ctl procControl) *Process {
+	return &Process{name: name, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), stderr: stderr, ctl: ctl}
 }
 
 // closeTimeout bounds how long Close waits for a runner to exit after its input ends.
@@ -152,11 +166,12 @@ func (p *Process) died(cmd string, err error) error {
 }
 
 func (p *Process) kill() {
+	if p.ctl != nil {
+		p.ctl.kill()
+		return
+	}
 	if p.cmd.Process != nil {
 		_ = p.cmd.Process.Kill()
-	}
-	if p.onKill != nil {
-		p.onKill()
 	}
 }
 
@@ -171,7 +186,11 @@ func (p *Process) Close() error {
 	p.closed = true
 	_ = p.stdin.Close()
 	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
+	wait := func() error { return p.cmd.Wait() }
+	if p.ctl != nil {
+		wait = p.ctl.wait
+	}
+	go func() { done <- wait() }()
 	var err error
 	select {
 	case err = <-done:
@@ -182,6 +201,12 @@ func (p *Process) Close() error {
 	}
 	if p.broken == nil {
 		p.broken = fmt.Errorf("%s runner is closed", p.name)
+	}
+	if p.ctl != nil {
+		if err != nil {
+			return fmt.Errorf("%s runner: %w; stderr ends with:\n%s", p.name, err, p.stderr.String())
+		}
+		return nil
 	}
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/goldengen"
@@ -24,7 +23,8 @@ var ErrUnavailable = errors.New("runner unavailable")
 // RunnerJar is the Java runner's jar, relative to the repository root (make runner builds it).
 const RunnerJar = "compat/java/target/pkft-runner.jar"
 
-// StartJava starts the Java runner as a local JVM, or in a container when PKFT_RUNNER=docker.
+// StartJava starts the Java runner as a local JVM, or in a container when PKFT_RUNNER=docker
+// (startJavaContainer, through testcontainers-go).
 // The runner's full-text stand-in loads the same engine library the Go binding finds
 // (native.Locate), passed as the system property paimon.ftindex.lib (PAIMON_FTINDEX_LIB_PATH in a
 // container); when Go finds none, the runner looks for it itself and reports what is missing.
@@ -49,36 +49,6 @@ func StartJava(ctx context.Context) (*Process, error) {
 		argv = append(argv, "-Dpaimon.ftindex.lib="+lib)
 	}
 	return Start(ctx, "java", append(argv, "-jar", jar, "serve"), nil)
-}
-
-// startJavaContainer runs the runner image built from compat/java/Dockerfile with the Docker CLI,
-// mounting the working directories the suite uses at the same paths.
-func startJavaContainer(ctx context.Context, root string) (*Process, error) {
-	docker, err := exec.LookPath("docker")
-	if err != nil {
-		return nil, fmt.Errorf("%w: PKFT_RUNNER=docker but no docker CLI on PATH", ErrUnavailable)
-	}
-	if out, err := exec.CommandContext(ctx, docker, "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("%w: PKFT_RUNNER=docker but no Docker engine is reachable: %s", ErrUnavailable, out)
-	}
-	tmp := os.TempDir()
-	name := fmt.Sprintf("pkft-runner-%d-%d", os.Getpid(), time.Now().UnixNano())
-	argv := []string{docker, "run", "--rm", "-i", "--name", name, "-v", tmp + ":" + tmp, "-v", root + ":" + root}
-	// The engine library sits in the repository (mounted at the same path) or where
-	// PAIMON_FTINDEX_LIB_PATH points; mount it when it lies outside both.
-	if lib, err := native.Locate(); err == nil {
-		if rel, err := filepath.Rel(root, lib); err != nil || strings.HasPrefix(rel, "..") {
-			argv = append(argv, "-v", lib+":"+lib+":ro")
-		}
-		argv = append(argv, "-e", native.LibPathEnv+"="+lib)
-	}
-	p, err := Start(ctx, "java (container)", append(argv, "pkft-runner:latest", "serve"), nil)
-	if err != nil {
-		return nil, err
-	}
-	// Killing the docker client does not stop the container; remove it by name as well.
-	p.onKill = func() { _ = exec.Command(docker, "rm", "-f", name).Run() }
-	return p, nil
 }
 
 // StartPython starts the engine runner on the official Python API of paimon-ftindex, using the
