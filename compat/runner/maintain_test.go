@@ -118,7 +118,7 @@ func testMaintain(t *testing.T) {
 		}
 		return g.maintainShape(ctx)
 	})
-	for _, v := range []string{"write", "compact"} {
+	for _, v := range []string{"write", "compact", "write-no-retry"} {
 		runCase(t, "table/concurrent-commit/"+v, "java+go", func(ctx context.Context) error {
 			if err := g.need(ctx, maintainCommands...); err != nil {
 				return err
@@ -671,9 +671,11 @@ func (g *maintainGroup) concurrentTable(ctx context.Context, name string) (strin
 }
 
 // concurrentCommit is table/concurrent-commit/<v> (java+go): Go maintains a table whose levels
-// lack archives; held just before publishing, Java commits to the same table (v "write": a few
-// rows, which Java's writer compacts and indexes in the buckets it writes; v "compact": a full
-// compaction of every bucket). Go must notice the commit, rebase or give up, and leave no file
+// lack archives; held just before publishing, Java commits to the same table (v "write": one
+// row, which Java's writer compacts and indexes in the bucket it writes, and Go rebases the other
+// bucket's archives onto it; v "compact": a full compaction of every bucket, after which Go has
+// nothing left to commit; v "write-no-retry": the write, with Go allowed no retry, so it aborts
+// with ErrCommitConflict). Go must notice the commit, rebase or give up, and leave no file
 // it generated behind but those its published snapshot references; Java reads every row of
 // both commits, and Java's state shows every archive current, Go's included.
 func (g *maintainGroup) concurrentCommit(ctx context.Context, v string) error {
@@ -711,7 +713,7 @@ func (g *maintainGroup) concurrentCommit(ctx context.Context, v string) error {
 		if next.ID != base.ID+1 {
 			return fmt.Errorf("Go prepares snapshot %d on %d", next.ID, base.ID)
 		}
-		if v == "write" {
+		if v != "compact" {
 			err = g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": javaRows}, nil)
 		} else {
 			err = g.proc.Call(ctx, "compact", map[string]any{"path": path}, nil)
@@ -730,7 +732,11 @@ func (g *maintainGroup) concurrentCommit(ctx context.Context, v string) error {
 		l2, err = listFiles(path)
 		return err
 	}
-	res, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2), tableops.WithBeforePublish(hook))
+	opts := []tableops.MaintainOption{tableops.WithParallelism(2), tableops.WithBeforePublish(hook)}
+	if v == "write-no-retry" {
+		opts = append(opts, tableops.WithMaxRetries(0))
+	}
+	res, err := tableops.Maintain(ctx, tbl, g.engine, opts...)
 	if err != nil && !errors.Is(err, tableops.ErrCommitConflict) {
 		return fmt.Errorf("go maintain: %w", err)
 	}
@@ -743,6 +749,8 @@ func (g *maintainGroup) concurrentCommit(ctx context.Context, v string) error {
 		return fmt.Errorf("Go committed nothing after Java's write to one bucket (%v): the other bucket still lacks archives", err)
 	case v == "compact" && committed:
 		return fmt.Errorf("Go committed snapshot %d after Java's compaction built every archive", res.Snapshot.ID)
+	case v == "write-no-retry" && !errors.Is(err, tableops.ErrCommitConflict):
+		return fmt.Errorf("Go without retries ended with %v, want %v", err, tableops.ErrCommitConflict)
 	}
 	if committed && (res.Attempts < 2 || res.Snapshot.ID <= javaSnap) {
 		return fmt.Errorf("Go committed snapshot %d in %d attempts over Java's %d: the concurrent commit went unnoticed", res.Snapshot.ID, res.Attempts, javaSnap)
@@ -780,7 +788,7 @@ func (g *maintainGroup) concurrentCommit(ctx context.Context, v string) error {
 	for _, r := range rowsBefore {
 		want[fmt.Sprint(r["id"])] = true
 	}
-	if v == "write" {
+	if v != "compact" {
 		for _, r := range javaRows {
 			want[fmt.Sprint(r["id"])] = true
 		}
