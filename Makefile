@@ -151,5 +151,37 @@ fuzz-short:
 	  done; \
 	done
 
+# Container mode (README, "Container mode"): the Java runner in a container started through
+# testcontainers-go. docker-up installs Docker (Debian's docker.io, with debootstrap and
+# docker-compose) when missing and starts the daemon when none answers; docker-images builds the
+# base image locally (no image registry needed: a Debian root filesystem with a Java 17 runtime, made
+# by debootstrap and imported; kept once built) and the runner image on it.
+# PKFT_BASE_IMAGE=eclipse-temurin:17-jre uses the usual Temurin image instead, where a registry
+# serves it.
+PKFT_BASE_IMAGE   ?= pkft-base:local
+PKFT_RUNNER_IMAGE ?= pkft-runner:latest
+.PHONY: docker-up docker-images compat-docker
+docker-up:
+	@$(TIMED) docker-up ./scripts/docker-up.sh
+
+docker-images: docker-up native runner
+ifeq ($(PKFT_BASE_IMAGE),pkft-base:local)
+	@PKFT_BASE_IMAGE=$(PKFT_BASE_IMAGE) $(TIMED) docker-base-image ./scripts/docker-base-image.sh
+endif
+	@mkdir -p compat/java/target/engine
+	@cp .cache/native/libpaimon_ftindex_ffi.so compat/java/target/engine/
+	@old=$$(docker image inspect -f '{{.Id}}' $(PKFT_RUNNER_IMAGE) 2>/dev/null || true); \
+	$(TIMED) docker-runner-image docker build -q --build-arg BASE_IMAGE=$(PKFT_BASE_IMAGE) -t $(PKFT_RUNNER_IMAGE) compat/java && \
+	new=$$(docker image inspect -f '{{.Id}}' $(PKFT_RUNNER_IMAGE)) && \
+	if [ -n "$$old" ] && [ "$$old" != "$$new" ]; then docker rmi $$old >/dev/null 2>&1 || true; fi
+
+# compat-docker: the conformance suite with the Java runner in its container (the same cases as
+# make compat; its report goes to compat/report-docker), with the container mode's own tests
+# (removal on every exit path, docker-compose.yml) required to run.
+compat-docker: docker-images pypaimon-env
+	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) \
+	  TESTCONTAINERS_RYUK_DISABLED=true \
+	  $(TIMED) conformance-docker $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report-docker
+
 clean:
 	rm -rf .cache compat/java/target compat/java/lib compat/report compat/report-docker
