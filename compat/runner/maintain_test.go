@@ -550,6 +550,9 @@ func (g *maintainGroup) javaAfterGo(ctx context.Context, mt *maintainTable) erro
 	if replaced == 0 {
 		return errors.New("Java replaced no archive: the full compaction changed no level")
 	}
+	if kept == 0 {
+		return errors.New("Java kept none of the archives: its write changed every level, nothing shows it keeps a current archive")
+	}
 	// Go finds nothing to do on Java's result.
 	tbl := table.Open(fileio.NewLocal(), mt.path)
 	res, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2))
@@ -559,7 +562,6 @@ func (g *maintainGroup) javaAfterGo(ctx context.Context, mt *maintainTable) erro
 	if res.Snapshot != nil {
 		return fmt.Errorf("Go committed snapshot %d after Java kept every archive current", res.Snapshot.ID)
 	}
-	_ = kept
 	return nil
 }
 
