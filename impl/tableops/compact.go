@@ -125,9 +125,10 @@ type compaction struct {
 	minFileSize int64
 	dvEnabled   bool
 
-	mu      sync.Mutex
-	files   []string
-	pending []*pkfulltext.Commit
+	mu       sync.Mutex
+	files    []string
+	pending  []*pkfulltext.Commit
+	archives archiveTracker
 }
 
 func (c *compaction) options() error {
@@ -213,6 +214,7 @@ func (c *compaction) abort(ctx context.Context) error {
 		}
 	}
 	c.files = nil
+	errs = append(errs, c.archives.waitGone(archiveCleanupTimeout))
 	return errors.Join(errs...)
 }
 
@@ -375,7 +377,7 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *Re
 		msg.TotalBuckets = int32(n)
 	}
 	if c.r.FullText != nil {
-		commit, err := runMaintainer(ctx, c.r, c.engine, rb, pkfulltext.DataIncrement{},
+		commit, err := runMaintainer(ctx, c.r, c.engine, &c.archives, rb, pkfulltext.DataIncrement{},
 			pkfulltext.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After})
 		if err != nil {
 			return nil, nil, err

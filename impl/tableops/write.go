@@ -146,6 +146,9 @@ type Writer struct {
 	pending  []*pkfulltext.Commit
 	files    []string
 	done     bool
+	// archives follows the archive builds, so that a failure waits until cancelled builds have
+	// deleted their output.
+	archives archiveTracker
 }
 
 // bucketWriter is one bucket's writer state.
@@ -435,13 +438,19 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 // maintain runs one bucket's full-text maintainer over the increments, waiting for its builds
 // (a batch writer's prepareCommit(waitCompaction = true)).
 func (w *Writer) maintain(ctx context.Context, rb *RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
-	return runMaintainer(ctx, w.r, w.engine, rb, app, compact)
+	return runMaintainer(ctx, w.r, w.engine, &w.archives, rb, app, compact)
 }
 
-func runMaintainer(ctx context.Context, r *Restorer, engine fulltext.Engine, rb *RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
-	mt, err := r.NewFullTextMaintainer(ctx, rb, engine)
+func runMaintainer(ctx context.Context, r *Restorer, engine fulltext.Engine, tracker *archiveTracker, rb *RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
+	indexFile := r.FullTextIndexFile(rb, engine)
+	builder, err := r.FullTextBuilder(ctx, rb, indexFile)
 	if err != nil {
 		return nil, err
+	}
+	mt, err := pkfulltext.NewMaintainer(r.FullText.FieldID, &trackedBuilder{inner: builder, tracker: tracker},
+		&trackedDeleter{inner: indexFile, tracker: tracker}, rb.DataFiles, rb.SourcePayloads)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %d: %w", rb.Bucket, err)
 	}
 	defer func() {
 		if cerr := mt.Close(ctx); cerr != nil && err == nil {
@@ -512,5 +521,6 @@ func (w *Writer) Abort(ctx context.Context) error {
 	for _, bw := range w.buckets {
 		bw.buffer = nil
 	}
+	errs = append(errs, w.archives.waitGone(archiveCleanupTimeout))
 	return errors.Join(errs...)
 }
