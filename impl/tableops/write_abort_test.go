@@ -14,7 +14,6 @@ import (
 	"github.com/paimon-pkft/pkft/internal/faultio"
 )
 
-
 // TestWriteAndCompactFailuresLeaveNoFile fails every file creation and every publication of a
 // write (and then of a compaction) in turn: each failed operation returns an error, commits
 // nothing and leaves exactly the files the table had.
