@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
@@ -145,13 +144,27 @@ func (f *IndexFile) Build(ctx context.Context, sources []Source, fieldID int32, 
 	return archive, nil
 }
 
-// engineText turns a data file's UTF-8 bytes into the string the engine indexes. Invalid UTF-8
-// becomes U+FFFD as Java's string decoding would make it.
+// engineText turns a data file's UTF-8 bytes into the string the engine indexes, so that an
+// archive Go builds answers queries as the archive Java builds from the same file:
+//
+//   - Java reads the text through BinaryString.toString, whose fallback for malformed input is the
+//     JDK's UTF-8 decoder: every malformed sequence becomes one U+FFFD (decodeUTF8LikeJDK).
+//   - Java's JNI binding hands the engine the whole Java string, NUL characters included (the JNI
+//     layer converts the string's modified UTF-8, where NUL is C0 80, into a Rust String), so the
+//     engine indexes the text after a NUL. The C ABI Go uses takes NUL-terminated strings, so a
+//     NUL cannot cross it; Go passes U+0001 in its place. Both are one-byte control characters:
+//     neither alphanumeric nor whitespace, untouched by lower-casing, folding and stemming, so
+//     every tokenizer (simple, whitespace, raw, ngram, jieba) cuts the text at the same places
+//     and counts the same tokens; only a token containing the character itself differs, which a
+//     query can match only by containing a NUL (which Go's C ABI cannot carry either).
+//
+// Neither case fails a row, so no text can keep a level from being indexed.
 func engineText(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
+	s := decodeUTF8LikeJDK(b)
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\x01")
 	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
+	return s
 }
 
 func closeSources(sources []Source) {
