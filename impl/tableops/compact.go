@@ -67,7 +67,10 @@ type CompactResult struct {
 // deletion-vector index file is rewritten when that changes it. Each bucket's full-text
 // maintainer receives the compaction (compactBefore / compactAfter) and waits for its builds, so
 // the new top level's archive is built and the retired archives removed in the same COMPACT
-// snapshot.
+// snapshot. Selected buckets that need no compaction still have their maintainer run, as Java's
+// compaction creates a writer for each; what it builds or retires there (levels without a current
+// archive) is committed in the same COMPACT snapshot, where Java commits an APPEND snapshot with
+// those index changes first.
 //
 // Options: WithBuckets, WithParallelism, WithCommitUser, WithCommitIdentifier, WithMaxRetries,
 // WithBeforePublish. engine may be nil when the table has no full-text index. On failure every
@@ -364,7 +367,7 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *Re
 			return nil, nil, err
 		}
 	}
-	if len(bc.Before) == 0 {
+	if len(bc.Before) == 0 && c.r.FullText == nil {
 		return nil, nil, nil
 	}
 	msg := &commitMessage{Partition: rb.Partition, Bucket: rb.Bucket, TotalBuckets: tb.TotalBuckets,
@@ -385,10 +388,27 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *Re
 		c.mu.Lock()
 		c.pending = append(c.pending, commit)
 		c.mu.Unlock()
-		if inc := commit.CompactIncrement; inc != nil {
-			bc.Built, bc.Retired = inc.NewIndexFiles, inc.DeletedIndexFiles
+		// A bucket the compaction leaves alone still has its maintainer run (Java creates a
+		// writer, and so a maintainer, for every bucket it is asked to compact); its changes
+		// then travel in the append increment, which Java commits as an APPEND snapshot before
+		// the COMPACT one and Go commits in the COMPACT snapshot.
+		for _, inc := range []*pkfulltext.IndexIncrement{commit.CompactIncrement, commit.AppendIncrement} {
+			if inc == nil {
+				continue
+			}
+			bc.Built = append(bc.Built, inc.NewIndexFiles...)
+			bc.Retired = append(bc.Retired, inc.DeletedIndexFiles...)
 			msg.NewIndexFiles = append(msg.NewIndexFiles, inc.NewIndexFiles...)
 			msg.DeletedIndexFiles = append(msg.DeletedIndexFiles, inc.DeletedIndexFiles...)
+		}
+		if len(bc.Before) == 0 && len(msg.NewIndexFiles) == 0 && len(msg.DeletedIndexFiles) == 0 {
+			if err := commit.Abort(ctx); err != nil {
+				return nil, nil, err
+			}
+			c.mu.Lock()
+			c.pending = slices.DeleteFunc(c.pending, func(p *pkfulltext.Commit) bool { return p == commit })
+			c.mu.Unlock()
+			return nil, nil, nil
 		}
 	}
 	if removedDV {
