@@ -29,8 +29,11 @@ import java.util.Map;
  *
  * <p>Engine failures surface as {@link RuntimeException}s carrying the engine's own message, as
  * the JNI binding's do. One difference the C ABI imposes: texts, queries and options cross as
- * NUL-terminated UTF-8, so a text containing U+0000 is rejected with an {@link
- * IllegalArgumentException} rather than indexed.
+ * NUL-terminated UTF-8. The JNI binding hands the engine a document's whole string, NUL
+ * characters included; here a document's U+0000 is passed as U+0001, which every tokenizer cuts
+ * and counts the same way (both are one-byte control characters, neither alphanumeric nor
+ * whitespace), as pkft's Go builder does. A query or option containing U+0000 is rejected with an
+ * {@link IllegalArgumentException}.
  */
 public final class FtIndexEngine {
 
@@ -177,6 +180,14 @@ public final class FtIndexEngine {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * UTF-8 bytes of a document's text for the C ABI: U+0000, which a C string cannot carry, is
+     * passed as U+0001 (see the class comment).
+     */
+    static byte[] documentBytes(String s) {
+        return s.replace('\0', '\u0001').getBytes(StandardCharsets.UTF_8);
+    }
+
     /** An engine writer. Not thread-safe, as the JNI binding's writer is not. */
     public static final class Writer implements AutoCloseable {
         private long handle;
@@ -203,7 +214,7 @@ public final class FtIndexEngine {
             if (text == null) {
                 throw new NullPointerException("text");
             }
-            writerAdd(requireOpen(), rowId, cBytes(text, "text of row " + rowId));
+            writerAdd(requireOpen(), rowId, documentBytes(text));
         }
 
         /** Finalizes the archive and streams it to out. The writer is finished afterwards. */

@@ -114,10 +114,15 @@ class FtIndexEngineTest {
     }
 
     @Test
-    void testNulCharacterIsRejectedNotTruncated() {
+    void testNulCharacterIsIndexedAsAControlCharacterNotTruncated() {
+        // The JNI binding passes the whole string; the text after a NUL must stay searchable.
+        assertArrayEquals(
+                "a\u0001b".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                FtIndexEngine.documentBytes("a\0b"));
         NativeFullTextGlobalIndexWriter writer =
                 new NativeFullTextGlobalIndexWriter(TestArchives.fileWriter(fileIO, dir));
-        assertThrows(IllegalArgumentException.class, () -> writer.write("a\0b", 0));
+        writer.write("apple\0banana", 0);
+        assertEquals(1, writer.finish().size());
         writer.close();
     }
 
