@@ -124,12 +124,15 @@ func pypaimonReadSpec() goldengen.Spec {
 }
 
 // TestGolden regenerates the golden corpora with -update (make golden): the pypaimon tables
-// (testdata/tables/pypaimon, compat/golden/pypaimon) and the Java tables (testdata/tables/java,
-// compat/golden/java). Without it, it checks that pypaimon and the Java runner still read every
-// checked-in golden table of theirs as they did at generation time.
+// (testdata/tables/pypaimon, compat/golden/pypaimon), the Java tables (testdata/tables/java,
+// compat/golden/java) and the tables Go wrote (testdata/tables/go, compat/golden/go, with Java's
+// view of each). Without it, it checks that pypaimon and the Java runner still read every
+// checked-in golden table as they did at generation time.
 func TestGolden(t *testing.T) {
 	t.Run("pypaimon", testGoldenPypaimon)
 	t.Run("java", testGoldenJava)
+	// After java: two Go-written tables start as copies of Java golden tables.
+	t.Run("go", testGoldenGo)
 }
 
 func testGoldenPypaimon(t *testing.T) {
