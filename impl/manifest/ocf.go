@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/golang/snappy"
@@ -82,12 +83,6 @@ func codecOptions(o WriteOptions) ([]ocf.EncoderFunc, error) {
 	}
 }
 
-// plainWriter hides the concrete type of the destination: hamba appends to a non-empty
-// *os.File instead of writing a new header, which is never what a manifest writer wants.
-type plainWriter struct{ w io.Writer }
-
-func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
-
 // writeOCF writes records as an Avro object container file whose header carries schemaJSON
 // verbatim, so the header is what Paimon's Java writer puts there.
 func writeOCF[T any](w io.Writer, schemaJSON string, opts WriteOptions, records []T) error {
@@ -108,7 +103,8 @@ func writeOCF[T any](w io.Writer, schemaJSON string, opts WriteOptions, records 
 		ocf.WithEncodingConfig(avro.Config{}.Freeze()),
 		ocf.WithSchemaMarshaler(func(avro.Schema) ([]byte, error) { return []byte(schemaJSON), nil }),
 	)
-	enc, err := ocf.NewEncoderWithSchema(schema, plainWriter{w}, encOpts...)
+	hw := &javaHeaderWriter{w: w}
+	enc, err := ocf.NewEncoderWithSchema(schema, hw, encOpts...)
 	if err != nil {
 		return fmt.Errorf("write header: %w", err)
 	}
@@ -121,7 +117,96 @@ func writeOCF[T any](w io.Writer, schemaJSON string, opts WriteOptions, records 
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("write final block: %w", err)
 	}
+	if !hw.done {
+		return errors.New("write header: incomplete container header")
+	}
 	return nil
+}
+
+// javaHeaderWriter passes an OCF encoder's output to w with the header rewritten the way Avro
+// Java's DataFileWriter writes it: the metadata map as one block with a positive entry count
+// (hamba writes a negative count followed by the block's byte size, which the Avro spec allows
+// but Java never writes), avro.schema first, then avro.codec, then any other key in byte order.
+// It also hides the concrete type of w: hamba appends to a non-empty *os.File instead of writing
+// a new header, which is never what a manifest writer wants.
+type javaHeaderWriter struct {
+	w    io.Writer
+	buf  []byte
+	done bool
+}
+
+func (h *javaHeaderWriter) Write(b []byte) (int, error) {
+	if h.done {
+		return h.w.Write(b)
+	}
+	h.buf = append(h.buf, b...)
+	header, rest, err := javaHeader(h.buf)
+	if errors.Is(err, errTruncated) {
+		return len(b), nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	h.done = true
+	if _, err := h.w.Write(append(header, rest...)); err != nil {
+		return 0, err
+	}
+	h.buf = nil
+	return len(b), nil
+}
+
+// javaHeader re-encodes the container header at the start of data (magic, metadata map, sync
+// marker) in Java's layout and returns it with the bytes that follow the header.
+func javaHeader(data []byte) (header, rest []byte, err error) {
+	r := &byteReader{b: data}
+	magic, err := r.bytes(4)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !bytes.Equal(magic, ocfMagic) {
+		return nil, nil, errors.New("write header: bad magic")
+	}
+	meta, err := readMetadata(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	sync, err := r.bytes(16)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		if k != "avro.schema" && k != "avro.codec" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range []string{"avro.codec", "avro.schema"} {
+		if _, ok := meta[k]; ok {
+			keys = append([]string{k}, keys...)
+		}
+	}
+	out := append([]byte(nil), ocfMagic...)
+	out = putAvroLong(out, int64(len(keys)))
+	for _, k := range keys {
+		out = putAvroLong(out, int64(len(k)))
+		out = append(out, k...)
+		out = putAvroLong(out, int64(len(meta[k])))
+		out = append(out, meta[k]...)
+	}
+	out = putAvroLong(out, 0)
+	out = append(out, sync...)
+	return out, data[r.off:], nil
+}
+
+// putAvroLong appends v in Avro's zig-zag varint encoding.
+func putAvroLong(b []byte, v int64) []byte {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
+	}
+	return append(b, byte(u))
 }
 
 // ocfBlock is one decompressed data block.
