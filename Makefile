@@ -94,6 +94,7 @@ compat: native runner
 # detector finds nothing and costs a slow first compile; the Go code it calls runs under -race in
 # gotest.
 conformance: native pypaimon-env runner
+	@$(TIMED) conformance-compile $(GO) test -c -o /dev/null ./compat/runner/
 	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
 
 # golden: regenerates testdata/tables/pypaimon and compat/golden/pypaimon through pypaimon, and
