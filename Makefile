@@ -42,21 +42,31 @@ $(error JAVA_FULLTEXT must be standin or paimon, not $(JAVA_FULLTEXT))
 endif
 RUNNER_VARIANT := compat/java/target/full-text-variant
 
-# runner rebuilds the jar when the sources or the full-text variant changed.
+# The Paimon build the Java runner compiles and runs against: empty takes the pom's paimon.version
+# (2.0.0) and paimon.bundle (paimon-flink-2.0). make compat PAIMON_VERSION=2.1-SNAPSHOT runs the
+# whole matrix, golden tables included, against another release or a local build installed in
+# Maven's local repository (README, "Running the matrix against another Paimon build").
+PAIMON_VERSION ?=
+PAIMON_BUNDLE  ?=
+export PAIMON_VERSION PAIMON_BUNDLE
+RUNNER_MVN_ARGS := $(if $(PAIMON_VERSION),-Dpaimon.version=$(PAIMON_VERSION)) $(if $(PAIMON_BUNDLE),-Dpaimon.bundle=$(PAIMON_BUNDLE))
+RUNNER_STAMP := $(JAVA_FULLTEXT) $(PAIMON_BUNDLE) $(PAIMON_VERSION)
+
+# runner rebuilds the jar when the sources, the full-text variant or the Paimon build changed.
 runner:
-	@[ "$$(cat $(RUNNER_VARIANT) 2>/dev/null)" = "$(JAVA_FULLTEXT)" ] || rm -f $(RUNNER_JAR)
+	@[ "$$(cat $(RUNNER_VARIANT) 2>/dev/null)" = "$(strip $(RUNNER_STAMP))" ] || rm -f $(RUNNER_JAR)
 	@$(MAKE) --no-print-directory $(RUNNER_JAR)
 
 $(RUNNER_JAR): compat/java/pom.xml $(shell find compat/java/src -type f 2>/dev/null)
 	@MVN="$(MVN)" $(TIMED) runner-paimon-jar ./scripts/fetch-paimon-jar.sh
-	@cd compat/java && ../../$(TIMED) runner $(MVN) -q -B package -DskipTests $(RUNNER_PROFILE)
-	echo $(JAVA_FULLTEXT) > $(RUNNER_VARIANT)
+	@cd compat/java && ../../$(TIMED) runner $(MVN) -q -B package -DskipTests $(RUNNER_PROFILE) $(RUNNER_MVN_ARGS)
+	echo "$(strip $(RUNNER_STAMP))" > $(RUNNER_VARIANT)
 
 # runner-test: the runner's own unit tests (the stand-ins against the behaviours of Paimon's
 # full-text module tests), with Maven.
 .PHONY: runner-test
 runner-test: native runner
-	cd compat/java && $(MVN) -q -B test $(RUNNER_PROFILE)
+	cd compat/java && $(MVN) -q -B test $(RUNNER_PROFILE) $(RUNNER_MVN_ARGS)
 
 check-fmt:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.cache/*')); \
@@ -64,6 +74,14 @@ check-fmt:
 
 vet:
 	$(GO) vet ./...
+
+# actionlint checks the CI workflows under .github/workflows. The Go toolchain fetches and builds
+# the pinned version on first use (no binary download). shellcheck and pyflakes are turned off so
+# the verdict does not depend on what else the machine has installed.
+ACTIONLINT_VERSION ?= v1.7.12
+.PHONY: actionlint
+actionlint:
+	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) -shellcheck= -pyflakes= .github/workflows/*.yml
 
 # The conformance package runs in its own step, with the matrix printed.
 gotest: native runner
@@ -80,9 +98,9 @@ faults: native
 	if [ $$rc -ne 0 ]; then grep -v 'leaves orphans' $$out | tail -200; fi; \
 	sed -n 's/.*faults| //p' $$out; rm -f $$out; exit $$rc
 
-# test: formatting, vet, the Java runner's unit tests, every Go test under the race detector, then
-# the conformance suite.
-test: check-fmt vet runner-test gotest faults fuzz-short
+# test: formatting, vet, actionlint on the CI workflows, the Java runner's unit tests, every Go test
+# under the race detector, then the conformance suite.
+test: check-fmt vet actionlint runner-test gotest faults fuzz-short
 	$(MAKE) --no-print-directory conformance
 
 # compat: the conformance suite on its own, with every runner required.
@@ -97,8 +115,10 @@ conformance: native pypaimon-env runner
 	@$(TIMED) conformance-compile $(GO) test -c -o /dev/null ./compat/runner/
 	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
 
-# golden: regenerates testdata/tables/pypaimon and compat/golden/pypaimon through pypaimon, and
-# testdata/tables/java and compat/golden/java through the Java runner.
+# golden: regenerates testdata/tables/pypaimon and compat/golden/pypaimon through pypaimon,
+# testdata/tables/java and compat/golden/java through the Java runner, then testdata/tables/go
+# (tables pkft wrote, maintained and compacted; two start as copies of Java golden tables) and
+# compat/golden/go (the Java runner's dump, rows and search answers of each).
 golden: native pypaimon-env runner
 	$(GO) test -count=1 ./compat/runner/ -run TestGolden -args -update
 
