@@ -157,7 +157,12 @@ func (s *BucketSearch) run(ctx context.Context, reqs []*archiveRequest, query st
 		return nil, fmt.Errorf("full-text search: no archive opener")
 	}
 	rankings := make([][]Position, len(reqs))
-	errs := make([]error, len(reqs))
+	// firstErr is the first failure; the searches it cancels fail with the cancellation, which
+	// must not hide it.
+	var (
+		errMu    sync.Mutex
+		firstErr error
+	)
 	par := max(s.Parallelism, 1)
 	sem := make(chan struct{}, par)
 	ctx, cancel := context.WithCancel(ctx)
@@ -175,17 +180,20 @@ func (s *BucketSearch) run(ctx context.Context, reqs []*archiveRequest, query st
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rankings[i], errs[i] = s.searchOne(ctx, req, query, limit)
-			if errs[i] != nil {
+			var err error
+			if rankings[i], err = s.searchOne(ctx, req, query, limit); err != nil {
+				errMu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				errMu.Unlock()
 				cancel()
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
