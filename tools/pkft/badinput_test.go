@@ -164,9 +164,9 @@ func runBad(t *testing.T, root string, args []string, mayWrite bool) string {
 	}
 	before := treeOf(t, root)
 	type result struct {
-		code          int
+		code           int
 		stdout, stderr string
-		panicked      any
+		panicked       any
 	}
 	done := make(chan result, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), badTimeout)
