@@ -224,6 +224,7 @@ func TestConformance(t *testing.T) {
 	testJavaTables(t)
 	testMaintain(t)
 	testWrite(t)
+	testFaults(t)
 }
 
 func testEngine(t *testing.T) {

@@ -24,8 +24,10 @@ import (
 func Operations(repoRoot string, engine fulltext.Engine) []Operation {
 	return []Operation{
 		{
+			// Re-encodes the metadata of a Java-written full-text table (partitions, two buckets,
+			// deletion vectors and archives in the index manifest).
 			Name:  "rewrite-metadata",
-			Setup: copyGolden(repoRoot, "pypaimon", "pk-partitioned", nil),
+			Setup: copyGolden(repoRoot, "java", "ft-default-partitioned", nil),
 			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
 				_, err := tableops.RewriteMetadata(ctx, table.Open(fio, root), "crashpoint")
 				return err

@@ -1,0 +1,124 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/crashpoint"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// faultsSample is how many injection points per (kind of file operation, mode) the conformance
+// case checks with Java (PKFT_FAULTS_JAVA_SAMPLE; 0: every point). The Go-only suite (make
+// faults) covers more.
+func faultsSample() int {
+	if v, err := strconv.Atoi(os.Getenv("PKFT_FAULTS_JAVA_SAMPLE")); err == nil {
+		return v
+	}
+	return 2
+}
+
+// testFaults: faults/<operation> (go->java) — every table-writing operation of
+// crashpoint.Operations is failed or crashed at a sample of its file operations; on each table
+// it leaves, Java reads exactly the rows of the table before the operation (neither operation
+// changes rows), and Java's dump (files, full-text state and plan, from Paimon's own
+// PkFullTextBucketIndexState and PrimaryKeyIndexLevels) equals Go's. The Go side checks (missing
+// files, orphans, retry) run in the same harness.
+func testFaults(t *testing.T) {
+	lib, libErr := native.Load()
+	root, rootErr := RepoRoot()
+	var p *Process
+	var javaErr error
+	for _, op := range crashpoint.Operations(root, native.Engine{Lib: lib}) {
+		runCase(t, "faults/"+op.Name, "go->java", func(ctx context.Context) error {
+			switch {
+			case rootErr != nil:
+				return rootErr
+			case libErr != nil:
+				return unavailable{testenv.RequireNativeEnv, libErr}
+			}
+			if p == nil && javaErr == nil {
+				if p, javaErr = StartJava(context.Background()); javaErr != nil {
+					javaErr = unavailable{testenv.RequireJavaEnv, javaErr}
+				} else {
+					t.Cleanup(func() { p.Close() })
+				}
+			}
+			if javaErr != nil {
+				return javaErr
+			}
+			return checkFaultsWithJava(ctx, t, p, op)
+		})
+	}
+}
+
+func checkFaultsWithJava(ctx context.Context, t *testing.T, p *Process, op crashpoint.Operation) error {
+	pristine, err := op.Setup(t.TempDir())
+	if err != nil {
+		return err
+	}
+	var want javaRows
+	if err := p.Call(ctx, "read", map[string]any{"path": pristine}, &want); err != nil {
+		return fmt.Errorf("java read of the table before %s: %w", op.Name, err)
+	}
+	if len(want.Rows) == 0 {
+		return fmt.Errorf("%s: the table has no rows: nothing compared", op.Name)
+	}
+	h := &crashpoint.Harness{Op: op, TempDir: t.TempDir, KeepTables: true}
+	var problems []string
+	cases, committed := 0, 0
+	sum, err := h.Sweep(ctx, faultsSample(), func(c *crashpoint.Case) {
+		cases++
+		if c.Committed {
+			committed++
+		}
+		fail := func(format string, args ...any) {
+			problems = append(problems, fmt.Sprintf("%s: ", c.Point)+fmt.Sprintf(format, args...))
+		}
+		for _, pr := range c.Problems {
+			fail("%s", pr)
+		}
+		var got javaRows
+		if err := p.Call(ctx, "read", map[string]any{"path": c.Root}, &got); err != nil {
+			fail("(a) Java cannot read the table: %v", err)
+			return
+		}
+		if d := cmp.Diff(want.Rows, got.Rows); d != "" {
+			fail("(a) Java reads other rows (-before +after):\n%s", d)
+		}
+		j, err := javaDump(ctx, p, c.Root)
+		if err != nil {
+			fail("(c) Java dump: %v", err)
+			return
+		}
+		g, err := goDump(ctx, c.Root)
+		if err != nil {
+			fail("(c) %v", err)
+			return
+		}
+		if d := diffDumps(j, g); d != "" {
+			fail("(c) Java's dump and state differ from Go's (-java +go):\n%s", d)
+		}
+		// Only the table before the retry is needed; drop it now to keep the disk small.
+		os.RemoveAll(c.Root)
+	})
+	if err != nil {
+		return err
+	}
+	t.Logf("faults/%s: %d cases (%d after the publication), %d passing the Go checks", op.Name, sum.Cases, committed, sum.Passed)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	if cases == 0 {
+		return fmt.Errorf("%s: no injection points", op.Name)
+	}
+	return nil
+}
