@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// pkftRunIn runs the command line in-process with stdin and returns its stdout and error.
+func pkftRunIn(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	root := newRoot(&out, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	root.SetErr(io.Discard)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func latestID(t *testing.T, dir string) int64 {
+	t.Helper()
+	s, err := table.Open(fileio.NewLocal(), dir).Latest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.ID
+}
+
+// TestWriteAndCompactCommands writes JSON lines and CSV with pkft write, refuses a bad row with
+// its line number and commits nothing, and compacts with pkft compact --json.
+func TestWriteAndCompactCommands(t *testing.T) {
+	testenv.Native(t)
+	dir := goldenTable(t, "ft-default-partitioned", false)
+	before := latestID(t, dir)
+
+	out, err := pkftRunIn(t, `{"region":"eu","dt":"2024-01-31","id":9001,"content":"zebra one"}
+{"region":"eu","dt":"2024-01-31","id":9002,"content":"zebra two","_rowKind":"+U"}
+
+{"region":"eu","dt":"2024-01-31","id":9002,"_rowKind":"-D"}
+`, "write", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		SnapshotID int64 `json:"snapshotId"`
+		RowsRead   int   `json:"rowsRead"`
+		Records    int64 `json:"records"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if res.SnapshotID != before+1 || res.RowsRead != 3 || res.Records != 2 {
+		t.Errorf("write result %+v", res)
+	}
+
+	files := tableFiles(t, dir)
+	for _, bad := range []struct{ in, format, want string }{
+		{`{"region":"eu","dt":"2024-01-31","id":1}` + "\n" + `{"region":"eu","dt":"2024-01-31","id":"x"}` + "\n", "jsonl", "line 2"},
+		{`{"region":"eu","dt":"2024-01-31","id":1,"nope":1}` + "\n", "jsonl", "line 1: unknown column"},
+		{`{"region":"eu","dt":"2024-01-31","id":1,"_rowKind":"+X"}` + "\n", "jsonl", "line 1"},
+		{"region,dt,id,content\neu,2024-01-31,5,ok\neu,2024-13-01,6,bad date\n", "csv", "line 3"},
+		{`{"dt":"2024-01-31","id":1}` + "\n", "jsonl", "NOT NULL"},
+	} {
+		_, err := pkftRunIn(t, bad.in, "write", dir, "--format", bad.format)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want %q", bad.in, err, bad.want)
+		}
+		if latestID(t, dir) != before+1 {
+			t.Fatalf("%q: a snapshot was committed", bad.in)
+		}
+		if now := tableFiles(t, dir); len(now) != len(files) {
+			t.Fatalf("%q: files changed (%d -> %d)", bad.in, len(files), len(now))
+		}
+	}
+
+	if _, err := pkftRunIn(t, "region,dt,id,content\neu,2024-01-31,9003,\\N\nus,2024-02-01,9004,zebra csv\n", "write", dir, "--format", "csv"); err != nil {
+		t.Fatal(err)
+	}
+	out, err = pkftRunIn(t, "", "compact", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cres struct {
+		SnapshotID int64 `json:"snapshotId"`
+		Buckets    []struct {
+			Built []any `json:"built"`
+		} `json:"buckets"`
+	}
+	if err := json.Unmarshal([]byte(out), &cres); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if cres.SnapshotID != before+3 || len(cres.Buckets) == 0 {
+		t.Errorf("compact result %s", out)
+	}
+	out, err = pkftRunIn(t, "", "search", dir, "--query", "zebra", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "9001") {
+		t.Errorf("search after compaction does not find the written row: %s", out)
+	}
+	// Nothing left to compact.
+	if out, err = pkftRunIn(t, "", "compact", dir); err != nil || !strings.Contains(out, "nothing committed") {
+		t.Errorf("second compaction: %v %s", err, out)
+	}
+}
