@@ -19,6 +19,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/search"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/impl/types"
@@ -30,7 +31,8 @@ import (
 // pkft itself) against what Java (Paimon 2.0.0) read from it at generation time
 // (compat/golden/go/<table>.json), without any Java:
 //
-//   - read: today's Go reads each table as Java did: Go's canonical dump (files, index files,
+//   - read: the table holds, after its base, exactly the recorded steps' snapshots, committed
+//     by Go; today's Go reads each table as Java did: Go's canonical dump (files, index files,
 //     deletion-vector ranges, the full-text state and plan) equals Java's recorded dump, the rows
 //     Go reads (deletion vectors applied; level 0 left out under deletion vectors, as Java's
 //     batch read does) equal Java's, and Go's search of every recorded query returns Java's
@@ -76,6 +78,7 @@ func TestGoGolden(t *testing.T) {
 			}
 			t.Run("read", func(t *testing.T) {
 				path := goldengen.GoTablePath(root, name)
+				checkGoSnapshots(t, path, exp)
 				got := goDumpOf(t, path)
 				if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
 					t.Errorf("Go's dump differs from Java's (-java +go):\n%s", d)
@@ -138,6 +141,36 @@ func TestGoGolden(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// checkGoSnapshots checks the golden table holds what its record says Go did: after the base's
+// snapshots, exactly the recorded steps' snapshots, each committed by Go's corpus user.
+func checkGoSnapshots(t *testing.T, path string, exp *goldengen.GoExpected) {
+	t.Helper()
+	ctx := context.Background()
+	m := snapshot.NewManager(fileio.NewLocal(), path, "")
+	latest, ok, err := m.LatestID(ctx)
+	if err != nil || !ok {
+		t.Fatalf("latest snapshot: %v (found %v)", err, ok)
+	}
+	want := exp.BaseSnapshotID
+	for _, s := range exp.Steps {
+		if s.SnapshotID != 0 {
+			want = s.SnapshotID
+		}
+	}
+	if latest != want {
+		t.Errorf("the table's latest snapshot is %d, the record's last step committed %d", latest, want)
+	}
+	for id := exp.BaseSnapshotID + 1; id <= latest; id++ {
+		snap, err := m.Snapshot(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if snap.CommitUser != goldengen.GoCommitUser {
+			t.Errorf("snapshot %d was committed by %q, not by Go's corpus user %q", id, snap.CommitUser, goldengen.GoCommitUser)
+		}
 	}
 }
 
