@@ -108,7 +108,7 @@ func TestBench(t *testing.T) {
 	if err := rep.Write(out); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("wrote %s and %s\n", filepath.Join("compat", "report", "bench.json"), filepath.Join("compat", "report", "bench.png"))
+	fmt.Printf("wrote %s.json and %s.png\n", filepath.Join("compat", "report", rep.FileBase()), filepath.Join("compat", "report", rep.FileBase()))
 }
 
 // notes are the findings printed under the table: which targets of the comparison hold.
@@ -231,6 +231,14 @@ func engineBuild(lib *native.Library, options pkfulltext.AnalyzerOptions, docs [
 	return time.Since(start), nil
 }
 
+// settle collects Go's garbage, returns freed memory to the OS and waits a moment, so that a
+// build starts neither behind a collection nor while the JVM still works on a previous build.
+func settle() {
+	runtime.GC()
+	debug.FreeOSMemory()
+	time.Sleep(time.Second)
+}
+
 // measureBuild times the three builds of one level, alternating, and keeps the best of each.
 func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *runner.Process, dir string, rows int, an Analyzer) BuildResult {
 	t.Helper()
@@ -245,18 +253,18 @@ func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *
 			*cur = d
 		}
 	}
-	for run := range runs {
+	engine := func(int) {
 		docs, text := l.memoryCorpus()
 		res.TextBytes = text
+		settle()
 		d, err := engineBuild(lib, l.options, docs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		best(&res.Engine, d.Seconds())
-		docs = nil
-		runtime.GC()
-		debug.FreeOSMemory()
-
+	}
+	goBuild := func(int) {
+		settle()
 		resetPeakRSS()
 		peak, stop := sampleHeap()
 		start := time.Now()
@@ -277,7 +285,9 @@ func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *
 		if err := l.builder.IndexFile.DeleteIndexFile(ctx, archive); err != nil {
 			t.Fatal(err)
 		}
-
+	}
+	javaBuild := func(run int) {
+		settle()
 		var j struct {
 			Rows         int64   `json:"rows"`
 			Nanos        []int64 `json:"nanos"`
@@ -295,6 +305,14 @@ func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *
 		}
 		best(&res.Java, float64(j.Nanos[0])/1e9)
 		res.JavaRSS = max(res.JavaRSS, j.PeakRssBytes)
+	}
+	// Each run takes the three builds in a rotated order, so that none always follows another
+	// (the JVM keeps compiling and collecting for a moment after a build).
+	order := []func(int){engine, goBuild, javaBuild}
+	for run := range runs {
+		for k := range order {
+			order[(run+k)%len(order)](run)
+		}
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)

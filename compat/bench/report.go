@@ -181,7 +181,16 @@ func size(b int64) string {
 	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
 }
 
-// Write writes bench.json and bench.png into dir.
+// FileBase is the name the report's files take: bench, or bench-quick for the small sizes, so
+// that a quick run does not replace the full report.
+func (r *Report) FileBase() string {
+	if r.Quick {
+		return "bench-quick"
+	}
+	return "bench"
+}
+
+// Write writes FileBase().json and FileBase().png into dir.
 func (r *Report) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -190,10 +199,10 @@ func (r *Report) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bench.json"), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, r.FileBase()+".json"), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, "bench.png"))
+	f, err := os.Create(filepath.Join(dir, r.FileBase()+".png"))
 	if err != nil {
 		return err
 	}
