@@ -68,14 +68,22 @@ func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Lay
 	}
 	r := &Reader{f: f, pf: pf, layout: layout, name: name, rg: -1}
 	byID := map[int32]int{}
+	byName := map[string]int{}
 	sc := pf.MetaData().Schema
 	for i := 0; i < sc.NumColumns(); i++ {
-		byID[sc.Column(i).SchemaNode().FieldID()] = i
+		if id := sc.Column(i).SchemaNode().FieldID(); id >= 0 {
+			byID[id] = i
+		}
+		byName[sc.Column(i).Name()] = i
 	}
 	r.cols = layout.columns(0)
 	hasKeys := false
 	for _, c := range r.cols {
 		idx, ok := byID[int32(c.id)]
+		if !ok && len(byID) == 0 {
+			// A file written without field ids: match by name.
+			idx, ok = byName[c.name]
+		}
 		if !ok {
 			idx = -1
 		}

@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+)
+
+// TestWriteCompactPerf times Go's writer and full compaction next to Java's on the same rows in
+// one run (PKFT_WRITE_PERF=1; PKFT_WRITE_PERF_ROWS rows, default 200,000): for a plain table and
+// a full-text table with deletion vectors, Java writes (runner write: rows arrive as JSON) and
+// fully compacts one copy, Go writes and compacts another; it prints rows/s and the Go/Java
+// ratios. It is not part of the conformance matrix.
+func TestWriteCompactPerf(t *testing.T) {
+	if os.Getenv("PKFT_WRITE_PERF") != "1" {
+		t.Skip("set PKFT_WRITE_PERF=1")
+	}
+	n := 200_000
+	if v := os.Getenv("PKFT_WRITE_PERF_ROWS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	p, err := StartJava(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	lib, err := native.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &maintainGroup{proc: p, engine: native.Engine{Lib: lib}, dir: t.TempDir()}
+	rows := pkTextRows(77, 0, n)
+	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+	for _, v := range []struct {
+		name string
+		opts map[string]string
+	}{
+		{"plain", map[string]string{"bucket": "4"}},
+		{"full-text-dv", map[string]string{"bucket": "4", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}},
+	} {
+		timed := func(f func() error) time.Duration {
+			start := time.Now()
+			if err := f(); err != nil {
+				t.Fatal(err)
+			}
+			return time.Since(start)
+		}
+		jp, err := createJavaTable(ctx, p, filepath.Join(g.dir, "java-"+v.name), "perf-java", fields, []string{"id"}, nil, v.opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gp, err := createJavaTable(ctx, p, filepath.Join(g.dir, "go-"+v.name), "perf-go", fields, []string{"id"}, nil, v.opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jw := timed(func() error { return p.Call(ctx, "write", map[string]any{"path": jp, "rows": rows}, nil) })
+		gw := timed(func() error { return goWrite(ctx, g, gp, rows) })
+		jc := timed(func() error { return p.Call(ctx, "compact", map[string]any{"path": jp}, nil) })
+		gc := timed(func() error { _, err := goCompact(ctx, g, gp); return err })
+		rate := func(d time.Duration) string { return fmt.Sprintf("%.0f rows/s", float64(n)/d.Seconds()) }
+		t.Logf("%s, %d rows: write go %s (%v), java %s (%v), go/java time %.2f; compact go %s (%v), java %s (%v), go/java time %.2f",
+			v.name, n, rate(gw), gw.Round(time.Millisecond), rate(jw), jw.Round(time.Millisecond), gw.Seconds()/jw.Seconds(),
+			rate(gc), gc.Round(time.Millisecond), rate(jc), jc.Round(time.Millisecond), gc.Seconds()/jc.Seconds())
+	}
+}
