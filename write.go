@@ -159,7 +159,8 @@ type CompactResult struct {
 	Duration   time.Duration   `json:"durationNanos"`
 }
 
-// Compact fully compacts the selected buckets ([WithPartition], [WithBucket]; default all) of a
+// Compact fully compacts the selected buckets ([WithPartition], [WithBucket]; default all; at
+// most [WithParallelism] at once; [WithProgress] reports buckets done, without row counts) of a
 // deduplicate primary-key table into its top level and commits one COMPACT snapshot, with the
 // full-text archives of the new level built and the retired ones removed in the same snapshot
 // (see tableops.Compact for the exact rules). On failure every generated file is deleted and
@@ -183,6 +184,12 @@ func (t *Table) Compact(ctx context.Context, opts ...MaintainOption) (*CompactRe
 	}
 	if cfg.commitUser != "" {
 		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
+	}
+	if cfg.progress != nil {
+		report := cfg.progress
+		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
+			report(Progress{BucketsDone: p.Done, BucketsTotal: p.Total})
+		}))
 	}
 	engine, err := t.engineIfIndexed(ctx)
 	if err != nil {

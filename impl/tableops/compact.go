@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -72,8 +73,8 @@ type CompactResult struct {
 // archive) is committed in the same COMPACT snapshot, where Java commits an APPEND snapshot with
 // those index changes first.
 //
-// Options: WithBuckets, WithParallelism, WithCommitUser, WithCommitIdentifier, WithMaxRetries,
-// WithBeforePublish. engine may be nil when the table has no full-text index. On failure every
+// Options: WithBuckets, WithParallelism, WithProgress (buckets done out of the selected ones;
+// no row counts), WithCommitUser, WithCommitIdentifier, WithMaxRetries, WithBeforePublish. engine may be nil when the table has no full-text index. On failure every
 // generated file (data, deletion vectors, archives, manifests) is deleted and nothing is
 // committed.
 func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts ...MaintainOption) (*CompactResult, error) {
@@ -249,8 +250,6 @@ func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
 		}
 		jobs = append(jobs, job{b, rb})
 	}
-	results := make([]*BucketCompaction, len(jobs))
-	msgs := make([]*commitMessage, len(jobs))
 	ctx2, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -258,7 +257,17 @@ func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
 		mu       sync.Mutex
 		firstErr error
 		sem      = make(chan struct{}, c.cfg.parallelism)
+		finished atomic.Int64
 	)
+	report := func() {
+		if c.cfg.progress != nil {
+			mu.Lock()
+			c.cfg.progress(Progress{Done: int(finished.Load()), Total: len(jobs)})
+			mu.Unlock()
+		}
+	}
+	results := make([]*BucketCompaction, len(jobs))
+	msgs := make([]*commitMessage, len(jobs))
 	for i, j := range jobs {
 		wg.Add(1)
 		go func() {
@@ -280,6 +289,8 @@ func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
 				return
 			}
 			results[i], msgs[i] = bc, msg
+			finished.Add(1)
+			report()
 		}()
 	}
 	wg.Wait()

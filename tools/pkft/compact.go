@@ -12,11 +12,12 @@ import (
 
 func compactCommand() *cobra.Command {
 	var (
-		partitions []string
-		buckets    []int32
-		parallel   int
-		asJSON     bool
-		user       string
+		partitions   []string
+		buckets      []int32
+		parallel     int
+		asJSON       bool
+		user         string
+		progressFlag string
 	)
 	cmd := &cobra.Command{
 		Use:   "compact TABLE_PATH",
@@ -24,7 +25,8 @@ func compactCommand() *cobra.Command {
 		Long: `Fully compact every (partition, bucket) of the latest snapshot, or the selected ones, into the
 top level as Java's full compaction does, and commit one COMPACT snapshot in which the new
 level's full-text archives are built and the retired ones removed. Only the deduplicate merge
-engine is supported. Prints a per-bucket summary (--json: the result as JSON).`,
+engine is supported. Prints a per-bucket summary (--json: the result as JSON); a progress bar of
+buckets done is drawn on stderr when it is a terminal (--progress).`,
 		Example: `  pkft compact /data/warehouse/db.db/docs
   pkft compact /data/warehouse/db.db/docs --partition region=eu --bucket 0 --json`,
 		Args: cobra.ExactArgs(1),
@@ -50,12 +52,23 @@ engine is supported. Prints a per-bucket summary (--json: the result as JSON).`,
 			if user != "" {
 				opts = append(opts, pkft.WithCommitUser(user))
 			}
+			mode := progressMode(progressFlag)
+			if mode != progressAuto && mode != progressAlways && mode != progressNever {
+				return fmt.Errorf("--progress %q: want auto, always or never", progressFlag)
+			}
 			ctx := cmd.Context()
 			tbl, err := pkft.Open(ctx, args[0])
 			if err != nil {
 				return err
 			}
+			bar := newProgress(cmd.ErrOrStderr(), mode)
+			if bar != nil {
+				opts = append(opts, pkft.WithProgress(bar.update))
+			}
 			res, err := tbl.Compact(ctx, opts...)
+			if bar != nil {
+				bar.finish()
+			}
 			if err != nil {
 				return err
 			}
@@ -71,6 +84,7 @@ engine is supported. Prints a per-bucket summary (--json: the result as JSON).`,
 	f.IntVar(&parallel, "parallel", 0, "buckets compacted at once (default: one per CPU)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr (buckets done): auto (when stderr is a terminal), always, never")
 	return cmd
 }
 
