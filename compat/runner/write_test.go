@@ -281,6 +281,10 @@ func goWriteVariants() []*writeVariant {
 		{name: "jieba", fields: idText, pks: []string{"id"},
 			options: ft(map[string]string{pkfulltext.FieldOptionsKey("content"): `{"tokenizer":"jieba"}`}), rows: textRows, fullText: true},
 		{name: "no-dv", fields: idText, pks: []string{"id"}, options: map[string]string{"bucket": "2"}, rows: textRows},
+		{name: "thin-mode", fields: idText, pks: []string{"id"},
+			options: ft(map[string]string{"data-file.thin-mode": "true", "target-file-size": "16kb"}), rows: textRows, fullText: true},
+		{name: "snappy-full-stats", fields: idText, pks: []string{"id"},
+			options: map[string]string{"bucket": "3", "file.compression": "snappy", "metadata.stats-mode": "full"}, rows: textRows},
 	}
 }
 
