@@ -330,3 +330,33 @@ func TestRollingByTargetFileSize(t *testing.T) {
 		t.Fatalf("%d rows in files, %d written", rows, len(want))
 	}
 }
+
+// TestRollingByRowCount checks target-file-row-num rolls new data but not compaction output.
+func TestRollingByRowCount(t *testing.T) {
+	s := allTypes(map[string]string{kvfile.TargetFileRowNumOption: "100"})
+	_, files, _ := writeFiles(t, s, 450) // compaction output: size only
+	if len(files) != 1 {
+		t.Errorf("compaction output rolled by rows: %d files", len(files))
+	}
+	ctx := context.Background()
+	popts, _ := paths.OptionsFromTable(t.TempDir(), s.Options)
+	pf, _ := paths.NewFileStorePathFactory(popts)
+	dp, _ := pf.DataFilePathFactory(nil, 0)
+	layout, _ := kvfile.NewLayout(s)
+	w, err := kvfile.NewRollingWriter(fileio.NewLocal(), layout, dp, kvfile.WriterOptions{Source: meta.FileSourceAppend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 450; i++ {
+		if err := w.Write(ctx, record(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err = w.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 5 || files[0].RowCount != 100 || files[4].RowCount != 50 {
+		t.Errorf("append output: %d files", len(files))
+	}
+}

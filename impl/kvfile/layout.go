@@ -48,6 +48,7 @@ const (
 	ZstdLevelOption        = "file.compression.zstd-level"
 	FileFormatOption       = "file.format"
 	TargetFileSizeOption   = "target-file-size"
+	TargetFileRowNumOption = "target-file-row-num"
 	DefaultStatsMode       = "truncate(16)"
 	defaultTargetFileSize  = 128 << 20
 	systemFieldStatsLength = 128

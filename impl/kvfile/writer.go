@@ -44,7 +44,9 @@ type WriterOptions struct {
 
 // RollingWriter writes key-value records, in key order, into one or more data files of one
 // bucket, starting a new file whenever the current one reaches the table's target-file-size
-// (RollingFileWriterImpl). Abort deletes every file it wrote.
+// (checked every 1,000 records against the bytes written plus the raw size of the buffered row
+// group, so files come out somewhat smaller than Java's) or, for new data, target-file-row-num
+// records (RollingFileWriterImpl). Abort deletes every file it wrote.
 type RollingWriter struct {
 	fio     fileio.FileIO
 	layout  *Layout
@@ -54,6 +56,7 @@ type RollingWriter struct {
 	sc      *pqschema.GroupNode
 	props   *parquet.WriterProperties
 	target  int64
+	maxRows int64
 	cur     *fileWriter
 	done    []*meta.DataFileMeta
 	written []string
@@ -77,7 +80,17 @@ func NewRollingWriter(fio fileio.FileIO, layout *Layout, pf *paths.DataFilePathF
 			return nil, fmt.Errorf("option %s: %w", TargetFileSizeOption, err)
 		}
 	}
-	return &RollingWriter{fio: fio, layout: layout, paths: pf, opts: opts, cols: cols, sc: sc, props: props, target: target}, nil
+	// Row limit applies to writes only; compaction output rolls by size only
+	// (KeyValueFileWriterFactory#createRollingMergeTreeFileWriter).
+	maxRows := int64(math.MaxInt64)
+	if v, ok := layout.Schema.Options[TargetFileRowNumOption]; ok && opts.Source != meta.FileSourceCompact {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("option %s: %q is not a positive number", TargetFileRowNumOption, v)
+		}
+		maxRows = n
+	}
+	return &RollingWriter{fio: fio, layout: layout, paths: pf, opts: opts, cols: cols, sc: sc, props: props, target: target, maxRows: maxRows}, nil
 }
 
 // Write appends one record. Records must come in ascending key order within a file.
@@ -102,7 +115,7 @@ func (w *RollingWriter) Write(ctx context.Context, kv *KeyValue) error {
 	if err := w.cur.write(kv); err != nil {
 		return err
 	}
-	if w.cur.count%checkRollingRecords == 0 && w.cur.estimatedSize() >= w.target {
+	if w.cur.count >= w.maxRows || (w.cur.count%checkRollingRecords == 0 && w.cur.estimatedSize() >= w.target) {
 		return w.closeCurrent(ctx)
 	}
 	return nil
@@ -113,6 +126,11 @@ func (w *RollingWriter) closeCurrent(ctx context.Context) error {
 	w.cur = nil
 	m, err := f.finish(ctx, w.opts)
 	if err != nil {
+		if !errors.Is(err, fileio.ErrExists) {
+			// The publication may have landed although it reported an error (a link+unlink
+			// publication whose unlink failed): the fresh name is ours, so Abort deletes it too.
+			w.written = append(w.written, f.out.Path())
+		}
 		return err
 	}
 	w.written = append(w.written, f.out.Path())
