@@ -94,6 +94,11 @@ func WriteFile(ctx context.Context, fio fileio.FileIO, path string, entries []En
 		ranges = append(ranges, Range{DataFile: e.DataFile, Offset: int32(start), Length: int32(length), Cardinality: &card})
 	}
 	if err := fio.WriteFileAtomic(ctx, path, buf); err != nil {
+		if !errors.Is(err, fileio.ErrExists) {
+			// The publication may have landed although it reported an error (a link+unlink
+			// publication whose unlink failed); the name is this call's, so remove it.
+			fio.DeleteQuietly(context.WithoutCancel(ctx), path)
+		}
 		return FileResult{}, fmt.Errorf("write deletion vectors: %w", err)
 	}
 	return FileResult{Path: path, FileName: paths.Name(path), FileSize: int64(len(buf)), Ranges: ranges}, nil

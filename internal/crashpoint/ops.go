@@ -2,6 +2,7 @@ package crashpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/impl/types"
 )
 
 // Operations is the table of table-writing operations the crash-point suites drive. repoRoot is
@@ -43,7 +45,55 @@ func Operations(repoRoot string, engine fulltext.Engine) []Operation {
 				return err
 			},
 		},
+		{
+			// A Go write of inserts and deletes across both partitions of a Java-written
+			// full-text table: level-0 files, the commit with the maintainer wired as Java's.
+			Name:  "write",
+			Setup: copyGolden(repoRoot, "java", "ft-default-partitioned", nil),
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				return writeRows(ctx, fio, root, engine)
+			},
+			NotIdempotent: true,
+		},
+		{
+			// A full compaction after that write: merged files on the top level, deletion
+			// vectors rewritten, the new level's archives built and the old ones retired.
+			Name: "compact",
+			Setup: func(dir string) (string, error) {
+				root, err := copyGolden(repoRoot, "java", "ft-default-partitioned", nil)(dir)
+				if err != nil {
+					return "", err
+				}
+				return root, writeRows(context.Background(), fileio.NewLocal(), root, engine)
+			},
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := tableops.Compact(ctx, table.Open(fio, root), engine,
+					tableops.WithParallelism(1), tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+				return err
+			},
+		},
 	}
+}
+
+// writeRows writes a fixed set of rows (inserts, and deletes of existing keys) to the
+// ft-default-partitioned table (region STRING, dt DATE, id INT, content STRING) and commits.
+func writeRows(ctx context.Context, fio fileio.FileIO, root string, engine fulltext.Engine) error {
+	w, err := tableops.OpenWriter(ctx, table.Open(fio, root), engine, tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+	if err != nil {
+		return err
+	}
+	for i := 0; i < 24; i++ {
+		kind := types.Insert
+		if i%7 == 3 {
+			kind = types.Delete
+		}
+		row := []any{[]string{"eu", "中国"}[i%2], int32(19753 + 29*(i%2)), int32(i * 5), fmt.Sprintf("crash point text %d paimon", i)}
+		if err := w.Write(ctx, kind, row); err != nil {
+			return errors.Join(err, w.Abort(ctx))
+		}
+	}
+	_, err = w.Commit(ctx)
+	return err
 }
 
 // copyGolden returns a Setup copying testdata/tables/<kind>/<name> and, when options is not nil,
