@@ -64,10 +64,18 @@ func TestSortStableByJavaString(t *testing.T) {
 		key string
 		pos int
 	}
-	for range 200 {
+	ascii := []string{"a", "b", "z", "0", "-", ".", "\x00", "data-", "1", "10"}
+	for round := range 400 {
 		var in []elem
 		for i := range r.IntN(300) {
-			in = append(in, elem{key: randomString(r), pos: i})
+			key := randomString(r)
+			if round%2 == 0 { // ASCII only: the byte-order path
+				key = ""
+				for range r.IntN(6) {
+					key += ascii[r.IntN(len(ascii))]
+				}
+			}
+			in = append(in, elem{key: key, pos: i})
 		}
 		want := slices.Clone(in)
 		slices.SortStableFunc(want, func(a, b elem) int { return CompareJava(a.key, b.key) })

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -192,6 +193,16 @@ func CompareJava(a, b string) int {
 	return compareJavaUnits(a, b)
 }
 
+// isASCIIString reports whether every byte of s is below 0x80.
+func isASCIIString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // isASCII reports whether every byte of b is below 0x80.
 func isASCII(b []byte) bool {
 	for _, c := range b {
@@ -250,11 +261,18 @@ func SortStableByJavaString[T any](s []T, key func(T) string) {
 		v   T
 	}
 	items := make([]item, len(s))
+	ascii := true
 	for i, v := range s {
 		items[i] = item{key: key(v), pos: i, v: v}
+		ascii = ascii && isASCIIString(items[i].key)
+	}
+	compare := CompareJava
+	if ascii {
+		// ASCII characters are one code unit each: Java's order is the byte order.
+		compare = strings.Compare
 	}
 	slices.SortFunc(items, func(a, b item) int {
-		if c := CompareJava(a.key, b.key); c != 0 {
+		if c := compare(a.key, b.key); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.pos, b.pos)
