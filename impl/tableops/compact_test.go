@@ -73,7 +73,7 @@ func TestCompactJavaTables(t *testing.T) {
 				checkAllCurrent(t, tbl, r.FullText.FieldID)
 			}
 			t.Logf("%d buckets compacted, snapshot %v", len(res.Buckets), res.Snapshot != nil)
-			checkNoOrphans(t, tbl, root)
+			checkNoOrphanFiles(t, tbl, root)
 		})
 	}
 }

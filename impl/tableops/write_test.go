@@ -244,7 +244,7 @@ func TestWriteAndCompactJavaFullTextTable(t *testing.T) {
 	if again.Snapshot != nil {
 		t.Errorf("a compacted table was compacted again: %+v", again.Buckets)
 	}
-	checkNoOrphans(t, tbl, root)
+	checkNoOrphanFiles(t, tbl, root)
 }
 
 func sameRows(a, b map[string][]any) bool {
