@@ -198,11 +198,16 @@ endif
 
 # compat-docker: the conformance suite with the Java runner in its container (the same cases as
 # make compat; its report goes to compat/report-docker), with the container mode's own tests
-# (removal on every exit path, docker-compose.yml) required to run.
+# (removal on every exit path, docker-compose.yml) required to run. Then its results.json must
+# match make compat's (compat/report, when there is one: in CI, make test's run just before) case
+# for case, outcome for outcome.
 compat-docker: docker-images pypaimon-env
 	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) \
 	  TESTCONTAINERS_RYUK_DISABLED=true \
 	  $(TIMED) conformance-docker $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report-docker
+	@if [ -f compat/report/results.json ]; then \
+	  $(PYTHON) scripts/compare-results.py compat/report/results.json compat/report-docker/results.json; \
+	else echo "compat-docker: no compat/report/results.json to compare with (make compat writes it)"; fi
 
 clean:
 	rm -rf .cache compat/java/target compat/java/lib compat/report compat/report-docker
