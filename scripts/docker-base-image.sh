@@ -19,12 +19,13 @@ as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# The machine's own Debian suite and the mirror its apt fetches that suite from.
+# The machine's own Debian suite and the mirror its apt fetches that suite from (read from apt's
+# configuration: no package lists need to be downloaded for it).
 # shellcheck disable=SC1091
 . /etc/os-release
 suite=${PKFT_BASE_SUITE:-${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}}
 arch=$(dpkg --print-architecture)
-mirror=${PKFT_BASE_MIRROR:-$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' |
+mirror=${PKFT_BASE_MIRROR:-$(apt-get indextargets --no-release-info --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' |
   awk -v s="$suite" '$2 == s && $3 == "main" {print $1; exit}')}
 if [ -z "$mirror" ]; then
   echo "docker-base-image: apt has no index for $suite main (run apt-get update, or set PKFT_BASE_MIRROR)" >&2
