@@ -26,7 +26,7 @@ as_root() {
 suite=${PKFT_BASE_SUITE:-${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}}
 arch=$(dpkg --print-architecture)
 mirror=${PKFT_BASE_MIRROR:-$(apt-get indextargets --no-release-info --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' |
-  awk -v s="$suite" '$2 == s && $3 == "main" {print $1; exit}')}
+  awk -v s="$suite" '$2 == s && $3 == "main" && !m {m = $1} END {print m}')}
 if [ -z "$mirror" ]; then
   echo "docker-base-image: apt has no index for $suite main (run apt-get update, or set PKFT_BASE_MIRROR)" >&2
   exit 1
