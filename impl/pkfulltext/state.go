@@ -31,6 +31,13 @@ type BucketIndexState struct {
 // stale when they carry source meta and ignored otherwise. The state keeps the caller's
 // pointers; callers must not modify the pointed-to metadata afterwards.
 func NewBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta) (*BucketIndexState, error) {
+	return newBucketIndexState(textFieldID, activePayloads, nil)
+}
+
+// newBucketIndexState is NewBucketIndexState; when decoded is not nil, decoded[i] is the already
+// parsed source meta of activePayloads[i] (which must then be a full-text payload of textFieldID
+// whose source meta parses), so that classification does not parse it again.
+func newBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta, decoded []pkindex.SourceMeta) (*BucketIndexState, error) {
 	s := &BucketIndexState{textFieldID: textFieldID, bySource: map[string]*meta.IndexFileMeta{}}
 	names := map[string]bool{}
 	for i, payload := range activePayloads {
@@ -51,9 +58,14 @@ func NewBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta
 			return nil, fmt.Errorf("active full-text payload %s appears more than once in the index manifest", payload.FileName)
 		}
 		names[payload.FileName] = true
-		sm, err := pkindex.SourceMetaFromIndexFile(payload.FileName, global.SourceMeta)
-		if err != nil {
-			return nil, err
+		var sm pkindex.SourceMeta
+		if decoded != nil {
+			sm = decoded[i]
+		} else {
+			var err error
+			if sm, err = pkindex.SourceMetaFromIndexFile(payload.FileName, global.SourceMeta); err != nil {
+				return nil, err
+			}
 		}
 		sources := sm.SourceFiles()
 		var total int64
@@ -111,6 +123,7 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 	}
 
 	candidatesByLevel := map[int32][]*meta.IndexFileMeta{}
+	candidateMetas := map[*meta.IndexFileMeta]pkindex.SourceMeta{}
 	var stale []*meta.IndexFileMeta
 	for i, payload := range activePayloads {
 		if payload == nil {
@@ -126,23 +139,26 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 			}
 			continue
 		}
-		level, ok := candidateLevel(textFieldID, payload, sourcesByLevel)
+		sm, ok := candidateLevel(textFieldID, payload, sourcesByLevel)
 		if !ok {
 			stale = append(stale, payload)
 			continue
 		}
-		candidatesByLevel[level] = append(candidatesByLevel[level], payload)
+		candidatesByLevel[sm.DataLevel()] = append(candidatesByLevel[sm.DataLevel()], payload)
+		candidateMetas[payload] = sm
 	}
 
 	var current []*meta.IndexFileMeta
+	var currentMetas []pkindex.SourceMeta
 	for _, level := range slices.Sorted(maps.Keys(candidatesByLevel)) {
 		if candidates := candidatesByLevel[level]; len(candidates) == 1 {
 			current = append(current, candidates[0])
+			currentMetas = append(currentMetas, candidateMetas[candidates[0]])
 		} else {
 			stale = append(stale, candidates...)
 		}
 	}
-	s, err := NewBucketIndexState(textFieldID, current)
+	s, err := newBucketIndexState(textFieldID, current, currentMetas)
 	if err != nil {
 		return nil, fmt.Errorf("classify full-text payloads: %w", err)
 	}
@@ -150,22 +166,22 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 	return s, nil
 }
 
-// candidateLevel reports the data level of payload when it exactly covers that level's
-// eligible sources and is internally consistent.
-func candidateLevel(textFieldID int32, payload *meta.IndexFileMeta, sourcesByLevel map[int32][]pkindex.SourceFile) (int32, bool) {
+// candidateLevel returns the parsed source meta of payload when it exactly covers its data
+// level's eligible sources and is internally consistent.
+func candidateLevel(textFieldID int32, payload *meta.IndexFileMeta, sourcesByLevel map[int32][]pkindex.SourceFile) (pkindex.SourceMeta, bool) {
 	sm, err := pkindex.SourceMetaFromIndexFile(payload.FileName, payload.GlobalIndex.SourceMeta)
 	if err != nil {
-		return 0, false
+		return pkindex.SourceMeta{}, false
 	}
 	desired, ok := sourcesByLevel[sm.DataLevel()]
 	if !ok || !slices.Equal(desired, sm.SourceFiles()) {
-		return 0, false
+		return pkindex.SourceMeta{}, false
 	}
-	single, err := NewBucketIndexState(textFieldID, []*meta.IndexFileMeta{payload})
+	single, err := newBucketIndexState(textFieldID, []*meta.IndexFileMeta{payload}, []pkindex.SourceMeta{sm})
 	if err != nil || len(single.current) != 1 {
-		return 0, false
+		return pkindex.SourceMeta{}, false
 	}
-	return sm.DataLevel(), true
+	return sm, true
 }
 
 // TextFieldID returns the id of the indexed text field.
