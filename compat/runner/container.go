@@ -66,7 +66,8 @@ func dockerClient(ctx context.Context) (*testcontainers.DockerClient, error) {
 }
 
 // RemoveStaleContainers removes the runner containers whose starting process no longer runs (a test
-// killed before it could remove its own) and returns their IDs.
+// killed before it could remove its own), those of the compose test included, and returns their
+// IDs.
 func RemoveStaleContainers(ctx context.Context) ([]string, error) {
 	cli, err := dockerClient(ctx)
 	if err != nil {
@@ -84,9 +85,25 @@ func removeStale(ctx context.Context, cli *testcontainers.DockerClient) ([]strin
 	if err != nil {
 		return nil, fmt.Errorf("list runner containers: %w", err)
 	}
+	items := list.Items
+	// The compose test's project (ComposeTestProjectPrefix + pid) carries compose's labels only.
+	list, err = cli.ContainerList(ctx, client.ContainerListOptions{
+		All:     true,
+		Filters: make(client.Filters).Add("label", composeProjectLabel),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list compose containers: %w", err)
+	}
+	items = append(items, list.Items...)
 	var removed []string
-	for _, c := range list.Items {
-		pid, err := strconv.Atoi(c.Labels[ContainerPIDLabel])
+	for _, c := range items {
+		owner, ok := c.Labels[ContainerPIDLabel]
+		if !ok {
+			if owner, ok = strings.CutPrefix(c.Labels[composeProjectLabel], ComposeTestProjectPrefix); !ok {
+				continue // a compose project of someone else's
+			}
+		}
+		pid, err := strconv.Atoi(owner)
 		if err == nil && processAlive(pid) {
 			continue
 		}
@@ -97,6 +114,13 @@ func removeStale(ctx context.Context, cli *testcontainers.DockerClient) ([]strin
 	}
 	return removed, nil
 }
+
+// ComposeTestProjectPrefix starts the compose project name of the compose test, which ends in the
+// test process's id; composeProjectLabel is the label compose puts the project name in.
+const (
+	ComposeTestProjectPrefix = "pkft-compose-test-"
+	composeProjectLabel      = "com.docker.compose.project"
+)
 
 // processAlive reports whether a process with this id runs on this machine.
 func processAlive(pid int) bool {

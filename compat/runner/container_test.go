@@ -237,8 +237,9 @@ func TestContainerKilledTestCleanedUp(t *testing.T) {
 	}
 }
 
-// TestRemoveStaleContainers checks the sweep itself: a runner container labelled with a process
-// that no longer runs is removed, one labelled with a live process is kept.
+// TestRemoveStaleContainers checks the sweep itself: a runner container, or a compose test
+// project's, of a process that no longer runs is removed; those of a live process, and other
+// compose projects, are kept.
 func TestRemoveStaleContainers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -247,14 +248,14 @@ func TestRemoveStaleContainers(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	start := func(pid int) string {
+	start := func(labels map[string]string) string {
 		t.Helper()
 		ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
 			ContainerRequest: testcontainers.ContainerRequest{
 				Image:      RunnerImage(),
 				Entrypoint: []string{"sleep", "600"},
 				Cmd:        []string{},
-				Labels:     map[string]string{ContainerLabel: "1", ContainerPIDLabel: strconv.Itoa(pid)},
+				Labels:     labels,
 				HostConfigModifier: func(hc *container.HostConfig) {
 					hc.NetworkMode = "none"
 				},
@@ -269,19 +270,38 @@ func TestRemoveStaleContainers(t *testing.T) {
 		t.Cleanup(func() { _ = removeContainer(context.Background(), cli, id) })
 		return id
 	}
-	stale, live := start(dead.Process.Pid), start(os.Getpid())
+	runner := func(pid int) map[string]string {
+		return map[string]string{ContainerLabel: "1", ContainerPIDLabel: strconv.Itoa(pid)}
+	}
+	compose := func(project string) map[string]string {
+		return map[string]string{composeProjectLabel: project}
+	}
+	stale := []string{
+		start(runner(dead.Process.Pid)),
+		start(compose(ComposeTestProjectPrefix + strconv.Itoa(dead.Process.Pid))),
+	}
+	kept := []string{
+		start(runner(os.Getpid())),
+		start(compose(ComposeTestProjectPrefix + strconv.Itoa(os.Getpid()))),
+		start(compose("someone-elses-project")),
+	}
 	removed, err := RemoveStaleContainers(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(removed, stale) || slices.Contains(removed, live) {
-		t.Fatalf("removed %v: want %.12s (process %d is gone) and not %.12s (this process)", removed, stale, dead.Process.Pid, live)
+	for _, id := range stale {
+		// Another test process's sweep may have removed it first; it must be gone either way.
+		if !gone(ctx, cli, id, 30*time.Second) {
+			t.Errorf("stale container %.12s still exists", id)
+		}
 	}
-	if !gone(ctx, cli, stale, 30*time.Second) {
-		t.Errorf("stale container %.12s still exists", stale)
-	}
-	if _, err := cli.ContainerInspect(ctx, live, client.ContainerInspectOptions{}); err != nil {
-		t.Errorf("the live process's container: %v", err)
+	for _, id := range kept {
+		if slices.Contains(removed, id) {
+			t.Errorf("container %.12s of a live process or of another project was removed", id)
+		}
+		if _, err := cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{}); err != nil {
+			t.Errorf("container %.12s that must be kept: %v", id, err)
+		}
 	}
 }
 
@@ -311,7 +331,7 @@ func TestComposeRunner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	project := fmt.Sprintf("pkft-compose-test-%d", os.Getpid())
+	project := ComposeTestProjectPrefix + strconv.Itoa(os.Getpid())
 	warehouse := t.TempDir()
 	run := func(args ...string) string {
 		t.Helper()
