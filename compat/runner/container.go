@@ -165,7 +165,13 @@ func startJavaContainer(ctx context.Context, root string) (*Process, error) {
 
 	tmp := os.TempDir()
 	binds := []string{tmp + ":" + tmp, root + ":" + root}
-	env := map[string]string{}
+	env := map[string]string{
+		// The mounted temporary directory is shared by every runner container, whose JVMs are all
+		// process 1: no perf-data file there (concurrent JVMs would contend for
+		// hsperfdata_<user>/1), and the JVM's warnings on stderr, never on the protocol's stdout.
+		// The runner image's entrypoint says the same; this covers any image.
+		"JAVA_TOOL_OPTIONS": "-XX:-UsePerfData -Xlog:disable -Xlog:all=warning:stderr",
+	}
 	if lib, err := native.Locate(); err == nil {
 		if !within(lib, root) && !within(lib, tmp) {
 			binds = append(binds, lib+":"+lib+":ro")
