@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -93,7 +94,7 @@ func TestBench(t *testing.T) {
 	for _, n := range sz.stateFiles {
 		s := measureState(t, ctx, java, n)
 		rep.States = append(rep.States, s)
-		t.Logf("state %d files: Go %s, Java %s", n, dur(s.Go), dur(s.Java))
+		t.Logf("state %d files: Go %s (CPU %s), Java %s (CPU %s)", n, dur(s.Go), dur(s.GoCPU), dur(s.Java), dur(s.JavaCPU))
 	}
 	rep.Maintain = measureMaintain(t, ctx, lib, java, filepath.Join(dir, "maintain"), sz.maintainRows)
 	rep.Notes = notes(rep)
@@ -253,7 +254,7 @@ func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *
 			*cur = d
 		}
 	}
-	engine := func(int) {
+	engine := func(run int) {
 		docs, text := l.memoryCorpus()
 		res.TextBytes = text
 		settle()
@@ -262,8 +263,9 @@ func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *
 			t.Fatal(err)
 		}
 		best(&res.Engine, d.Seconds())
+		t.Logf("  run %d: engine %.2fs", run, d.Seconds())
 	}
-	goBuild := func(int) {
+	goBuild := func(run int) {
 		settle()
 		resetPeakRSS()
 		peak, stop := sampleHeap()
@@ -282,6 +284,7 @@ func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *
 		}
 		res.GoHeap = max(res.GoHeap, int64(*peak))
 		best(&res.Go, elapsed.Seconds())
+		t.Logf("  run %d: Go %.2fs", run, elapsed.Seconds())
 		if err := l.builder.IndexFile.DeleteIndexFile(ctx, archive); err != nil {
 			t.Fatal(err)
 		}
@@ -304,6 +307,7 @@ func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *
 			t.Fatalf("Java built %d rows in %d runs, want %d in 1", j.Rows, len(j.Nanos), rows)
 		}
 		best(&res.Java, float64(j.Nanos[0])/1e9)
+		t.Logf("  run %d: Java %.2fs", run, float64(j.Nanos[0])/1e9)
 		res.JavaRSS = max(res.JavaRSS, j.PeakRssBytes)
 	}
 	// Each run takes the three builds in a rotated order, so that none always follows another
@@ -451,18 +455,21 @@ func measureState(t *testing.T, ctx context.Context, java *runner.Process, n int
 			t.Fatal(err)
 		}
 	}
-	var total time.Duration
+	var total, cpu time.Duration
 	var runs int
 	for runs < 3 || total < 500*time.Millisecond {
+		c := processCPU()
 		start := time.Now()
 		if _, err := goDecide(files, payloads, levels); err != nil {
 			t.Fatal(err)
 		}
 		total += time.Since(start)
+		cpu += processCPU() - c
 		runs++
 	}
 	var j struct {
 		Nanos      []int64 `json:"nanos"`
+		CPUNanos   []int64 `json:"cpuNanos"`
 		Current    int     `json:"current"`
 		Stale      int     `json:"stale"`
 		PlanLevel  int     `json:"planLevel"`
@@ -477,11 +484,14 @@ func measureState(t *testing.T, ctx context.Context, java *runner.Process, n int
 	if got != want {
 		t.Fatalf("%d files: Go decided %+v, Java %+v", n, got, want)
 	}
-	var jt int64
-	for _, x := range j.Nanos {
+	var jt, jc int64
+	for i, x := range j.Nanos {
 		jt += x
+		jc += j.CPUNanos[i]
 	}
-	return StateResult{Files: n, Payloads: len(payloads), Go: total.Seconds() / float64(runs), Java: float64(jt) / 1e9 / float64(len(j.Nanos))}
+	jn := float64(len(j.Nanos))
+	return StateResult{Files: n, Payloads: len(payloads), Go: total.Seconds() / float64(runs), Java: float64(jt) / 1e9 / jn,
+		GoCPU: cpu.Seconds() / float64(runs), JavaCPU: float64(jc) / 1e9 / jn}
 }
 
 // measureMaintain generates a 16-bucket table, copies it three times and maintains one copy with
@@ -586,6 +596,15 @@ func sampleHeap() (peak *uint64, stop func()) {
 		}
 	}()
 	return peak, func() { close(done); wg.Wait() }
+}
+
+// processCPU is the CPU time of this process so far (every thread, user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // resetPeakRSS resets VmHWM to the current RSS (Linux: clear_refs 5).

@@ -52,10 +52,10 @@ func (r *Report) Chart(w io.Writer) error {
 		panels = append(panels, p)
 	}
 	if len(r.States) > 0 {
-		p := panel{title: "Bucket restore decision, state + plan (microseconds, log scale, lower is better)", unit: "us", log: true, series: []string{"Go", "Java"}}
+		p := panel{title: "Bucket restore decision, state + plan, process CPU time (microseconds, log scale, lower is better)", unit: "us", log: true, series: []string{"Go", "Java"}}
 		for _, s := range r.States {
 			p.groups = append(p.groups, fmt.Sprintf("%s files", count(s.Files)))
-			p.values = append(p.values, []float64{s.Go * 1e6, s.Java * 1e6})
+			p.values = append(p.values, []float64{s.GoCPU * 1e6, s.JavaCPU * 1e6})
 		}
 		panels = append(panels, p)
 	}

@@ -16,7 +16,8 @@ func sampleReport() *Report {
 			{Rows: 100_000, Analyzer: "default", Engine: 1.0, Go: 1.1, Java: 1.21, GoRSS: 100 << 20, JavaRSS: 300 << 20, Runs: 3},
 			{Rows: 100_000, Analyzer: "ngram", Engine: 4.0, Go: 4.0, Java: 4.4, Runs: 3},
 		},
-		States:   []StateResult{{Files: 1000, Payloads: 100, Go: 0.001, Java: 0.008}, {Files: 10_000, Payloads: 100, Go: 0.012, Java: 0.4}},
+		States: []StateResult{{Files: 1000, Payloads: 100, Go: 0.002, Java: 0.01, GoCPU: 0.001, JavaCPU: 0.008},
+			{Files: 10_000, Payloads: 100, Go: 0.02, Java: 0.5, GoCPU: 0.012, JavaCPU: 0.4}},
 		Maintain: &MaintainResult{Rows: 320_000, Buckets: 16, Go1: 10, Go2: 5.5, Java: 20, Archives: 16},
 		Memory:   &MemoryResult{Rows: 1_000_000, PeakRSS: 200 << 20, PeakHeap: 20 << 20, JavaRSS: 600 << 20},
 	}

@@ -134,7 +134,8 @@ final class BenchCommands {
      * timed run classifies the payloads against the eligible data files
      * (PkFullTextBucketIndexState.fromActiveDataFiles) and picks the next plan
      * (PrimaryKeyIndexLevels.pick over the current payloads), runs continuing until both minRuns
-     * and minMillis are reached. Result: {nanos: [...], current, stale, planLevel (0: none),
+     * and minMillis are reached. Result: {nanos: [...], cpuNanos: [the JVM's CPU time per run, every
+     * thread], current, stale, planLevel (0: none),
      * planFiles, planInputs}.
      */
     private static JsonNode bucketState(JsonNode args) throws Exception {
@@ -160,11 +161,14 @@ final class BenchCommands {
         }
         ObjectNode out = Main.JSON.createObjectNode();
         ArrayNode nanos = out.putArray("nanos");
+        ArrayNode cpuNanos = out.putArray("cpuNanos");
         long total = 0;
         for (int i = 0; i < minRuns || total < minNanos; i++) {
+            long cpu = processCpuNanos();
             long start = System.nanoTime();
             d = decide(field, dataFiles, payloads);
             long t = System.nanoTime() - start;
+            cpuNanos.add(processCpuNanos() - cpu);
             nanos.add(t);
             total += t;
         }
@@ -202,6 +206,15 @@ final class BenchCommands {
                         p -> PrimaryKeyIndexSourceMeta.fromIndexFile(p).dataLevel(),
                         p -> PrimaryKeyIndexSourceMeta.fromIndexFile(p).sourceFiles());
         return new Decision(state, levels.pick(state.currentPayloads(), active));
+    }
+
+    /** CPU time of the whole JVM (every thread, the collector's included), or -1. */
+    private static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean) {
+            return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+        }
+        return -1;
     }
 
     /** Resets the process's peak RSS (VmHWM) to its current RSS; false where Linux does not let it. */
