@@ -86,3 +86,12 @@ func TestSortStableByJavaString(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedUTFLengthASCII checks the ASCII shortcut against the encoder.
+func TestEncodedUTFLengthASCII(t *testing.T) {
+	for _, s := range []string{"", "data-1.parquet", "\x00", "a\x00b\x00", "\x7f"} {
+		if got, want := EncodedUTFLength(s), len(AppendModifiedUTF8(nil, s)); got != want {
+			t.Errorf("EncodedUTFLength(%q) = %d, encoded %d bytes", s, got, want)
+		}
+	}
+}

@@ -64,6 +64,10 @@ func appendUnit(b []byte, c uint16) []byte {
 // EncodedUTFLength returns the number of bytes the modified UTF-8 encoding of s occupies,
 // without the two-byte length prefix; Java writeUTF rejects a result above [MaxUTFLength].
 func EncodedUTFLength(s string) int {
+	if isASCIIString(s) {
+		// One byte per character, except NUL, which takes two.
+		return len(s) + strings.Count(s, "\x00")
+	}
 	n := 0
 	for i := 0; i < len(s); {
 		units, count, size := codeUnits(s, i)

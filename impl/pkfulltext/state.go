@@ -38,7 +38,17 @@ func NewBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta
 // parsed source meta of activePayloads[i] (which must then be a full-text payload of textFieldID
 // whose source meta parses), so that classification does not parse it again.
 func newBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta, decoded []pkindex.SourceMeta) (*BucketIndexState, error) {
-	s := &BucketIndexState{textFieldID: textFieldID, bySource: map[string]*meta.IndexFileMeta{}}
+	s := &BucketIndexState{textFieldID: textFieldID}
+	if decoded != nil {
+		n := 0
+		for _, sm := range decoded {
+			n += sm.FileCount()
+		}
+		s.bySource = make(map[string]*meta.IndexFileMeta, n)
+		s.sourceByName = make([]string, 0, n)
+	} else {
+		s.bySource = map[string]*meta.IndexFileMeta{}
+	}
 	names := map[string]bool{}
 	for i, payload := range activePayloads {
 		if payload == nil {
@@ -67,9 +77,9 @@ func newBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta
 				return nil, err
 			}
 		}
-		sources := sm.SourceFiles()
+		sources := sm.AllFiles()
 		var total int64
-		for _, src := range sources {
+		for src := range sources {
 			if total > math.MaxInt64-src.RowCount() {
 				return nil, fmt.Errorf("full-text archive %s: source row count overflows a long", payload.FileName)
 			}
@@ -78,7 +88,7 @@ func newBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta
 		if payload.RowCount != total || global.RowRangeStart != 0 || global.RowRangeEnd != total-1 {
 			return nil, fmt.Errorf("full-text archive %s row metadata does not match its source files", payload.FileName)
 		}
-		for _, src := range sources {
+		for src := range sources {
 			if previous, ok := s.bySource[src.FileName()]; ok {
 				return nil, fmt.Errorf("source data file %s is covered by both full-text archives %s and %s",
 					src.FileName(), previous.FileName, payload.FileName)
@@ -174,7 +184,7 @@ func candidateLevel(textFieldID int32, payload *meta.IndexFileMeta, sourcesByLev
 		return pkindex.SourceMeta{}, false
 	}
 	desired, ok := sourcesByLevel[sm.DataLevel()]
-	if !ok || !slices.Equal(desired, sm.SourceFiles()) {
+	if !ok || !sm.HasFiles(desired) {
 		return pkindex.SourceMeta{}, false
 	}
 	single, err := newBucketIndexState(textFieldID, []*meta.IndexFileMeta{payload}, []pkindex.SourceMeta{sm})

@@ -2,6 +2,7 @@ package pkindex
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/paimon-pkft/pkft/impl/javaio"
@@ -70,6 +71,21 @@ func (m SourceMeta) DataLevel() int32 {
 // id ranges of the payload.
 func (m SourceMeta) SourceFiles() []SourceFile {
 	return slices.Clone(m.sourceFiles)
+}
+
+// FileCount returns how many files the payload covers.
+func (m SourceMeta) FileCount() int {
+	return len(m.sourceFiles)
+}
+
+// HasFiles reports whether the covered files are files, in the same order (without copying them).
+func (m SourceMeta) HasFiles(files []SourceFile) bool {
+	return slices.Equal(m.sourceFiles, files)
+}
+
+// AllFiles iterates over the covered files in payload order without copying them.
+func (m SourceMeta) AllFiles() iter.Seq[SourceFile] {
+	return slices.Values(m.sourceFiles)
 }
 
 // SourceFile returns the only covered file, for payload kinds that cover exactly one.
