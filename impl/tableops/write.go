@@ -239,6 +239,9 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if w.done {
 		return errors.New("write after commit or abort")
 	}
+	if w.prepared != nil {
+		return errors.New("write after prepare commit")
+	}
 	if kind < types.Insert || kind > types.Delete {
 		return fmt.Errorf("row kind %d is not one of +I, -U, +U, -D", kind)
 	}
