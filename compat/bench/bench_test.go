@@ -636,7 +636,7 @@ func peakRSS() (int64, error) {
 // BenchmarkRestoreDecision is Go's side of the restore decision of TestBench for a bucket of
 // 10,000 files and 100 archives, for profiling.
 func BenchmarkRestoreDecision(b *testing.B) {
-	files, payloads, _ := stateBucket(b, 100_000)
+	files, payloads, _ := stateBucket(b, 10_000)
 	levels := payloadLevels()
 	b.ReportAllocs()
 	for b.Loop() {
