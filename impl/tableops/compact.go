@@ -125,9 +125,10 @@ type compaction struct {
 	layout *kvfile.Layout
 	cfg    maintainConfig
 
-	maxLevel    int32
-	minFileSize int64
-	dvEnabled   bool
+	maxLevel     int32
+	minFileSize  int64
+	dvEnabled    bool
+	ignoreDelete bool
 
 	mu       sync.Mutex
 	files    []string
@@ -178,6 +179,9 @@ func (c *compaction) options() error {
 		return err
 	}
 	c.dvEnabled = dvOn
+	if c.ignoreDelete, err = ignoreDeleteOf(opts); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -707,6 +711,9 @@ type mergeReader struct {
 	runs []*runReader
 	h    kvHeap
 	read int64
+	// ignoreDelete skips retractions when picking a key's record (DeduplicateMergeFunction with
+	// ignore-delete), so an older record of the key survives them.
+	ignoreDelete bool
 }
 
 type heapItem struct {
@@ -733,7 +740,7 @@ func (h *kvHeap) Pop() any {
 }
 
 func newMergeReader(ctx context.Context, c *compaction, rb *RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector) (*mergeReader, error) {
-	m := &mergeReader{}
+	m := &mergeReader{ignoreDelete: c.ignoreDelete}
 	for i, run := range section {
 		rr := &runReader{c: c, rb: rb, files: run, dvs: dvs}
 		m.runs = append(m.runs, rr)
@@ -763,25 +770,37 @@ func (m *mergeReader) advance(ctx context.Context, run int) error {
 }
 
 func (m *mergeReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
-	if m.h.Len() == 0 {
-		m.sumRead()
-		return nil, io.EOF
-	}
-	top := heap.Pop(&m.h).(heapItem)
-	latest := top.kv
-	if err := m.advance(ctx, top.run); err != nil {
-		return nil, err
-	}
-	for m.h.Len() > 0 && kvfile.CompareKeys(m.h[0].Key(), latest.Key) == 0 {
-		it := heap.Pop(&m.h).(heapItem)
-		if it.kv.Seq >= latest.Seq {
-			latest = it.kv
+	for {
+		if m.h.Len() == 0 {
+			m.sumRead()
+			return nil, io.EOF
 		}
-		if err := m.advance(ctx, it.run); err != nil {
+		top := heap.Pop(&m.h).(heapItem)
+		key := top.kv.Key
+		var latest *kvfile.KeyValue
+		take := func(kv *kvfile.KeyValue) {
+			if m.ignoreDelete && kv.IsRetract() {
+				return
+			}
+			if latest == nil || kv.Seq >= latest.Seq {
+				latest = kv
+			}
+		}
+		take(top.kv)
+		if err := m.advance(ctx, top.run); err != nil {
 			return nil, err
 		}
+		for m.h.Len() > 0 && kvfile.CompareKeys(m.h[0].Key(), key) == 0 {
+			it := heap.Pop(&m.h).(heapItem)
+			take(it.kv)
+			if err := m.advance(ctx, it.run); err != nil {
+				return nil, err
+			}
+		}
+		if latest != nil {
+			return latest, nil
+		}
 	}
-	return latest, nil
 }
 
 // Key returns the item's key.

@@ -28,6 +28,7 @@ const (
 	SequenceFieldOption     = "sequence.field"
 	ChangelogProducerOption = "changelog-producer"
 	IgnoreDeleteOption      = "ignore-delete"
+	IgnoreUpdateBeforeOpt   = "ignore-update-before"
 	WriteBufferSizeOption   = "write-buffer-size"
 	NumLevelsOption         = "num-levels"
 	NumSortedRunTrigger     = "num-sorted-run.compaction-trigger"
@@ -40,8 +41,8 @@ const (
 var ErrUnsupportedTable = errors.New("table configuration not supported by the Go writer")
 
 // checkWritableTable refuses what Go cannot write or compact the way Java would: merge engines
-// other than deduplicate, a user sequence field, changelog producers, ignore-delete, bucket
-// modes other than fixed, and the primary-key index families other than full-text (their
+// other than deduplicate, a user sequence field, changelog producers, bucket modes other than
+// fixed, and the primary-key index families other than full-text (their
 // archives would be left pointing at replaced files).
 func checkWritableTable(s *schema.TableSchema) error {
 	if len(s.PrimaryKeys) == 0 {
@@ -55,9 +56,6 @@ func checkWritableTable(s *schema.TableSchema) error {
 	}
 	if v := strings.ToLower(strings.TrimSpace(s.Options[ChangelogProducerOption])); v != "" && v != "none" {
 		return fmt.Errorf("changelog-producer %q: only none is supported: %w", v, ErrUnsupportedTable)
-	}
-	if strings.EqualFold(strings.TrimSpace(s.Options[IgnoreDeleteOption]), "true") {
-		return fmt.Errorf("ignore-delete = true is not supported: %w", ErrUnsupportedTable)
 	}
 	for _, key := range []string{PKBTreeIndexColumnsOption, PKBitmapIndexColumnsOption, PKVectorIndexColumnsOption} {
 		if v, ok := s.Options[key]; ok && strings.TrimSpace(v) != "" {
@@ -136,9 +134,11 @@ type Writer struct {
 
 	bucketKeys []string
 	numBuckets int
-	partType   types.DataType
-	partIdx    []int
-	bufferMax  int64
+	// kindFilter drops the rows Java's RowKindFilter drops (ignore-delete, ignore-update-before).
+	ignoreDelete, ignoreUpdateBefore bool
+	partType                         types.DataType
+	partIdx                          []int
+	bufferMax                        int64
 
 	buckets  map[bucketKey]*bucketWriter
 	order    []bucketKey
@@ -200,6 +200,12 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 		}
 	}
 	w.numBuckets, _ = numBuckets(r.Schema)
+	if w.ignoreDelete, err = ignoreDeleteOf(r.Schema.Options); err != nil {
+		return nil, err
+	}
+	if w.ignoreUpdateBefore, err = boolOption(r.Schema.Options, IgnoreUpdateBeforeOpt); err != nil {
+		return nil, err
+	}
 	if w.bucketKeys, err = r.Schema.BucketKeys(); err != nil {
 		return nil, err
 	}
@@ -234,7 +240,8 @@ func (w *Writer) Schema() *schema.TableSchema { return w.r.Schema }
 
 // Write buffers one row of the given kind (Insert, UpdateAfter, UpdateBefore or Delete). row
 // holds every table field in schema order, in the Go forms of package binrow. The row is checked
-// against the schema (types, NOT NULL) before anything is buffered.
+// against the schema (types, NOT NULL) before anything is buffered. As Java's RowKindFilter does,
+// -D and -U rows are dropped under ignore-delete, and -U rows under ignore-update-before.
 func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error {
 	if w.done {
 		return errors.New("write after commit or abort")
@@ -256,6 +263,10 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 		if row[i] == nil && f.Type.NotNull {
 			return fmt.Errorf("field %s is NOT NULL", f.Name)
 		}
+	}
+	// RowKindFilter: the table writer drops these rows before anything else.
+	if (kind == types.Delete && w.ignoreDelete) || (kind == types.UpdateBefore && (w.ignoreDelete || w.ignoreUpdateBefore)) {
+		return nil
 	}
 	partVals := make([]any, len(w.partIdx))
 	for i, idx := range w.partIdx {
@@ -526,4 +537,14 @@ func (w *Writer) Abort(ctx context.Context) error {
 	}
 	errs = append(errs, w.archives.waitGone(archiveCleanupTimeout))
 	return errors.Join(errs...)
+}
+
+// ignoreDeleteOf reads ignore-delete with its fallback keys (CoreOptions IGNORE_DELETE).
+func ignoreDeleteOf(opts map[string]string) (bool, error) {
+	for _, k := range []string{IgnoreDeleteOption, "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"} {
+		if _, ok := opts[k]; ok {
+			return boolOption(opts, k)
+		}
+	}
+	return false, nil
 }

@@ -127,3 +127,49 @@ func checkNoOrphanFiles(t *testing.T, tbl *table.Table, root string) {
 		}
 	}
 }
+
+// TestWriteRowKindFilter checks ignore-delete drops -D and -U rows and ignore-update-before drops
+// -U rows, as Java's RowKindFilter does, so the keys they name survive the compaction.
+func TestWriteRowKindFilter(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		option    string
+		survivors []types.RowKind
+	}{
+		{"ignore-delete", []types.RowKind{types.Delete, types.UpdateBefore}},
+		{"ignore-update-before", []types.RowKind{types.UpdateBefore}},
+	} {
+		root := copyJavaTableWith(t, "two-levels", map[string]string{c.option: "true"})
+		tbl := table.Open(fileio.NewLocal(), root)
+		before := mergedRows(t, tbl)
+		var keys []string
+		for k := range before {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		w, err := tableops.OpenWriter(ctx, tbl, eng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := []types.RowKind{types.Delete, types.UpdateBefore}
+		for i, kind := range kinds {
+			if err := w.Write(ctx, kind, before[keys[i]]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tableops.Compact(ctx, tbl, eng); err != nil {
+			t.Fatal(err)
+		}
+		after := mergedRows(t, tbl)
+		for i, kind := range kinds {
+			_, kept := after[keys[i]]
+			if want := slices.Contains(c.survivors, kind); kept != want {
+				t.Errorf("%s: row deleted by %v kept = %v, want %v", c.option, kind, kept, want)
+			}
+		}
+	}
+}
