@@ -463,7 +463,12 @@ func updatesAndDeletes(m *rowModel, seed uint64, update, del int) []row {
 		out = append(out, c)
 	}
 	for i := update; i < update+del && i < len(keys); i++ {
+		// Every third retraction is an UPDATE_BEFORE without its UPDATE_AFTER, which deletes the
+		// key as well.
 		c := row{"_rowKind": "-D"}
+		if i%3 == 0 {
+			c["_rowKind"] = "-U"
+		}
 		for _, k := range m.pks {
 			c[k] = m.rows[keys[i]][k]
 		}
