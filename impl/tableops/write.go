@@ -441,6 +441,9 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 			if c.AppendIncrement != nil {
 				msg.NewIndexFiles = c.AppendIncrement.NewIndexFiles
 				msg.DeletedIndexFiles = c.AppendIncrement.DeletedIndexFiles
+				// Archives planned on this base must not be committed onto a bucket whose levels
+				// or archives another writer changed meanwhile (Java would; see Maintain).
+				msg.Fingerprint = fingerprintCommit(w.restored[key])
 			}
 		}
 		msgs = append(msgs, msg)
