@@ -175,10 +175,10 @@ func (c *dataCommit) check(contents *table.Contents) error {
 // file above level 0 (level 0 files may be appended concurrently; they stay where they are) and
 // every index file.
 func fingerprintCommit(b *table.Bucket) string {
-	if b == nil {
-		return "<none>"
-	}
 	var out []string
+	if b == nil {
+		return fmt.Sprint(out) // an absent bucket is one without files
+	}
 	for _, f := range b.DataFiles {
 		if f.Level > 0 {
 			out = append(out, fmt.Sprintf("d/%d/%s", f.Level, f.FileName))
