@@ -2,7 +2,8 @@ package faultio
 
 // Points returns the injection points of an operation whose fault-free run made counts: for each
 // kind of operation it made and each mode, k = 1..count. With limit > 0 at most limit points per
-// (kind, mode) are kept, spread evenly over 1..count and always including the first and the last.
+// (kind, mode) are kept, spread evenly over 1..count and including the first and the last (with
+// limit 1: the middle one).
 func Points(counts Counts, modes []Mode, limit int) []Point {
 	var out []Point
 	for _, op := range Ops {
@@ -29,7 +30,7 @@ func pick(n, limit int) []int {
 		return ks
 	}
 	if limit == 1 {
-		return []int{n}
+		return []int{(n + 1) / 2}
 	}
 	ks := make([]int, 0, limit)
 	for i := 0; i < limit; i++ {
