@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/crashpoint"
+	"github.com/paimon-pkft/pkft/internal/faultio"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
@@ -92,7 +93,21 @@ func checkFaultsWithJava(ctx context.Context, t *testing.T, p *Process, op crash
 	h := &crashpoint.Harness{Op: op, TempDir: t.TempDir, KeepTables: true}
 	var problems []string
 	cases, committed := 0, 0
-	sum, err := h.Sweep(ctx, faultsSample(), func(c *crashpoint.Case) {
+	choose := func(counts faultio.Counts) []faultio.Point {
+		points := faultio.Points(counts, crashpoint.Modes, faultsSample())
+		if faultsSample() > 0 {
+			// The last publication (the LATEST hint) and the one before it (the snapshot), and
+			// the last read: the faults after the commit, crashed or landed with an error.
+			n := counts.Of(faultio.OpRename)
+			for _, k := range []int{n - 1, n} {
+				points = append(points, faultio.Point{Op: faultio.OpRename, K: k, Mode: faultio.Crash},
+					faultio.Point{Op: faultio.OpRename, K: k, Mode: faultio.FailAfter})
+			}
+			points = append(points, faultio.Point{Op: faultio.OpRead, K: counts.Of(faultio.OpRead), Mode: faultio.Crash})
+		}
+		return points
+	}
+	sum, err := h.SweepPoints(ctx, choose, func(c *crashpoint.Case) {
 		cases++
 		if c.Committed {
 			committed++

@@ -38,13 +38,18 @@ func (s Summary) TotalPoints() int {
 // limit <= 0, else at most limit points per (kind of file operation, mode). report is called
 // after each case.
 func (h *Harness) Sweep(ctx context.Context, limit int, report func(*Case)) (Summary, error) {
+	return h.SweepPoints(ctx, func(c faultio.Counts) []faultio.Point { return faultio.Points(c, Modes, limit) }, report)
+}
+
+// SweepPoints runs the cases at the points choose picks from the counts of a fault-free run.
+func (h *Harness) SweepPoints(ctx context.Context, choose func(faultio.Counts) []faultio.Point, report func(*Case)) (Summary, error) {
 	ref, err := h.Reference(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
 	s := Summary{Operation: h.Op.Name, Points: ref.Counts}
 	f := faultio.New(fileio.NewLocal())
-	for _, p := range faultio.Points(ref.Counts, Modes, limit) {
+	for _, p := range choose(ref.Counts) {
 		c, err := h.Run(ctx, f, p)
 		if err != nil {
 			return s, fmt.Errorf("%s at %s: %w", h.Op.Name, p, err)
