@@ -165,10 +165,19 @@ fuzz:
 	  done; \
 	done
 
+# Go 1.26's fuzz coordinator can fail a target with a bare "context deadline exceeded" when
+# -fuzztime ends while a worker is busy (go.dev/issue/75804, fixed in Go 1.27): such a failure that
+# wrote no failing input is reported and ignored; any failing input written fails the target.
 fuzz-short:
 	@$(FUZZ_TARGETS) \
-	    out=$$($(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZ_SHORT_TIME) ./$$dir 2>&1) || { echo "$$out"; echo "fuzz-short ./$$dir $$f: FAIL"; exit 1; }; \
-	    echo "fuzz-short ./$$dir $$f: ok"; \
+	    before=$$(ls $$dir/testdata/fuzz/$$f 2>/dev/null | wc -l); \
+	    if out=$$($(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZ_SHORT_TIME) ./$$dir 2>&1); then \
+	      echo "fuzz-short ./$$dir $$f: ok"; \
+	    elif [ "$$(ls $$dir/testdata/fuzz/$$f 2>/dev/null | wc -l)" = "$$before" ] && echo "$$out" | grep -q 'context deadline exceeded'; then \
+	      echo "fuzz-short ./$$dir $$f: ok (fuzz coordinator deadline race ignored, no failing input)"; \
+	    else \
+	      echo "$$out"; echo "fuzz-short ./$$dir $$f: FAIL"; exit 1; \
+	    fi; \
 	  done; \
 	done
 
