@@ -6,9 +6,7 @@ package javacompat
 
 import (
 	"errors"
-	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -40,58 +38,19 @@ const (
 
 // HashMapOrder returns the order in which a java.util.HashMap, created empty with the default
 // capacity and filled by put/putIfAbsent with the given distinct keys in the given order,
-// iterates its keys. Bins are ascending by (spread hash & (capacity-1)); within a bin keys keep
-// insertion order (resizes split bins preserving it). The capacity evolves as Java's does:
-// doubling when the size exceeds 0.75 of it, and when a bin that already holds eight keys grows
-// while the table is smaller than 64.
+// iterates its keys (see HashMap for the model). It returns ErrTreeBin when Java would keep
+// some of the keys in a tree bin.
 func HashMapOrder(keys []string) ([]string, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	type entry struct {
-		key  string
-		hash uint32
-	}
-	spread := func(s string) uint32 {
-		h := uint32(StringHashCode(s))
-		return h ^ (h >> 16)
-	}
-	capacity := 16
-	bins := make(map[uint32]int) // bin index -> entries, at the current capacity
-	entries := make([]entry, 0, len(keys))
-	rebin := func() {
-		bins = make(map[uint32]int)
-		for _, e := range entries {
-			bins[e.hash&uint32(capacity-1)]++
-		}
-	}
+	m := NewHashMap[string]()
 	for _, k := range keys {
-		h := spread(k)
-		idx := h & uint32(capacity-1)
-		if bins[idx] >= treeifyThreshold {
-			if capacity >= minTreeifyCapacity {
-				return nil, fmt.Errorf("%w (%d keys)", ErrTreeBin, len(keys))
-			}
-			// Java appends, then resizes instead of treeifying a small table.
-			entries = append(entries, entry{k, h})
-			capacity *= 2
-			rebin()
-		} else {
-			entries = append(entries, entry{k, h})
-			bins[idx]++
-		}
-		if len(entries) > capacity*3/4 {
-			capacity *= 2
-			rebin()
+		if err := m.Put(k, StringHashCode(k)); err != nil {
+			return nil, err
 		}
 	}
-	mask := uint32(capacity - 1)
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].hash&mask < entries[j].hash&mask })
-	out := make([]string, len(entries))
-	for i, e := range entries {
-		out[i] = e.key
-	}
-	return out, nil
+	return m.Keys()
 }
 
 // FlatJSONStringMap renders an ordered string map as Jackson's default ObjectMapper writes a
