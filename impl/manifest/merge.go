@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
 	"github.com/paimon-pkft/pkft/impl/meta"
 )
 
@@ -159,8 +161,13 @@ func LiveEntries(entries []meta.ManifestEntry) []meta.ManifestEntry {
 //   - every other type (global indexes such as full-text) is keyed by file name; an added file
 //     must not overlap a retained one of the same field (see validateRetained).
 //
-// Java builds the result from hash maps, so its order is unspecified; here it is deterministic:
-// index types in order of first appearance, and insertion order within a type.
+// The order is Java's: Java groups the entries into a HashMap by index type, iterates a HashSet
+// of the type names, and for each type emits the values of a HashMap keyed as above; every one
+// of those orders is reproduced with javacompat.HashMap from the keys' Java hash codes (String
+// hashCode for names, Objects.hash(partition, bucket, indexType) with BinaryRow#hashCode for
+// bucket keys). Where Java would hold keys in a tree bin (more than eight keys in one bin of a
+// table of at least 64 bins), whose order is not modelled, that map falls back to insertion
+// order: index types in order of first appearance, keys in order of first put.
 func CombineIndexManifest(previous, changes []meta.IndexManifestEntry, bucketUnaware bool) ([]meta.IndexManifestEntry, error) {
 	for i := range previous {
 		if previous[i].Kind != meta.FileKindAdd {
@@ -168,25 +175,32 @@ func CombineIndexManifest(previous, changes []meta.IndexManifestEntry, bucketUna
 				previous[i].IndexFile.FileName, previous[i].Kind)
 		}
 	}
-	var types []string
 	prevByType := map[string][]meta.IndexManifestEntry{}
 	curByType := map[string][]meta.IndexManifestEntry{}
-	group := func(entries []meta.IndexManifestEntry, into map[string][]meta.IndexManifestEntry) {
-		for _, e := range entries {
-			t := e.IndexFile.IndexType
-			if _, seen := prevByType[t]; !seen {
-				if _, seen := curByType[t]; !seen {
-					types = append(types, t)
-				}
-			}
-			into[t] = append(into[t], e)
-		}
+	// separateIndexEntries: HashMap<String, List>.computeIfAbsent per entry, in entry order.
+	prevTypes := newJavaMap[string, struct{}](javacompat.StringHashCode)
+	curTypes := newJavaMap[string, struct{}](javacompat.StringHashCode)
+	for _, e := range previous {
+		t := e.IndexFile.IndexType
+		prevTypes.computeIfAbsent(t, struct{}{})
+		prevByType[t] = append(prevByType[t], e)
 	}
-	group(previous, prevByType)
-	group(changes, curByType)
+	for _, e := range changes {
+		t := e.IndexFile.IndexType
+		curTypes.computeIfAbsent(t, struct{}{})
+		curByType[t] = append(curByType[t], e)
+	}
+	// indexes = new HashSet<>(); addAll(previous.keySet()); addAll(current.keySet()).
+	indexes := newJavaMap[string, struct{}](javacompat.StringHashCode)
+	for _, t := range prevTypes.keys() {
+		indexes.put(t, struct{}{})
+	}
+	for _, t := range curTypes.keys() {
+		indexes.put(t, struct{}{})
+	}
 
 	var out []meta.IndexManifestEntry
-	for _, t := range types {
+	for _, t := range indexes.keys() {
 		var (
 			combined []meta.IndexManifestEntry
 			err      error
@@ -207,11 +221,79 @@ func CombineIndexManifest(previous, changes []meta.IndexManifestEntry, bucketUna
 	return out, nil
 }
 
+// javaMap is an orderedMap that iterates as a java.util.HashMap with the same operations
+// would, falling back to insertion order when javacompat cannot model it (a tree bin).
+type javaMap[K comparable, V any] struct {
+	om   *orderedMap[K, V]
+	hm   *javacompat.HashMap[K]
+	hash func(K) int32
+}
+
+func newJavaMap[K comparable, V any](hash func(K) int32) *javaMap[K, V] {
+	return &javaMap[K, V]{om: newOrderedMap[K, V](), hm: javacompat.NewHashMap[K](), hash: hash}
+}
+
+func (m *javaMap[K, V]) get(k K) (V, bool) { return m.om.get(k) }
+
+// put is HashMap#put. A model error is sticky in hm and only changes the order keys returns.
+func (m *javaMap[K, V]) put(k K, v V) {
+	m.om.put(k, v)
+	_ = m.hm.Put(k, m.hash(k))
+}
+
+// computeIfAbsent is HashMap#computeIfAbsent with a function returning v.
+func (m *javaMap[K, V]) computeIfAbsent(k K, v V) {
+	if _, ok := m.om.get(k); !ok {
+		m.om.put(k, v)
+	}
+	_ = m.hm.ComputeIfAbsent(k, m.hash(k))
+}
+
+func (m *javaMap[K, V]) remove(k K) {
+	m.om.remove(k)
+	_ = m.hm.Remove(k)
+}
+
+// keys returns the keys in Java's order, or in insertion order when it is not modelled.
+func (m *javaMap[K, V]) keys() []K {
+	if ks, err := m.hm.Keys(); err == nil {
+		return ks
+	}
+	out := make([]K, 0, len(m.om.vals))
+	for i, k := range m.om.keys {
+		if p, ok := m.om.pos[k]; ok && p == i {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (m *javaMap[K, V]) values() []V {
+	ks := m.keys()
+	out := make([]V, len(ks))
+	for i, k := range ks {
+		out[i] = m.om.vals[k]
+	}
+	return out
+}
+
 // bucketKey is Java's IndexManifestFileHandler.BucketIdentifier.
 type bucketKey struct {
 	partition string
 	bucket    int32
 	indexType string
+}
+
+// javaHashCode is BucketIdentifier#hashCode: Objects.hash(partition, bucket, indexType), with
+// the partition's BinaryRow#hashCode over the row bytes after the serialized arity.
+func (k bucketKey) javaHashCode() int32 {
+	var ph int32
+	if len(k.partition) >= 4 {
+		ph = binrow.HashCode([]byte(k.partition[4:]))
+	}
+	h := 31 + ph
+	h = 31*h + k.bucket
+	return 31*h + javacompat.StringHashCode(k.indexType)
 }
 
 func bucketKeyOf(e *meta.IndexManifestEntry) bucketKey {
@@ -220,7 +302,7 @@ func bucketKeyOf(e *meta.IndexManifestEntry) bucketKey {
 
 // combineBucketed is Java's BucketedCombiner: all DELETEs are applied before all ADDs.
 func combineBucketed(prev, changes []meta.IndexManifestEntry) []meta.IndexManifestEntry {
-	m := newOrderedMap[bucketKey, meta.IndexManifestEntry]()
+	m := newJavaMap[bucketKey, meta.IndexManifestEntry](bucketKey.javaHashCode)
 	for i := range prev {
 		m.put(bucketKeyOf(&prev[i]), prev[i])
 	}
@@ -240,7 +322,7 @@ func combineBucketed(prev, changes []meta.IndexManifestEntry) []meta.IndexManife
 // combineByFileName is Java's GlobalCombiner for deletion vectors of bucket-unaware tables:
 // changes apply in order, and a data file's deletion vector may live in one index file only.
 func combineByFileName(prev, changes []meta.IndexManifestEntry) ([]meta.IndexManifestEntry, error) {
-	m := newOrderedMap[string, meta.IndexManifestEntry]()
+	m := newJavaMap[string, meta.IndexManifestEntry](javacompat.StringHashCode)
 	dvFiles := map[string]bool{}
 	for _, e := range prev {
 		m.put(e.IndexFile.FileName, e)
@@ -280,7 +362,7 @@ func combineByFileName(prev, changes []meta.IndexManifestEntry) ([]meta.IndexMan
 // combineGlobalIndex is Java's GlobalIndexCombiner: DELETEs by file name, then a check that
 // no added file collides with a retained one, then ADDs by file name.
 func combineGlobalIndex(prev, changes []meta.IndexManifestEntry) ([]meta.IndexManifestEntry, error) {
-	m := newOrderedMap[string, meta.IndexManifestEntry]()
+	m := newJavaMap[string, meta.IndexManifestEntry](javacompat.StringHashCode)
 	for _, e := range prev {
 		m.put(e.IndexFile.FileName, e)
 	}
