@@ -128,8 +128,10 @@ golden: native pypaimon-env runner
 # PkFullTextIndexFile in the runner, timed inside the JVM after warm-up), the bucket restore
 # decision (state + plan) at 1,000 / 10,000 / 100,000 files, maintenance of a 16-bucket table with
 # 1 and 2 workers against Java's, and the memory of the 1M-row build. Prints the ratio table and
-# writes compat/report/bench.json and compat/report/bench.png. PKFT_BENCH_QUICK=1: small sizes
-# (about 30 s). bench-go runs every Go micro-benchmark once.
+# writes compat/report/bench.json and compat/report/bench.png (4-6 minutes on 2 cores).
+# PKFT_BENCH_QUICK=1: small sizes, under a minute, written to compat/report/bench-quick.*; not part
+# of make test, which it would lengthen by more than 30 s. bench-go runs every Go micro-benchmark
+# once.
 .PHONY: bench-go
 bench: native runner
 	PKFT_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^TestBench$$' -v ./compat/bench/
