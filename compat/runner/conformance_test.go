@@ -225,6 +225,7 @@ func TestConformance(t *testing.T) {
 	testMaintain(t)
 	testWrite(t)
 	testFaults(t)
+	testMalformedText(t)
 }
 
 func testEngine(t *testing.T) {

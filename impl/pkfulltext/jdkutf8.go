@@ -5,6 +5,11 @@ import (
 	"unicode/utf8"
 )
 
+// DecodeLikeJava returns the string Java reads from a data file's UTF-8 bytes
+// (BinaryString.toString): b itself when it is valid UTF-8, else b decoded with the JDK decoder's
+// replacement (see decodeUTF8LikeJDK).
+func DecodeLikeJava(b []byte) string { return decodeUTF8LikeJDK(b) }
+
 // decodeUTF8LikeJDK decodes b as the JDK's UTF-8 decoder does with replacement (new String(bytes,
 // UTF_8), which Paimon's BinaryString.toString falls back to when its strict decoder meets
 // malformed input): each malformed sequence becomes one U+FFFD, where a malformed sequence is a

@@ -1,0 +1,108 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"testing"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// malformedTexts are texts with malformed UTF-8 and NULs, as a foreign writer may leave them in a
+// data file.
+var malformedTexts = []string{
+	"alpha\xe2\x82beta",          // a three-byte sequence cut short
+	"gamma\xff\xfedelta",         // two invalid bytes
+	"\xed\xa0\x80surrogate",      // an encoded surrogate
+	"over\xc0\xaflong",           // an overlong encoding
+	"tail\xf0\x9f\x98",           // a four-byte sequence cut off by the end
+	"nul\x00inside\x00text",      // NULs
+	"mixed \xf4\x90\x80\x80 é 中", // beyond U+10FFFF
+}
+
+// testMalformedText: text/malformed-utf8 (go->java) — Go writes texts with malformed UTF-8 and
+// NULs into a Java-written full-text table and compacts it; Java reads each text as
+// pkfulltext.DecodeLikeJava says (the string Go's archive builder hands the engine, before NUL
+// becomes U+0001), and Java's dump and full-text state equal Go's.
+func testMalformedText(t *testing.T) {
+	runCase(t, "text/malformed-utf8", "go->java", func(ctx context.Context) error {
+		lib, err := native.Load()
+		if err != nil {
+			return unavailable{testenv.RequireNativeEnv, err}
+		}
+		p, err := StartJava(ctx)
+		if err != nil {
+			return unavailable{testenv.RequireJavaEnv, err}
+		}
+		defer p.Close()
+		root, err := RepoRoot()
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(t.TempDir(), "ft-default-partitioned")
+		if err := os.CopyFS(path, os.DirFS(filepath.Join(root, "testdata", "tables", "java", "ft-default-partitioned"))); err != nil {
+			return err
+		}
+		eng := native.Engine{Lib: lib}
+		w, err := tableops.OpenWriter(ctx, table.Open(fileio.NewLocal(), path), eng)
+		if err != nil {
+			return err
+		}
+		want := map[float64]string{}
+		for i, s := range malformedTexts {
+			id := int32(1000 + i)
+			if err := w.Write(ctx, types.Insert, []any{"eu", int32(19753), id, s}); err != nil {
+				return fmt.Errorf("write %q: %w", s, err)
+			}
+			want[float64(id)] = pkfulltext.DecodeLikeJava([]byte(s))
+		}
+		if _, err := w.Commit(ctx); err != nil {
+			return err
+		}
+		// Compact, so that a reader of this deletion-vector table sees the rows and the top level
+		// gets its archive built from them.
+		if _, err := tableops.Compact(ctx, table.Open(fileio.NewLocal(), path), eng); err != nil {
+			return err
+		}
+		var rows javaRows
+		if err := p.Call(ctx, "read", map[string]any{"path": path}, &rows); err != nil {
+			return err
+		}
+		seen := 0
+		for _, r := range rows.Rows {
+			id, _ := r["id"].(float64)
+			w, ok := want[id]
+			if !ok || r["region"] != "eu" {
+				continue
+			}
+			seen++
+			if got, _ := r["content"].(string); got != w {
+				return fmt.Errorf("row %v: Java reads %+q, Go decodes %+q", id, got, w)
+			}
+		}
+		if seen != len(want) {
+			return fmt.Errorf("Java read %d of the %d rows", seen, len(want))
+		}
+		j, err := javaDump(ctx, p, path)
+		if err != nil {
+			return err
+		}
+		g, err := goDump(ctx, path)
+		if err != nil {
+			return err
+		}
+		if d := diffDumps(j, g); d != "" {
+			return fmt.Errorf("Java's dump and state differ from Go's (-java +go):\n%s", d)
+		}
+		return nil
+	})
+}
