@@ -114,7 +114,7 @@ func newBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta
 // classification: current payloads of different levels sharing a file name or a source file
 // (possible only when activeDataFiles repeats a name).
 func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta, activePayloads []*meta.IndexFileMeta) (*BucketIndexState, error) {
-	sourcesByLevel := map[int32][]pkindex.SourceFile{}
+	sourcesByLevel := map[int32]*levelSources{}
 	for i, f := range activeDataFiles {
 		if f == nil {
 			return nil, fmt.Errorf("active data file %d is nil", i)
@@ -126,10 +126,12 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 		if err != nil {
 			return nil, fmt.Errorf("active data file %s: %w", f.FileName, err)
 		}
-		sourcesByLevel[f.Level] = append(sourcesByLevel[f.Level], src)
-	}
-	for _, sources := range sourcesByLevel {
-		javaio.SortStableByJavaString(sources, pkindex.SourceFile.FileName)
+		ls := sourcesByLevel[f.Level]
+		if ls == nil {
+			ls = &levelSources{}
+			sourcesByLevel[f.Level] = ls
+		}
+		ls.files = append(ls.files, src)
 	}
 
 	candidatesByLevel := map[int32][]*meta.IndexFileMeta{}
@@ -178,13 +180,13 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 
 // candidateLevel returns the parsed source meta of payload when it exactly covers its data
 // level's eligible sources and is internally consistent.
-func candidateLevel(textFieldID int32, payload *meta.IndexFileMeta, sourcesByLevel map[int32][]pkindex.SourceFile) (pkindex.SourceMeta, bool) {
+func candidateLevel(textFieldID int32, payload *meta.IndexFileMeta, sourcesByLevel map[int32]*levelSources) (pkindex.SourceMeta, bool) {
 	sm, err := pkindex.SourceMetaFromIndexFile(payload.FileName, payload.GlobalIndex.SourceMeta)
 	if err != nil {
 		return pkindex.SourceMeta{}, false
 	}
 	desired, ok := sourcesByLevel[sm.DataLevel()]
-	if !ok || !sm.HasFiles(desired) {
+	if !ok || !desired.coveredExactlyBy(sm) {
 		return pkindex.SourceMeta{}, false
 	}
 	single, err := newBucketIndexState(textFieldID, []*meta.IndexFileMeta{payload}, []pkindex.SourceMeta{sm})
@@ -213,3 +215,57 @@ func (s *BucketIndexState) PayloadBySourceFile() map[string]*meta.IndexFileMeta 
 // payloadBySourceFile map iterates them: by current archive, then by position in its source
 // meta.
 func (s *BucketIndexState) CoveredSourceFiles() []string { return slices.Clone(s.sourceByName) }
+
+// levelSources are the eligible source files of one data level, in input order until a
+// comparison needs them sorted by name (Java order, stable).
+type levelSources struct {
+	files  []pkindex.SourceFile
+	sorted bool
+	// byName maps each name to its row count, built on first use; unique is false when a name
+	// repeats (then only the sorted comparison decides).
+	byName map[string]int64
+	unique bool
+}
+
+// coveredExactlyBy reports whether sm's files are the level's files sorted by name, with their
+// row counts. When sm's names are strictly increasing in Java order, distinct, as many as the
+// level's distinct names and each with the level's row count, the sorted level is exactly sm's
+// list, which is decided without sorting; anything else falls back to sorting the level once and
+// comparing element by element.
+func (l *levelSources) coveredExactlyBy(sm pkindex.SourceMeta) bool {
+	if sm.FileCount() != len(l.files) {
+		return false
+	}
+	if l.sorted {
+		return sm.HasFiles(l.files)
+	}
+	if l.byName == nil {
+		l.byName = make(map[string]int64, len(l.files))
+		for _, f := range l.files {
+			l.byName[f.FileName()] = f.RowCount()
+		}
+		l.unique = len(l.byName) == len(l.files)
+	}
+	if l.unique && l.increasingAndKnown(sm) {
+		return true
+	}
+	javaio.SortStableByJavaString(l.files, pkindex.SourceFile.FileName)
+	l.sorted = true
+	return sm.HasFiles(l.files)
+}
+
+// increasingAndKnown reports whether sm's names are strictly increasing in Java order and each
+// is a file of the level with the same row count.
+func (l *levelSources) increasingAndKnown(sm pkindex.SourceMeta) bool {
+	prev, first := "", true
+	for src := range sm.AllFiles() {
+		if !first && javaio.CompareJava(prev, src.FileName()) >= 0 {
+			return false
+		}
+		if rows, ok := l.byName[src.FileName()]; !ok || rows != src.RowCount() {
+			return false
+		}
+		prev, first = src.FileName(), false
+	}
+	return true
+}

@@ -83,9 +83,6 @@ func (l *Levels[T, F]) Pick(units []T, active map[string]F) (*Plan[T, F], error)
 			desired[level] = append(desired[level], f)
 		}
 	}
-	for _, files := range desired {
-		l.sortByName(files)
-	}
 
 	unitsByLevel := make(map[int32]T, len(units))
 	for i, u := range units {
@@ -114,12 +111,17 @@ func (l *Levels[T, F]) Pick(units []T, active map[string]F) (*Plan[T, F], error)
 		files := desired[level]
 		u, ok := unitsByLevel[level]
 		if !ok {
+			l.sortByName(files)
 			return &Plan[T, F]{dataLevel: level, sourceFiles: slices.Clone(files)}, nil
 		}
 		sources, err := l.sources(u)
 		if err != nil {
 			return nil, fmt.Errorf("read source files of index unit for data level %d: %w", level, err)
 		}
+		if l.matchesUnsorted(sources, files) {
+			continue
+		}
+		l.sortByName(files)
 		if !l.matches(sources, files) {
 			return &Plan[T, F]{dataLevel: level, inputUnits: []T{u}, sourceFiles: slices.Clone(files)}, nil
 		}
@@ -160,6 +162,32 @@ func (l *Levels[T, F]) matches(sources []SourceFile, files []F) bool {
 	for i, s := range sources {
 		info := l.fileInfo(files[i])
 		if s.FileName() != info.Name || s.RowCount() != info.RowCount {
+			return false
+		}
+	}
+	return true
+}
+
+// matchesUnsorted reports, without sorting files, that files sorted by name would match sources:
+// the sources' names are strictly increasing in Java order and, as many as the files, each name a
+// distinct file's with the same row count. False means only that the sorted comparison decides.
+func (l *Levels[T, F]) matchesUnsorted(sources []SourceFile, files []F) bool {
+	if len(sources) != len(files) {
+		return false
+	}
+	byName := make(map[string]int64, len(files))
+	for _, f := range files {
+		info := l.fileInfo(f)
+		byName[info.Name] = info.RowCount
+	}
+	if len(byName) != len(files) {
+		return false
+	}
+	for i, s := range sources {
+		if i > 0 && javaio.CompareJava(sources[i-1].FileName(), s.FileName()) >= 0 {
+			return false
+		}
+		if rows, ok := byName[s.FileName()]; !ok || rows != s.RowCount() {
 			return false
 		}
 	}
