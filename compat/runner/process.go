@@ -127,8 +127,18 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 	}
 	ch := make(chan read, 1)
 	go func() {
-		l, err := p.out.ReadBytes('\n')
-		ch <- read{l, err}
+		for {
+			l, err := p.out.ReadBytes('\n')
+			if err == nil && !isResponseLine(l) {
+				// Something other than a protocol response reached stdout (a JVM warning, a
+				// library's print): keep it with the stderr tail for error messages and read on,
+				// so that one stray line does not shift every later response.
+				_, _ = p.stderr.Write(append([]byte("[stdout] "), l...))
+				continue
+			}
+			ch <- read{l, err}
+			return
+		}
 	}()
 	var got read
 	select {
@@ -219,6 +229,14 @@ func (p *Process) Close() error {
 		return fmt.Errorf("%s runner exited with %d; stderr ends with:\n%s", p.name, exit.ExitCode(), p.stderr.String())
 	}
 	return nil
+}
+
+// isResponseLine reports whether line is a JSON object carrying a response id.
+func isResponseLine(line []byte) bool {
+	var probe struct {
+		ID *int64 `json:"id"`
+	}
+	return json.Unmarshal(line, &probe) == nil && probe.ID != nil
 }
 
 // tailBuffer keeps the last limit bytes written to it: a runner's stderr, for error messages.

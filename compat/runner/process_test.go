@@ -60,3 +60,37 @@ func TestProcessDiesMidCall(t *testing.T) {
 		t.Fatalf("second call: %v, want %v", again, err)
 	}
 }
+
+// A runner that prints something other than a response before answering: the stray line goes to
+// the stderr tail and every call still gets its own response.
+func TestProcessSkipsStrayStdoutLines(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("skipped: no python3 on PATH to stand in as a runner")
+	}
+	script := "import sys, json\n" +
+		"for line in sys.stdin:\n" +
+		"    req = json.loads(line)\n" +
+		"    print('[warning] not a response', flush=True)\n" +
+		"    print('[1, 2]', flush=True)\n" +
+		"    print(json.dumps({'id': req['id'], 'ok': True, 'result': {'echo': req['cmd']}}), flush=True)\n"
+	p, err := Start(context.Background(), "noisy", []string{py, "-c", script}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, cmd := range []string{"first", "second", "third"} {
+		var res struct {
+			Echo string `json:"echo"`
+		}
+		if err := p.Call(context.Background(), cmd, nil, &res); err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if res.Echo != cmd {
+			t.Errorf("%s: answered %q", cmd, res.Echo)
+		}
+	}
+	if !strings.Contains(p.stderr.String(), "[stdout] [warning] not a response") {
+		t.Errorf("stray line not kept with the stderr tail: %q", p.stderr.String())
+	}
+}
