@@ -428,12 +428,17 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *Re
 	}
 	if removedDV {
 		// BucketedDvMaintainer#writeDeletionVectorsIndex: the remaining vectors in one new file,
-		// which replaces the bucket's deletion-vector file in the index manifest.
-		names := make([]string, 0, len(dvs))
-		for name := range dvs {
-			names = append(names, name)
+		// which replaces the bucket's deletion-vector file in the index manifest, in the order
+		// Java's maintainer map iterates them.
+		var restored [][]string
+		for _, f := range rb.DeletionVectorFiles() {
+			names := make([]string, len(f.DVRanges))
+			for i, r := range f.DVRanges {
+				names[i] = r.DataFileName
+			}
+			restored = append(restored, names)
 		}
-		slices.Sort(names)
+		names := dv.JavaOrder(restored, dvs)
 		entries := make([]dv.Entry, 0, len(names))
 		for _, name := range names {
 			entries = append(entries, dv.Entry{DataFile: name, Vector: dvs[name]})
