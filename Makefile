@@ -103,17 +103,22 @@ faults: native
 test: check-fmt vet actionlint runner-test gotest faults fuzz-short
 	$(MAKE) --no-print-directory conformance
 
-# compat: the conformance suite on its own, with every runner required.
-compat: native runner
-	$(MAKE) --no-print-directory conformance
+# compat: the conformance suite on its own, with every runner required. Its preparations run in
+# parallel (-j4): compiling the suite, which takes most of a first run, overlaps the downloads of
+# the engine wheel, the Paimon jar, Maven's dependencies and pypaimon.
+compat:
+	$(MAKE) -j4 --no-print-directory conformance
 
-.PHONY: conformance
+.PHONY: conformance conformance-compile
 # The conformance suite runs without -race: it drives the JVM and the engine, where the race
 # detector finds nothing and costs a slow first compile; the Go code it calls runs under -race in
 # gotest.
-conformance: native pypaimon-env runner
-	@$(TIMED) conformance-compile $(GO) test -c -o /dev/null ./compat/runner/
+conformance: native pypaimon-env runner conformance-compile
 	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
+
+# conformance-compile compiles the suite (into the build cache) without running it.
+conformance-compile:
+	@$(TIMED) conformance-compile $(GO) test -c -o /dev/null ./compat/runner/
 
 # golden: regenerates testdata/tables/pypaimon and compat/golden/pypaimon through pypaimon,
 # testdata/tables/java and compat/golden/java through the Java runner, then testdata/tables/go
