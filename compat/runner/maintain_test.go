@@ -20,6 +20,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/inspect"
+	"github.com/paimon-pkft/pkft/impl/manifest"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
@@ -956,6 +957,30 @@ func (g *maintainGroup) compareShapes(ctx context.Context, src, dir string) erro
 	if d := cmp.Diff(indexShape(jc.IndexEntries), indexShape(gc.IndexEntries)); d != "" {
 		diffs = append(diffs, "index manifest (-java +go):\n"+d)
 	}
+	// The order: Java's index manifest must be in the order the HashMap model derives from the
+	// previous manifest and Java's change (which checks the model on this run's random names),
+	// and Go's in the order Java would write for Go's names and change.
+	stbl := table.Open(fileio.NewLocal(), src)
+	ss, err := stbl.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	sc, err := stbl.Read(ctx, ss)
+	if err != nil {
+		return err
+	}
+	for _, side := range []struct {
+		name    string
+		entries []meta.IndexManifestEntry
+	}{{"Java", jc.IndexEntries}, {"Go", gc.IndexEntries}} {
+		want, err := javaIndexOrder(sc.IndexEntries, side.entries)
+		if err != nil {
+			return fmt.Errorf("%s's index manifest: %w", side.name, err)
+		}
+		if d := cmp.Diff(indexOrder(want), indexOrder(side.entries)); d != "" {
+			diffs = append(diffs, side.name+"'s index manifest order (-Java's HashMap order +written):\n"+d)
+		}
+	}
 	jd, err := javaDump(ctx, g.proc, javaPath)
 	if err != nil {
 		return err
@@ -1044,11 +1069,12 @@ type indexEntryShape struct {
 	Global    string
 }
 
-// indexShape lists entries with full-text archive names and sizes left out, sorted: the order
-// of Java's index manifest is no property of the commit. IndexManifestFileHandler#write groups
-// the entries by index type in HashSet order and, within a type, in the HashMap order of file
-// names (GlobalIndexCombiner) or bucket identifiers (BucketedCombiner), so new archives, named
-// with random UUIDs, land anywhere; Go writes the previous entries first, then the new ones.
+// indexShape lists entries with full-text archive names and sizes left out, sorted, to compare
+// the contents of two commits. Their orders differ legitimately: IndexManifestFileHandler#write
+// groups the entries by index type in HashSet order and, within a type, in the HashMap order of
+// file names (GlobalIndexCombiner) or bucket identifiers (BucketedCombiner), so new archives,
+// named with random UUIDs, land anywhere; compareShapes checks each side's order against the
+// order Java derives for its own names (javaIndexOrder).
 func indexShape(entries []meta.IndexManifestEntry) []indexEntryShape {
 	var out []indexEntryShape
 	for _, e := range entries {
@@ -1065,6 +1091,59 @@ func indexShape(entries []meta.IndexManifestEntry) []indexEntryShape {
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
+	return out
+}
+
+// javaIndexOrder is the index manifest IndexManifestFileHandler#write makes from prev and a
+// change that turns it into cur: a DELETE for every global-index file of prev missing from cur
+// and for every bucket whose deletion-vector or hash file disappeared, an ADD for every file of
+// cur not in prev (a replaced deletion-vector file is an ADD alone, as Java commits it), ADDs in
+// cur's order, which only matters for keys sharing a HashMap bin.
+func javaIndexOrder(prev, cur []meta.IndexManifestEntry) ([]meta.IndexManifestEntry, error) {
+	type bucketKey struct {
+		partition string
+		bucket    int32
+		indexType string
+	}
+	key := func(e *meta.IndexManifestEntry) bucketKey {
+		return bucketKey{string(e.Partition), e.Bucket, e.IndexFile.IndexType}
+	}
+	bucketed := func(e *meta.IndexManifestEntry) bool {
+		return e.IndexFile.IndexType == meta.IndexTypeDeletionVectors || e.IndexFile.IndexType == meta.IndexTypeHash
+	}
+	prevFiles, curFiles, curBuckets := map[string]bool{}, map[string]bool{}, map[bucketKey]bool{}
+	for i := range prev {
+		prevFiles[prev[i].IndexFile.FileName] = true
+	}
+	for i := range cur {
+		curFiles[cur[i].IndexFile.FileName] = true
+		curBuckets[key(&cur[i])] = true
+	}
+	var changes []meta.IndexManifestEntry
+	for _, e := range prev {
+		if (bucketed(&e) && !curBuckets[key(&e)]) || (!bucketed(&e) && !curFiles[e.IndexFile.FileName]) {
+			e.Kind = meta.FileKindDelete
+			changes = append(changes, e)
+		}
+	}
+	for _, e := range cur {
+		if !prevFiles[e.IndexFile.FileName] {
+			changes = append(changes, e)
+		}
+	}
+	return manifest.CombineIndexManifest(prev, changes, false)
+}
+
+// indexOrder lists entries by type, bucket and file name, archives labelled by level.
+func indexOrder(entries []meta.IndexManifestEntry) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		name := e.IndexFile.FileName
+		if e.IndexFile.IndexType == pkfulltext.IndexType {
+			name = archiveLabel(e.IndexFile)
+		}
+		out[i] = fmt.Sprintf("%s %x/%d %s", e.IndexFile.IndexType, e.Partition, e.Bucket, name)
+	}
 	return out
 }
 
