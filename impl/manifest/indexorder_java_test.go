@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
 	"github.com/paimon-pkft/pkft/impl/meta"
 )
 
@@ -138,4 +140,41 @@ func readJavaIndexManifest(t *testing.T, dir, name string) []meta.IndexManifestE
 		t.Fatal(err)
 	}
 	return entries
+}
+
+// TestCombineIndexManifestTreeBinFallback: file names that Java would keep in a tree bin (eleven
+// names with one String hash code in a table of 64 bins) fall back to insertion order for their
+// type; the other type keeps its HashMap order and nothing is lost.
+func TestCombineIndexManifestTreeBinFallback(t *testing.T) {
+	var prev []meta.IndexManifestEntry
+	var want []string
+	for i := 0; i < 40; i++ {
+		name := "ft-" + strconv.Itoa(i)
+		prev = append(prev, idx(meta.FileKindAdd, "full-text", name, 0))
+		want = append(want, "full-text:"+name)
+	}
+	for _, n := range []string{"AaAaAaAa", "AaAaAaBB", "AaAaBBAa", "AaAaBBBB", "AaBBAaAa", "AaBBAaBB",
+		"AaBBBBAa", "AaBBBBBB", "BBAaAaAa", "BBAaAaBB", "BBAaBBAa"} {
+		prev = append(prev, idx(meta.FileKindAdd, "full-text", n, 0))
+		want = append(want, "full-text:"+n)
+	}
+	prev = append(prev, idx(meta.FileKindAdd, meta.IndexTypeDeletionVectors, "dv-0", 0))
+	changes := []meta.IndexManifestEntry{idx(meta.FileKindAdd, "full-text", "ft-new", 0)}
+	want = append(want, "full-text:ft-new")
+	var names []string
+	for _, e := range prev[:51] {
+		names = append(names, e.IndexFile.FileName)
+	}
+	if _, err := javacompat.HashMapOrder(names); !errors.Is(err, javacompat.ErrTreeBin) {
+		t.Fatalf("the names do not make a tree bin: %v", err)
+	}
+	got, err := CombineIndexManifest(prev, changes, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// JDK 17 iterates a HashSet of these two type names as full-text, DELETION_VECTORS.
+	want = append(want, "DELETION_VECTORS:dv-0")
+	if g := indexNames(got); !slices.Equal(g, want) {
+		t.Errorf("got  %v\nwant %v", g, want)
+	}
 }
