@@ -22,6 +22,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
@@ -76,7 +77,7 @@ func NewRollingWriter(fio fileio.FileIO, layout *Layout, pf *paths.DataFilePathF
 	}
 	target := int64(defaultTargetFileSize)
 	if v, ok := layout.Schema.Options[TargetFileSizeOption]; ok {
-		if target, err = ParseMemorySize(v); err != nil {
+		if target, err = schema.ParseMemorySize(v); err != nil {
 			return nil, fmt.Errorf("option %s: %w", TargetFileSizeOption, err)
 		}
 	}
@@ -168,40 +169,6 @@ func (w *RollingWriter) Abort(ctx context.Context) {
 
 // Written returns the paths of the files written so far.
 func (w *RollingWriter) Written() []string { return append([]string(nil), w.written...) }
-
-// ParseMemorySize reads a Paimon MemorySize ("128 mb", "16MB", "1024", "2 gb").
-func ParseMemorySize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("memory size %q does not start with a number", s)
-	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("memory size %q: %w", s, err)
-	}
-	mult := int64(1)
-	switch strings.TrimSpace(t[i:]) {
-	case "", "b", "bytes":
-	case "k", "kb", "kibibytes":
-		mult = 1 << 10
-	case "m", "mb", "mebibytes":
-		mult = 1 << 20
-	case "g", "gb", "gibibytes":
-		mult = 1 << 30
-	case "t", "tb", "tebibytes":
-		mult = 1 << 40
-	default:
-		return 0, fmt.Errorf("memory size %q has an unknown unit", s)
-	}
-	if n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("memory size %q overflows", s)
-	}
-	return n * mult, nil
-}
 
 func writerProperties(opts map[string]string) (*parquet.WriterProperties, error) {
 	name := strings.ToLower(strings.TrimSpace(opts[FileCompressionOption]))

@@ -22,6 +22,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
 )
@@ -161,7 +162,7 @@ func (c *compaction) options() error {
 	target := int64(128 << 20)
 	if v, ok := opts[kvfile.TargetFileSizeOption]; ok {
 		var err error
-		if target, err = kvfile.ParseMemorySize(v); err != nil {
+		if target, err = schema.ParseMemorySize(v); err != nil {
 			return fmt.Errorf("option %s: %w", kvfile.TargetFileSizeOption, err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/manifest"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
@@ -49,12 +50,12 @@ func newManifestMerger(t *table.Table, w *writer, partType types.DataType, opts 
 		minCount: defaultManifestMergeMinCount, fullSize: defaultManifestFullCompactionBytes}
 	var err error
 	if v, ok := opts[ManifestTargetFileSizeOption]; ok {
-		if m.target, err = parseMemorySize(v); err != nil {
+		if m.target, err = schema.ParseMemorySize(v); err != nil {
 			return nil, fmt.Errorf("%s: %w", ManifestTargetFileSizeOption, err)
 		}
 	}
 	if v, ok := opts[ManifestFullCompactionSizeOption]; ok {
-		if m.fullSize, err = parseMemorySize(v); err != nil {
+		if m.fullSize, err = schema.ParseMemorySize(v); err != nil {
 			return nil, fmt.Errorf("%s: %w", ManifestFullCompactionSizeOption, err)
 		}
 	}
@@ -67,40 +68,6 @@ func newManifestMerger(t *table.Table, w *writer, partType types.DataType, opts 
 	}
 	m.sortEnable = strings.EqualFold(strings.TrimSpace(opts[ManifestSortEnabledOption]), "true")
 	return m, nil
-}
-
-// parseMemorySize reads a Paimon MemorySize ("8 mb", "16MB", "1024", "2 gb").
-func parseMemorySize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("memory size %q does not start with a number", s)
-	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("memory size %q: %w", s, err)
-	}
-	mult := int64(1)
-	switch strings.TrimSpace(t[i:]) {
-	case "", "b", "bytes":
-	case "k", "kb", "kibibytes":
-		mult = 1 << 10
-	case "m", "mb", "mebibytes":
-		mult = 1 << 20
-	case "g", "gb", "gibibytes":
-		mult = 1 << 30
-	case "t", "tb", "tebibytes":
-		mult = 1 << 40
-	default:
-		return 0, fmt.Errorf("memory size %q has an unknown unit", s)
-	}
-	if n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("memory size %q overflows", s)
-	}
-	return n * mult, nil
 }
 
 // merge returns the manifests the next snapshot's base manifest list holds: full compaction

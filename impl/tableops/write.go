@@ -195,7 +195,7 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	w := &Writer{t: t, r: r, layout: layout, engine: engine, cfg: cfg, restored: map[bucketKey]*table.Bucket{},
 		buckets: map[bucketKey]*bucketWriter{}, bufferMax: defaultWriteBufferBytes}
 	if v, ok := r.Schema.Options[WriteBufferSizeOption]; ok {
-		if w.bufferMax, err = kvfile.ParseMemorySize(v); err != nil {
+		if w.bufferMax, err = schema.ParseMemorySize(v); err != nil {
 			return nil, fmt.Errorf("option %s: %w", WriteBufferSizeOption, err)
 		}
 	}
