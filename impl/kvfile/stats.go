@@ -2,9 +2,7 @@ package kvfile
 
 import (
 	"bytes"
-	"cmp"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
@@ -57,10 +55,10 @@ func (s *colStats) add(v any) {
 			return
 		}
 	}
-	if s.min == nil || compareValues(v, s.min) < 0 {
+	if s.min == nil || binrow.CompareValues(v, s.min) < 0 {
 		s.min = v
 	}
-	if s.max == nil || compareValues(v, s.max) > 0 {
+	if s.max == nil || binrow.CompareValues(v, s.max) > 0 {
 		s.max = v
 	}
 }
@@ -175,66 +173,4 @@ func truncateMax(v any, n int) (any, bool) {
 		return nil, false
 	}
 	return v, true
-}
-
-// compareValues orders two non-null values of one type as Paimon's comparators do: strings and
-// bytes by unsigned bytes, numbers numerically, false before true, decimals and timestamps by
-// value.
-func compareValues(a, b any) int {
-	switch x := a.(type) {
-	case string:
-		return strings.Compare(x, b.(string))
-	case []byte:
-		return bytes.Compare(x, b.([]byte))
-	case bool:
-		y := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
-	case int8:
-		return cmp.Compare(x, b.(int8))
-	case int16:
-		return cmp.Compare(x, b.(int16))
-	case int32:
-		return cmp.Compare(x, b.(int32))
-	case int64:
-		return cmp.Compare(x, b.(int64))
-	case float32:
-		return cmp.Compare(x, b.(float32))
-	case float64:
-		return cmp.Compare(x, b.(float64))
-	case binrow.Decimal:
-		y := b.(binrow.Decimal)
-		return x.Unscaled.Cmp(y.Unscaled)
-	case binrow.Timestamp:
-		y := b.(binrow.Timestamp)
-		if c := cmp.Compare(x.Millis, y.Millis); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.NanoOfMilli, y.NanoOfMilli)
-	}
-	return 0
-}
-
-// CompareKeys orders two keys field by field, nulls first, as Paimon's generated record
-// comparator does.
-func CompareKeys(a, b []any) int {
-	for i := range a {
-		switch {
-		case a[i] == nil && b[i] == nil:
-			continue
-		case a[i] == nil:
-			return -1
-		case b[i] == nil:
-			return 1
-		}
-		if c := compareValues(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/dv"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
@@ -607,21 +608,21 @@ func (c *compaction) rewrite(ctx context.Context, rb *RestoredBucket, candidate 
 func intervalPartition(files []keyedFile) [][][]keyedFile {
 	sorted := slices.Clone(files)
 	slices.SortStableFunc(sorted, func(a, b keyedFile) int {
-		if c := kvfile.CompareKeys(a.min, b.min); c != 0 {
+		if c := binrow.CompareKeys(a.min, b.min); c != 0 {
 			return c
 		}
-		return kvfile.CompareKeys(a.max, b.max)
+		return binrow.CompareKeys(a.max, b.max)
 	})
 	var out [][][]keyedFile
 	var section []keyedFile
 	var bound []any
 	for _, f := range sorted {
-		if len(section) > 0 && kvfile.CompareKeys(f.min, bound) > 0 {
+		if len(section) > 0 && binrow.CompareKeys(f.min, bound) > 0 {
 			out = append(out, sortedRuns(section))
 			section, bound = nil, nil
 		}
 		section = append(section, f)
-		if bound == nil || kvfile.CompareKeys(f.max, bound) > 0 {
+		if bound == nil || binrow.CompareKeys(f.max, bound) > 0 {
 			bound = f.max
 		}
 	}
@@ -638,12 +639,12 @@ func sortedRuns(files []keyedFile) [][]keyedFile {
 	for _, f := range files[1:] {
 		best := 0
 		for i := range runs {
-			if kvfile.CompareKeys(runs[i][len(runs[i])-1].max, runs[best][len(runs[best])-1].max) < 0 {
+			if binrow.CompareKeys(runs[i][len(runs[i])-1].max, runs[best][len(runs[best])-1].max) < 0 {
 				best = i
 			}
 		}
 		last := runs[best][len(runs[best])-1]
-		if kvfile.CompareKeys(f.min, last.max) > 0 {
+		if binrow.CompareKeys(f.min, last.max) > 0 {
 			runs[best] = append(runs[best], f)
 		} else {
 			runs = append(runs, []keyedFile{f})
@@ -731,7 +732,7 @@ type kvHeap []heapItem
 
 func (h kvHeap) Len() int { return len(h) }
 func (h kvHeap) Less(i, j int) bool {
-	if c := kvfile.CompareKeys(h[i].kv.Key, h[j].kv.Key); c != 0 {
+	if c := binrow.CompareKeys(h[i].kv.Key, h[j].kv.Key); c != 0 {
 		return c < 0
 	}
 	return h[i].kv.Seq < h[j].kv.Seq
@@ -796,7 +797,7 @@ func (m *mergeReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
 		if err := m.advance(ctx, top.run); err != nil {
 			return nil, err
 		}
-		for m.h.Len() > 0 && kvfile.CompareKeys(m.h[0].Key(), key) == 0 {
+		for m.h.Len() > 0 && binrow.CompareKeys(m.h[0].Key(), key) == 0 {
 			it := heap.Pop(&m.h).(heapItem)
 			take(it.kv)
 			if err := m.advance(ctx, it.run); err != nil {

@@ -83,10 +83,10 @@ func checkConflicts(sch *schema.TableSchema, contents *table.Contents, changes [
 		levels[k] = append(levels[k], keyed{e, lo, hi})
 	}
 	for _, files := range levels {
-		slices.SortStableFunc(files, func(a, b keyed) int { return compareKeys(a.min, b.min) })
+		slices.SortStableFunc(files, func(a, b keyed) int { return binrow.CompareKeys(a.min, b.min) })
 		for i := 0; i+1 < len(files); i++ {
 			a, b := files[i], files[i+1]
-			if compareKeys(a.max, b.min) >= 0 {
+			if binrow.CompareKeys(a.max, b.min) >= 0 {
 				return fmt.Errorf("LSM conflicts detected! Give up committing. Conflict files are:\n%s\n%s: %w",
 					describe(a.e), describe(b.e), ErrCommitConflict)
 			}
@@ -108,24 +108,6 @@ func decodeKey(keyType types.DataType, b []byte) ([]any, error) {
 		return nil, err
 	}
 	return row.Decode(keyType)
-}
-
-// compareKeys orders keys field by field, nulls first, as Paimon's generated key comparator.
-func compareKeys(a, b []any) int {
-	for i := range a {
-		switch {
-		case a[i] == nil && b[i] == nil:
-			continue
-		case a[i] == nil:
-			return -1
-		case b[i] == nil:
-			return 1
-		}
-		if c := compareValue(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
 }
 
 func describe(e *meta.ManifestEntry) string {

@@ -1,8 +1,6 @@
 package tableops
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -260,10 +258,10 @@ func (m *manifestMerger) statsMayContain(f *meta.ManifestFileMeta, partitions ma
 			if v == nil {
 				continue
 			}
-			if lo[i] == nil || compareValue(v, lo[i]) < 0 {
+			if lo[i] == nil || binrow.CompareValues(v, lo[i]) < 0 {
 				lo[i] = v
 			}
-			if hi[i] == nil || compareValue(v, hi[i]) > 0 {
+			if hi[i] == nil || binrow.CompareValues(v, hi[i]) > 0 {
 				hi[i] = v
 			}
 		}
@@ -297,7 +295,7 @@ func (m *manifestMerger) statsMayContain(f *meta.ManifestFileMeta, partitions ma
 		if lo[i] == nil || hi[i] == nil || fmin[i] == nil || fmax[i] == nil {
 			return false, nil
 		}
-		if compareValue(fmax[i], lo[i]) < 0 || compareValue(fmin[i], hi[i]) > 0 {
+		if binrow.CompareValues(fmax[i], lo[i]) < 0 || binrow.CompareValues(fmin[i], hi[i]) > 0 {
 			return false, nil
 		}
 	}
@@ -381,10 +379,10 @@ func manifestFileMeta(partType types.DataType, entries []meta.ManifestEntry) (me
 					nulls[j]++
 					continue
 				}
-				if lo[j] == nil || compareValue(v, lo[j]) < 0 {
+				if lo[j] == nil || binrow.CompareValues(v, lo[j]) < 0 {
 					lo[j] = v
 				}
-				if hi[j] == nil || compareValue(v, hi[j]) > 0 {
+				if hi[j] == nil || binrow.CompareValues(v, hi[j]) > 0 {
 					hi[j] = v
 				}
 			}
@@ -417,7 +415,7 @@ func manifestFileMeta(partType types.DataType, entries []meta.ManifestEntry) (me
 	return mf, nil
 }
 
-// checkComparable accepts the partition types whose order compareValue implements.
+// checkComparable accepts the partition types whose order binrow.CompareValues implements (not floats).
 func checkComparable(t types.DataType) (types.Root, error) {
 	switch t.Root {
 	case types.RootChar, types.RootVarChar, types.RootBoolean, types.RootTinyInt, types.RootSmallInt,
@@ -426,44 +424,4 @@ func checkComparable(t types.DataType) (types.Root, error) {
 		return t.Root, nil
 	}
 	return t.Root, fmt.Errorf("partition type %s has no stats order here", t.SQLString())
-}
-
-// compareValue orders two non-null decoded values of one type as Paimon's stats collector does
-// (strings and bytes by unsigned bytes, numbers numerically, false before true).
-func compareValue(a, b any) int {
-	switch x := a.(type) {
-	case string:
-		return strings.Compare(x, b.(string))
-	case []byte:
-		return bytes.Compare(x, b.([]byte))
-	case bool:
-		y := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		default:
-			return 1
-		}
-	case int8:
-		return cmp.Compare(x, b.(int8))
-	case int16:
-		return cmp.Compare(x, b.(int16))
-	case int32:
-		return cmp.Compare(x, b.(int32))
-	case int64:
-		return cmp.Compare(x, b.(int64))
-	case binrow.Decimal:
-		y := b.(binrow.Decimal)
-		// Same scale within one column: compare unscaled values.
-		return x.Unscaled.Cmp(y.Unscaled)
-	case binrow.Timestamp:
-		y := b.(binrow.Timestamp)
-		if c := cmp.Compare(x.Millis, y.Millis); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.NanoOfMilli, y.NanoOfMilli)
-	}
-	return 0
 }

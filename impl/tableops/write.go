@@ -375,14 +375,14 @@ func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
 // (SortBufferWriteBuffer with DeduplicateMergeFunction; retractions are kept at level 0).
 func mergeBuffer(buf []*kvfile.KeyValue) []*kvfile.KeyValue {
 	slices.SortStableFunc(buf, func(a, b *kvfile.KeyValue) int {
-		if c := kvfile.CompareKeys(a.Key, b.Key); c != 0 {
+		if c := binrow.CompareKeys(a.Key, b.Key); c != 0 {
 			return c
 		}
 		return int(a.Seq - b.Seq)
 	})
 	out := buf[:0:0]
 	for i, kv := range buf {
-		if i+1 < len(buf) && kvfile.CompareKeys(kv.Key, buf[i+1].Key) == 0 {
+		if i+1 < len(buf) && binrow.CompareKeys(kv.Key, buf[i+1].Key) == 0 {
 			continue
 		}
 		out = append(out, kv)

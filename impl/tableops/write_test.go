@@ -289,7 +289,7 @@ func checkFileRows(t *testing.T, tbl *table.Table, r *tableops.Restorer, layout 
 		if err != nil {
 			t.Fatal(err)
 		}
-		if prev != nil && kvfile.CompareKeys(prev, kv.Key) >= 0 {
+		if prev != nil && binrow.CompareKeys(prev, kv.Key) >= 0 {
 			t.Fatalf("%s: keys not strictly ascending: %v then %v", f.FileName, prev, kv.Key)
 		}
 		prev = kv.Key
