@@ -121,10 +121,10 @@ func NewLayout(s *schema.TableSchema) (*Layout, error) {
 	if format := strings.ToLower(strings.TrimSpace(s.Options[FileFormatOption])); format != "" && format != "parquet" {
 		return nil, fmt.Errorf("file.format %q: only parquet data files are written", format)
 	}
-	if l.Thin, err = boolOpt(s.Options, ThinModeOption, false); err != nil {
+	if l.Thin, err = schema.BoolOption(s.Options, ThinModeOption, false); err != nil {
 		return nil, err
 	}
-	if l.denseStore, err = boolOpt(s.Options, StatsDenseStoreOption, true); err != nil {
+	if l.denseStore, err = schema.BoolOption(s.Options, StatsDenseStoreOption, true); err != nil {
 		return nil, err
 	}
 	if v, ok := s.Options[StatsKeepFirstNOption]; ok {
@@ -182,20 +182,6 @@ func checkWritable(t types.DataType) error {
 		return nil
 	}
 	return fmt.Errorf("type %s is not supported by the Go key-value file writer", t.SQLString())
-}
-
-func boolOpt(opts map[string]string, key string, def bool) (bool, error) {
-	v, ok := opts[key]
-	if !ok {
-		return def, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("option %s: %q is not a boolean", key, v)
 }
 
 // columns returns the written columns for a file at level, with their stats collector modes

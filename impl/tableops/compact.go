@@ -176,7 +176,7 @@ func (c *compaction) options() error {
 		ratio = f
 	}
 	c.minFileSize = int64(float64(target) * ratio)
-	dvOn, err := boolOption(opts, DeletionVectorsOption)
+	dvOn, err := schema.BoolOption(opts, DeletionVectorsOption, false)
 	if err != nil {
 		return err
 	}
@@ -185,20 +185,6 @@ func (c *compaction) options() error {
 		return err
 	}
 	return nil
-}
-
-func boolOption(opts map[string]string, key string) (bool, error) {
-	v, ok := opts[key]
-	if !ok {
-		return false, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("option %s: %q is not a boolean", key, v)
 }
 
 func (c *compaction) track(paths ...string) {

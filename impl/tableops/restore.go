@@ -129,20 +129,7 @@ func validateFullTextSchema(s *schema.TableSchema, columns []string) error {
 	if len(s.PrimaryKeys) == 0 {
 		return errors.New("Primary-key full-text index requires a primary-key table.")
 	}
-	boolOpt := func(k string) (bool, error) {
-		v, ok := s.Options[k]
-		if !ok {
-			return false, nil
-		}
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "true":
-			return true, nil
-		case "false":
-			return false, nil
-		}
-		return false, fmt.Errorf("option %s: %q is not a boolean", k, v)
-	}
-	dv, err := boolOpt("deletion-vectors.enabled")
+	dv, err := schema.BoolOption(s.Options, "deletion-vectors.enabled", false)
 	if err != nil {
 		return err
 	}
@@ -150,7 +137,7 @@ func validateFullTextSchema(s *schema.TableSchema, columns []string) error {
 	if !firstRow && !dv {
 		return errors.New("Primary-key full-text index requires deletion-vectors.enabled = true.")
 	}
-	mor, err := boolOpt("deletion-vectors.merge-on-read")
+	mor, err := schema.BoolOption(s.Options, "deletion-vectors.merge-on-read", false)
 	if err != nil {
 		return err
 	}
@@ -166,7 +153,7 @@ func validateFullTextSchema(s *schema.TableSchema, columns []string) error {
 	if bucket <= 0 && bucket != paths.PostponeBucket {
 		return fmt.Errorf("Primary-key full-text index requires fixed or postpone bucket mode (bucket > 0 or bucket = -2), but bucket is %d.", bucket)
 	}
-	if override, err := boolOpt("pk-clustering-override"); err != nil {
+	if override, err := schema.BoolOption(s.Options, "pk-clustering-override", false); err != nil {
 		return err
 	} else if override {
 		return errors.New("Primary-key full-text index does not support pk-clustering-override.")

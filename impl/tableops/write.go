@@ -203,7 +203,7 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	if w.ignoreDelete, err = ignoreDeleteOf(r.Schema.Options); err != nil {
 		return nil, err
 	}
-	if w.ignoreUpdateBefore, err = boolOption(r.Schema.Options, IgnoreUpdateBeforeOpt); err != nil {
+	if w.ignoreUpdateBefore, err = schema.BoolOption(r.Schema.Options, IgnoreUpdateBeforeOpt, false); err != nil {
 		return nil, err
 	}
 	if w.bucketKeys, err = r.Schema.BucketKeys(); err != nil {
@@ -546,7 +546,7 @@ func (w *Writer) Abort(ctx context.Context) error {
 func ignoreDeleteOf(opts map[string]string) (bool, error) {
 	for _, k := range []string{IgnoreDeleteOption, "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"} {
 		if _, ok := opts[k]; ok {
-			return boolOption(opts, k)
+			return schema.BoolOption(opts, k, false)
 		}
 	}
 	return false, nil
