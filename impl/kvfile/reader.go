@@ -2,7 +2,6 @@ package kvfile
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math/big"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/internal/pqvalue"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
@@ -59,7 +59,7 @@ func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Lay
 	props.BufferedStreamEnabled = true
 	props.BufferSize = 256 << 10
 	var pf *file.Reader
-	if err := guard(func() error {
+	if err := pqvalue.Guard(func() error {
 		var err error
 		pf, err = file.NewParquetReader(io.NewSectionReader(f, 0, f.Size()), file.WithReadProps(props))
 		return err
@@ -115,7 +115,7 @@ func (r *Reader) keysFromValues() { r.thin = true }
 // Close releases the file.
 func (r *Reader) Close() error {
 	r.closeReaders()
-	_ = guard(func() error { return r.pf.Close() })
+	_ = pqvalue.Guard(func() error { return r.pf.Close() })
 	return r.f.Close()
 }
 
@@ -125,7 +125,7 @@ func (r *Reader) NumRows() int64 { return r.pf.NumRows() }
 func (r *Reader) closeReaders() {
 	for _, cr := range r.readers {
 		if cr != nil {
-			_ = guard(cr.Close)
+			_ = pqvalue.Guard(cr.Close)
 		}
 	}
 	r.readers = nil
@@ -204,7 +204,7 @@ func (r *Reader) nextBatch() error {
 				continue
 			}
 			var cr file.ColumnChunkReader
-			if err := guard(func() error {
+			if err := pqvalue.Guard(func() error {
 				var err error
 				cr, err = rg.Column(idx)
 				return err
@@ -228,7 +228,7 @@ func (r *Reader) nextBatch() error {
 			continue
 		}
 		var err error
-		if err2 := guard(func() error {
+		if err2 := pqvalue.Guard(func() error {
 			vals, err = readColumn(r.readers[j], n, r.cols[j].typ, r.pf.MetaData().Schema.Column(r.colIdx[j]), vals)
 			return err
 		}); err2 != nil {
@@ -270,7 +270,7 @@ func readColumn(cr file.ColumnChunkReader, n int, t types.DataType, descr *pqsch
 	case *file.Int64ColumnChunkReader:
 		buf := make([]int64, n)
 		total, read, err = readAll(c.ReadBatch, n, buf, defs)
-		unit := timestampUnit(descr, t)
+		unit := pqvalue.TimestampUnit(descr, t)
 		for _, v := range buf[:read] {
 			x, cerr := fromInt64(v, t, unit)
 			if cerr != nil {
@@ -300,7 +300,7 @@ func readColumn(cr file.ColumnChunkReader, n int, t types.DataType, descr *pqsch
 			case types.RootBinary, types.RootVarBinary:
 				values = append(values, slices.Clone([]byte(v)))
 			case types.RootDecimal:
-				values = append(values, binrow.Decimal{Unscaled: fromTwosComplement(v), Scale: t.Scale})
+				values = append(values, binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(v), Scale: t.Scale})
 			default:
 				return nil, fmt.Errorf("binary column read as %s", t.SQLString())
 			}
@@ -311,7 +311,7 @@ func readColumn(cr file.ColumnChunkReader, n int, t types.DataType, descr *pqsch
 		for _, v := range buf[:read] {
 			switch t.Root {
 			case types.RootDecimal:
-				values = append(values, binrow.Decimal{Unscaled: fromTwosComplement(v), Scale: t.Scale})
+				values = append(values, binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(v), Scale: t.Scale})
 			case types.RootBinary, types.RootVarBinary:
 				values = append(values, slices.Clone([]byte(v)))
 			default:
@@ -322,11 +322,7 @@ func readColumn(cr file.ColumnChunkReader, n int, t types.DataType, descr *pqsch
 		buf := make([]parquet.Int96, n)
 		total, read, err = readAll(c.ReadBatch, n, buf, defs)
 		for _, v := range buf[:read] {
-			nod := int64(binary.LittleEndian.Uint64(v[:8]))
-			day := int64(binary.LittleEndian.Uint32(v[8:]))
-			nanos := (day-2440588)*86_400_000_000_000 + nod
-			ms := floorDiv(nanos, 1_000_000)
-			values = append(values, binrow.Timestamp{Millis: ms, NanoOfMilli: int32(nanos - ms*1_000_000)})
+			values = append(values, pqvalue.Int96Timestamp(v))
 		}
 	default:
 		return nil, fmt.Errorf("column reader %T is not supported", cr)
@@ -394,48 +390,7 @@ func fromInt64(v int64, t types.DataType, unit pqschema.TimeUnitType) (any, erro
 	case types.RootDecimal:
 		return binrow.Decimal{Unscaled: big.NewInt(v), Scale: t.Scale}, nil
 	case types.RootTimestamp, types.RootTimestampLTZ:
-		var per int64
-		switch unit {
-		case pqschema.TimeUnitMicros:
-			per = 1000
-		case pqschema.TimeUnitNanos:
-			per = 1_000_000
-		default:
-			return binrow.Timestamp{Millis: v}, nil
-		}
-		ms := floorDiv(v, per)
-		return binrow.Timestamp{Millis: ms, NanoOfMilli: int32((v - ms*per) * (1_000_000 / per))}, nil
+		return pqvalue.Timestamp(v, unit), nil
 	}
 	return nil, fmt.Errorf("INT64 column read as %s", t.SQLString())
-}
-
-func timestampUnit(descr *pqschema.Column, t types.DataType) pqschema.TimeUnitType {
-	if lt, ok := descr.LogicalType().(*pqschema.TimestampLogicalType); ok {
-		return lt.TimeUnit()
-	}
-	switch {
-	case t.Precision <= 3:
-		return pqschema.TimeUnitMillis
-	case t.Precision <= 6:
-		return pqschema.TimeUnitMicros
-	}
-	return pqschema.TimeUnitNanos
-}
-
-func fromTwosComplement(b []byte) *big.Int {
-	u := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return u
-}
-
-// guard turns a panic of the Parquet decoder on corrupt input into an error.
-func guard(fn func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("corrupt parquet data: %v", p)
-		}
-	}()
-	return fn()
 }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math/big"
@@ -15,6 +14,7 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/internal/pqvalue"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
@@ -45,7 +45,7 @@ func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, c
 	props.BufferedStreamEnabled = true
 	props.BufferSize = 256 << 10
 	var pf *file.Reader
-	if err := guard(func() error {
+	if err := pqvalue.Guard(func() error {
 		var err error
 		pf, err = file.NewParquetReader(io.NewSectionReader(r, 0, size), file.WithReadProps(props))
 		return err
@@ -68,7 +68,7 @@ func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, c
 				return nil, err
 			}
 			var v any
-			err := guard(func() error {
+			err := pqvalue.Guard(func() error {
 				var err error
 				v, err = cur.at(pos, c.typ)
 				return err
@@ -164,7 +164,7 @@ func (c *cursor) open(pos int64) error {
 // close releases the current column chunk reader.
 func (c *cursor) close() {
 	if c.rdr != nil {
-		_ = guard(c.rdr.Close)
+		_ = pqvalue.Guard(c.rdr.Close)
 		c.rdr = nil
 	}
 }
@@ -256,13 +256,11 @@ func (c *cursor) convert(v any, t types.DataType) (any, error) {
 		case types.RootDecimal:
 			return binrow.Decimal{Unscaled: big.NewInt(x), Scale: t.Scale}, nil
 		case types.RootTimestamp, types.RootTimestampLTZ:
-			return timestampOf(x, c.timestampUnit(t)), nil
+			return pqvalue.Timestamp(x, pqvalue.TimestampUnit(c.descr, t)), nil
 		}
 	case parquet.Int96:
 		if t.Root == types.RootTimestamp || t.Root == types.RootTimestampLTZ {
-			nanosOfDay := int64(binary.LittleEndian.Uint64(x[:8]))
-			julian := int64(binary.LittleEndian.Uint32(x[8:]))
-			return timestampOf((julian-2440588)*86_400_000_000_000+nanosOfDay, pqschema.TimeUnitNanos), nil
+			return pqvalue.Int96Timestamp(x), nil
 		}
 	case []byte:
 		switch t.Root {
@@ -271,61 +269,8 @@ func (c *cursor) convert(v any, t types.DataType) (any, error) {
 		case types.RootBinary, types.RootVarBinary:
 			return x, nil
 		case types.RootDecimal:
-			return binrow.Decimal{Unscaled: fromTwosComplement(x), Scale: t.Scale}, nil
+			return binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(x), Scale: t.Scale}, nil
 		}
 	}
 	return nil, fmt.Errorf("parquet value %T cannot be read as %s", v, t.Root)
-}
-
-// timestampUnit is the unit of an INT64 timestamp column: its logical type's, or what Paimon
-// writes for the precision.
-func (c *cursor) timestampUnit(t types.DataType) pqschema.TimeUnitType {
-	if lt, ok := c.descr.LogicalType().(*pqschema.TimestampLogicalType); ok {
-		return lt.TimeUnit()
-	}
-	switch {
-	case t.Precision <= 3:
-		return pqschema.TimeUnitMillis
-	case t.Precision <= 6:
-		return pqschema.TimeUnitMicros
-	}
-	return pqschema.TimeUnitNanos
-}
-
-// timestampOf splits an epoch value into Paimon's millisecond and nano-of-millisecond parts.
-func timestampOf(v int64, unit pqschema.TimeUnitType) binrow.Timestamp {
-	var per int64
-	switch unit {
-	case pqschema.TimeUnitMicros:
-		per = 1000
-	case pqschema.TimeUnitNanos:
-		per = 1_000_000
-	default:
-		return binrow.Timestamp{Millis: v}
-	}
-	ms, rem := v/per, v%per
-	if rem < 0 {
-		ms--
-		rem += per
-	}
-	return binrow.Timestamp{Millis: ms, NanoOfMilli: int32(rem * (1_000_000 / per))}
-}
-
-// fromTwosComplement decodes a big-endian two's complement integer.
-func fromTwosComplement(b []byte) *big.Int {
-	u := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return u
-}
-
-// guard turns a panic of the Parquet decoder on corrupt input into an error.
-func guard(fn func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("corrupt parquet data: %v", p)
-		}
-	}()
-	return fn()
 }
