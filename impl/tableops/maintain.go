@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"runtime"
 	"slices"
 	"strconv"
@@ -852,36 +851,17 @@ func inheritedStatistics(ctx context.Context, t *table.Table, base *snapshot.Sna
 	return &name, nil
 }
 
-// publish runs the hook and publishes next without overwriting. It returns false, nil when
-// another writer took the snapshot id first. When publication fails otherwise, it re-reads
-// snapshot-N to learn whether it landed; if that cannot be established it returns an
-// UncertainCommitError, and the caller must not delete anything next references.
+// publish runs the hook, then publishes next as publishSnapshot does: false, nil when another
+// writer took the snapshot id first, an UncertainCommitError when it cannot be established
+// whether a failed publication landed (the caller must then not delete anything next
+// references).
 func (m *maintenance) publish(ctx context.Context, next *snapshot.Snapshot) (bool, error) {
 	if m.cfg.beforePublish != nil {
 		if err := m.cfg.beforePublish(ctx, next); err != nil {
 			return false, fmt.Errorf("before publishing snapshot %d: %w", next.ID, err)
 		}
 	}
-	err := m.t.Snapshots.Commit(ctx, next)
-	if err == nil {
-		return true, nil
-	}
-	if errors.Is(err, snapshot.ErrSnapshotExists) {
-		return false, nil
-	}
-	// The publication failed for another reason; find out whether it landed anyway.
-	landed, rerr := m.t.Snapshots.Snapshot(context.WithoutCancel(ctx), next.ID)
-	switch {
-	case rerr == nil && landed.UUID != nil && *landed.UUID == *next.UUID:
-		_ = m.t.Snapshots.CommitLatestHint(ctx, next.ID) // best effort, as after any commit
-		return true, nil
-	case rerr == nil:
-		return false, nil
-	case errors.Is(rerr, fs.ErrNotExist):
-		return false, fmt.Errorf("commit snapshot %d: %w", next.ID, err)
-	default:
-		return false, &UncertainCommitError{ID: next.ID, Err: errors.Join(err, rerr)}
-	}
+	return publishSnapshot(ctx, m.t, next)
 }
 
 // UncertainCommitError reports a publication whose outcome could not be established. The files
