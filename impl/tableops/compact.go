@@ -197,21 +197,9 @@ func (c *compaction) track(paths ...string) {
 func (c *compaction) abort(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var errs []error
-	for _, p := range c.pending {
-		if err := p.Abort(ctx); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	c.pending = nil
-	for _, p := range c.files {
-		if err := c.t.FileIO.Delete(context.WithoutCancel(ctx), p); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	c.files = nil
-	errs = append(errs, c.archives.waitGone(archiveCleanupTimeout))
-	return errors.Join(errs...)
+	err := discardGenerated(ctx, c.t.FileIO, c.pending, c.files, &c.archives)
+	c.pending, c.files = nil, nil
+	return err
 }
 
 func (c *compaction) run(ctx context.Context) (*CompactResult, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/meta"
@@ -522,23 +523,30 @@ func (w *Writer) Abort(ctx context.Context) error {
 		return nil
 	}
 	w.done = true
+	for _, bw := range w.buckets {
+		bw.buffer = nil
+	}
+	err := discardGenerated(ctx, w.t.FileIO, w.pending, w.files, &w.archives)
+	w.pending, w.files = nil, nil
+	return err
+}
+
+// discardGenerated undoes what a failed write or compaction generated: it aborts the
+// maintainers' pending commits (deleting the archives they built), deletes the data files, and
+// waits until every archive a build produced is gone. It returns every error, joined.
+func discardGenerated(ctx context.Context, fio fileio.FileIO, pending []*pkfulltext.Commit, files []string, archives *archiveTracker) error {
 	var errs []error
-	for _, c := range w.pending {
+	for _, c := range pending {
 		if err := c.Abort(ctx); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	w.pending = nil
-	for _, p := range w.files {
-		if err := w.t.FileIO.Delete(context.WithoutCancel(ctx), p); err != nil {
+	for _, p := range files {
+		if err := fio.Delete(context.WithoutCancel(ctx), p); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	w.files = nil
-	for _, bw := range w.buckets {
-		bw.buffer = nil
-	}
-	errs = append(errs, w.archives.waitGone(archiveCleanupTimeout))
+	errs = append(errs, archives.waitGone(archiveCleanupTimeout))
 	return errors.Join(errs...)
 }
 
