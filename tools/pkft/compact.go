@@ -31,30 +31,20 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
   pkft compact /data/warehouse/db.db/docs --partition region=eu --bucket 0 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var opts []pkft.MaintainOption
-			for _, p := range partitions {
-				spec, err := parsePartition(p)
-				if err != nil {
-					return err
-				}
-				opts = append(opts, pkft.WithPartition(spec))
+			opts, err := scopeOptions(partitions, buckets)
+			if err != nil {
+				return err
 			}
-			for _, b := range buckets {
-				if b < 0 {
-					return fmt.Errorf("--bucket %d: want a bucket number >= 0", b)
-				}
-				opts = append(opts, pkft.WithBucket(b))
-			}
-			if parallel < 0 {
-				return fmt.Errorf("--parallel %d: want a positive number (0: one per CPU)", parallel)
+			if err := checkParallel(parallel); err != nil {
+				return err
 			}
 			opts = append(opts, pkft.WithParallelism(parallel))
 			if user != "" {
 				opts = append(opts, pkft.WithCommitUser(user))
 			}
-			mode := progressMode(progressFlag)
-			if mode != progressAuto && mode != progressAlways && mode != progressNever {
-				return fmt.Errorf("--progress %q: want auto, always or never", progressFlag)
+			mode, err := parseProgressMode(progressFlag)
+			if err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			tbl, err := pkft.Open(ctx, args[0])

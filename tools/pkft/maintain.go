@@ -48,26 +48,16 @@ it is a terminal (--progress).`,
   pkft maintain /data/warehouse/db.db/docs --parallel 4 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			mode := progressMode(progressFlag)
-			if mode != progressAuto && mode != progressAlways && mode != progressNever {
-				return fmt.Errorf("--progress %q: want auto, always or never", progressFlag)
+			mode, err := parseProgressMode(progressFlag)
+			if err != nil {
+				return err
 			}
-			if parallel < 0 {
-				return fmt.Errorf("--parallel %d: want a positive number (0: one per CPU)", parallel)
+			if err := checkParallel(parallel); err != nil {
+				return err
 			}
-			var opts []pkft.MaintainOption
-			for _, p := range partitions {
-				spec, err := parsePartition(p)
-				if err != nil {
-					return err
-				}
-				opts = append(opts, pkft.WithPartition(spec))
-			}
-			for _, b := range buckets {
-				if b < 0 {
-					return fmt.Errorf("--bucket %d: want a bucket number >= 0", b)
-				}
-				opts = append(opts, pkft.WithBucket(b))
+			opts, err := scopeOptions(partitions, buckets)
+			if err != nil {
+				return err
 			}
 			opts = append(opts, pkft.WithParallelism(parallel), pkft.WithDryRun(dryRun))
 			ctx := cmd.Context()
@@ -107,6 +97,43 @@ it is a terminal (--progress).`,
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr: auto (when stderr is a terminal), always, never")
 	return cmd
+}
+
+// scopeOptions turns the --partition and --bucket flags into the options that select the
+// (partition, bucket)s a command works on.
+func scopeOptions(partitions []string, buckets []int32) ([]pkft.MaintainOption, error) {
+	var opts []pkft.MaintainOption
+	for _, p := range partitions {
+		spec, err := parsePartition(p)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, pkft.WithPartition(spec))
+	}
+	for _, b := range buckets {
+		if b < 0 {
+			return nil, fmt.Errorf("--bucket %d: want a bucket number >= 0", b)
+		}
+		opts = append(opts, pkft.WithBucket(b))
+	}
+	return opts, nil
+}
+
+// parseProgressMode checks the --progress flag.
+func parseProgressMode(flag string) (progressMode, error) {
+	mode := progressMode(flag)
+	if mode != progressAuto && mode != progressAlways && mode != progressNever {
+		return "", fmt.Errorf("--progress %q: want auto, always or never", flag)
+	}
+	return mode, nil
+}
+
+// checkParallel checks the --parallel flag (0: one per CPU).
+func checkParallel(n int) error {
+	if n < 0 {
+		return fmt.Errorf("--parallel %d: want a positive number (0: one per CPU)", n)
+	}
+	return nil
 }
 
 // parsePartition reads k=v[,k=v...].
