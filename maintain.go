@@ -174,17 +174,9 @@ func (r *MaintainResult) Totals() (built, retired, unchanged int) {
 // With [WithDryRun] it reports the plan and writes nothing.
 func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*MaintainResult, error) {
 	start := time.Now()
-	var cfg maintainConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
-	keep, err := t.bucketFilter(ctx, cfg)
+	cfg, topts, err := t.selection(ctx, opts)
 	if err != nil {
 		return nil, err
-	}
-	var topts []tableops.MaintainOption
-	if keep != nil {
-		topts = append(topts, tableops.WithBuckets(keep))
 	}
 	if cfg.dryRun {
 		base, plans, err := tableops.PlanMaintenance(ctx, t.t, topts...)
@@ -217,12 +209,7 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	if err != nil {
 		return nil, err
 	}
-	if cfg.parallelism > 0 {
-		topts = append(topts, tableops.WithParallelism(cfg.parallelism))
-	}
-	if cfg.commitUser != "" {
-		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
-	}
+	topts = append(topts, cfg.commitOptions()...)
 	if cfg.progress != nil {
 		report := cfg.progress
 		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
@@ -258,6 +245,36 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	}
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// selection applies opts and returns the configuration with the tableops options that select
+// the buckets it names (none: every bucket).
+func (t *Table) selection(ctx context.Context, opts []MaintainOption) (maintainConfig, []tableops.MaintainOption, error) {
+	var cfg maintainConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	keep, err := t.bucketFilter(ctx, cfg)
+	if err != nil {
+		return cfg, nil, err
+	}
+	var topts []tableops.MaintainOption
+	if keep != nil {
+		topts = append(topts, tableops.WithBuckets(keep))
+	}
+	return cfg, topts, nil
+}
+
+// commitOptions returns the tableops options for the parallelism and commit user set, if any.
+func (cfg maintainConfig) commitOptions() []tableops.MaintainOption {
+	var topts []tableops.MaintainOption
+	if cfg.parallelism > 0 {
+		topts = append(topts, tableops.WithParallelism(cfg.parallelism))
+	}
+	if cfg.commitUser != "" {
+		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
+	}
+	return topts
 }
 
 // bucketFilter turns the partition and bucket selections into tableops' bucket filter (nil when

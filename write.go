@@ -167,24 +167,11 @@ type CompactResult struct {
 // nothing is committed.
 func (t *Table) Compact(ctx context.Context, opts ...MaintainOption) (*CompactResult, error) {
 	start := time.Now()
-	var cfg maintainConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
-	keep, err := t.bucketFilter(ctx, cfg)
+	cfg, topts, err := t.selection(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	var topts []tableops.MaintainOption
-	if keep != nil {
-		topts = append(topts, tableops.WithBuckets(keep))
-	}
-	if cfg.parallelism > 0 {
-		topts = append(topts, tableops.WithParallelism(cfg.parallelism))
-	}
-	if cfg.commitUser != "" {
-		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
-	}
+	topts = append(topts, cfg.commitOptions()...)
 	if cfg.progress != nil {
 		report := cfg.progress
 		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
