@@ -201,13 +201,8 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 		return nil, fmt.Errorf("maintain %s: %w", t.Root, ErrNoFullTextIndex)
 	}
 	if cfg.maxRetries < 0 {
-		cfg.maxRetries = DefaultCommitMaxRetries
-		if v, ok := r.Schema.Options[CommitMaxRetriesOption]; ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("option %s: %q is not a non-negative integer", CommitMaxRetriesOption, v)
-			}
-			cfg.maxRetries = n
+		if cfg.maxRetries, err = maxRetriesOf(r.Schema); err != nil {
+			return nil, err
 		}
 	}
 	m := &maintenance{t: t, r: r, engine: engine, cfg: cfg, done: map[bucketKey]*pendingBucket{}}
