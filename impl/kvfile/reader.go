@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"slices"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
@@ -55,15 +54,8 @@ func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Lay
 			f.Close()
 		}
 	}()
-	props := parquet.NewReaderProperties(memory.NewGoAllocator())
-	props.BufferedStreamEnabled = true
-	props.BufferSize = 256 << 10
-	var pf *file.Reader
-	if err := pqvalue.Guard(func() error {
-		var err error
-		pf, err = file.NewParquetReader(io.NewSectionReader(f, 0, f.Size()), file.WithReadProps(props))
-		return err
-	}); err != nil {
+	pf, err := pqvalue.OpenReader(f, f.Size())
+	if err != nil {
 		return nil, fmt.Errorf("read data file %s: %w", name, err)
 	}
 	r := &Reader{f: f, pf: pf, layout: layout, name: name, rg: -1}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
@@ -41,15 +40,8 @@ func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, c
 	for i := range out {
 		out[i] = make([]any, len(cols))
 	}
-	props := parquet.NewReaderProperties(memory.NewGoAllocator())
-	props.BufferedStreamEnabled = true
-	props.BufferSize = 256 << 10
-	var pf *file.Reader
-	if err := pqvalue.Guard(func() error {
-		var err error
-		pf, err = file.NewParquetReader(io.NewSectionReader(r, 0, size), file.WithReadProps(props))
-		return err
-	}); err != nil {
+	pf, err := pqvalue.OpenReader(r, size)
+	if err != nil {
 		return nil, fmt.Errorf("read rows of %s: %w", fileName, err)
 	}
 	defer pf.Close()

@@ -1,14 +1,18 @@
-// Package pqvalue holds the Parquet value conversions that the key-value file reader (kvfile)
-// and the search row reader share: timestamps in their units and as INT96, two's complement
-// decimals, and turning a panic of the Parquet decoder into an error.
+// Package pqvalue holds what the key-value file reader (kvfile) and the search row reader share
+// to read Parquet: opening a file with buffered column streams, the value conversions
+// (timestamps in their units and as INT96, two's complement decimals), and turning a panic of the
+// Parquet decoder into an error.
 package pqvalue
 
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math/big"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
@@ -76,4 +80,20 @@ func Guard(fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// OpenReader opens the Parquet file held by r (size bytes) with buffered column streams of
+// 256 KiB, so that a column is streamed rather than loaded whole. A decoder panic on a corrupt
+// footer is returned as an error.
+func OpenReader(r io.ReaderAt, size int64) (*file.Reader, error) {
+	props := parquet.NewReaderProperties(memory.NewGoAllocator())
+	props.BufferedStreamEnabled = true
+	props.BufferSize = 256 << 10
+	var pf *file.Reader
+	err := Guard(func() error {
+		var err error
+		pf, err = file.NewParquetReader(io.NewSectionReader(r, 0, size), file.WithReadProps(props))
+		return err
+	})
+	return pf, err
 }
