@@ -692,13 +692,7 @@ func (m *maintenance) prepare(ctx context.Context, contents *table.Contents, cha
 	if err != nil {
 		return nil, nil, err
 	}
-	manifests, err := merger.merge(ctx, slices.Concat(contents.BaseManifests, contents.DeltaManifests))
-	if err != nil {
-		return nil, nil, err
-	}
-	baseList, baseSize, err := w.write(ctx, m.r.Paths.NewManifestList, func(out io.Writer) error {
-		return manifest.WriteManifestList(out, manifests, w.opts)
-	})
+	baseList, baseSize, err := merger.writeBaseList(ctx, slices.Concat(contents.BaseManifests, contents.DeltaManifests))
 	if err != nil {
 		return nil, nil, err
 	}

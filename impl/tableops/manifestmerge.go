@@ -68,6 +68,18 @@ func newManifestMerger(t *table.Table, w *writer, partType types.DataType, opts 
 	return m, nil
 }
 
+// writeBaseList merges manifests (see merge) and writes the result as the next snapshot's base
+// manifest list, returning the list's name and size.
+func (m *manifestMerger) writeBaseList(ctx context.Context, manifests []meta.ManifestFileMeta) (string, int64, error) {
+	merged, err := m.merge(ctx, manifests)
+	if err != nil {
+		return "", 0, err
+	}
+	return m.w.write(ctx, m.w.factory.NewManifestList, func(out io.Writer) error {
+		return manifest.WriteManifestList(out, merged, m.w.opts)
+	})
+}
+
 // merge returns the manifests the next snapshot's base manifest list holds: full compaction
 // when the manifests that must change reach the threshold, else minor compaction of runs of
 // small manifests (ManifestFileMerger#merge). Manifests it writes are recorded by the writer, so
