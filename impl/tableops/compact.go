@@ -90,15 +90,9 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 	if cfg.parallelism <= 0 {
 		cfg.parallelism = 1
 	}
-	r, err := NewRestorer(ctx, t)
+	r, err := restoreWritable(ctx, t, engine)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkWritableTable(r.Schema); err != nil {
-		return nil, err
-	}
-	if r.FullText != nil && engine == nil {
-		return nil, errors.New("the table has a primary-key full-text index: an archive engine is needed")
 	}
 	if cfg.maxRetries < 0 {
 		if cfg.maxRetries, err = maxRetriesOf(r.Schema); err != nil {

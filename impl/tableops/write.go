@@ -41,6 +41,23 @@ const (
 // implement; the message names the option.
 var ErrUnsupportedTable = errors.New("table configuration not supported by the Go writer")
 
+// restoreWritable opens a Restorer on the table's latest schema for a write or a compaction:
+// the table must pass checkWritableTable, and a table with a primary-key full-text index needs an
+// archive engine.
+func restoreWritable(ctx context.Context, t *table.Table, engine fulltext.Engine) (*Restorer, error) {
+	r, err := NewRestorer(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWritableTable(r.Schema); err != nil {
+		return nil, err
+	}
+	if r.FullText != nil && engine == nil {
+		return nil, errors.New("the table has a primary-key full-text index: an archive engine is needed")
+	}
+	return r, nil
+}
+
 // checkWritableTable refuses what Go cannot write or compact the way Java would: merge engines
 // other than deduplicate, a user sequence field, changelog producers, bucket modes other than
 // fixed, and the primary-key index families other than full-text (their
@@ -174,15 +191,9 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	if cfg.commitUser == "" {
 		cfg.commitUser = uuid.NewString()
 	}
-	r, err := NewRestorer(ctx, t)
+	r, err := restoreWritable(ctx, t, engine)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkWritableTable(r.Schema); err != nil {
-		return nil, err
-	}
-	if r.FullText != nil && engine == nil {
-		return nil, errors.New("the table has a primary-key full-text index: an archive engine is needed")
 	}
 	layout, err := kvfile.NewLayout(r.Schema)
 	if err != nil {
