@@ -3,13 +3,16 @@ package binrow
 import (
 	"bytes"
 	"cmp"
+	"math"
 	"strings"
 )
 
 // CompareValues orders two non-null decoded values of one type (as Row.Decode returns them) as
 // Paimon's comparators do: strings and bytes by unsigned bytes, numbers numerically, false
-// before true, decimals of one scale by unscaled value and timestamps by instant. Floats use
-// cmp.Compare. Values of a type it does not order compare equal (0).
+// before true, decimals of one scale by unscaled value and timestamps by instant. Floats compare
+// as Java's Float.compare and Double.compare (InternalRowUtils#compare): -0.0 before 0.0, and NaN
+// after every other value and equal to itself. Values of a type it does not order compare equal
+// (0).
 func CompareValues(a, b any) int {
 	switch x := a.(type) {
 	case string:
@@ -34,9 +37,9 @@ func CompareValues(a, b any) int {
 	case int64:
 		return cmp.Compare(x, b.(int64))
 	case float32:
-		return cmp.Compare(x, b.(float32))
+		return javaCompareFloat(float64(x), float64(b.(float32)))
 	case float64:
-		return cmp.Compare(x, b.(float64))
+		return javaCompareFloat(x, b.(float64))
 	case Decimal:
 		// Same scale within one column: compare unscaled values.
 		return x.Unscaled.Cmp(b.(Decimal).Unscaled)
@@ -67,4 +70,22 @@ func CompareKeys(a, b []any) int {
 		}
 	}
 	return 0
+}
+
+// javaCompareFloat is java.lang.Double#compare (and, for widened floats, Float#compare): numeric
+// order, then the bits of the canonical representation, which puts -0.0 before 0.0 and NaN last.
+func javaCompareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	bits := func(f float64) int64 {
+		if math.IsNaN(f) {
+			return 0x7ff8000000000000
+		}
+		return int64(math.Float64bits(f))
+	}
+	return cmp.Compare(bits(a), bits(b))
 }
