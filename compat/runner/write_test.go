@@ -21,10 +21,9 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
-	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/goldengen"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
@@ -357,60 +356,6 @@ func sameAsModel(ctx context.Context, g *maintainGroup, path string, m *rowModel
 	return nil
 }
 
-// goRow converts a runner row to Go's typed row of the schema and its kind.
-func goRow(sch *schema.TableSchema, r row) (types.RowKind, []any, error) {
-	kind := types.Insert
-	switch r["_rowKind"] {
-	case nil, "+I":
-	case "+U":
-		kind = types.UpdateAfter
-	case "-U":
-		kind = types.UpdateBefore
-	case "-D":
-		kind = types.Delete
-	default:
-		return 0, nil, fmt.Errorf("row kind %v", r["_rowKind"])
-	}
-	out := make([]any, len(sch.Fields))
-	for i, f := range sch.Fields {
-		v := r[f.Name]
-		if v == nil {
-			continue
-		}
-		switch f.Type.Root {
-		case types.RootInt:
-			switch x := v.(type) {
-			case int:
-				out[i] = int32(x)
-			case int32:
-				out[i] = x
-			default:
-				return 0, nil, fmt.Errorf("%s: %T", f.Name, v)
-			}
-		case types.RootBigInt:
-			switch x := v.(type) {
-			case int:
-				out[i] = int64(x)
-			case int64:
-				out[i] = x
-			default:
-				return 0, nil, fmt.Errorf("%s: %T", f.Name, v)
-			}
-		case types.RootVarChar, types.RootChar:
-			out[i] = v.(string)
-		case types.RootDate:
-			d, err := time.Parse("2006-01-02", v.(string))
-			if err != nil {
-				return 0, nil, err
-			}
-			out[i] = int32(d.Unix() / 86400)
-		default:
-			return 0, nil, fmt.Errorf("%s: type %s not handled by the harness", f.Name, f.Type.SQLString())
-		}
-	}
-	return kind, out, nil
-}
-
 // goWrite writes rows with Go's writer and commits them.
 func goWrite(ctx context.Context, g *maintainGroup, path string, rows []row) error {
 	tbl := table.Open(fileio.NewLocal(), path)
@@ -419,7 +364,7 @@ func goWrite(ctx context.Context, g *maintainGroup, path string, rows []row) err
 		return err
 	}
 	for _, r := range rows {
-		kind, values, err := goRow(w.Schema(), r)
+		kind, values, err := goldengen.GoRow(w.Schema(), r)
 		if err == nil {
 			err = w.Write(ctx, kind, values)
 		}

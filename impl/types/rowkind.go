@@ -1,6 +1,9 @@
 package types
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // RowKind is the change kind stored in the header byte of every binary row.
 type RowKind int8
@@ -39,3 +42,19 @@ func (k RowKind) ShortString() string {
 
 // String returns ShortString.
 func (k RowKind) String() string { return k.ShortString() }
+
+// ParseRowKind reads a kind's short string as Java's RowKind#fromShortString does: +I, -U, +U or
+// -D, case-insensitively.
+func ParseRowKind(s string) (RowKind, error) {
+	switch strings.ToUpper(s) {
+	case "+I":
+		return Insert, nil
+	case "-U":
+		return UpdateBefore, nil
+	case "+U":
+		return UpdateAfter, nil
+	case "-D":
+		return Delete, nil
+	}
+	return 0, fmt.Errorf("unsupported short string '%s' for row kind", s)
+}

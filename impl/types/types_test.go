@@ -237,3 +237,21 @@ func TestJSONWriterPretty(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Short strings parse as Java's RowKind#fromShortString: case-insensitive, four kinds, and a
+// round trip through ShortString.
+func TestParseRowKind(t *testing.T) {
+	for _, k := range []RowKind{Insert, UpdateBefore, UpdateAfter, Delete} {
+		for _, s := range []string{k.ShortString(), strings.ToLower(k.ShortString())} {
+			got, err := ParseRowKind(s)
+			if err != nil || got != k {
+				t.Errorf("ParseRowKind(%q) = %v, %v; want %v", s, got, err, k)
+			}
+		}
+	}
+	for _, s := range []string{"", "I", "+X", "+I "} {
+		if _, err := ParseRowKind(s); err == nil {
+			t.Errorf("ParseRowKind(%q) accepted", s)
+		}
+	}
+}

@@ -249,19 +249,16 @@ func write(ctx context.Context, t *pkft.Table, rows []map[string]any) (*pkft.Wri
 }
 
 // GoRow converts a row in the runner's JSON forms ("_rowKind" optional) to its kind and its
-// values in schema order, in impl/binrow's Go forms. INT, STRING and DATE columns only.
+// values in schema order, in impl/binrow's Go forms. INT, BIGINT, STRING and DATE columns only.
 func GoRow(s *schema.TableSchema, r map[string]any) (types.RowKind, []any, error) {
 	kind := types.Insert
-	switch r["_rowKind"] {
-	case nil, "+I":
-	case "+U":
-		kind = types.UpdateAfter
-	case "-U":
-		kind = types.UpdateBefore
-	case "-D":
-		kind = types.Delete
-	default:
-		return 0, nil, fmt.Errorf("row kind %v", r["_rowKind"])
+	if v, ok := r["_rowKind"]; ok && v != nil {
+		str, _ := v.(string)
+		k, err := types.ParseRowKind(str)
+		if err != nil {
+			return 0, nil, err
+		}
+		kind = k
 	}
 	out := make([]any, len(s.Fields))
 	for i, f := range s.Fields {
@@ -271,11 +268,23 @@ func GoRow(s *schema.TableSchema, r map[string]any) (types.RowKind, []any, error
 		}
 		switch f.Type.Root {
 		case types.RootInt:
-			n, ok := v.(int)
-			if !ok {
+			switch n := v.(type) {
+			case int:
+				out[i] = int32(n)
+			case int32:
+				out[i] = n
+			default:
 				return 0, nil, fmt.Errorf("%s: %T for INT", f.Name, v)
 			}
-			out[i] = int32(n)
+		case types.RootBigInt:
+			switch n := v.(type) {
+			case int:
+				out[i] = int64(n)
+			case int64:
+				out[i] = n
+			default:
+				return 0, nil, fmt.Errorf("%s: %T for BIGINT", f.Name, v)
+			}
 		case types.RootVarChar, types.RootChar:
 			str, ok := v.(string)
 			if !ok {
@@ -290,7 +299,7 @@ func GoRow(s *schema.TableSchema, r map[string]any) (types.RowKind, []any, error
 			}
 			out[i] = int32(d.Unix() / 86400)
 		default:
-			return 0, nil, fmt.Errorf("%s: type %s is not used by the Go corpus", f.Name, f.Type.SQLString())
+			return 0, nil, fmt.Errorf("%s: type %s is not handled by the harness", f.Name, f.Type.SQLString())
 		}
 	}
 	return kind, out, nil

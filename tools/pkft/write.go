@@ -200,17 +200,11 @@ func typedRow(sch *schema.TableSchema, rec map[string]any) (pkft.RowKind, []any,
 	kind := pkft.Insert
 	if v, ok := rec[rowKindField]; ok && v != nil {
 		s, _ := v.(string)
-		switch s {
-		case "+I":
-		case "-U":
-			kind = pkft.UpdateBefore
-		case "+U":
-			kind = pkft.UpdateAfter
-		case "-D":
-			kind = pkft.Delete
-		default:
+		k, err := types.ParseRowKind(s)
+		if err != nil {
 			return 0, nil, fmt.Errorf("%s %v: want +I, -U, +U or -D", rowKindField, v)
 		}
+		kind = pkft.RowKind(k)
 	}
 	for k := range rec {
 		if k == rowKindField {
