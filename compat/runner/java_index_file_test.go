@@ -12,13 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/uuid"
-
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/javaio"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/table"
@@ -180,7 +179,7 @@ func sameLevelArchives(ctx context.Context, p *Process, lib *native.Library, pat
 			}
 
 			builder := &pkfulltext.Builder{
-				IndexFile: &pkfulltext.IndexFile{FileIO: tb.FileIO, Paths: &dirIndexPaths{dir: scratch}, Engine: engine},
+				IndexFile: &pkfulltext.IndexFile{FileIO: tb.FileIO, Paths: paths.NewDirIndexPathFactory(scratch), Engine: engine},
 				Readers:   &pkfulltext.DataFileReaders{FileIO: tb.FileIO, Paths: rb.DataPaths, FieldID: fieldID, FieldName: fieldName},
 				FieldID:   fieldID,
 				Options:   analyzer,
@@ -302,25 +301,3 @@ func sortedKeys[V any](m map[int32]V) []int32 {
 	slices.Sort(keys)
 	return keys
 }
-
-// dirIndexPaths names Go's archives in a scratch directory, outside the table.
-type dirIndexPaths struct {
-	dir string
-	n   int
-}
-
-func (d *dirIndexPaths) NewPath() string {
-	d.n++
-	return filepath.Join(d.dir, fmt.Sprintf("index-%s-%d", uuid.NewString(), d.n-1))
-}
-
-func (d *dirIndexPaths) ToPath(fileName string) string { return filepath.Join(d.dir, fileName) }
-
-func (d *dirIndexPaths) ToPathOf(fileName, externalPath string) string {
-	if externalPath != "" {
-		return externalPath
-	}
-	return d.ToPath(fileName)
-}
-
-func (d *dirIndexPaths) IsExternalPath() bool { return false }

@@ -14,13 +14,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
@@ -233,7 +233,7 @@ func checkJavaGoldenArchives(t *testing.T, root, name string, exp *goldengen.Jav
 				files = append(files, df)
 			}
 			builder := &pkfulltext.Builder{
-				IndexFile: &pkfulltext.IndexFile{FileIO: tb.FileIO, Paths: &scratchIndexPaths{dir: out}, Engine: engine},
+				IndexFile: &pkfulltext.IndexFile{FileIO: tb.FileIO, Paths: paths.NewDirIndexPathFactory(out), Engine: engine},
 				Readers:   &pkfulltext.DataFileReaders{FileIO: tb.FileIO, Paths: rb.DataPaths, FieldID: fieldID, FieldName: fieldName},
 				FieldID:   fieldID,
 				Options:   analyzer,
@@ -349,26 +349,3 @@ func sameGlobalIndex(got, want *meta.IndexFileMeta) error {
 	}
 	return nil
 }
-
-// scratchIndexPaths puts the archives Go builds in a scratch directory, never in the checked-in
-// table.
-type scratchIndexPaths struct {
-	dir string
-	n   int
-}
-
-func (s *scratchIndexPaths) NewPath() string {
-	s.n++
-	return filepath.Join(s.dir, fmt.Sprintf("index-%s-%d", uuid.NewString(), s.n-1))
-}
-
-func (s *scratchIndexPaths) ToPath(fileName string) string { return filepath.Join(s.dir, fileName) }
-
-func (s *scratchIndexPaths) ToPathOf(fileName, externalPath string) string {
-	if externalPath != "" {
-		return externalPath
-	}
-	return s.ToPath(fileName)
-}
-
-func (s *scratchIndexPaths) IsExternalPath() bool { return false }
