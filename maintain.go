@@ -11,6 +11,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/search"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
@@ -202,7 +203,7 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tableops.ResolveFullTextDefinition(s); err != nil {
+	if _, err := restore.ResolveFullTextDefinition(s); err != nil {
 		return nil, fmt.Errorf("maintain %s: %w", t.path, err)
 	}
 	engine, err := t.loadEngine()
@@ -310,7 +311,7 @@ func (t *Table) bucketFilter(ctx context.Context, cfg maintainConfig) (func([]pa
 			if err != nil {
 				return nil, err
 			}
-			r, err := tableops.NewRestorer(ctx, t.t)
+			r, err := restore.NewRestorer(ctx, t.t)
 			if err != nil {
 				return nil, err
 			}

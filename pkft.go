@@ -30,6 +30,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
@@ -37,7 +38,7 @@ import (
 
 // ErrNoFullTextIndex reports a table whose schema configures no primary-key full-text index
 // (pk-full-text.index.columns is not set).
-var ErrNoFullTextIndex = tableops.ErrNoFullTextIndex
+var ErrNoFullTextIndex = restore.ErrNoFullTextIndex
 
 // ErrCommitConflict reports a maintenance commit that kept losing the race for the next
 // snapshot to other writers, or whose table changed in a way it cannot follow. Nothing was
@@ -96,8 +97,8 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open table %s: %w", path, err)
 	}
-	def, err := tableops.ResolveFullTextDefinition(s)
-	if err != nil && !errors.Is(err, tableops.ErrNoFullTextIndex) {
+	def, err := restore.ResolveFullTextDefinition(s)
+	if err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
 		return nil, fmt.Errorf("open table %s: %w", path, err)
 	}
 	tb := &Table{t: t, path: path, engine: cfg.engine}

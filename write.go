@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
@@ -70,7 +71,7 @@ func (t *Table) engineIfIndexed(ctx context.Context) (fulltext.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tableops.ResolveFullTextDefinition(s); errors.Is(err, tableops.ErrNoFullTextIndex) {
+	if _, err := restore.ResolveFullTextDefinition(s); errors.Is(err, restore.ErrNoFullTextIndex) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err

@@ -20,8 +20,8 @@ import (
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
@@ -124,7 +124,7 @@ func sameLevelArchives(ctx context.Context, p *Process, lib *native.Library, pat
 	if len(contents.Buckets) != len(gd.Buckets) {
 		return fmt.Errorf("%d buckets, the dump has %d", len(contents.Buckets), len(gd.Buckets))
 	}
-	restorer, err := tableops.NewRestorer(ctx, tb)
+	restorer, err := restore.NewRestorer(ctx, tb)
 	if err != nil {
 		return err
 	}

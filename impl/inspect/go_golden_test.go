@@ -18,6 +18,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/search"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
@@ -239,7 +240,7 @@ func goRows(t *testing.T, path string) ([]map[string]any, []string) {
 	t.Helper()
 	ctx := context.Background()
 	tbl := table.Open(fileio.NewLocal(), path)
-	r, err := tableops.NewRestorer(ctx, tbl)
+	r, err := restore.NewRestorer(ctx, tbl)
 	if err != nil {
 		t.Fatal(err)
 	}

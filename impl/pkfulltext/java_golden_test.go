@@ -24,8 +24,8 @@ import (
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	paimontable "github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/internal/goldengen"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
@@ -125,7 +125,7 @@ func checkJavaGoldenArchives(t *testing.T, root, name string, exp *goldengen.Jav
 	if len(contents.Buckets) != len(javaDump.Buckets) {
 		t.Fatalf("Go reads %d buckets, Java's dump has %d", len(contents.Buckets), len(javaDump.Buckets))
 	}
-	restorer, err := tableops.NewRestorer(ctx, tb)
+	restorer, err := restore.NewRestorer(ctx, tb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@
 //
 // Differences: the definition and the table options come from the table's latest schema, as
 // Java's FileStoreTable carries it (also when a snapshot is pinned); the schema is resolved through
-// tableops.NewRestorer, so its writer-side checks (deletion vectors enabled, a CHAR/VARCHAR
+// restore.NewRestorer, so its writer-side checks (deletion vectors enabled, a CHAR/VARCHAR
 // column, one full-text column) also apply to searches — a table failing them cannot hold
 // archives Java wrote.
 //

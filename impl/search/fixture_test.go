@@ -22,10 +22,10 @@ import (
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
 )
 
 // The end-to-end fixture: a Java-written golden table (testdata/tables/java) copied to a
@@ -261,7 +261,7 @@ func (f *fixture) fileKey(partition []byte, bucket int32, file string) string {
 
 func (f *fixture) bucketPaths(t testing.TB, partition []byte, bucket int32) (paths.IndexPathFactory, *paths.DataFilePathFactory) {
 	t.Helper()
-	r, err := tableops.NewRestorer(context.Background(), f.t)
+	r, err := restore.NewRestorer(context.Background(), f.t)
 	if err != nil {
 		t.Fatal(err)
 	}

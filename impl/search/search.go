@@ -16,10 +16,10 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
 )
 
 // Request is one full-text search of a table.
@@ -110,7 +110,7 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 	if err != nil {
 		return nil, err
 	}
-	restorer, err := tableops.NewRestorer(ctx, t)
+	restorer, err := restore.NewRestorer(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 		engine = native.Engine{Lib: lib}
 	}
 	s := &searcher{t: t, latest: latest, def: def, engine: engine, restorer: restorer,
-		schemas: map[int64]*schema.TableSchema{latest.ID: latest}, buckets: map[*Split]*tableops.RestoredBucket{}}
+		schemas: map[int64]*schema.TableSchema{latest.ID: latest}, buckets: map[*Split]*restore.RestoredBucket{}}
 	positions, err := s.search(ctx, plan, query, req.Limit, par)
 	if err != nil {
 		return nil, err
@@ -183,14 +183,14 @@ type searcher struct {
 	latest   *schema.TableSchema
 	def      Definition
 	engine   fulltext.Engine
-	restorer *tableops.Restorer
+	restorer *restore.Restorer
 	schemas  map[int64]*schema.TableSchema
-	buckets  map[*Split]*tableops.RestoredBucket
+	buckets  map[*Split]*restore.RestoredBucket
 }
 
 // pathsOf resolves the data and index paths of split's bucket (Java
 // IndexFileHandler#pkFullTextIndex and the data file path factory of the bucket).
-func (s *searcher) pathsOf(split *Split) (*tableops.RestoredBucket, error) {
+func (s *searcher) pathsOf(split *Split) (*restore.RestoredBucket, error) {
 	if rb, ok := s.buckets[split]; ok {
 		return rb, nil
 	}

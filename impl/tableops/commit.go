@@ -12,6 +12,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/manifest"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
@@ -41,7 +42,7 @@ type commitMessage struct {
 // reference are the caller's to delete when the commit fails.
 type dataCommit struct {
 	t             *table.Table
-	r             *Restorer
+	r             *restore.Restorer
 	kind          snapshot.CommitKind
 	user          string
 	identifier    int64

@@ -23,6 +23,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
@@ -116,7 +117,7 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 
 type compaction struct {
 	t      *table.Table
-	r      *Restorer
+	r      *restore.Restorer
 	engine fulltext.Engine
 	layout *kvfile.Layout
 	cfg    maintainConfig
@@ -208,7 +209,7 @@ func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
 	}
 	type job struct {
 		tb *table.Bucket
-		rb *RestoredBucket
+		rb *restore.RestoredBucket
 	}
 	var jobs []job
 	for _, b := range contents.Buckets {
@@ -305,7 +306,7 @@ type keyedFile struct {
 }
 
 // compactBucket compacts one bucket; it returns nil results when the bucket needs nothing.
-func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *RestoredBucket) (*BucketCompaction, *commitMessage, error) {
+func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *restore.RestoredBucket) (*BucketCompaction, *commitMessage, error) {
 	start := time.Now()
 	var dvs map[string]dv.DeletionVector
 	if len(rb.DeletionVectorFiles()) > 0 {
@@ -436,7 +437,7 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *Re
 }
 
 // mergeTreeCompact is MergeTreeCompactTask#doCompact for a full compaction into the top level.
-func (c *compaction) mergeTreeCompact(ctx context.Context, rb *RestoredBucket, files []keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
+func (c *compaction) mergeTreeCompact(ctx context.Context, rb *restore.RestoredBucket, files []keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
 	var candidate [][][]keyedFile
 	flushCandidate := func() error {
 		if len(candidate) == 0 {
@@ -484,7 +485,7 @@ func (c *compaction) mergeTreeCompact(ctx context.Context, rb *RestoredBucket, f
 
 // upgrade is MergeTreeCompactTask#upgrade at the top level: a file with retractions is
 // rewritten (deletes are dropped there), any other file moves up as it is.
-func (c *compaction) upgrade(ctx context.Context, rb *RestoredBucket, kf keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
+func (c *compaction) upgrade(ctx context.Context, rb *restore.RestoredBucket, kf keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
 	if kf.f.DeleteRowCount == nil || *kf.f.DeleteRowCount > 0 {
 		return c.rewriteAndDropDVs(ctx, rb, [][][]keyedFile{{{kf}}}, dvs, bc, removedDV)
 	}
@@ -499,7 +500,7 @@ func (c *compaction) upgrade(ctx context.Context, rb *RestoredBucket, kf keyedFi
 	return nil
 }
 
-func (c *compaction) rewriteAndDropDVs(ctx context.Context, rb *RestoredBucket, candidate [][][]keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
+func (c *compaction) rewriteAndDropDVs(ctx context.Context, rb *restore.RestoredBucket, candidate [][][]keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
 	if err := c.rewrite(ctx, rb, candidate, dvs, bc); err != nil {
 		return err
 	}
@@ -519,7 +520,7 @@ func (c *compaction) rewriteAndDropDVs(ctx context.Context, rb *RestoredBucket, 
 
 // rewrite merges the sections of candidate into new top-level files
 // (MergeTreeCompactRewriter#rewriteCompaction with drop-delete).
-func (c *compaction) rewrite(ctx context.Context, rb *RestoredBucket, candidate [][][]keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction) (err error) {
+func (c *compaction) rewrite(ctx context.Context, rb *restore.RestoredBucket, candidate [][][]keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction) (err error) {
 	w, err := kvfile.NewRollingWriter(c.t.FileIO, c.layout, rb.DataPaths,
 		kvfile.WriterOptions{Level: c.maxLevel, Source: meta.FileSourceCompact, SchemaID: c.r.Schema.ID})
 	if err != nil {
@@ -625,7 +626,7 @@ func sortedRuns(files []keyedFile) [][]keyedFile {
 // vectors delete.
 type runReader struct {
 	c     *compaction
-	rb    *RestoredBucket
+	rb    *restore.RestoredBucket
 	files []keyedFile
 	dvs   map[string]dv.DeletionVector
 	cur   *kvfile.Reader
@@ -714,7 +715,7 @@ func (h *kvHeap) Pop() any {
 	return x
 }
 
-func newMergeReader(ctx context.Context, c *compaction, rb *RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector) (*mergeReader, error) {
+func newMergeReader(ctx context.Context, c *compaction, rb *restore.RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector) (*mergeReader, error) {
 	m := &mergeReader{ignoreDelete: c.ignoreDelete}
 	for i, run := range section {
 		rr := &runReader{c: c, rb: rb, files: run, dvs: dvs}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
@@ -36,7 +37,7 @@ func TestCompactJavaTables(t *testing.T) {
 			root := copyGolden(t, name)
 			tbl := table.Open(fileio.NewLocal(), root)
 			want := mergedRows(t, tbl)
-			r, err := tableops.NewRestorer(ctx, tbl)
+			r, err := restore.NewRestorer(ctx, tbl)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
 )
@@ -193,12 +194,12 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	if engine == nil {
 		return nil, errors.New("maintain full-text archives: no engine")
 	}
-	r, err := NewRestorer(ctx, t)
+	r, err := restore.NewRestorer(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	if r.FullText == nil {
-		return nil, fmt.Errorf("maintain %s: %w", t.Root, ErrNoFullTextIndex)
+		return nil, fmt.Errorf("maintain %s: %w", t.Root, restore.ErrNoFullTextIndex)
 	}
 	if cfg.maxRetries < 0 {
 		if cfg.maxRetries, err = maxRetriesOf(r.Schema); err != nil {
@@ -227,7 +228,7 @@ type bucketKey struct {
 
 type maintenance struct {
 	t      *table.Table
-	r      *Restorer
+	r      *restore.Restorer
 	engine fulltext.Engine
 	cfg    maintainConfig
 	// done holds the planned, uncommitted buckets of the current base.
@@ -436,7 +437,7 @@ func (m *maintenance) run(ctx context.Context) (*MaintainResult, error) {
 func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error {
 	type job struct {
 		key     bucketKey
-		bucket  *RestoredBucket
+		bucket  *restore.RestoredBucket
 		sources string
 	}
 	var jobs []job
@@ -462,7 +463,7 @@ func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error 
 			}
 			delete(m.done, key)
 		}
-		plan, err := m.r.planBucket(rb)
+		plan, err := planBucket(m.r, rb)
 		if err != nil {
 			return err
 		}
@@ -529,7 +530,7 @@ func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error 
 
 // maintainBucket restores one bucket's maintainer and runs it to completion with empty
 // increments. The returned commit's Abort deletes the archives it built.
-func (m *maintenance) maintainBucket(ctx context.Context, b *RestoredBucket) (_ *pendingBucket, err error) {
+func (m *maintenance) maintainBucket(ctx context.Context, b *restore.RestoredBucket) (_ *pendingBucket, err error) {
 	start := time.Now()
 	indexFile := m.r.FullTextIndexFile(b, m.engine)
 	builder, err := m.r.FullTextBuilder(ctx, b, indexFile)
@@ -579,7 +580,7 @@ func (m *maintenance) maintainBucket(ctx context.Context, b *RestoredBucket) (_ 
 // fingerprint captures everything a bucket's full-text plan depends on: its eligible source files
 // (compacted files above level 0; appends at level 0 never matter) and its full-text payloads. A
 // concurrent commit that leaves both alone leaves the plan valid.
-func fingerprint(b *RestoredBucket) string {
+func fingerprint(b *restore.RestoredBucket) string {
 	var d, p []string
 	for _, f := range b.DataFiles {
 		if pkindex.ShouldReadDataFile(f) {

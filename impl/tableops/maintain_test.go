@@ -23,6 +23,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
@@ -329,7 +330,7 @@ func TestMaintainJavaTables(t *testing.T) {
 // fieldID is the full-text column's field id in the table's latest schema.
 func fieldID(t *testing.T, tbl *table.Table) int32 {
 	t.Helper()
-	r, err := tableops.NewRestorer(context.Background(), tbl)
+	r, err := restore.NewRestorer(context.Background(), tbl)
 	if err != nil || r.FullText == nil {
 		t.Fatalf("restorer: %v", err)
 	}
@@ -358,7 +359,7 @@ func mustFields(t *testing.T) []types.DataField {
 func searchEveryArchive(t *testing.T, tbl *table.Table, lib *native.Library, c *table.Contents) {
 	t.Helper()
 	ctx := context.Background()
-	r, err := tableops.NewRestorer(ctx, tbl)
+	r, err := restore.NewRestorer(ctx, tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +422,7 @@ func pkindexSource(f *meta.IndexFileMeta) ([]sourceFile, error) {
 
 // firstTerm reads the archive's source files through the production reader and returns the row
 // id and first word of the first non-null text.
-func firstTerm(t *testing.T, r *tableops.Restorer, rb *tableops.RestoredBucket, files []sourceFile) (int64, string) {
+func firstTerm(t *testing.T, r *restore.Restorer, rb *restore.RestoredBucket, files []sourceFile) (int64, string) {
 	t.Helper()
 	ctx := context.Background()
 	readers := &pkfulltext.DataFileReaders{FileIO: r.Table.FileIO, Paths: rb.DataPaths, FieldID: r.FullText.FieldID,
@@ -673,7 +674,7 @@ func TestResolveFullTextDefinition(t *testing.T) {
 		s.Fields = mustFields(t)
 		return s
 	}
-	def, err := tableops.ResolveFullTextDefinition(base(map[string]string{
+	def, err := restore.ResolveFullTextDefinition(base(map[string]string{
 		pkfulltext.ColumnsOption:              "content",
 		"full-text.tokenizer":                 "ngram",
 		pkfulltext.FieldOptionsKey("content"): `{"min_gram":"2"}`,
@@ -684,7 +685,7 @@ func TestResolveFullTextDefinition(t *testing.T) {
 	if def.Column != "content" || def.FieldID != 1 || len(def.Options) != 2 {
 		t.Errorf("definition %+v", def)
 	}
-	if _, err := tableops.ResolveFullTextDefinition(base(map[string]string{pkfulltext.ColumnsOption: "content",
+	if _, err := restore.ResolveFullTextDefinition(base(map[string]string{pkfulltext.ColumnsOption: "content",
 		"deletion-vectors.enabled": "<unset>", "merge-engine": "first-row"})); err != nil {
 		t.Errorf("first-row without deletion vectors: %v", err)
 	}
@@ -695,7 +696,7 @@ func TestResolveFullTextDefinition(t *testing.T) {
 		{map[string]string{}, "no primary-key full-text index"},
 		{map[string]string{pkfulltext.ColumnsOption: "missing"}, "must reference an existing column"},
 		{map[string]string{pkfulltext.ColumnsOption: "content,content"}, "must not contain duplicate columns, but is [content, content]"},
-		{map[string]string{pkfulltext.ColumnsOption: "content", tableops.PKBTreeIndexColumnsOption: "content"}, "at most one primary-key index"},
+		{map[string]string{pkfulltext.ColumnsOption: "content", restore.PKBTreeIndexColumnsOption: "content"}, "at most one primary-key index"},
 		{map[string]string{pkfulltext.ColumnsOption: "content,title"}, "exactly one column"},
 		{map[string]string{pkfulltext.ColumnsOption: " "}, "non-empty column"},
 		{map[string]string{pkfulltext.ColumnsOption: "id"}, "CHAR/VARCHAR/STRING"},
@@ -705,14 +706,14 @@ func TestResolveFullTextDefinition(t *testing.T) {
 		{map[string]string{pkfulltext.ColumnsOption: "content", "pk-clustering-override": "true"}, "pk-clustering-override"},
 		{map[string]string{pkfulltext.ColumnsOption: "content", pkfulltext.FieldOptionsKey("content"): "[1]"}, "JSON object"},
 	} {
-		_, err := tableops.ResolveFullTextDefinition(base(tc.opts))
+		_, err := restore.ResolveFullTextDefinition(base(tc.opts))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
 		}
 	}
 	noPK := base(map[string]string{pkfulltext.ColumnsOption: "content"})
 	noPK.PrimaryKeys = nil
-	if _, err := tableops.ResolveFullTextDefinition(noPK); err == nil || !strings.Contains(err.Error(), "primary-key table") {
+	if _, err := restore.ResolveFullTextDefinition(noPK); err == nil || !strings.Contains(err.Error(), "primary-key table") {
 		t.Errorf("no primary key: %v", err)
 	}
 }
@@ -818,7 +819,7 @@ func TestRestoredBucketMaintainerOnJavaTable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := copyJavaTable(t, name)
 			tbl := table.Open(fileio.NewLocal(), root)
-			r, err := tableops.NewRestorer(ctx, tbl)
+			r, err := restore.NewRestorer(ctx, tbl)
 			if err != nil {
 				t.Fatal(err)
 			}

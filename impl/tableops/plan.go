@@ -9,6 +9,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
 )
@@ -40,12 +41,12 @@ func PlanMaintenance(ctx context.Context, t *table.Table, opts ...MaintainOption
 	for _, o := range opts {
 		o(&cfg)
 	}
-	r, err := NewRestorer(ctx, t)
+	r, err := restore.NewRestorer(ctx, t)
 	if err != nil {
 		return nil, nil, err
 	}
 	if r.FullText == nil {
-		return nil, nil, fmt.Errorf("plan maintenance of %s: %w", t.Root, ErrNoFullTextIndex)
+		return nil, nil, fmt.Errorf("plan maintenance of %s: %w", t.Root, restore.ErrNoFullTextIndex)
 	}
 	base, err := t.Latest(ctx)
 	if err != nil {
@@ -64,7 +65,7 @@ func PlanMaintenance(ctx context.Context, t *table.Table, opts ...MaintainOption
 		if cfg.filter != nil && !cfg.filter(rb.PartitionSpec, rb.Bucket) {
 			continue
 		}
-		p, err := r.planBucket(rb)
+		p, err := planBucket(r, rb)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -74,7 +75,7 @@ func PlanMaintenance(ctx context.Context, t *table.Table, opts ...MaintainOption
 }
 
 // planBucket classifies one restored bucket's archives and lists the builds it needs.
-func (r *Restorer) planBucket(rb *RestoredBucket) (BucketPlan, error) {
+func planBucket(r *restore.Restorer, rb *restore.RestoredBucket) (BucketPlan, error) {
 	view, err := pkfulltext.InspectBucket(r.FullText.FieldID, rb.DataFiles, rb.SourcePayloads)
 	if err != nil {
 		return BucketPlan{}, fmt.Errorf("bucket %d: %w", rb.Bucket, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
@@ -44,8 +45,8 @@ var ErrUnsupportedTable = errors.New("table configuration not supported by the G
 // restoreWritable opens a Restorer on the table's latest schema for a write or a compaction:
 // the table must pass checkWritableTable, and a table with a primary-key full-text index needs an
 // archive engine.
-func restoreWritable(ctx context.Context, t *table.Table, engine fulltext.Engine) (*Restorer, error) {
-	r, err := NewRestorer(ctx, t)
+func restoreWritable(ctx context.Context, t *table.Table, engine fulltext.Engine) (*restore.Restorer, error) {
+	r, err := restore.NewRestorer(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func checkWritableTable(s *schema.TableSchema) error {
 	if v := strings.ToLower(strings.TrimSpace(s.Options[ChangelogProducerOption])); v != "" && v != "none" {
 		return fmt.Errorf("changelog-producer %q: only none is supported: %w", v, ErrUnsupportedTable)
 	}
-	for _, key := range []string{PKBTreeIndexColumnsOption, PKBitmapIndexColumnsOption, PKVectorIndexColumnsOption} {
+	for _, key := range []string{restore.PKBTreeIndexColumnsOption, restore.PKBitmapIndexColumnsOption, restore.PKVectorIndexColumnsOption} {
 		if v, ok := s.Options[key]; ok && strings.TrimSpace(v) != "" {
 			return fmt.Errorf("%s = %q: the table has a sorted/vector primary-key index (index/pksorted), which Go does not maintain; writing or compacting would leave it pointing at removed files: %w", key, v, ErrUnsupportedTable)
 		}
@@ -143,7 +144,7 @@ func bucketOf(s *schema.TableSchema, keys []string, n int, row []any) (int, erro
 // A Writer is not safe for concurrent use.
 type Writer struct {
 	t        *table.Table
-	r        *Restorer
+	r        *restore.Restorer
 	layout   *kvfile.Layout
 	engine   fulltext.Engine
 	cfg      maintainConfig
@@ -173,7 +174,7 @@ type Writer struct {
 type bucketWriter struct {
 	partition []byte
 	bucket    int32
-	restored  *RestoredBucket
+	restored  *restore.RestoredBucket
 	nextSeq   int64
 	buffer    []*kvfile.KeyValue
 	bytes     int64
@@ -466,11 +467,11 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 
 // maintain runs one bucket's full-text maintainer over the increments, waiting for its builds
 // (a batch writer's prepareCommit(waitCompaction = true)).
-func (w *Writer) maintain(ctx context.Context, rb *RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
+func (w *Writer) maintain(ctx context.Context, rb *restore.RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
 	return runMaintainer(ctx, w.r, w.engine, &w.archives, rb, app, compact)
 }
 
-func runMaintainer(ctx context.Context, r *Restorer, engine fulltext.Engine, tracker *archiveTracker, rb *RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
+func runMaintainer(ctx context.Context, r *restore.Restorer, engine fulltext.Engine, tracker *archiveTracker, rb *restore.RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
 	indexFile := r.FullTextIndexFile(rb, engine)
 	builder, err := r.FullTextBuilder(ctx, rb, indexFile)
 	if err != nil {

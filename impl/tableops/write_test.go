@@ -12,6 +12,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
@@ -24,7 +25,7 @@ import (
 func mergedRows(t *testing.T, tbl *table.Table) map[string][]any {
 	t.Helper()
 	ctx := context.Background()
-	r, err := tableops.NewRestorer(ctx, tbl)
+	r, err := restore.NewRestorer(ctx, tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestWriteAndCompactJavaFullTextTable(t *testing.T) {
 	if res.Snapshot == nil || res.Snapshot.CommitKind != snapshot.CommitAppend || res.Snapshot.ID != before.ID+1 {
 		t.Fatalf("append snapshot: %+v", res.Snapshot)
 	}
-	r, err := tableops.NewRestorer(ctx, tbl)
+	r, err := restore.NewRestorer(ctx, tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +263,7 @@ func sameRows(a, b map[string][]any) bool {
 
 // checkFileRows reads a written file back: its rows are sorted by key with unique keys, every
 // row belongs to the file's bucket, the metadata's counts, key range and sequence range match.
-func checkFileRows(t *testing.T, tbl *table.Table, r *tableops.Restorer, layout *kvfile.Layout, part []byte, bucket int32, f *meta.DataFileMeta) {
+func checkFileRows(t *testing.T, tbl *table.Table, r *restore.Restorer, layout *kvfile.Layout, part []byte, bucket int32, f *meta.DataFileMeta) {
 	t.Helper()
 	ctx := context.Background()
 	spec, err := r.PartitionSpec(part)

@@ -1,4 +1,4 @@
-package tableops
+package restore
 
 import (
 	"context"
