@@ -15,7 +15,8 @@
 // documentation, and remain available for finer control.
 //
 // The engine is the shared library libpaimon_ftindex_ffi.so (the official paimon-ftindex
-// wheel's). Unless [WithEngine] supplies one, it is loaded on first use from
+// wheel's). Unless [WithEngine] supplies one, it is loaded when an archive is first built or
+// searched (an operation that needs neither never loads it), from
 // PAIMON_FTINDEX_LIB_PATH or .cache/native/ in the working directory or a parent.
 //
 // The package does not log; progress is reported through [WithProgress].
@@ -119,18 +120,14 @@ func (t *Table) FullTextColumn() string { return t.column }
 // packages (impl/tableops, impl/search, impl/inspect).
 func (t *Table) Internal() *table.Table { return t.t }
 
-// loadEngine returns the configured engine, loading the native one on first use.
+// loadEngine returns the configured engine; by default the native one, which loads its library
+// only when an archive is built or searched.
 func (t *Table) loadEngine() (fulltext.Engine, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.engine != nil {
-		return t.engine, nil
+	if t.engine == nil {
+		t.engine = &native.Lazy{}
 	}
-	lib, err := native.Load()
-	if err != nil {
-		return nil, fmt.Errorf("load the full-text engine: %w", err)
-	}
-	t.engine = native.Engine{Lib: lib}
 	return t.engine, nil
 }
 
