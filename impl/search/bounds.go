@@ -65,8 +65,8 @@ func (b Bounds) withDefaults() Bounds {
 func CheckQuery(q string, b Bounds) error {
 	b = b.withDefaults()
 	if b.MaxBytes > 0 && len(q) > b.MaxBytes {
-		return fmt.Errorf("%w: query %s is %d bytes long, more than the maximum of %d bytes (max query bytes)",
-			ErrQueryBound, fulltext.QuoteQuery(q), len(q), b.MaxBytes)
+		return fmt.Errorf("%w: query %s is longer than the maximum of %d bytes (max query bytes)",
+			ErrQueryBound, fulltext.QuoteQuery(q), b.MaxBytes)
 	}
 	if !isJSONQuery(q) {
 		if n := countTerms(q, b.MaxTerms); b.MaxTerms > 0 && n > b.MaxTerms {
@@ -80,6 +80,9 @@ func CheckQuery(q string, b Bounds) error {
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
+			if depth > 0 {
+				return fmt.Errorf("%w: query %s is not valid JSON: it ends inside an object or array", ErrInvalidQuery, fulltext.QuoteQuery(q))
+			}
 			break
 		}
 		if err != nil {

@@ -26,16 +26,34 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/table"
 )
 
 func main() {
+	os.Exit(mainStatus())
+}
+
+// mainStatus runs the command with SIGINT and SIGTERM cancelling its context and the engine's
+// temporary files in a directory of this process, removed on every way out (a killed process's
+// directory is removed by the next run), and returns the exit status.
+func mainStatus() (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	release, _, err := pkft.UseEngineTempDir()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pkft: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := release(); err != nil {
+			fmt.Fprintf(os.Stderr, "pkft: %v\n", err)
+			code = 1
+		}
+	}()
+	return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
 // run executes the command line args and returns the exit status: 0, or 1 after logging the
