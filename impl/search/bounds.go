@@ -77,6 +77,10 @@ func CheckQuery(q string, b Bounds) error {
 	dec := json.NewDecoder(bytes.NewReader([]byte(q)))
 	dec.UseNumber()
 	depth, terms, values := 0, 0, 0
+	// inObject[i] tells whether container i is an object; keyNext whether the innermost
+	// object's next token is a key (keys are not searched, so they are not terms).
+	var inObject []bool
+	keyNext := false
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -93,9 +97,11 @@ func CheckQuery(q string, b Bounds) error {
 				return fmt.Errorf("%w: query %s has data after its JSON object (at byte %d)", ErrInvalidQuery, fulltext.QuoteQuery(q), dec.InputOffset())
 			}
 		}
+		isKey := keyNext
 		switch v := tok.(type) {
 		case json.Delim:
 			if v == '{' || v == '[' {
+				inObject = append(inObject, v == '{')
 				depth++
 				if b.MaxDepth > 0 && depth > b.MaxDepth {
 					return fmt.Errorf("%w: query %s nests objects and arrays deeper than the maximum of %d levels (max query depth)",
@@ -103,14 +109,27 @@ func CheckQuery(q string, b Bounds) error {
 				}
 			} else {
 				depth--
+				inObject = inObject[:len(inObject)-1]
 			}
 		case string:
-			if b.MaxTerms > 0 {
+			if b.MaxTerms > 0 && !isKey {
 				terms += countTerms(v, b.MaxTerms-terms)
 				if terms > b.MaxTerms {
 					return termsError(q, b.MaxTerms)
 				}
 			}
+		}
+		// In an object keys and values alternate; a container that ends was a value.
+		inObj := len(inObject) > 0 && inObject[len(inObject)-1]
+		switch tok {
+		case json.Delim('{'):
+			keyNext = true
+		case json.Delim('['):
+			keyNext = false
+		case json.Delim('}'), json.Delim(']'):
+			keyNext = inObj
+		default:
+			keyNext = inObj && !isKey
 		}
 	}
 	return nil

@@ -33,6 +33,8 @@ func TestCheckQuery(t *testing.T) {
 		{"depth", nested(30), Bounds{}, ErrQueryBound, "deeper than the maximum of 64 levels (max query depth)"},
 		{"depth within", nested(20), Bounds{}, nil, ""},
 		{"depth lifted", nested(30), Bounds{MaxDepth: -1}, nil, ""},
+		{"keys are not terms", `{"match":{"fuzziness":2,"query":"a b c d"}}`, Bounds{MaxTerms: 4}, nil, ""},
+		{"keys after nested values are not terms", `{"boolean":{"must":[{"match":{"query":"a"}}],"should":[{"match":{"query":"b"}}],"must_not":[]}}`, Bounds{MaxTerms: 2}, nil, ""},
 		{"unterminated", `{"match":`, Bounds{}, ErrInvalidQuery, "ends inside an object or array"},
 		{"bad token", `{"match":{"query":lake}}`, Bounds{}, ErrInvalidQuery, "is not valid JSON (at byte"},
 		{"trailing", `{"match":{"query":"lake"}} {}`, Bounds{}, ErrInvalidQuery, "has data after its JSON object"},
