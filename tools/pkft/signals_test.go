@@ -178,3 +178,36 @@ func TestSearchTimeout(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// maintain and compact load the engine only when they build an archive: with no engine to be
+// found, both succeed on a table that needs nothing built, and the commands that need it name
+// what is missing.
+func TestEngineLoadedOnlyWhenNeeded(t *testing.T) {
+	testenv.Native(t)
+	bin := buildPkft(t)
+	dir := goldenTable(t, "ft-default-partitioned", false)
+	if _, err := pkftRunIn(t, "", "compact", dir); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = t.TempDir() // no .cache/native above it
+		cmd.Env = append(os.Environ(), "PAIMON_FTINDEX_LIB_PATH="+filepath.Join(cmd.Dir, "missing.so"))
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, args := range [][]string{{"maintain", dir}, {"compact", dir}, {"maintain", dir, "--dry-run"}} {
+		if out, err := run(args...); err != nil {
+			t.Errorf("pkft %v without the engine: %v\n%s", args, err, out)
+		}
+	}
+	if _, err := pkftRunIn(t, `{"region":"eu","dt":"2024-01-31","id":9201,"content":"later"}`+"\n", "write", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"compact", dir}, {"search", dir, "-q", "lake"}} {
+		out, err := run(args...)
+		if err == nil || !strings.Contains(out, "paimon-ftindex native library not found") {
+			t.Errorf("pkft %v without the engine: %v, want the missing engine named:\n%s", args, err, out)
+		}
+	}
+}
