@@ -22,7 +22,7 @@ const (
 	// DefaultMaxQueryTerms bounds the number of words in the query's strings.
 	DefaultMaxQueryTerms = 1024
 	// DefaultMaxQueryDepth bounds the nesting of JSON objects and arrays in a JSON query; one
-	// level of boolean query takes three ({"boolean":{"must":[...]}}).
+	// level of boolean query takes three (the boolean object, its body and a clause list).
 	DefaultMaxQueryDepth = 64
 )
 

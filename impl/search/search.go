@@ -80,8 +80,9 @@ type Response struct {
 
 // EngineQuery turns a request query into the query string the engine receives: a JSON object
 // is passed unchanged (Java passes FullTextSearch#query to the engine verbatim); anything else
-// is taken as plain words and wrapped into {"match":{"query":...}}, the match query Paimon's
-// own tests build. Blank queries are an error.
+// is taken as plain words and wrapped into a match query (lake format becomes
+// {"match":{"query":"lake format"}}), the match query Paimon's own tests build. Blank queries
+// are an error.
 func EngineQuery(q string) (string, error) {
 	trimmed := strings.TrimSpace(q)
 	if trimmed == "" {
