@@ -3,7 +3,8 @@
 //
 //	pkft maintain TABLE_PATH [--partition k=v,...] [--bucket N] [--parallel N] [--dry-run] [--json]
 //	                        build missing and stale archives, commit them as one snapshot
-//	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--json]
+//	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--timeout D] [--max-query-bytes N]
+//	                        [--max-query-terms N] [--max-query-depth N] [--json]
 //	                        search the current archives (Q: plain words or the engine's JSON query)
 //	pkft dump  TABLE_PATH   the canonical dump of the latest snapshot (JSON)
 //	pkft state TABLE_PATH   per (partition, bucket): eligible files per level, current and stale
@@ -11,7 +12,10 @@
 //	pkft rewrite-metadata TABLE_PATH
 //	                        re-encode the metadata as the next snapshot
 //
-// Errors are logged on stderr (log/slog) and exit with status 1.
+// Errors are logged on stderr (log/slog) and exit with status 1. SIGINT and SIGTERM stop any
+// command promptly (a search also while the engine is inside an archive). The engine's temporary
+// files go to $TMPDIR/pkft-<pid>-<random>, removed on exit; a run first removes those left by
+// processes that no longer exist.
 package main
 
 import (
