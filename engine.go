@@ -11,10 +11,13 @@ import "github.com/paimon-pkft/pkft/impl/fulltext/native"
 // The engine's C ABI has no parameter for its temporary directory, so TMPDIR is the only
 // lever: the call changes process-wide state and is meant for a command's main function, once,
 // before any work, with release on every exit path.
-func UseEngineTempDir() (release func() error, removed []string, err error) {
+//
+// staleErr reports stale directories that could not be removed; the process's own directory is
+// in use all the same.
+func UseEngineTempDir() (release func() error, removed []string, staleErr error, err error) {
 	d, err := native.UseProcessTempDir()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return d.Release, d.Removed, nil
+	return d.Release, d.Removed, d.StaleErr, nil
 }

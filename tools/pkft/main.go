@@ -46,10 +46,15 @@ func main() {
 func mainStatus() (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	release, _, err := pkft.UseEngineTempDir()
+	release, _, staleErr, err := pkft.UseEngineTempDir()
+	if staleErr != nil {
+		fmt.Fprintf(os.Stderr, "pkft: warning: %v\n", staleErr)
+	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "pkft: %v\n", err)
-		return 1
+		// Commands that build no archive do not need the directory; one that does fails in the
+		// engine with its own message.
+		fmt.Fprintf(os.Stderr, "pkft: warning: the engine's temporary files stay in %s: %v\n", os.TempDir(), err)
+		return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	}
 	defer func() {
 		if err := release(); err != nil {

@@ -20,6 +20,9 @@ type ProcessTempDir struct {
 	Path string
 	// Removed lists the stale directories of processes that are gone, removed when it was made.
 	Removed []string
+	// StaleErr reports stale directories that could not be removed; it does not stop the
+	// process from having its own directory.
+	StaleErr error
 
 	prevSet bool
 	prev    string
@@ -38,10 +41,7 @@ type ProcessTempDir struct {
 // was, or /tmp).
 func UseProcessTempDir() (*ProcessTempDir, error) {
 	base := os.TempDir()
-	removed, err := RemoveStaleTempDirs(base)
-	if err != nil {
-		return nil, err
-	}
+	removed, staleErr := RemoveStaleTempDirs(base)
 	dir, err := os.MkdirTemp(base, TempDirPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, fmt.Errorf("create the engine's temporary directory: %w", err)
@@ -51,7 +51,7 @@ func UseProcessTempDir() (*ProcessTempDir, error) {
 		os.Remove(dir)
 		return nil, fmt.Errorf("point TMPDIR at the engine's temporary directory: %w", err)
 	}
-	return &ProcessTempDir{Path: dir, Removed: removed, prev: prev, prevSet: prevSet}, nil
+	return &ProcessTempDir{Path: dir, Removed: removed, StaleErr: staleErr, prev: prev, prevSet: prevSet}, nil
 }
 
 // Release removes the directory with everything in it and restores TMPDIR. It is safe to call
@@ -73,9 +73,11 @@ func (d *ProcessTempDir) Release() error {
 	return err
 }
 
-// RemoveStaleTempDirs removes the directories TempDirPrefix<pid>-* directly under base whose
-// process is gone, and returns them. Directories of live processes (and of pids this process
-// may not signal) are kept; so is anything not named that way.
+// RemoveStaleTempDirs removes the directories TempDirPrefix<pid>-* directly under base that
+// belong to this process's user and whose process is gone, and returns them. Directories of
+// live processes (and of pids this process may not signal), of other users, and anything not
+// named that way are kept. (A process of another PID namespace sharing base looks gone: do not
+// share one TMPDIR between containers.)
 func RemoveStaleTempDirs(base string) ([]string, error) {
 	entries, err := os.ReadDir(base)
 	if err != nil {
@@ -85,7 +87,7 @@ func RemoveStaleTempDirs(base string) ([]string, error) {
 	var errs []error
 	for _, e := range entries {
 		pid, ok := tempDirPID(e.Name())
-		if !ok || !e.IsDir() || pid == os.Getpid() || processExists(pid) {
+		if !ok || !e.IsDir() || pid == os.Getpid() || !ownedByMe(e) || processExists(pid) {
 			continue
 		}
 		path := filepath.Join(base, e.Name())
@@ -113,6 +115,16 @@ func tempDirPID(name string) (int, bool) {
 		return 0, false
 	}
 	return pid, true
+}
+
+// ownedByMe reports whether the directory entry belongs to this process's user.
+func ownedByMe(e os.DirEntry) bool {
+	info, err := e.Info()
+	if err != nil {
+		return false
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
 }
 
 // processExists reports whether pid names a process: signal 0 checks without signalling, and
