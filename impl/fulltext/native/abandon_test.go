@@ -1,10 +1,13 @@
 package native_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,4 +81,38 @@ func TestEngineErrorsCutTheQuery(t *testing.T) {
 	if !strings.Contains(msg, "unknown variant `bool`") || !strings.Contains(msg, "(100042 bytes)") || len(msg) > 500 {
 		t.Fatalf("error %.600q (%d bytes): want the engine's reason and the query cut to its start with its length", msg, len(msg))
 	}
+}
+
+// slowReaderAt delays every read after the envelope's two, as a slow file system would.
+type slowReaderAt struct {
+	r     io.ReaderAt
+	delay time.Duration
+	reads atomic.Int64
+}
+
+func (s *slowReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if s.reads.Add(1) > 2 {
+		time.Sleep(s.delay)
+	}
+	return s.r.ReadAt(p, off)
+}
+
+// Opening an archive is abandoned too when the context ends while the engine reads it.
+func TestOpenReaderIsAbandonedWhenTheContextEnds(t *testing.T) {
+	lib := testenv.Native(t)
+	data := buildArchive(t, lib, nil, corpus.Generate(5, 200))
+	slow := &slowReaderAt{r: bytes.NewReader(data), delay: 2 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r, err := lib.OpenReader(ctx, slow, int64(len(data)))
+	if err == nil {
+		r.Close()
+		t.Fatalf("opened in %s despite reads of 2s each (%d reads)", time.Since(start), slow.reads.Load())
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > time.Second {
+		t.Fatalf("OpenReader after %s: %v, want context.DeadlineExceeded right after the 200ms deadline", time.Since(start), err)
+	}
+	// The same archive opens normally meanwhile.
+	openArchive(t, lib, data)
 }

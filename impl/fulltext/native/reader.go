@@ -53,7 +53,9 @@ var _ fulltext.Reader = (*Reader)(nil)
 
 // OpenReader opens the archive held by r (size bytes). The engine reads it through positioned
 // reads, possibly from several threads at once, so r must allow concurrent ReadAt calls (as
-// *os.File and *bytes.Reader do). r must stay readable until Close.
+// *os.File and *bytes.Reader do). r must stay readable until Close. When ctx ends before the
+// engine has opened the archive, OpenReader returns ctx's error at once; the engine's reads of r
+// fail from then on.
 func (l *Library) OpenReader(ctx context.Context, r io.ReaderAt, size int64) (*Reader, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -68,13 +70,57 @@ func (l *Library) OpenReader(ctx context.Context, r io.ReaderAt, size int64) (*R
 	docs := int64(min(env.Metadata.DocumentCount, maxLimit))
 	src := &source{r: r, size: size}
 	h := cgo.NewHandle(src)
-	var cerr *C.char
-	rh := C.pkft_reader_open(l.api, C.uintptr_t(h), &cerr)
-	if rh == nil {
-		h.Delete()
-		return nil, fmt.Errorf("open full-text archive: %s", takeError(cerr))
+	type opened struct {
+		handle unsafe.Pointer
+		err    error
 	}
-	return &Reader{lib: l, src: src, handle: rh, srcH: h, docs: docs}, nil
+	// Opening reads the archive's structures through the callbacks, which can take long on a
+	// slow file system; like a search it is abandoned when ctx ends first, and the engine
+	// reader it may still produce is freed then.
+	done := make(chan opened, 1)
+	var abandoned sync.Mutex
+	gone := false
+	go func() {
+		var cerr *C.char
+		rh := C.pkft_reader_open(l.api, C.uintptr_t(h), &cerr)
+		var err error
+		if rh == nil {
+			err = fmt.Errorf("open full-text archive: %s", takeError(cerr))
+		}
+		abandoned.Lock()
+		defer abandoned.Unlock()
+		if gone {
+			if rh != nil {
+				C.pkft_reader_free(l.api, rh)
+			}
+			h.Delete()
+			return
+		}
+		done <- opened{rh, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			h.Delete()
+			return nil, o.err
+		}
+		return &Reader{lib: l, src: src, handle: o.handle, srcH: h, docs: docs}, nil
+	case <-ctx.Done():
+		src.closed.Store(true)
+		abandoned.Lock()
+		defer abandoned.Unlock()
+		select {
+		case o := <-done:
+			// It finished meanwhile: free it here.
+			if o.handle != nil {
+				C.pkft_reader_free(l.api, o.handle)
+			}
+			h.Delete()
+		default:
+			gone = true
+		}
+		return nil, context.Cause(ctx)
+	}
 }
 
 // Search runs query and returns at most limit hits, best first.
