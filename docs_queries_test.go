@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,10 +18,35 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
-// docQuerySources are the files whose query examples users read: the README, and the sources
-// (doc comments and the command's help) of the packages a search goes through. The test-only
-// bleve engine is left out: its doc comment is a grammar with placeholders, not an example.
-var docQuerySources = []string{"README.md", ".", "impl/search", "impl/fulltext", "impl/fulltext/native", "tools/pkft"}
+// grammarOnly are the packages whose doc comments describe a query grammar with placeholders
+// rather than give examples: the test-only bleve engine.
+var grammarOnly = map[string]bool{filepath.Join("impl", "fulltext", "bleveengine"): true}
+
+// docQueryFiles lists the files whose query examples users read: the README and every Go
+// source file (not tests) of the module.
+func docQueryFiles(t *testing.T) []string {
+	t.Helper()
+	paths := []string{"README.md"}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || grammarOnly[p]) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
 
 // queryStart finds where a JSON query example begins: an object whose first key is a query type
 // (including the misspelt ones the engine refuses, so a wrong example cannot hide).
@@ -63,8 +89,8 @@ func docQueries(text string) []string {
 	return out
 }
 
-// docText is what users read of a file: the README whole; of a Go file its comments and string
-// literals (help texts), one per line.
+// docText is what users read of a file: the README whole; of a Go file its comments, and of
+// the command (tools/pkft) also its string literals, the help texts.
 func docText(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -82,6 +108,9 @@ func docText(t *testing.T, path string) string {
 	for _, g := range f.Comments {
 		parts = append(parts, g.Text())
 	}
+	if filepath.Dir(path) != filepath.Join("tools", "pkft") {
+		return strings.Join(parts, "\n")
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
 			if v, err := strconv.Unquote(lit.Value); err == nil {
@@ -93,34 +122,18 @@ func docText(t *testing.T, path string) string {
 	return strings.Join(parts, "\n")
 }
 
-// TestDocumentedQueriesRun extracts every JSON query of the README and of the doc comments and
-// help texts of the search path and runs it against a real archive (a Java-written table with
+// TestDocumentedQueriesRun extracts every JSON query of the README, of the module's doc
+// comments and of the command's help texts and runs it against a real archive (a Java-written table with
 // current archives): each must be valid JSON and searched without an error.
 func TestDocumentedQueriesRun(t *testing.T) {
 	testenv.Native(t)
 	var queries []string
 	where := map[string]string{}
-	for _, src := range docQuerySources {
-		var paths []string
-		if strings.HasSuffix(src, ".md") {
-			paths = []string{src}
-		} else {
-			entries, err := os.ReadDir(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range entries {
-				if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
-					paths = append(paths, filepath.Join(src, n))
-				}
-			}
-		}
-		for _, p := range paths {
-			for _, q := range docQueries(docText(t, p)) {
-				if _, seen := where[q]; !seen {
-					queries = append(queries, q)
-					where[q] = p
-				}
+	for _, p := range docQueryFiles(t) {
+		for _, q := range docQueries(docText(t, p)) {
+			if _, seen := where[q]; !seen {
+				queries = append(queries, q)
+				where[q] = p
 			}
 		}
 	}
