@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/paimon-pkft/pkft"
 )
@@ -83,8 +84,9 @@ func jsonBuckets(t *testing.T, v any) []string {
 	return keys
 }
 
-// TestJSONPartitionsAreJavasDump checks that every JSON output of the library prints partition
-// values (and search prints key values) exactly as Java's recorded dump and rows print them:
+// TestJSONPartitionsAreJavasDump checks that every JSON output of the library (dump, state,
+// maintain dry run and real, search, write, compact) prints partition values (and search prints
+// key values) exactly as Java's recorded dump and rows print them:
 // DATE as yyyy-mm-dd, DECIMAL in plain notation, TIMESTAMP as Java's LocalDateTime.
 func TestJSONPartitionsAreJavasDump(t *testing.T) {
 	ctx := context.Background()
@@ -159,11 +161,34 @@ func TestJSONPartitionsAreJavasDump(t *testing.T) {
 		}
 	}
 
+	w, err := tbl.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, dt := range []any{time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC), int32(19782)} {
+		if err := w.Write(ctx, pkft.Insert, []any{"us", dt, int32(7000 + i), "written"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	written, err := w.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := jsonBuckets(t, written)
+	if len(got) == 0 {
+		t.Fatal("the write wrote no bucket")
+	}
+	for _, k := range got {
+		if _, ok := slices.BinarySearch(java, k); !ok {
+			t.Errorf("write bucket %s is not one of Java's dump", k)
+		}
+	}
+
 	compacted, err := tbl.Compact(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := jsonBuckets(t, compacted)
+	got = jsonBuckets(t, compacted)
 	if len(got) == 0 {
 		t.Fatal("compaction compacted no bucket")
 	}

@@ -388,3 +388,27 @@ func TestTableWithoutSnapshot(t *testing.T) {
 		t.Error("maintaining an empty table wrote a snapshot")
 	}
 }
+
+func TestOpen_EngineLibrary(t *testing.T) {
+	ctx := context.Background()
+	_, dir := openExample(t, "two-levels")
+	lib, err := native.Locate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := pkft.Open(ctx, dir, pkft.WithEngineLibrary(lib))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Search(ctx, "first"); err != nil {
+		t.Errorf("engine from %s: %v", lib, err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.so")
+	tbl, err = pkft.Open(ctx, dir, pkft.WithEngineLibrary(missing))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Search(ctx, "first"); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("engine from a missing file: %v, want an error naming it", err)
+	}
+}

@@ -28,6 +28,7 @@ type Writer struct {
 	w      *tableops.Writer
 	types  []types.DataType
 	schema *Schema
+	parts  partitions
 }
 
 // NewWriter opens a writer on the table's latest snapshot (an empty table is fine). The
@@ -50,7 +51,7 @@ func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, er
 		return nil, fmt.Errorf("open writer on %s: %w", t.path, err)
 	}
 	s := w.Schema()
-	out := &Writer{t: t, w: w, types: make([]types.DataType, len(s.Fields)), schema: schemaOf(s)}
+	out := &Writer{t: t, w: w, types: make([]types.DataType, len(s.Fields)), schema: schemaOf(s), parts: partitionsOf(s)}
 	for i, f := range s.Fields {
 		out.types[i] = f.Type
 	}
@@ -105,13 +106,28 @@ func (w *Writer) PrepareCommit(ctx context.Context) error { return w.w.PrepareCo
 // WriteResult is the outcome of [Writer.Commit].
 type WriteResult struct {
 	// SnapshotID is the committed snapshot, 0 when nothing was written.
-	SnapshotID int64
+	SnapshotID int64 `json:"snapshotId"`
 	// Files is the number of data files written; Rows the records in them (after merging rows
 	// of the same key).
-	Files int
-	Rows  int64
+	Files int   `json:"files"`
+	Rows  int64 `json:"records"`
 	// ArchivesBuilt and ArchivesRetired count the full-text maintainers' changes.
-	ArchivesBuilt, ArchivesRetired int
+	ArchivesBuilt   int `json:"archivesBuilt"`
+	ArchivesRetired int `json:"archivesRetired"`
+	// Buckets has one entry per bucket written.
+	Buckets []WriteBucket `json:"buckets"`
+}
+
+// WriteBucket is what [Writer.Commit] wrote to one bucket.
+type WriteBucket struct {
+	Partition Partition `json:"partition"`
+	Bucket    int32     `json:"bucket"`
+	// Files level-0 data files with Rows records were written.
+	Files int   `json:"files"`
+	Rows  int64 `json:"records"`
+	// Built and Retired are the bucket's full-text archive changes.
+	Built   []Archive `json:"built"`
+	Retired []Archive `json:"retired"`
 }
 
 // Commit commits everything written as one snapshot. On failure every generated file is
@@ -121,17 +137,29 @@ func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
 	if err != nil {
 		return nil, opError(err, "commit write to %s", w.t.path)
 	}
-	res := &WriteResult{}
+	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets))}
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 	}
 	for _, b := range r.Buckets {
-		res.Files += len(b.NewFiles)
-		for _, f := range b.NewFiles {
-			res.Rows += f.RowCount
+		wb := WriteBucket{Bucket: b.Bucket, Files: len(b.NewFiles)}
+		if wb.Partition, err = w.parts.of(b.Partition); err != nil {
+			return nil, err
 		}
-		res.ArchivesBuilt += len(b.Built)
-		res.ArchivesRetired += len(b.Retired)
+		for _, f := range b.NewFiles {
+			wb.Rows += f.RowCount
+		}
+		if wb.Built, err = archivesOf(b.Built); err != nil {
+			return nil, err
+		}
+		if wb.Retired, err = archivesOf(b.Retired); err != nil {
+			return nil, err
+		}
+		res.Files += wb.Files
+		res.Rows += wb.Rows
+		res.ArchivesBuilt += len(wb.Built)
+		res.ArchivesRetired += len(wb.Retired)
+		res.Buckets = append(res.Buckets, wb)
 	}
 	return res, nil
 }

@@ -94,8 +94,10 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"snapshotId": res.SnapshotID, "rowsRead": rows,
-					"files": res.Files, "records": res.Rows, "archivesBuilt": res.ArchivesBuilt, "archivesRetired": res.ArchivesRetired})
+				return writeJSON(cmd.OutOrStdout(), struct {
+					RowsRead int `json:"rowsRead"`
+					*pkft.WriteResult
+				}{rows, res})
 			}
 			if res.SnapshotID == 0 {
 				_, err = fmt.Fprintln(cmd.OutOrStdout(), "no rows; nothing committed")
