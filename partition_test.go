@@ -38,6 +38,36 @@ func readJavaGolden(t *testing.T, name string) javaGolden {
 	return g
 }
 
+// jsonHit is a search hit as its JSON reads.
+type jsonHit struct {
+	Key       []any          `json:"key"`
+	Partition map[string]any `json:"partition"`
+	Bucket    int32          `json:"bucket"`
+}
+
+// searchJSON searches tbl for query (up to 1000 hits, at least one) and decodes the hits' JSON.
+func searchJSON(t *testing.T, tbl *pkft.Table, query string) []jsonHit {
+	t.Helper()
+	hits, err := tbl.Search(context.Background(), query, pkft.WithLimit(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits.Hits) == 0 {
+		t.Fatal("no hits")
+	}
+	data, err := json.Marshal(hits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded struct {
+		Hits []jsonHit `json:"hits"`
+	}
+	if err := json.Unmarshal(data, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	return decoded.Hits
+}
+
 // bucketKey is a (partition, bucket) as JSON text: the partition object re-encoded by
 // encoding/json, so that key order does not matter.
 func bucketKey(t *testing.T, partition any, bucket int32) string {
@@ -130,28 +160,7 @@ func TestJSONPartitionsAreJavasDump(t *testing.T) {
 		t.Errorf("maintain partitions\n got %v\nwant %v", got, java)
 	}
 
-	hits, err := tbl.Search(ctx, "first", pkft.WithLimit(1000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hits.Hits) == 0 {
-		t.Fatal("no hits")
-	}
-	data, err := json.Marshal(hits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var decoded struct {
-		Hits []struct {
-			Key       []any          `json:"key"`
-			Partition map[string]any `json:"partition"`
-			Bucket    int32          `json:"bucket"`
-		} `json:"hits"`
-	}
-	if err := json.Unmarshal(data, &decoded); err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range decoded.Hits {
+	for _, h := range searchJSON(t, tbl, "first") {
 		if _, ok := slices.BinarySearch(java, bucketKey(t, h.Partition, h.Bucket)); !ok {
 			t.Errorf("search hit partition %v bucket %d is not one of Java's dump", h.Partition, h.Bucket)
 		}
@@ -213,26 +222,7 @@ func TestJSONKeysAreJavasRows(t *testing.T) {
 	if _, err := tbl.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := tbl.Search(ctx, "first", pkft.WithLimit(1000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hits.Hits) == 0 {
-		t.Fatal("no hits")
-	}
-	data, err := json.Marshal(hits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var decoded struct {
-		Hits []struct {
-			Key []any `json:"key"`
-		} `json:"hits"`
-	}
-	if err := json.Unmarshal(data, &decoded); err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range decoded.Hits {
+	for _, h := range searchJSON(t, tbl, "first") {
 		if len(h.Key) != 2 || !java[key{h.Key[0], h.Key[1]}] {
 			t.Errorf("search hit key %v is not a key of Java's rows", h.Key)
 		}
