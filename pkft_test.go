@@ -391,7 +391,11 @@ func TestTableWithoutSnapshot(t *testing.T) {
 
 func TestOpen_EngineLibrary(t *testing.T) {
 	ctx := context.Background()
-	_, dir := openExample(t, "two-levels")
+	maintained, dir := openExample(t, "two-levels")
+	// Archives to search: the engine is needed.
+	if _, err := maintained.Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
 	lib, err := native.Locate()
 	if err != nil {
 		t.Fatal(err)
@@ -400,15 +404,15 @@ func TestOpen_EngineLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.Search(ctx, "first"); err != nil {
-		t.Errorf("engine from %s: %v", lib, err)
+	if res, err := tbl.Search(ctx, "second"); err != nil || len(res.Hits) == 0 {
+		t.Errorf("engine from %s: %v, %+v", lib, err, res)
 	}
 	missing := filepath.Join(t.TempDir(), "missing.so")
 	tbl, err = pkft.Open(ctx, dir, pkft.WithEngineLibrary(missing))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.Search(ctx, "first"); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := tbl.Search(ctx, "second"); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("engine from a missing file: %v, want an error naming it", err)
 	}
 }
