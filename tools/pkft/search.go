@@ -47,7 +47,7 @@ pkft maintain first.`,
 				if err != nil {
 					return err
 				}
-				opts = append(opts, pkft.WithSearchPartition(spec))
+				opts = append(opts, pkft.WithPartition(spec))
 			}
 			if snapshotID != 0 {
 				opts = append(opts, pkft.WithSnapshot(snapshotID))
