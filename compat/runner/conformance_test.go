@@ -29,7 +29,9 @@ var report Report
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	start := time.Now()
 	code := m.Run()
+	report.SetWallTime(time.Since(start))
 	if len(report.Results()) > 0 {
 		fmt.Println()
 		report.PrintMatrix(os.Stdout)

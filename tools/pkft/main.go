@@ -31,9 +31,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/inspect"
-	"github.com/paimon-pkft/pkft/impl/table"
 )
 
 func main() {
@@ -101,7 +98,11 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 			Short: "Print the canonical dump of the table's latest snapshot",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				d, err := inspect.TableDump(cmd.Context(), table.Open(fileio.NewLocal(), args[0]), inspect.FullTextState)
+				tbl, err := pkft.Open(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				d, err := tbl.Dump(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -113,21 +114,15 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 			Short: "Print the full-text state and next plan of every bucket",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				d, err := inspect.TableDump(cmd.Context(), table.Open(fileio.NewLocal(), args[0]), inspect.FullTextState)
+				tbl, err := pkft.Open(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}
-				type bucketState struct {
-					Partition map[string]any     `json:"partition"`
-					Bucket    int32              `json:"bucket"`
-					State     *inspect.StateDump `json:"state"`
-					Plan      *inspect.PlanDump  `json:"plan"`
+				st, err := tbl.State(cmd.Context())
+				if err != nil {
+					return err
 				}
-				states := []bucketState{}
-				for _, b := range d.Buckets {
-					states = append(states, bucketState{b.Partition, b.Bucket, b.State, b.Plan})
-				}
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"snapshotId": d.SnapshotID, "buckets": states})
+				return writeJSON(cmd.OutOrStdout(), st)
 			},
 		},
 	)

@@ -56,7 +56,7 @@ and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is s
 				if err != nil {
 					return err
 				}
-				opts = append(opts, pkft.WithSearchPartition(spec))
+				opts = append(opts, pkft.WithPartition(spec))
 			}
 			if snapshotID != 0 {
 				opts = append(opts, pkft.WithSnapshot(snapshotID))

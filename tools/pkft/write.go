@@ -17,9 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/types"
 )
 
 // rowKindField is the optional input field carrying a row's kind.
@@ -58,7 +55,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			if err != nil {
 				return err
 			}
-			var opts []pkft.MaintainOption
+			var opts []pkft.WriteOption
 			if user != "" {
 				opts = append(opts, pkft.WithCommitUser(user))
 			}
@@ -97,8 +94,10 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"snapshotId": res.SnapshotID, "rowsRead": rows,
-					"files": res.Files, "records": res.Rows, "archivesBuilt": res.ArchivesBuilt, "archivesRetired": res.ArchivesRetired})
+				return writeJSON(cmd.OutOrStdout(), struct {
+					RowsRead int `json:"rowsRead"`
+					*pkft.WriteResult
+				}{rows, res})
 			}
 			if res.SnapshotID == 0 {
 				_, err = fmt.Fprintln(cmd.OutOrStdout(), "no rows; nothing committed")
@@ -167,7 +166,7 @@ func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]
 }
 
 // readCSV calls emit for each row of a CSV with a header line.
-func readCSV(r io.Reader, sch *schema.TableSchema, emit func(line int, rec map[string]any) error) error {
+func readCSV(r io.Reader, sch *pkft.Schema, emit func(line int, rec map[string]any) error) error {
 	cr := csv.NewReader(skipBOM(r))
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
@@ -207,8 +206,8 @@ func readCSV(r io.Reader, sch *schema.TableSchema, emit func(line int, rec map[s
 			case cell == `\N`:
 				m[name] = nil
 			case cell == "":
-				f, ok := sch.FieldByName(name)
-				if ok && (f.Type.Root == types.RootChar || f.Type.Root == types.RootVarChar) {
+				c, ok := sch.Column(name)
+				if ok && (c.Type.Kind == pkft.KindChar || c.Type.Kind == pkft.KindVarChar) {
 					m[name] = ""
 				} else {
 					m[name] = nil
@@ -224,23 +223,23 @@ func readCSV(r io.Reader, sch *schema.TableSchema, emit func(line int, rec map[s
 }
 
 // typedRow converts a record (column name -> JSON or text value) to a row of the schema.
-func typedRow(sch *schema.TableSchema, rec map[string]any) (pkft.RowKind, []any, error) {
+func typedRow(sch *pkft.Schema, rec map[string]any) (pkft.RowKind, []any, error) {
 	kind := pkft.Insert
 	if v, ok := rec[rowKindField]; ok && v != nil {
 		s, _ := v.(string)
-		k, err := types.ParseRowKind(s)
+		k, err := pkft.ParseRowKind(s)
 		if err != nil {
 			return 0, nil, fmt.Errorf("%s %v: want +I, -U, +U or -D", rowKindField, v)
 		}
-		kind = pkft.RowKind(k)
+		kind = k
 	}
 	for k := range rec {
 		if err := checkColumn(sch, k); err != nil {
 			return 0, nil, err
 		}
 	}
-	row := make([]any, len(sch.Fields))
-	for i, f := range sch.Fields {
+	row := make([]any, len(sch.Columns))
+	for i, f := range sch.Columns {
 		v, err := typedValue(f.Type, rec[f.Name])
 		if err != nil {
 			return 0, nil, fmt.Errorf("column %s: %w", f.Name, err)
@@ -254,11 +253,11 @@ func typedRow(sch *schema.TableSchema, rec map[string]any) (pkft.RowKind, []any,
 }
 
 // checkColumn refuses an input column the schema does not have, naming invisible characters.
-func checkColumn(sch *schema.TableSchema, name string) error {
+func checkColumn(sch *pkft.Schema, name string) error {
 	if name == rowKindField {
 		return nil
 	}
-	if _, ok := sch.FieldByName(name); ok {
+	if _, ok := sch.Column(name); ok {
 		return nil
 	}
 	if strings.ContainsRune(name, '\ufeff') {
@@ -269,7 +268,7 @@ func checkColumn(sch *schema.TableSchema, name string) error {
 
 // typedValue converts a JSON value (json.Number, string, bool, nil) or CSV text to the Go form
 // of t.
-func typedValue(t types.DataType, v any) (any, error) {
+func typedValue(t pkft.DataType, v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -280,12 +279,12 @@ func typedValue(t types.DataType, v any) (any, error) {
 	case string:
 		text = x
 	case bool:
-		if t.Root != types.RootBoolean {
-			return nil, fmt.Errorf("boolean %v for type %s", x, t.SQLString())
+		if t.Kind != pkft.KindBoolean {
+			return nil, fmt.Errorf("boolean %v for type %s", x, t.String())
 		}
 		return x, nil
 	default:
-		return nil, fmt.Errorf("value %v (%T) cannot be a %s", v, v, t.SQLString())
+		return nil, fmt.Errorf("value %v (%T) cannot be a %s", v, v, t.String())
 	}
 	_, isNum := v.(json.Number)
 	integer := func(bits int) (int64, error) {
@@ -298,51 +297,45 @@ func typedValue(t types.DataType, v any) (any, error) {
 		}
 		return n, nil
 	}
-	switch t.Root {
-	case types.RootChar, types.RootVarChar:
+	switch t.Kind {
+	case pkft.KindChar, pkft.KindVarChar:
 		if isNum {
 			return nil, fmt.Errorf("number %s for a string column", text)
 		}
 		return text, nil
-	case types.RootBoolean:
+	case pkft.KindBoolean:
 		b, err := strconv.ParseBool(strings.TrimSpace(text))
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a boolean", text)
 		}
 		return b, nil
-	case types.RootTinyInt:
+	case pkft.KindTinyInt:
 		n, err := integer(8)
 		return int8(n), err
-	case types.RootSmallInt:
+	case pkft.KindSmallInt:
 		n, err := integer(16)
 		return int16(n), err
-	case types.RootInt:
+	case pkft.KindInt:
 		n, err := integer(32)
 		return int32(n), err
-	case types.RootBigInt:
+	case pkft.KindBigInt:
 		return integer(64)
-	case types.RootFloat:
+	case pkft.KindFloat:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 32)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a float", text)
 		}
 		return float32(f), nil
-	case types.RootDouble:
+	case pkft.KindDouble:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a double", text)
 		}
 		return f, nil
-	case types.RootDecimal:
-		d, err := binrow.ParseDecimal(strings.TrimSpace(text), t.Scale)
-		if err != nil {
-			return nil, err
-		}
-		if len(strings.TrimLeft(strings.TrimPrefix(d.Unscaled.String(), "-"), "0")) > t.Precision {
-			return nil, fmt.Errorf("%s has more than %d digits", text, t.Precision)
-		}
-		return d, nil
-	case types.RootDate:
+	case pkft.KindDecimal:
+		// The writer parses the plain notation and checks precision and scale.
+		return strings.TrimSpace(text), nil
+	case pkft.KindDate:
 		if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 32); err == nil {
 			return int32(n), nil
 		}
@@ -351,7 +344,7 @@ func typedValue(t types.DataType, v any) (any, error) {
 			return nil, fmt.Errorf("%q is not a date (yyyy-mm-dd or a day number)", text)
 		}
 		return int32(d.Unix() / 86400), nil
-	case types.RootTime:
+	case pkft.KindTime:
 		if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 32); err == nil {
 			return int32(n), nil
 		}
@@ -360,27 +353,25 @@ func typedValue(t types.DataType, v any) (any, error) {
 			return nil, fmt.Errorf("%q is not a time (hh:mm:ss[.fff] or milliseconds)", text)
 		}
 		return int32((d.Hour()*3600+d.Minute()*60+d.Second())*1000 + d.Nanosecond()/1e6), nil
-	case types.RootTimestamp, types.RootTimestampLTZ:
+	case pkft.KindTimestamp, pkft.KindTimestampLTZ:
 		if isNum {
 			ms, err := integer(64)
-			return binrow.Timestamp{Millis: ms}, err
+			return time.UnixMilli(ms).UTC(), err
 		}
 		s := strings.Replace(strings.TrimSpace(text), "T", " ", 1)
 		ts, err := time.Parse("2006-01-02 15:04:05.999999999", s)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a timestamp (yyyy-mm-dd hh:mm:ss[.fffffffff])", text)
 		}
-		nanos := ts.Nanosecond()
 		// Keep the precision of the column, as Paimon's cast does.
 		unit := int(math.Pow10(9 - min(t.Precision, 9)))
-		nanos -= nanos % unit
-		return binrow.Timestamp{Millis: ts.Unix()*1000 + int64(nanos/1e6), NanoOfMilli: int32(nanos % 1e6)}, nil
-	case types.RootBinary, types.RootVarBinary:
+		return ts.Add(-time.Duration(ts.Nanosecond() % unit)), nil
+	case pkft.KindBinary, pkft.KindVarBinary:
 		b, err := base64.StdEncoding.DecodeString(text)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not base64", text)
 		}
 		return b, nil
 	}
-	return nil, fmt.Errorf("type %s is not supported by pkft write", t.SQLString())
+	return nil, fmt.Errorf("type %s is not supported by pkft write", t.String())
 }

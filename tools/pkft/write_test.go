@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/types"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
@@ -176,7 +176,7 @@ func TestReadJSONLinesTooLong(t *testing.T) {
 // A BIGINT takes what Paimon's JSON reader (Long.parseLong of the node's text) and CSV reader
 // (digits with an optional sign) take: 1.0, 1.5 and 1e3 are refused, as there.
 func TestBigIntParsedAsPaimonsReaders(t *testing.T) {
-	bigint := types.DataType{Root: types.RootBigInt}
+	bigint := pkft.DataType{Kind: pkft.KindBigInt}
 	for _, ok := range []struct {
 		in   any
 		want int64

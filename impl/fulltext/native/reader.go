@@ -307,10 +307,14 @@ func (e Engine) OpenReader(ctx context.Context, r io.ReaderAt, size int64) (full
 	return e.Lib.OpenReader(ctx, r, size)
 }
 
-// Lazy is a fulltext.Engine that loads the library (Load) on first use: an operation that
-// builds or searches no archive never needs the library. The outcome of the first load is kept
-// for the Lazy's life. Use it through a pointer; it is safe for concurrent use.
+// Lazy is a fulltext.Engine that loads the library on first use (LoadPath of Path when set,
+// else Load): an operation that builds or searches no archive never needs the library. The
+// outcome of the first load is kept for the Lazy's life. Use it through a pointer; it is safe
+// for concurrent use.
 type Lazy struct {
+	// Path is the library file to load; empty: Load finds it.
+	Path string
+
 	once sync.Once
 	lib  *Library
 	err  error
@@ -321,7 +325,11 @@ var _ fulltext.Engine = (*Lazy)(nil)
 // Library loads the library on the first call and returns it, or the load's error.
 func (l *Lazy) Library() (*Library, error) {
 	l.once.Do(func() {
-		l.lib, l.err = Load()
+		if l.Path != "" {
+			l.lib, l.err = LoadPath(l.Path)
+		} else {
+			l.lib, l.err = Load()
+		}
 		if l.err != nil {
 			l.err = fmt.Errorf("load the full-text engine: %w", l.err)
 		}
