@@ -228,6 +228,7 @@ func TestConformance(t *testing.T) {
 	testWrite(t)
 	testFaults(t)
 	testMalformedText(t)
+	testHostileQueries(t)
 }
 
 func testEngine(t *testing.T) {
