@@ -229,6 +229,7 @@ func TestConformance(t *testing.T) {
 	testFaults(t)
 	testMalformedText(t)
 	testHostileQueries(t)
+	testSortedIndex(t)
 }
 
 func testEngine(t *testing.T) {
