@@ -53,7 +53,7 @@ func sortedFormatVariants() []sortedFormatVariant {
 	}
 }
 
-// testSortedIndex registers index/sorted/format (go<->java) on its own JVM.
+// testSortedIndex registers index/sorted/format and index/sorted/same-level (go<->java) on one JVM.
 func testSortedIndex(t *testing.T) {
 	jt := &javaTables{dir: t.TempDir()}
 	ctx := context.Background()
@@ -68,6 +68,12 @@ func testSortedIndex(t *testing.T) {
 			return err
 		}
 		return sortedIndexFormat(ctx, jt.proc, jt.dir)
+	})
+	runCase(t, "index/sorted/same-level", "go<->java", func(ctx context.Context) error {
+		if err := jt.need(ctx, append(slices.Clone(sortedIndexCommands), "sorted-index-build")); err != nil {
+			return err
+		}
+		return sortedSameLevel(ctx, jt.proc, filepath.Join(jt.dir, "same-level"))
 	})
 }
 

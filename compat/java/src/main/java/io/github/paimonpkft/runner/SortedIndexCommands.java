@@ -18,6 +18,8 @@ import org.apache.paimon.globalindex.GlobalIndexer;
 import org.apache.paimon.globalindex.ResultEntry;
 import org.apache.paimon.globalindex.io.GlobalIndexFileReader;
 import org.apache.paimon.globalindex.io.GlobalIndexFileWriter;
+import org.apache.paimon.index.IndexFileMeta;
+import org.apache.paimon.index.pksorted.RunnerSortedBuild;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.predicate.FieldRef;
 import org.apache.paimon.types.DataField;
@@ -52,6 +54,7 @@ final class SortedIndexCommands {
     static void register(Map<String, Main.Command> commands) {
         commands.put("sorted-index-write", SortedIndexCommands::write);
         commands.put("sorted-index-read", SortedIndexCommands::read);
+        commands.put("sorted-index-build", SortedIndexCommands::build);
     }
 
     private static GlobalIndexer indexer(JsonNode args, DataType type) {
@@ -96,6 +99,44 @@ final class SortedIndexCommands {
         ResultEntry e = entries.get(0);
         out.put("fileName", e.fileName()).put("rowCount", e.rowCount());
         out.put("meta", Base64.getEncoder().encodeToString(e.meta()));
+        return out;
+    }
+
+    /**
+     * args: indexType, type, fieldId, options {}, dir, level, sources [{fileName, values [key...]}]
+     * (each file's values in physical order). Paimon's PkSortedIndexBuilder and PkSortedIndexFile
+     * build the level's payload into dir. Result: the payload's IndexFileMeta fields, index and
+     * source meta in base64.
+     */
+    private static JsonNode build(JsonNode args) throws Exception {
+        DataType type = DataTypeJsonParser.parseAtomicTypeSQLString(args.path("type").asText());
+        java.util.Map<String, String> options = new java.util.HashMap<>();
+        args.path("options").fields().forEachRemaining(e -> options.put(e.getKey(), e.getValue().asText()));
+        List<RunnerSortedBuild.Source> sources = new ArrayList<>();
+        for (JsonNode s : args.path("sources")) {
+            List<Object> values = new ArrayList<>();
+            for (JsonNode v : s.path("values")) {
+                values.add(key(type, v));
+            }
+            sources.add(new RunnerSortedBuild.Source(s.path("fileName").asText(), values));
+        }
+        IndexFileMeta p =
+                RunnerSortedBuild.build(
+                        args.path("dir").asText(),
+                        args.path("level").asInt(),
+                        new DataField(args.path("fieldId").asInt(), "k", type),
+                        args.path("indexType").asText(),
+                        options,
+                        sources);
+        ObjectNode out = Main.JSON.createObjectNode();
+        out.put("indexType", p.indexType()).put("fileName", p.fileName()).put("fileSize", p.fileSize());
+        out.put("rowCount", p.rowCount());
+        org.apache.paimon.index.GlobalIndexMeta g = p.globalIndexMeta();
+        out.put("rowRangeStart", g.rowRangeStart()).put("rowRangeEnd", g.rowRangeEnd());
+        out.put("indexFieldId", g.indexFieldId());
+        out.put("indexMeta", Base64.getEncoder().encodeToString(g.indexMeta()));
+        out.put("sourceMeta", Base64.getEncoder().encodeToString(g.sourceMeta()));
+        out.put("externalPath", p.externalPath());
         return out;
     }
 
