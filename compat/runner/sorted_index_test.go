@@ -107,47 +107,9 @@ func sortedFormatOne(ctx context.Context, p *Process, dir string, v sortedFormat
 	}
 	// Go's file.
 	var buf bytes.Buffer
-	var goMeta filemeta.Meta
-	var goRows int64
-	switch v.index {
-	case "btree":
-		opts, err := btree.ParseOptions(v.options)
-		if err != nil {
-			return err
-		}
-		w, err := btree.NewWriter(&buf, ser, opts)
-		if err != nil {
-			return err
-		}
-		for _, row := range rows {
-			if err := w.Write(row.Key, row.RowID); err != nil {
-				return err
-			}
-		}
-		res, err := w.Finish()
-		if err != nil {
-			return err
-		}
-		goMeta, goRows = res.Meta, res.RowCount
-	default:
-		opts, err := bitmap.ParseOptions(v.options)
-		if err != nil {
-			return err
-		}
-		w, err := bitmap.NewWriter(&buf, ser, opts)
-		if err != nil {
-			return err
-		}
-		for _, row := range rows {
-			if err := w.Write(row.Key, row.RowID); err != nil {
-				return err
-			}
-		}
-		res, _, err := w.Finish()
-		if err != nil {
-			return err
-		}
-		goMeta, goRows = res.Meta, res.RowCount
+	goMeta, goRows, err := goWriteSorted(&buf, v.index, ser, rows, v.options)
+	if err != nil {
+		return err
 	}
 	goPath := filepath.Join(dir, "go-file")
 	if err := os.WriteFile(goPath, buf.Bytes(), 0o644); err != nil {
@@ -230,6 +192,42 @@ func sortedFormatOne(ctx context.Context, p *Process, dir string, v sortedFormat
 		}
 	}
 	return nil
+}
+
+// goWriteSorted writes rows as a btree or bitmap file with Go's writer.
+func goWriteSorted(out *bytes.Buffer, index string, ser *sortkey.Serializer, rows []sortkeytest.Row, options map[string]string) (filemeta.Meta, int64, error) {
+	type writer interface {
+		Write(key any, rowID int64) error
+	}
+	var w writer
+	var finish func() (filemeta.Meta, int64, error)
+	if index == "btree" {
+		opts, err := btree.ParseOptions(options)
+		if err != nil {
+			return filemeta.Meta{}, 0, err
+		}
+		bw, err := btree.NewWriter(out, ser, opts)
+		if err != nil {
+			return filemeta.Meta{}, 0, err
+		}
+		w, finish = bw, func() (filemeta.Meta, int64, error) { r, err := bw.Finish(); return r.Meta, r.RowCount, err }
+	} else {
+		opts, err := bitmap.ParseOptions(options)
+		if err != nil {
+			return filemeta.Meta{}, 0, err
+		}
+		bw, err := bitmap.NewWriter(out, ser, opts)
+		if err != nil {
+			return filemeta.Meta{}, 0, err
+		}
+		w, finish = bw, func() (filemeta.Meta, int64, error) { r, _, err := bw.Finish(); return r.Meta, r.RowCount, err }
+	}
+	for _, row := range rows {
+		if err := w.Write(row.Key, row.RowID); err != nil {
+			return filemeta.Meta{}, 0, err
+		}
+	}
+	return finish()
 }
 
 // goSortedContent renders every entry and the null rows of a file as Go decodes them.

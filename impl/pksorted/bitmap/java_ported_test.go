@@ -19,17 +19,7 @@ func openRows(t *testing.T, typ types.DataType, rows []sortkeytest.Row, opts Opt
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.SortStableFunc(rows, func(a, b sortkeytest.Row) int {
-		switch {
-		case a.Key == nil && b.Key == nil:
-			return 0
-		case a.Key == nil:
-			return -1
-		case b.Key == nil:
-			return 1
-		}
-		return ser.Compare(a.Key, b.Key)
-	})
+	slices.SortStableFunc(rows, func(a, b sortkeytest.Row) int { return ser.CompareNullsFirst(a.Key, b.Key) })
 	data, _, _ := writeFile(t, ser, rows, opts)
 	rd, err := Open(bytes.NewReader(data), int64(len(data)), ser)
 	if err != nil {

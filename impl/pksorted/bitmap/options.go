@@ -1,14 +1,6 @@
 package bitmap
 
-import (
-	"fmt"
-	"sort"
-	"strconv"
-	"strings"
-
-	"github.com/paimon-pkft/pkft/impl/pksorted/blockcodec"
-	"github.com/paimon-pkft/pkft/impl/schema"
-)
+import "github.com/paimon-pkft/pkft/impl/pksorted/blockcodec"
 
 // The bitmap-index.* options that shape the file.
 const (
@@ -17,43 +9,13 @@ const (
 	OptCompressionLevel    = "bitmap-index.compression-level"
 )
 
-// ParseOptions returns the writer options of an index's option map (keys without their
-// per-column prefix). Keys outside bitmap-index.* are ignored; any other bitmap-index.* key is
-// refused by name, since pkft's writer does not honour it.
+// ParseOptions returns the writer options of an index's option map (see
+// blockcodec.FormatOptions): dictionary block size (default 16 KiB), compression and level; any
+// other bitmap-index.* key is refused by name.
 func ParseOptions(opts map[string]string) (Options, error) {
-	o := Options{DictionaryBlockSize: DefaultDictionaryBlockSize}
-	name, level := "none", 1
-	var refused []string
-	for k, v := range opts {
-		switch k {
-		case OptDictionaryBlockSize:
-			n, err := schema.ParseMemorySize(v)
-			if err != nil || n <= 0 || n > 1<<31-1 {
-				return Options{}, fmt.Errorf("bitmap index: %s = %q is not a positive memory size below 2 GiB", k, v)
-			}
-			o.DictionaryBlockSize = int(n)
-		case OptCompression:
-			name = v
-		case OptCompressionLevel:
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				return Options{}, fmt.Errorf("bitmap index: %s = %q is not an integer", k, v)
-			}
-			level = n
-		default:
-			if strings.HasPrefix(k, "bitmap-index.") {
-				refused = append(refused, k)
-			}
-		}
-	}
-	if len(refused) > 0 {
-		sort.Strings(refused)
-		return Options{}, fmt.Errorf("bitmap index: option(s) %s are not supported by pkft's bitmap writer", strings.Join(refused, ", "))
-	}
-	c, err := blockcodec.NewCodec(name, level)
+	size, codec, err := blockcodec.FormatOptions(opts, "bitmap index", "bitmap-index.", OptDictionaryBlockSize, DefaultDictionaryBlockSize)
 	if err != nil {
-		return Options{}, fmt.Errorf("bitmap index: %s: %w", OptCompression, err)
+		return Options{}, err
 	}
-	o.Codec = c
-	return o, nil
+	return Options{DictionaryBlockSize: size, Codec: codec}, nil
 }

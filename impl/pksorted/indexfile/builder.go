@@ -126,14 +126,5 @@ type entrySort struct {
 func (s entrySort) Len() int      { return len(s.rows) }
 func (s entrySort) Swap(i, j int) { s.rows[i], s.rows[j] = s.rows[j], s.rows[i] }
 func (s entrySort) Compare(i, j int) int {
-	a, b := s.rows[i].Value, s.rows[j].Value
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
-	}
-	return s.ser.Compare(a, b)
+	return s.ser.CompareNullsFirst(s.rows[i].Value, s.rows[j].Value)
 }

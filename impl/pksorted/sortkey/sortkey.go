@@ -244,6 +244,20 @@ func (s *Serializer) Decode(b []byte) (any, error) {
 // deserialized values does (strings by unsigned bytes, floats as Float.compare/Double.compare).
 func (s *Serializer) Compare(a, b any) int { return binrow.CompareValues(a, b) }
 
+// CompareNullsFirst orders two keys of which either may be nil (null), nulls first, as Paimon's
+// sort buffer orders an index column.
+func (s *Serializer) CompareNullsFirst(a, b any) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return s.Compare(a, b)
+}
+
 // uvarint32 decodes Paimon's var-length int (7 bits per byte, low first, at most 5 bytes); it
 // returns n <= 0 for malformed input.
 func uvarint32(b []byte) (uint32, int) {

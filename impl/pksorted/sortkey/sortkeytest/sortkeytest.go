@@ -83,17 +83,7 @@ func Rows(ser *sortkey.Serializer, r *rand.Rand, n, nullEvery int) []Row {
 		}
 		keys[i] = Key(ser.Type(), r)
 	}
-	slices.SortStableFunc(keys, func(a, b any) int {
-		switch {
-		case a == nil && b == nil:
-			return 0
-		case a == nil:
-			return -1
-		case b == nil:
-			return 1
-		}
-		return ser.Compare(a, b)
-	})
+	slices.SortStableFunc(keys, ser.CompareNullsFirst)
 	rows := make([]Row, n)
 	ids := r.Perm(n)
 	for i, k := range keys {
