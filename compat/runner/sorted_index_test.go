@@ -267,7 +267,15 @@ func goSortedContent(index string, ser *sortkey.Serializer, path string, metaByt
 	for _, e := range entries {
 		fmt.Fprintf(&b, "%v=%v;", e.Key, e.Rows.ToArray())
 	}
-	fmt.Fprintf(&b, "nulls=%v nonNulls=%v", rd.NullRows().ToArray(), rd.NonNullRows().ToArray())
+	nulls, err := rd.NullRows()
+	if err != nil {
+		return "", err
+	}
+	nonNulls, err := rd.NonNullRows()
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "nulls=%v nonNulls=%v", nulls.ToArray(), nonNulls.ToArray())
 	return b.String(), nil
 }
 

@@ -150,3 +150,75 @@ func TestStartsWithAcrossDictionaryBlockBoundary(t *testing.T) {
 		t.Fatalf("starts with tag-: %v", got)
 	}
 }
+
+// countingReader counts the reads a Reader makes (Java's CountingGlobalIndexFileReader counts
+// seeks, one per block read).
+type countingReader struct {
+	r     *bytes.Reader
+	reads int
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return c.r.ReadAt(p, off)
+}
+
+func countingOpen(t *testing.T, rows []sortkeytest.Row, opts Options) (*Reader, *countingReader) {
+	t.Helper()
+	ser, _ := sortkey.New(types.String())
+	data, _, _ := writeFile(t, ser, rows, opts)
+	c := &countingReader{r: bytes.NewReader(data)}
+	rd, err := Open(c, int64(len(data)), ser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd, c
+}
+
+// TestNullChecksDoNotReadDictionary is LazyFilteredBitmapIndexReaderTest#testNullChecksDoNotReadDictionary.
+func TestNullChecksDoNotReadDictionary(t *testing.T) {
+	rd, c := countingOpen(t, []sortkeytest.Row{{RowID: 2}, {Key: "A", RowID: 0}, {Key: "B", RowID: 1}}, Options{DictionaryBlockSize: DefaultDictionaryBlockSize})
+	if got := rowsOf(t, rd, pred.IsNull); !slices.Equal(got, want(2)) {
+		t.Fatalf("is null: %v", got)
+	}
+	if c.reads > 2 {
+		t.Fatalf("%d reads, want footer and null bitmap at most", c.reads)
+	}
+}
+
+// TestEqualDoesNotReadAllDictionaryBlocks is LazyFilteredBitmapIndexReaderTest#testEqualDoesNotReadAllDictionaryBlocks.
+func TestEqualDoesNotReadAllDictionaryBlocks(t *testing.T) {
+	var rows []sortkeytest.Row
+	for i := range 100 {
+		rows = append(rows, sortkeytest.Row{Key: fmt.Sprintf("tag-%03d", i), RowID: int64(i)})
+	}
+	rd, c := countingOpen(t, rows, Options{DictionaryBlockSize: 32})
+	if got := rowsOf(t, rd, pred.Equal, "tag-050"); !slices.Equal(got, want(50)) {
+		t.Fatalf("equal: %v", got)
+	}
+	if c.reads > 4 {
+		t.Fatalf("%d reads, want footer, index, one dictionary block and one bitmap at most", c.reads)
+	}
+}
+
+// TestStartsWithReadsOnlyMatchingDictionaryBlocks is
+// LazyFilteredBitmapIndexReaderTest#testStartsWithReadsOnlyMatchingDictionaryBlocks.
+func TestStartsWithReadsOnlyMatchingDictionaryBlocks(t *testing.T) {
+	var rows []sortkeytest.Row
+	for i := range 50 {
+		rows = append(rows, sortkeytest.Row{Key: fmt.Sprintf("other-%03d", i), RowID: int64(i)})
+	}
+	for i := range 3 {
+		rows = append(rows, sortkeytest.Row{Key: fmt.Sprintf("tag-match-%03d", i), RowID: int64(100 + i)})
+	}
+	for i := range 50 {
+		rows = append(rows, sortkeytest.Row{Key: fmt.Sprintf("zzz-%03d", i), RowID: int64(200 + i)})
+	}
+	rd, c := countingOpen(t, rows, Options{DictionaryBlockSize: 32})
+	if got := rowsOf(t, rd, pred.StartsWith, "tag-match"); !slices.Equal(got, want(100, 101, 102)) {
+		t.Fatalf("starts with: %v", got)
+	}
+	if c.reads > 9 {
+		t.Fatalf("%d reads, want footer, index, matching dictionary blocks and bitmaps (at most 9)", c.reads)
+	}
+}

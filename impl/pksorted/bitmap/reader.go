@@ -16,12 +16,16 @@ import (
 
 // Reader answers predicates on one bitmap index file as Java's BitmapIndexReader does.
 type Reader struct {
-	r        io.ReaderAt
-	size     int64
-	ser      *sortkey.Serializer
+	r    io.ReaderAt
+	size int64
+	ser  *sortkey.Serializer
+	// The null rows, non-null rows and dictionary block index are read on first use, as
+	// Java's reader reads them (a null check reads no dictionary).
+	infos    [3]blockInfo
 	nulls    *roaring64.Bitmap
 	nonNulls *roaring64.Bitmap
 	blocks   []dictBlockMeta
+	loaded   bool
 	dicts    map[int][]dictEntry
 }
 
@@ -52,21 +56,43 @@ func Open(r io.ReaderAt, size int64, ser *sortkey.Serializer) (*Reader, error) {
 		return b, nil
 	}
 	rd := &Reader{r: r, size: size, ser: ser, dicts: map[int][]dictEntry{}}
-	var infos [3]blockInfo
-	for i := range infos {
+	for i := range rd.infos {
 		var err error
-		if infos[i], err = info(12 * i); err != nil {
+		if rd.infos[i], err = info(12 * i); err != nil {
 			return nil, err
 		}
 	}
-	var err error
-	if rd.nulls, err = rd.readBitmap(infos[0]); err != nil {
-		return nil, fmt.Errorf("bitmap index: null rows: %w", err)
+	return rd, nil
+}
+
+func (rd *Reader) nullRows() (*roaring64.Bitmap, error) {
+	if rd.nulls == nil {
+		b, err := rd.readBitmap(rd.infos[0])
+		if err != nil {
+			return nil, fmt.Errorf("bitmap index: null rows: %w", err)
+		}
+		rd.nulls = b
 	}
-	if rd.nonNulls, err = rd.readBitmap(infos[1]); err != nil {
-		return nil, fmt.Errorf("bitmap index: non-null rows: %w", err)
+	return rd.nulls.Clone(), nil
+}
+
+func (rd *Reader) nonNullRows() (*roaring64.Bitmap, error) {
+	if rd.nonNulls == nil {
+		b, err := rd.readBitmap(rd.infos[1])
+		if err != nil {
+			return nil, fmt.Errorf("bitmap index: non-null rows: %w", err)
+		}
+		rd.nonNulls = b
 	}
-	raw, err := rd.readCompressible(infos[2])
+	return rd.nonNulls.Clone(), nil
+}
+
+// dictBlocks returns the dictionary block index, reading it on first use.
+func (rd *Reader) dictBlocks() ([]dictBlockMeta, error) {
+	if rd.loaded {
+		return rd.blocks, nil
+	}
+	raw, err := rd.readCompressible(rd.infos[2])
 	if err != nil {
 		return nil, fmt.Errorf("bitmap index: dictionary block index: %w", err)
 	}
@@ -77,7 +103,8 @@ func Open(r io.ReaderAt, size int64, ser *sortkey.Serializer) (*Reader, error) {
 	for _, e := range entries {
 		rd.blocks = append(rd.blocks, dictBlockMeta{firstKey: e.key, blockInfo: e.bitmap})
 	}
-	return rd, nil
+	rd.loaded = true
+	return rd.blocks, nil
 }
 
 func (rd *Reader) read(b blockInfo, extra int) ([]byte, error) {
@@ -166,6 +193,9 @@ type KeyRows struct {
 
 // Entries returns every dictionary entry in file order.
 func (rd *Reader) Entries() ([]KeyRows, error) {
+	if _, err := rd.dictBlocks(); err != nil {
+		return nil, err
+	}
 	var out []KeyRows
 	for i := range rd.blocks {
 		d, err := rd.dictionary(i)
@@ -188,10 +218,10 @@ func (rd *Reader) Entries() ([]KeyRows, error) {
 }
 
 // NullRows returns the rows whose key is null.
-func (rd *Reader) NullRows() *roaring64.Bitmap { return rd.nulls.Clone() }
+func (rd *Reader) NullRows() (*roaring64.Bitmap, error) { return rd.nullRows() }
 
 // NonNullRows returns the rows whose key is not null.
-func (rd *Reader) NonNullRows() *roaring64.Bitmap { return rd.nonNulls.Clone() }
+func (rd *Reader) NonNullRows() (*roaring64.Bitmap, error) { return rd.nonNullRows() }
 
 // Evaluate returns the rows the file selects for p, as Java's BitmapIndexReader does: a null
 // literal selects nothing (in skips it; notIn with one selects nothing); startsWith, endsWith and
@@ -207,9 +237,9 @@ func (rd *Reader) Evaluate(p pred.Predicate) (*roaring64.Bitmap, error) {
 	}
 	switch p.Op {
 	case pred.IsNull:
-		return rd.nulls.Clone(), nil
+		return rd.nullRows()
 	case pred.IsNotNull:
-		return rd.nonNulls.Clone(), nil
+		return rd.nonNullRows()
 	case pred.Equal:
 		if l == nil {
 			return roaring64.New(), nil
@@ -223,7 +253,10 @@ func (rd *Reader) Evaluate(p pred.Predicate) (*roaring64.Bitmap, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := rd.nonNulls.Clone()
+		out, err := rd.nonNullRows()
+		if err != nil {
+			return nil, err
+		}
 		out.AndNot(eq)
 		return out, nil
 	case pred.In, pred.NotIn:
@@ -248,7 +281,10 @@ func (rd *Reader) Evaluate(p pred.Predicate) (*roaring64.Bitmap, error) {
 		if p.Op == pred.In {
 			return in, nil
 		}
-		out := rd.nonNulls.Clone()
+		out, err := rd.nonNullRows()
+		if err != nil {
+			return nil, err
+		}
 		out.AndNot(in)
 		return out, nil
 	case pred.LessThan, pred.LessOrEqual, pred.GreaterThan, pred.GreaterOrEqual:
@@ -282,7 +318,7 @@ func (rd *Reader) Evaluate(p pred.Predicate) (*roaring64.Bitmap, error) {
 			return nil, fmt.Errorf("bitmap index: %w", err)
 		}
 		if len(b) == 0 {
-			return rd.nonNulls.Clone(), nil
+			return rd.nonNullRows()
 		}
 		if p.Op == pred.StartsWith {
 			return rd.startsWith(b)
@@ -298,6 +334,9 @@ func (rd *Reader) Evaluate(p pred.Predicate) (*roaring64.Bitmap, error) {
 }
 
 func (rd *Reader) equal(l any) (*roaring64.Bitmap, error) {
+	if _, err := rd.dictBlocks(); err != nil {
+		return nil, err
+	}
 	if len(rd.blocks) == 0 {
 		return roaring64.New(), nil
 	}
@@ -351,6 +390,9 @@ func (rd *Reader) scanSerialized(match func([]byte) bool) (*roaring64.Bitmap, er
 }
 
 func (rd *Reader) scanEntries(match func(dictEntry) (bool, error)) (*roaring64.Bitmap, error) {
+	if _, err := rd.dictBlocks(); err != nil {
+		return nil, err
+	}
 	out := roaring64.New()
 	for i := range rd.blocks {
 		d, err := rd.dictionary(i)
@@ -376,6 +418,9 @@ func (rd *Reader) scanEntries(match func(dictEntry) (bool, error)) (*roaring64.B
 }
 
 func (rd *Reader) startsWith(prefix []byte) (*roaring64.Bitmap, error) {
+	if _, err := rd.dictBlocks(); err != nil {
+		return nil, err
+	}
 	out := roaring64.New()
 	up := pred.PrefixUpperBound(prefix)
 	lo, hi := 0, len(rd.blocks)-1
