@@ -53,7 +53,8 @@ func sortedFormatVariants() []sortedFormatVariant {
 	}
 }
 
-// testSortedIndex registers index/sorted/format and index/sorted/same-level (go<->java) on one JVM.
+// testSortedIndex registers index/sorted/format, index/sorted/same-level (go<->java) and
+// index/sorted/state (java<->go) on one JVM.
 func testSortedIndex(t *testing.T) {
 	jt := &javaTables{dir: t.TempDir()}
 	ctx := context.Background()
@@ -74,6 +75,12 @@ func testSortedIndex(t *testing.T) {
 			return err
 		}
 		return sortedSameLevel(ctx, jt.proc, filepath.Join(jt.dir, "same-level"))
+	})
+	runCase(t, "index/sorted/state", "java<->go", func(ctx context.Context) error {
+		if err := jt.need(ctx, []string{"sorted-state"}); err != nil {
+			return err
+		}
+		return sortedState(ctx, jt.proc)
 	})
 }
 

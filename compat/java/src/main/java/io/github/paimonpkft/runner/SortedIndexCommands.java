@@ -55,6 +55,7 @@ final class SortedIndexCommands {
         commands.put("sorted-index-write", SortedIndexCommands::write);
         commands.put("sorted-index-read", SortedIndexCommands::read);
         commands.put("sorted-index-build", SortedIndexCommands::build);
+        commands.put("sorted-state", SortedIndexCommands::state);
     }
 
     private static GlobalIndexer indexer(JsonNode args, DataType type) {
@@ -137,6 +138,62 @@ final class SortedIndexCommands {
         out.put("indexMeta", Base64.getEncoder().encodeToString(g.indexMeta()));
         out.put("sourceMeta", Base64.getEncoder().encodeToString(g.sourceMeta()));
         out.put("externalPath", p.externalPath());
+        return out;
+    }
+
+    /**
+     * args: fieldId, indexType, dataFiles [{fileName, rowCount, level, compact}], payloads
+     * [{indexType, fileName, rowCount, fieldId, rowRangeStart, rowRangeEnd, sourceMeta (base64
+     * or null)}]. Paimon's PkSortedBucketIndexState.fromActiveDataFiles classifies them. Result:
+     * {groups [{level, sources [name], payloads [name]}], covered, uncovered, rejected [name]}.
+     */
+    private static JsonNode state(JsonNode args) {
+        List<org.apache.paimon.io.DataFileMeta> files = new ArrayList<>();
+        for (JsonNode f : args.path("dataFiles")) {
+            files.add(
+                    RunnerSortedBuild.dataFile(
+                            f.path("fileName").asText(),
+                            f.path("rowCount").asLong(),
+                            f.path("level").asInt(),
+                            f.path("compact").asBoolean()));
+        }
+        List<IndexFileMeta> payloads = new ArrayList<>();
+        for (JsonNode p : args.path("payloads")) {
+            byte[] sourceMeta =
+                    p.path("sourceMeta").isNull() ? null : Base64.getDecoder().decode(p.path("sourceMeta").asText());
+            payloads.add(
+                    new IndexFileMeta(
+                            p.path("indexType").asText(),
+                            p.path("fileName").asText(),
+                            100,
+                            p.path("rowCount").asLong(),
+                            new org.apache.paimon.index.GlobalIndexMeta(
+                                    p.path("rowRangeStart").asLong(),
+                                    p.path("rowRangeEnd").asLong(),
+                                    p.path("fieldId").asInt(),
+                                    null,
+                                    new byte[] {1},
+                                    sourceMeta),
+                            null));
+        }
+        org.apache.paimon.index.pksorted.PkSortedBucketIndexState st =
+                org.apache.paimon.index.pksorted.PkSortedBucketIndexState.fromActiveDataFiles(
+                        args.path("fieldId").asInt(), args.path("indexType").asText(), files, payloads);
+        ObjectNode out = Main.JSON.createObjectNode();
+        ArrayNode groups = out.putArray("groups");
+        for (org.apache.paimon.index.pksorted.PkSortedIndexGroup g : st.groups()) {
+            ObjectNode o = groups.addObject().put("level", g.dataLevel());
+            ArrayNode s = o.putArray("sources");
+            g.sourceFiles().forEach(f -> s.add(f.fileName()));
+            ArrayNode ps = o.putArray("payloads");
+            g.payloads().forEach(f -> ps.add(f.fileName()));
+        }
+        ArrayNode covered = out.putArray("covered");
+        st.coveredSourceFiles().forEach(f -> covered.add(f.fileName()));
+        ArrayNode uncovered = out.putArray("uncovered");
+        st.uncoveredSourceFiles().forEach(f -> uncovered.add(f.fileName()));
+        ArrayNode rejected = out.putArray("rejected");
+        st.rejectedPayloads().forEach(f -> rejected.add(f.fileName()));
         return out;
     }
 

@@ -63,23 +63,7 @@ public final class RunnerSortedBuild {
                 };
         List<DataFileMeta> files = new ArrayList<>();
         for (Source s : sources) {
-            files.add(
-                    DataFileMeta.forAppend(
-                                    s.fileName,
-                                    100,
-                                    s.values.size(),
-                                    SimpleStats.EMPTY_STATS,
-                                    0,
-                                    0,
-                                    1,
-                                    Collections.emptyList(),
-                                    null,
-                                    FileSource.COMPACT,
-                                    null,
-                                    null,
-                                    null,
-                                    null)
-                            .upgrade(level));
+            files.add(dataFile(s.fileName, s.values.size(), level, true));
         }
         PkSortedIndexBuilder builder =
                 new PkSortedIndexBuilder(
@@ -97,6 +81,27 @@ public final class RunnerSortedBuild {
                         Options.fromMap(options),
                         null);
         return builder.build(files);
+    }
+
+    /** A data file of a bucket, as the classification sees it. */
+    public static DataFileMeta dataFile(String name, long rowCount, int level, boolean compact) {
+        DataFileMeta f =
+                DataFileMeta.forAppend(
+                        name,
+                        100,
+                        rowCount,
+                        SimpleStats.EMPTY_STATS,
+                        0,
+                        0,
+                        1,
+                        Collections.emptyList(),
+                        null,
+                        compact ? FileSource.COMPACT : FileSource.APPEND,
+                        null,
+                        null,
+                        null,
+                        null);
+        return level > 0 ? f.upgrade(level) : f;
     }
 
     private static PkSortedIndexBuilder.Reader reader(Source s) {
