@@ -66,6 +66,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
 	root.AddCommand(writeCommand())
 	root.AddCommand(compactCommand())
+	root.AddCommand(createCommand())
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "dump TABLE_PATH",

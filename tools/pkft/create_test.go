@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCreate_BothSchemaForms creates a table from pkft's JSON form and another from a Java
+// schema file; both schema-0 files agree up to the creation time, and creating over an existing
+// table fails with status 1 and leaves it as it was.
+func TestCreate_BothSchemaForms(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, "own.json")
+	if err := os.WriteFile(own, []byte(`{"columns": [{"name": "region", "type": "STRING"}, {"name": "dt", "type": "DATE"},
+	  {"name": "id", "type": "INT"}, {"name": "content", "type": "STRING"}],
+	  "primaryKeys": ["region", "dt", "id"], "partitionKeys": ["region", "dt"],
+	  "options": {"deletion-vectors.enabled": "true", "bucket": "2"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	java := filepath.Join("..", "..", "testdata", "tables", "java", "partitioned-dv", "schema", "schema-0")
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, c := range [][2]string{{a, own}, {b, java}} {
+		if code, out, errOut := pkftRun(t, "create", c[0], "--schema", c[1]); code != 0 {
+			t.Fatalf("create %s: status %d, stderr %s", c[1], code, errOut)
+		} else if !strings.Contains(out, `"STRING NOT NULL"`) {
+			t.Errorf("create printed %s, want the schema with the keys NOT NULL", out)
+		}
+	}
+	read := func(p string) []byte {
+		data, err := os.ReadFile(filepath.Join(p, "schema", "schema-0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data[:bytes.LastIndex(data, []byte(`"timeMillis"`))]
+	}
+	want, err := os.ReadFile(java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = want[:bytes.LastIndex(want, []byte(`"timeMillis"`))]
+	if !bytes.Equal(read(a), want) || !bytes.Equal(read(b), want) {
+		t.Errorf("schema-0 differs from Java's:\n%s\n%s\nwant\n%s", read(a), read(b), want)
+	}
+	code, _, errOut := pkftRun(t, "create", a, "--schema", own)
+	if code != 1 || !strings.Contains(errOut, "creation is not allowed") {
+		t.Errorf("create over an existing table: status %d, stderr %q", code, errOut)
+	}
+	if code, _, _ := pkftRun(t, "create", filepath.Join(dir, "c")); code == 0 {
+		t.Error("create without --schema succeeded")
+	}
+}
