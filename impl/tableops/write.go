@@ -277,6 +277,32 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 			return fmt.Errorf("field %s is NOT NULL", f.Name)
 		}
 	}
+	return w.add(ctx, kind, slices.Clone(row))
+}
+
+// WriteOwned is [Writer.Write] for a row whose values the caller built in impl/binrow's forms
+// for the schema's types and checked (NOT NULL columns non-nil, decimals within precision,
+// timestamps within precision): the row is not validated again and the writer keeps it (the
+// caller must not change it afterwards). It is the typed path beneath Write for callers that
+// convert whole columns at once, such as Arrow record batches.
+func (w *Writer) WriteOwned(ctx context.Context, kind types.RowKind, row []any) error {
+	if w.done {
+		return errors.New("write after commit or abort")
+	}
+	if w.prepared != nil {
+		return errors.New("write after prepare commit")
+	}
+	if kind < types.Insert || kind > types.Delete {
+		return fmt.Errorf("row kind %d is not one of +I, -U, +U, -D", kind)
+	}
+	if len(row) != len(w.r.Schema.Fields) {
+		return fmt.Errorf("row has %d fields, the table %d", len(row), len(w.r.Schema.Fields))
+	}
+	return w.add(ctx, kind, row)
+}
+
+// add buffers a validated row the writer owns.
+func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
 	// RowKindFilter: the table writer drops these rows before anything else.
 	if (kind == types.Delete && w.ignoreDelete) || (kind == types.UpdateBefore && (w.ignoreDelete || w.ignoreUpdateBefore)) {
 		return nil
@@ -298,7 +324,7 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if err != nil {
 		return err
 	}
-	kv := &kvfile.KeyValue{Key: make([]any, len(w.layout.KeyIndexes)), Seq: bw.nextSeq, Kind: kind, Value: slices.Clone(row)}
+	kv := &kvfile.KeyValue{Key: make([]any, len(w.layout.KeyIndexes)), Seq: bw.nextSeq, Kind: kind, Value: row}
 	for i, idx := range w.layout.KeyIndexes {
 		kv.Key[i] = row[idx]
 	}
