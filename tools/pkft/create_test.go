@@ -52,3 +52,23 @@ func TestCreate_BothSchemaForms(t *testing.T) {
 		t.Error("create without --schema succeeded")
 	}
 }
+
+// TestScan_Where prints a Java table's rows of one partition and refuses a predicate on a
+// non-partition column.
+func TestScan_Where(t *testing.T) {
+	table := filepath.Join("..", "..", "testdata", "tables", "java", "partitioned-dv")
+	code, out, errOut := pkftRun(t, "scan", table, "--where", "region=eu", "--json", "--limit", "2")
+	if code != 0 {
+		t.Fatalf("scan: status %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"region":"eu"`) {
+		t.Errorf("scan printed %q, want 2 rows of region eu", out)
+	}
+	if code, _, errOut := pkftRun(t, "scan", table, "--where", "id=1"); code != 1 || !strings.Contains(errOut, "not a partition column") {
+		t.Errorf("scan --where id=1: status %d, stderr %q", code, errOut)
+	}
+	if code, out, _ := pkftRun(t, "--version"); code != 0 || !strings.Contains(out, "pkft version") {
+		t.Errorf("--version: status %d, output %q", code, out)
+	}
+}

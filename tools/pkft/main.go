@@ -61,12 +61,13 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 		Short:         "Inspect and maintain Paimon primary-key full-text archives",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       moduleVersion(),
 	}
 	root.SetOut(out)
 	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
 	root.AddCommand(writeCommand())
 	root.AddCommand(compactCommand())
-	root.AddCommand(createCommand())
+	root.AddCommand(createCommand(), scanCommand())
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "dump TABLE_PATH",
