@@ -1,22 +1,19 @@
 package pkft_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/internal/arrowrows"
 )
 
 // TestScanGoldenTables scans every golden table (written by Java, by Go and by pypaimon) and
@@ -99,93 +96,14 @@ func firstDiffs(got, want []string) string {
 	return sb.String()
 }
 
-// canonicalRows renders each row of rec as "col=value|..." in one canonical text per type.
-func canonicalRows(t *testing.T, rec arrow.RecordBatch) []string {
-	out := make([]string, rec.NumRows())
-	for r := range out {
-		parts := make([]string, rec.NumCols())
-		for c := range parts {
-			col := rec.Column(c)
-			v := "null"
-			if col.IsValid(r) {
-				switch a := col.(type) {
-				case *array.Decimal128:
-					v = ratText(a.Value(r).ToString(a.DataType().(*arrow.Decimal128Type).Scale))
-				case *array.Timestamp:
-					unit := a.DataType().(*arrow.TimestampType).Unit
-					v = fmt.Sprint(a.Value(r).ToTime(unit).UnixNano())
-				case *array.Date32:
-					v = a.Value(r).FormattedString()
-				case *array.Binary:
-					b, _ := json.Marshal(a.Value(r))
-					v = string(b)
-				case *array.String:
-					b, _ := json.Marshal(a.Value(r))
-					v = string(b)
-				default:
-					v = col.ValueStr(r)
-				}
-			}
-			parts[c] = rec.ColumnName(c) + "=" + v
-		}
-		out[r] = strings.Join(parts, "|")
-	}
-	return out
-}
+// canonicalRows is arrowrows.Canonical.
+func canonicalRows(t *testing.T, rec arrow.RecordBatch) []string { return arrowrows.Canonical(rec) }
 
-func ratText(s string) string {
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return "bad decimal " + s
-	}
-	return r.RatString()
-}
-
-// canonicalGolden renders a recorded row (JSON by column name) as canonicalRows does.
+// canonicalGolden is arrowrows.CanonicalJSON.
 func canonicalGolden(t *testing.T, sch *arrow.Schema, row map[string]json.RawMessage) string {
-	parts := make([]string, sch.NumFields())
-	for c, f := range sch.Fields() {
-		raw, ok := row[f.Name]
-		v := "null"
-		if ok && string(raw) != "null" {
-			var s string
-			_ = json.Unmarshal(raw, &s)
-			switch dt := f.Type.(type) {
-			case *arrow.Decimal128Type:
-				if s == "" {
-					s = string(raw)
-				}
-				v = ratText(s)
-			case *arrow.TimestampType:
-				var tm time.Time
-				var err error
-				for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", time.RFC3339Nano} {
-					if tm, err = time.Parse(layout, s); err == nil {
-						break
-					}
-				}
-				if err != nil {
-					t.Fatalf("column %s: timestamp %s: %v", f.Name, raw, err)
-				}
-				v = fmt.Sprint(tm.UnixNano())
-				_ = dt
-			case *arrow.Date32Type:
-				v = s
-			case *arrow.StringType:
-				b, _ := json.Marshal(s)
-				v = string(b)
-			case *arrow.BinaryType:
-				var b bytes.Buffer
-				_ = json.Compact(&b, raw)
-				v = b.String()
-			default:
-				v = string(raw)
-				if s != "" {
-					v = s
-				}
-			}
-		}
-		parts[c] = f.Name + "=" + v
+	s, err := arrowrows.CanonicalJSON(sch, row)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return strings.Join(parts, "|")
+	return s
 }
