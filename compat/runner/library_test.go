@@ -342,4 +342,3 @@ func javaReadsModel(ctx context.Context, g *maintainGroup, path string, model ma
 	}
 	return nil
 }
-
