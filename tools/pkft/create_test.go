@@ -72,3 +72,31 @@ func TestScan_Where(t *testing.T) {
 		t.Errorf("--version: status %d, output %q", code, out)
 	}
 }
+
+// TestExitCodes checks the documented exit statuses: 0 ok, 1 an error, 2 a usage error; every
+// error is one line on stderr.
+func TestExitCodes(t *testing.T) {
+	table := filepath.Join("..", "..", "testdata", "tables", "java", "partitioned-dv")
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"dump", table}, 0},
+		{[]string{"--version"}, 0},
+		{[]string{"dump", filepath.Join(t.TempDir(), "none")}, 1},
+		{[]string{"scan", table, "--where", "id=1"}, 1},
+		{[]string{"nosuch"}, 2},
+		{[]string{"dump"}, 2},
+		{[]string{"dump", table, "--bogus"}, 2},
+		{[]string{"create", filepath.Join(t.TempDir(), "x")}, 2},
+		{[]string{"scan", table, "--limit", "x"}, 2},
+	} {
+		code, _, errOut := pkftRun(t, c.args...)
+		if code != c.want {
+			t.Errorf("pkft %v: status %d, want %d (stderr %q)", c.args, code, c.want, errOut)
+		}
+		if lines := strings.Count(errOut, "\n"); (code == 0 && errOut != "") || (code != 0 && lines != 1) {
+			t.Errorf("pkft %v: stderr %q, want one line per error", c.args, errOut)
+		}
+	}
+}
