@@ -79,7 +79,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	root.AddCommand(createCommand(), scanCommand())
 	root.AddCommand(
 		&cobra.Command{
-			Use:   "dump TABLE_PATH",
+			Use:     "dump TABLE_PATH",
 			Short:   "Print the canonical dump of the table's latest snapshot",
 			Example: "  pkft dump /data/db.db/docs",
 			Args:    cobra.ExactArgs(1),
@@ -96,7 +96,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 			},
 		},
 		&cobra.Command{
-			Use:   "state TABLE_PATH",
+			Use:     "state TABLE_PATH",
 			Short:   "Print the full-text state and next plan of every bucket",
 			Example: "  pkft state /data/db.db/docs",
 			Args:    cobra.ExactArgs(1),

@@ -8,8 +8,8 @@ import (
 
 func rewriteCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "rewrite-metadata TABLE_PATH",
-		Short: "Re-encode the latest snapshot's manifests under new names and commit them as the next snapshot",
+		Use:     "rewrite-metadata TABLE_PATH",
+		Short:   "Re-encode the latest snapshot's manifests under new names and commit them as the next snapshot",
 		Example: "  pkft rewrite-metadata /data/db.db/docs",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
