@@ -22,6 +22,7 @@ require (
 	golang.org/x/image v0.48.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
+	gotest.tools/v3 v3.5.2
 )
 
 require (
