@@ -3,12 +3,14 @@ package pkft_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -106,4 +108,103 @@ func canonicalGolden(t *testing.T, sch *arrow.Schema, row map[string]json.RawMes
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestScanLevelZeroAndSnapshots checks the batch read's level-0 rule on a table with deletion
+// vectors (rows written since the last compaction are not visible until compacted, as in Java)
+// and without (they are merged), WithScanSnapshot, partition filters and projection, and the
+// refusals.
+func TestScanLevelZeroAndSnapshots(t *testing.T) {
+	ctx := context.Background()
+	ids := func(tbl *pkft.Table, opts ...pkft.ScanOption) []string {
+		t.Helper()
+		rr, err := tbl.Scan(ctx, append([]pkft.ScanOption{pkft.WithColumns("id")}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rr.Release()
+		var out []string
+		for rr.Next() {
+			out = append(out, arrowrows.Canonical(rr.RecordBatch())...)
+		}
+		slices.Sort(out)
+		return out
+	}
+	write := func(tbl *pkft.Table, n, base int) int64 {
+		t.Helper()
+		rec, _ := arrowrows.AllTypesRecord(n, base, "")
+		defer rec.Release()
+		w, err := tbl.NewWriter(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteRecord(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		res, err := w.Commit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.SnapshotID
+	}
+	for _, dv := range []bool{true, false} {
+		opts := map[string]string{"bucket": "2"}
+		if dv {
+			opts["deletion-vectors.enabled"] = "true"
+		}
+		def, err := pkft.ArrowDefinition(arrowrows.AllTypesSchema())
+		if err != nil {
+			t.Fatal(err)
+		}
+		def.PrimaryKeys, def.PartitionKeys, def.Options = []string{"id", "d"}, []string{"d"}, opts
+		tbl, err := pkft.Create(ctx, filepath.Join(t.TempDir(), "t"), def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(tbl); len(got) != 0 {
+			t.Fatalf("an empty table scans %v", got)
+		}
+		first := write(tbl, 10, 0)
+		if got := ids(tbl); dv && len(got) != 0 || !dv && len(got) != 10 {
+			t.Errorf("dv=%v: after a write (level 0 only) the scan has %d rows", dv, len(got))
+		}
+		if _, err := tbl.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		write(tbl, 5, 10)
+		if got := ids(tbl); dv && len(got) != 10 || !dv && len(got) != 15 {
+			t.Errorf("dv=%v: after compaction and another write the scan has %d rows", dv, len(got))
+		}
+		if got := ids(tbl, pkft.WithScanSnapshot(first)); dv && len(got) != 0 || !dv && len(got) != 10 {
+			t.Errorf("dv=%v: snapshot %d scans %d rows", dv, first, len(got))
+		}
+		// Ids 0..9 have dates k%5; the partition of k%5 == 0 holds ids 0 and 5.
+		day := time.Unix(0, 0).UTC().AddDate(0, 0, -100).Format("2006-01-02")
+		if got := ids(tbl, pkft.WithPartition(map[string]string{"d": day}), pkft.WithScanSnapshot(first+1)); !slices.Equal(got, []string{"id=0", "id=5"}) {
+			t.Errorf("dv=%v: partition d=%s scans %v", dv, day, got)
+		}
+	}
+	for _, c := range []struct {
+		options map[string]string
+		want    string
+	}{
+		{map[string]string{"bucket": "1", "merge-engine": "partial-update"}, "merge-engine"},
+		{map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "deletion-vectors.merge-on-read": "true"}, "merge-on-read"},
+	} {
+		def := pkft.TableDefinition{Columns: []pkft.ColumnDefinition{{Name: "id", Type: "INT"}}, PrimaryKeys: []string{"id"}, Options: c.options}
+		tbl, err := pkft.Create(ctx, filepath.Join(t.TempDir(), "t"), def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tbl.Scan(ctx); !errors.Is(err, pkft.ErrUnsupportedRead) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("scan of %v: %v, want ErrUnsupportedRead naming %s", c.options, err, c.want)
+		}
+	}
+	tbl, err := pkft.Open(ctx, filepath.Join("testdata", "tables", "java", "partitioned-dv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Scan(ctx, pkft.WithColumns("nope")); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("scan of an unknown column: %v", err)
+	}
 }
