@@ -1,0 +1,228 @@
+package io.github.paimonpkft.runner;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.compact.CompactUnit;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryRowWriter;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.deletionvectors.BitmapDeletionVector;
+import org.apache.paimon.deletionvectors.BucketedDvMaintainer;
+import org.apache.paimon.deletionvectors.DeletionVector;
+import org.apache.paimon.deletionvectors.DeletionVectorsIndexFile;
+import org.apache.paimon.index.IndexFileHandler;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.manifest.FileSource;
+import org.apache.paimon.mergetree.LevelSortedRun;
+import org.apache.paimon.mergetree.Levels;
+import org.apache.paimon.mergetree.compact.CompactStrategy;
+import org.apache.paimon.mergetree.compact.ForceUpLevel0Compaction;
+import org.apache.paimon.mergetree.compact.MergeTreeCompactManagerFactory;
+import org.apache.paimon.options.MemorySize;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.stats.SimpleStats;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * pick: Paimon's own compaction picking over given level layouts. For each layout the runner
+ * builds the strategy Paimon's writer would use for the table options and the bucket's restored
+ * files ({@code MergeTreeCompactManagerFactory#createCompactStrategy}, private, reached by
+ * reflection), then, step by step on that one strategy (it keeps state between picks: the last
+ * full compaction, the gentle lookup-compaction counter), restores Paimon's {@link Levels} from
+ * the step's files and asks the strategy ({@code pick}) or {@code
+ * CompactStrategy#pickFullCompaction} for the unit. The keys are one INT column.
+ */
+final class PickCommands {
+
+    private PickCommands() {}
+
+    static void register(Map<String, Main.Command> commands) {
+        commands.put("pick", PickCommands::pick);
+    }
+
+    private static final Comparator<InternalRow> INT_KEY =
+            (a, b) -> Integer.compare(a.getInt(0), b.getInt(0));
+
+    /**
+     * args: {layouts: [{options: {k: v}, restored: [file], steps: [{mode: "normal" | "full",
+     * files: [file], deletionVectors: [name] (full mode; absent means no deletion-vector
+     * maintainer)}]}]} where file is {name, size, level, minSeq, maxSeq, creation (the stored
+     * creation time: local wall-clock milliseconds), minKey, maxKey (ints)}.
+     *
+     * <p>Result: {zone (the JVM's default zone), layouts: [{error | strategy, maxCompactInterval,
+     * numLevels, needLookup, writeOnly, forceRewriteAllFiles, stopTrigger, steps: [{error |
+     * unit: null | {outputLevel, files: [name], fileRewrite}, millis, hour, hourChanged}]}]}:
+     * millis and hour are the clock just before the pick; hourChanged says the hour turned during
+     * it.
+     */
+    private static JsonNode pick(JsonNode args) throws Exception {
+        ObjectNode out = Main.JSON.createObjectNode();
+        out.put("zone", ZoneId.systemDefault().getId());
+        ArrayNode layouts = out.putArray("layouts");
+        for (JsonNode layout : args.path("layouts")) {
+            layouts.add(layout(layout));
+        }
+        return out;
+    }
+
+    private static ObjectNode layout(JsonNode layout) throws Exception {
+        ObjectNode res = Main.JSON.createObjectNode();
+        Map<String, String> map = new HashMap<>();
+        layout.path("options").fields().forEachRemaining(e -> map.put(e.getKey(), e.getValue().asText()));
+        CoreOptions options = new CoreOptions(Options.fromMap(map));
+        CompactStrategy strategy;
+        int numLevels;
+        try {
+            strategy = createCompactStrategy(options, files(layout.path("restored")));
+            numLevels = options.numLevels();
+            res.put("numLevels", numLevels);
+            res.put("needLookup", options.needLookup());
+            res.put("writeOnly", options.writeOnly());
+            res.put("forceRewriteAllFiles", options.forceRewriteAllFiles());
+            res.put("stopTrigger", options.numSortedRunStopTrigger());
+        } catch (RuntimeException e) {
+            return res.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+        res.put("strategy", strategy.getClass().getSimpleName());
+        if (strategy instanceof ForceUpLevel0Compaction) {
+            Integer interval = ((ForceUpLevel0Compaction) strategy).maxCompactInterval();
+            if (interval != null) {
+                res.put("maxCompactInterval", interval);
+            }
+        }
+        ArrayNode steps = res.putArray("steps");
+        for (JsonNode step : layout.path("steps")) {
+            ObjectNode s = steps.addObject();
+            int hour = LocalDateTime.now().getHour();
+            s.put("millis", System.currentTimeMillis());
+            s.put("hour", hour);
+            try {
+                Levels levels = new Levels(INT_KEY, files(step.path("files")), numLevels);
+                List<LevelSortedRun> runs = levels.levelSortedRuns();
+                Optional<CompactUnit> unit;
+                if (step.path("mode").asText().equals("full")) {
+                    unit =
+                            CompactStrategy.pickFullCompaction(
+                                    levels.numberOfLevels(),
+                                    runs,
+                                    null,
+                                    dvMaintainer(step.get("deletionVectors")),
+                                    options.forceRewriteAllFiles());
+                } else {
+                    unit = strategy.pick(levels.numberOfLevels(), runs);
+                }
+                if (unit.isPresent()) {
+                    ObjectNode u = s.putObject("unit");
+                    u.put("outputLevel", unit.get().outputLevel());
+                    ArrayNode names = u.putArray("files");
+                    unit.get().files().forEach(f -> names.add(f.fileName()));
+                    u.put("fileRewrite", unit.get().fileRewrite());
+                } else {
+                    s.putNull("unit");
+                }
+            } catch (RuntimeException e) {
+                s.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+            s.put("hourChanged", LocalDateTime.now().getHour() != hour);
+        }
+        return res;
+    }
+
+    /** MergeTreeCompactManagerFactory#createCompactStrategy, which reads only its arguments. */
+    private static CompactStrategy createCompactStrategy(CoreOptions options, List<DataFileMeta> restored)
+            throws Exception {
+        MergeTreeCompactManagerFactory factory =
+                new MergeTreeCompactManagerFactory(
+                        null, null, null, null, null, null, options, null, null, null, null, null, null,
+                        null, null);
+        Method m =
+                MergeTreeCompactManagerFactory.class.getDeclaredMethod(
+                        "createCompactStrategy", CoreOptions.class, List.class);
+        m.setAccessible(true);
+        try {
+            return (CompactStrategy) m.invoke(factory, options, restored);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException) {
+                throw (RuntimeException) e.getCause();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A deletion-vector maintainer holding one deleted row for each named file (its files are
+     * never written: only deletionVectorOf is asked), or null without names.
+     */
+    private static BucketedDvMaintainer dvMaintainer(JsonNode names) {
+        if (names == null || names.isNull()) {
+            return null;
+        }
+        Map<String, DeletionVector> dvs = new LinkedHashMap<>();
+        for (JsonNode n : names) {
+            BitmapDeletionVector dv = new BitmapDeletionVector();
+            dv.delete(0);
+            dvs.put(n.asText(), dv);
+        }
+        IndexFileHandler handler =
+                new IndexFileHandler(null, null, null, null, MemorySize.ofMebiBytes(2), false) {
+                    @Override
+                    public DeletionVectorsIndexFile dvIndex(BinaryRow partition, int bucket) {
+                        return new DeletionVectorsIndexFile(null, null, MemorySize.ofMebiBytes(2), false);
+                    }
+                };
+        return BucketedDvMaintainer.factory(handler).create(BinaryRow.EMPTY_ROW, 0, dvs);
+    }
+
+    private static List<DataFileMeta> files(JsonNode files) {
+        List<DataFileMeta> out = new ArrayList<>();
+        for (JsonNode f : files) {
+            out.add(
+                    DataFileMeta.create(
+                            f.path("name").asText(),
+                            f.path("size").asLong(),
+                            1,
+                            intKey(f.path("minKey").asInt()),
+                            intKey(f.path("maxKey").asInt()),
+                            SimpleStats.EMPTY_STATS,
+                            SimpleStats.EMPTY_STATS,
+                            f.path("minSeq").asLong(),
+                            f.path("maxSeq").asLong(),
+                            0,
+                            f.path("level").asInt(),
+                            Collections.emptyList(),
+                            Timestamp.fromEpochMillis(f.path("creation").asLong()),
+                            0L,
+                            null,
+                            FileSource.COMPACT,
+                            null,
+                            null,
+                            null,
+                            null));
+        }
+        return out;
+    }
+
+    private static BinaryRow intKey(int v) {
+        BinaryRow row = new BinaryRow(1);
+        BinaryRowWriter w = new BinaryRowWriter(row);
+        w.writeInt(0, v);
+        w.complete();
+        return row;
+    }
+}
