@@ -224,6 +224,7 @@ func TestConformance(t *testing.T) {
 	testJavaTables(t)
 	testMaintain(t)
 	testWrite(t)
+	testPick(t)
 	testFaults(t)
 	testMalformedText(t)
 }

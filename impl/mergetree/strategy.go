@@ -300,6 +300,15 @@ func NewForceUpLevel0(universal *Universal, maxInterval *int32) *ForceUpLevel0 {
 	return f
 }
 
+// MaxInterval is the gentle max interval, nil when level 0 is forced up at every pick.
+func (f *ForceUpLevel0) MaxInterval() *int32 {
+	if f.maxInterval == nil {
+		return nil
+	}
+	v := *f.maxInterval
+	return &v
+}
+
 // Pick is ForceUpLevel0Compaction#pick.
 func (f *ForceUpLevel0) Pick(c Clock, numLevels int32, runs []LevelSortedRun) (*CompactUnit, error) {
 	unit, err := f.universal.Pick(c, numLevels, runs)

@@ -521,3 +521,17 @@ func TestKeepNormalUnitAndDropDelete(t *testing.T) {
 		t.Error("drop-delete decision differs from MergeTreeCompactManager's")
 	}
 }
+
+// A pick of every run counts as a full compaction for the interval, even one forced up from
+// level 0 over a single run (which the early trigger itself never takes).
+func TestForcedPickOfAllRunsResetsInterval(t *testing.T) {
+	interval := int64(1000)
+	s := NewForceUpLevel0(NewUniversal(200, 1, 5, NewEarlyFullCompaction(&interval, nil, nil, nil), nil), nil)
+	wantLevel(t, mustPick(t, s, Clock{UnixMilli: 10_000}, 3, level0(1)), 2)
+	// Two runs within the interval: no early full compaction, level 0 forced to level 1.
+	p := mustPick(t, s, Clock{UnixMilli: 10_500}, 3, []LevelSortedRun{run(0, 1), run(2, 100)})
+	wantSizes(t, p, 1)
+	wantLevel(t, p, 1)
+	// Past the interval: everything.
+	wantSizes(t, mustPick(t, s, Clock{UnixMilli: 11_001}, 3, []LevelSortedRun{run(0, 1), run(2, 100)}), 1, 100)
+}
