@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -24,14 +22,7 @@ const pickBatch = 250
 // clocks Java's picks saw; every step must give the same unit or none. PKFT_PICK_DIFF_SEED sets
 // the first seed (default 1); a divergence prints the seed and the layout.
 func testPick(t *testing.T) {
-	first := int64(1)
-	if v := os.Getenv("PKFT_PICK_DIFF_SEED"); v != "" {
-		seed, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			t.Fatalf("PKFT_PICK_DIFF_SEED=%q: %v", v, err)
-		}
-		first = seed
-	}
+	first := seedFromEnv(t, "PKFT_PICK_DIFF_SEED")
 	runCase(t, "compaction/pick-differential", "go->java", func(ctx context.Context) error {
 		p, err := StartJava(ctx)
 		if err != nil {

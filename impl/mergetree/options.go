@@ -123,43 +123,30 @@ func ParseOptions(opts map[string]string) (Options, error) {
 		{OptOffPeakRatio, 0, &o.OffPeakRatio},
 	}
 	for _, f := range ints {
-		v, set, err := intOption(opts, f.key)
-		if err != nil {
+		if *f.dst, err = intOption(opts, f.key, f.def); err != nil {
 			return Options{}, err
 		}
-		*f.dst = f.def
-		if set {
-			*f.dst = v
+	}
+	// Options whose default derives from the compaction trigger; some are raised to it.
+	trigger := o.NumSortedRunCompactionTrigger
+	derived := []struct {
+		key            string
+		def            int32
+		atLeastTrigger bool
+		dst            *int32
+	}{
+		{OptNumSortedRunStopTrigger, addSafely(trigger, 3), true, &o.NumSortedRunStopTrigger},
+		{OptNumLevels, incrementSafely(trigger), false, &o.NumLevels},
+		{OptLookupCompactMaxInterval, multiplySafely(trigger, 2), true, &o.LookupCompactMaxInterval},
+	}
+	for _, f := range derived {
+		if *f.dst, err = intOption(opts, f.key, f.def); err != nil {
+			return Options{}, err
+		}
+		if f.atLeastTrigger {
+			*f.dst = max(trigger, *f.dst)
 		}
 	}
-	trigger := o.NumSortedRunCompactionTrigger
-
-	stop, set, err := intOption(opts, OptNumSortedRunStopTrigger)
-	if err != nil {
-		return Options{}, err
-	}
-	if !set {
-		stop = addSafely(trigger, 3)
-	}
-	o.NumSortedRunStopTrigger = max(trigger, stop)
-
-	levels, set, err := intOption(opts, OptNumLevels)
-	if err != nil {
-		return Options{}, err
-	}
-	if !set {
-		levels = incrementSafely(trigger)
-	}
-	o.NumLevels = levels
-
-	interval, set, err := intOption(opts, OptLookupCompactMaxInterval)
-	if err != nil {
-		return Options{}, err
-	}
-	if !set {
-		interval = multiplySafely(trigger, 2)
-	}
-	o.LookupCompactMaxInterval = max(trigger, interval)
 
 	if v, ok := opts[OptOptimizationInterval]; ok {
 		ms, err := ParseDurationMillis(v)
@@ -222,17 +209,17 @@ func ParseOptions(opts map[string]string) (Options, error) {
 }
 
 // intOption reads an int option as Java's Integer.parseInt does (an optional sign, decimal
-// digits, 32 bits, no spaces).
-func intOption(opts map[string]string, key string) (int32, bool, error) {
+// digits, 32 bits, no spaces); def when it is absent.
+func intOption(opts map[string]string, key string, def int32) (int32, error) {
 	v, ok := opts[key]
 	if !ok {
-		return 0, false, nil
+		return def, nil
 	}
 	n, err := strconv.ParseInt(v, 10, 32)
 	if err != nil {
-		return 0, false, fmt.Errorf("option %s: %q is not a 32-bit integer", key, v)
+		return 0, fmt.Errorf("option %s: %q is not a 32-bit integer", key, v)
 	}
-	return int32(n), true, nil
+	return int32(n), nil
 }
 
 // boolOption reads a boolean option under its key or, when absent, its fallback keys, as Java's
