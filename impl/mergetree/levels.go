@@ -11,6 +11,9 @@ import (
 	"github.com/paimon-pkft/pkft/impl/meta"
 )
 
+// maxLevels bounds the number of levels NewLevels allocates.
+const maxLevels = 1 << 16
+
 // KeyComparator orders two serialized key rows (a data file's min and max keys) as the table's
 // key comparator does.
 type KeyComparator func(a, b []byte) int
@@ -25,7 +28,8 @@ type Levels struct {
 
 // NewLevels restores the levels of files: at least numLevels levels, more when a file sits on a
 // higher level. It fails as Java's constructor does: fewer than two levels, a negative level, two
-// level-0 files that order equal, or files of one level whose key ranges overlap.
+// level-0 files that order equal, or files of one level whose key ranges overlap; and, where
+// Java would run out of memory, more than 65,536 levels.
 func NewLevels(keys KeyComparator, files []*meta.DataFileMeta, numLevels int32) (*Levels, error) {
 	restored := int64(numLevels)
 	for _, f := range files {
@@ -33,6 +37,10 @@ func NewLevels(keys KeyComparator, files []*meta.DataFileMeta, numLevels int32) 
 	}
 	if restored <= 1 {
 		return nil, errors.New("mergetree: number of levels must be at least 2")
+	}
+	if restored > maxLevels {
+		// Java would allocate them all and run out of memory.
+		return nil, fmt.Errorf("mergetree: %d levels: more than the %d pkft supports (num-levels)", restored, maxLevels)
 	}
 	l := &Levels{keys: keys, levels: make([]SortedRun, restored-1)}
 	for i := range l.levels {

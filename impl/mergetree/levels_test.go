@@ -70,6 +70,9 @@ func TestLevelsRefuses(t *testing.T) {
 	if _, err := NewLevels(bytes.Compare, overlap, 3); err == nil {
 		t.Error("overlapping key ranges on level 1: no error")
 	}
+	if _, err := NewLevels(bytes.Compare, nil, 1<<30); err == nil {
+		t.Error("2^30 levels: no error")
+	}
 	// A file above numLevels widens the levels.
 	l, err := NewLevels(bytes.Compare, []*meta.DataFileMeta{{FileName: "a", Level: 4}}, 2)
 	if err != nil || l.NumberOfLevels() != 5 {
