@@ -18,12 +18,23 @@ type Unit struct {
 	FileRewrite bool     `json:"fileRewrite"`
 }
 
-// StepResult is one pick: the clock it saw, and its unit (nil: none) or failure.
+// Task is the compaction the bucket's compact manager starts from a pick: a file rewrite or a
+// merge, its output level, whether it drops deletes, and its files by name, sorted.
+type Task struct {
+	FileRewrite bool     `json:"fileRewrite"`
+	OutputLevel int32    `json:"outputLevel"`
+	DropDelete  bool     `json:"dropDelete"`
+	Files       []string `json:"files"`
+}
+
+// StepResult is one pick: the clock it saw, the unit picked (nil: none) and the task the
+// manager started (nil: none), or the failure.
 type StepResult struct {
 	Millis      int64  `json:"millis"`
 	Hour        int32  `json:"hour"`
 	HourChanged bool   `json:"hourChanged"`
 	Unit        *Unit  `json:"unit"`
+	Task        *Task  `json:"task"`
 	Error       string `json:"error"`
 }
 
@@ -49,7 +60,7 @@ type Result struct {
 
 // Stats count what a batch exercised, so that a generator gone blind shows.
 type Stats struct {
-	Layouts, OptionErrors, Steps, StepErrors, Units, None, FileRewrites, ForceUp, Gentle int
+	Layouts, OptionErrors, Steps, StepErrors, Units, None, FileRewrites, ForceUp, Gentle, Tasks, DropDeletes, Filtered int
 }
 
 // Go runs a layout on Go's mergetree with the clocks and zone Java's picks saw, in the runner's
@@ -77,36 +88,72 @@ func Go(l Layout, java LayoutResult, loc *time.Location) LayoutResult {
 			clock = mergetree.Clock{UnixMilli: java.Steps[i].Millis, Hour: java.Steps[i].Hour}
 		}
 		sr := StepResult{Millis: clock.UnixMilli, Hour: clock.Hour}
-		unit, err := pickStep(o, strategy, step, clock)
+		unit, task, err := pickStep(o, strategy, step, clock)
 		switch {
 		case err != nil:
 			sr.Error = err.Error()
-		case unit != nil:
-			u := &Unit{OutputLevel: unit.OutputLevel, Files: []string{}, FileRewrite: unit.FileRewrite}
-			for _, f := range unit.Files {
-				u.Files = append(u.Files, f.FileName)
-			}
-			sr.Unit = u
+		default:
+			sr.Unit, sr.Task = unit, task
 		}
 		res.Steps = append(res.Steps, sr)
 	}
 	return res
 }
 
-func pickStep(o mergetree.Options, s mergetree.Strategy, step Step, c mergetree.Clock) (*mergetree.CompactUnit, error) {
+// recording is a strategy that keeps what the strategy under it picked.
+type recording struct {
+	s      mergetree.Strategy
+	picked []*mergetree.CompactUnit
+}
+
+func (r *recording) Pick(c mergetree.Clock, numLevels int32, runs []mergetree.LevelSortedRun) (*mergetree.CompactUnit, error) {
+	u, err := r.s.Pick(c, numLevels, runs)
+	r.picked = append(r.picked, u)
+	return u, err
+}
+
+// pickStep is one step as the runner makes it: the unit the strategy (or the full pick)
+// chose, then the decision of the bucket's compact manager over the same pick.
+func pickStep(o mergetree.Options, s mergetree.Strategy, step Step, c mergetree.Clock) (*Unit, *Task, error) {
 	levels, err := mergetree.NewLevels(bytes.Compare, metas(step.Files), o.NumLevels)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	runs := levels.LevelSortedRuns()
-	if step.Mode == "full" {
-		var hasDV func(string) bool
-		if step.DeletionVectors != nil {
-			hasDV = func(name string) bool { return slices.Contains(step.DeletionVectors, name) }
-		}
-		return mergetree.PickFullCompaction(levels.NumberOfLevels(), runs, hasDV, o.ForceRewriteAllFiles), nil
+	var hasDV func(string) bool
+	if step.DeletionVectors != nil {
+		hasDV = func(name string) bool { return slices.Contains(step.DeletionVectors, name) }
 	}
-	return s.Pick(c, levels.NumberOfLevels(), runs)
+	full := step.Mode == "full"
+	var picked *mergetree.CompactUnit
+	if full {
+		picked = mergetree.PickFullCompaction(levels.NumberOfLevels(), levels.LevelSortedRuns(), hasDV, o.ForceRewriteAllFiles)
+	}
+	rec := &recording{s: s}
+	decided, dropDelete, err := mergetree.TriggerCompaction(c, rec, levels, full, o, hasDV)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !full && len(rec.picked) > 0 {
+		picked = rec.picked[0]
+	}
+	var unit *Unit
+	if picked != nil {
+		unit = &Unit{OutputLevel: picked.OutputLevel, Files: names(picked.Files), FileRewrite: picked.FileRewrite}
+	}
+	var task *Task
+	if decided != nil {
+		task = &Task{FileRewrite: decided.FileRewrite, OutputLevel: decided.OutputLevel, DropDelete: dropDelete, Files: names(decided.Files)}
+		slices.Sort(task.Files)
+	}
+	return unit, task, nil
+}
+
+func names(files []*meta.DataFileMeta) []string {
+	out := []string{}
+	for _, f := range files {
+		out = append(out, f.FileName)
+	}
+	return out
 }
 
 func metas(files []File) []*meta.DataFileMeta {
@@ -170,6 +217,18 @@ func Compare(l Layout, java, goRes LayoutResult, st *Stats) error {
 		if !eqUnit(j.Unit, g.Unit) {
 			return fmt.Errorf("step %d (%s, clock %d ms, hour %d): Java unit %s, Go unit %s", i, l.Steps[i].Mode, j.Millis, j.Hour, show(j.Unit), show(g.Unit))
 		}
+		if !eqTask(j.Task, g.Task) {
+			return fmt.Errorf("step %d (%s): Java's compact manager started %s, Go's decision %s (unit %s)", i, l.Steps[i].Mode, show(j.Task), show(g.Task), show(j.Unit))
+		}
+		if j.Unit != nil && j.Task == nil {
+			st.Filtered++
+		}
+		if j.Task != nil {
+			st.Tasks++
+			if j.Task.DropDelete {
+				st.DropDeletes++
+			}
+		}
 		switch {
 		case j.Unit == nil:
 			st.None++
@@ -181,6 +240,13 @@ func Compare(l Layout, java, goRes LayoutResult, st *Stats) error {
 		}
 	}
 	return nil
+}
+
+func eqTask(a, b *Task) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.FileRewrite == b.FileRewrite && a.OutputLevel == b.OutputLevel && a.DropDelete == b.DropDelete && slices.Equal(a.Files, b.Files)
 }
 
 func eqPtr(a, b *int32) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

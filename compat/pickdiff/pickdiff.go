@@ -32,9 +32,9 @@ type File struct {
 type Step struct {
 	Mode  string `json:"mode"`
 	Files []File `json:"files"`
-	// DeletionVectors name the files with a deletion vector (full mode); nil means no
+	// DeletionVectors name the files with a deletion vector; nil (JSON null) means no
 	// deletion-vector maintainer.
-	DeletionVectors []string `json:"deletionVectors,omitempty"`
+	DeletionVectors []string `json:"deletionVectors"`
 }
 
 // Layout is one generated case: a table's options, the files its writer restores, and the picks
@@ -72,10 +72,19 @@ func Generate(seed int64, now time.Time) Layout {
 	pick := func(vs ...string) func() string { return func() string { return vs[r.IntN(len(vs))] } }
 
 	opt(0.5, "compaction.max-size-amplification-percent", itoa(0, 400))
+	negativeAmp := r.Float64() < 0.05
+	if negativeAmp {
+		// Java takes it: with a trigger of 1 every pick is then a size-amplification pick of all
+		// runs, which the compact manager drops when it is one file already on the max level.
+		l.Options["compaction.max-size-amplification-percent"] = itoa(-5, -1)()
+	}
 	opt(0.5, "compaction.size-ratio", itoa(0, 40))
 	trigger := 5
-	if r.Float64() < 0.6 {
+	if r.Float64() < 0.6 || negativeAmp {
 		trigger = 1 + r.IntN(7)
+		if negativeAmp {
+			trigger = 1
+		}
 		if r.Float64() < 0.03 {
 			trigger = -2 + r.IntN(3) // 0 and below: Java's index failures
 		}
@@ -110,6 +119,7 @@ func Generate(seed int64, now time.Time) Layout {
 	opt(0.3, "lookup-compact.max-interval", itoa(-1, 8))
 	opt(0.05, "write-only", pick("true", "false"))
 	opt(0.15, "compaction.force-rewrite-all-files", pick("true", "false"))
+	opt(0.05, "chain-table.enabled", pick("true", "false"))
 	if r.Float64() < 0.03 {
 		// A value Java cannot parse, under an option its strategy always reads.
 		bad := [][2]string{
@@ -212,6 +222,9 @@ func Generate(seed int64, now time.Time) Layout {
 				{Name: fmt.Sprintf("data-%d-top.parquet", seed), Size: 1 << 20, Level: int32(maxLevel), MaxSeq: 50,
 					Creation: nowMillis - 30*day, MinKey: 0, MaxKey: 100},
 			}
+		case r.Float64() < 0.04:
+			// No files: an early full compaction picks an empty unit the manager drops.
+			files = []File{}
 		case r.Float64() < 0.1:
 			// A single run: no early full compaction, yet a forced or size pick of all runs
 			// counts as one for the next steps.
@@ -219,6 +232,9 @@ func Generate(seed int64, now time.Time) Layout {
 			seq++
 			files = []File{{Name: fmt.Sprintf("data-%d-%d.parquet", seed, names), Size: 1 + int64(r.IntN(100)),
 				MaxSeq: seq, MinSeq: seq, Creation: nowMillis, MinKey: 0, MaxKey: 10}}
+			if r.Float64() < 0.5 {
+				files[0].Level = int32(maxLevel)
+			}
 		case i == 0 || r.Float64() < 0.6:
 			files = layout()
 		}
@@ -226,6 +242,10 @@ func Generate(seed int64, now time.Time) Layout {
 			l.Restored = files
 		}
 		s := Step{Mode: "normal", Files: files}
+		if r.Float64() < 0.3 {
+			// A deletion-vector maintainer: deletes may be dropped below the highest level.
+			s.DeletionVectors = []string{}
+		}
 		if r.Float64() < 0.15 {
 			s.Mode = "full"
 			if r.Float64() < 0.5 {

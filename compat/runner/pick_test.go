@@ -19,7 +19,9 @@ const pickBatch = 250
 
 // testPick runs compaction/pick-differential (go->java): 1,000 seeded level layouts picked by
 // Paimon's own strategies in the Java runner (command pick) and by Go's impl/mergetree with the
-// clocks Java's picks saw; every step must give the same unit or none. PKFT_PICK_DIFF_SEED sets
+// clocks Java's picks saw; every step must give the same unit or none, and the same compaction
+// started by the bucket's compact manager (Java's MergeTreeCompactManager, Go's
+// TriggerCompaction). PKFT_PICK_DIFF_SEED sets
 // the first seed (default 1); a divergence prints the seed and the layout.
 func testPick(t *testing.T) {
 	first := seedFromEnv(t, "PKFT_PICK_DIFF_SEED")
@@ -50,13 +52,17 @@ func pickDifferential(ctx context.Context, p *Process, first int64, n int) error
 	// The generator must keep exercising every branch; a corpus that stopped doing so proves
 	// nothing.
 	for what, c := range map[string][2]int{
-		"picked units":             {st.Units, n / 2},
-		"steps picking nothing":    {st.None, n / 10},
-		"file rewrites":            {st.FileRewrites, 10},
-		"failing steps":            {st.StepErrors, 5},
-		"refused options":          {st.OptionErrors, 5},
-		"ForceUpLevel0 strategies": {st.ForceUp, n / 5},
-		"gentle max intervals":     {st.Gentle, n / 20},
+		"picked units":                 {st.Units, n / 2},
+		"steps picking nothing":        {st.None, n / 10},
+		"file rewrites":                {st.FileRewrites, 10},
+		"failing steps":                {st.StepErrors, 5},
+		"refused options":              {st.OptionErrors, 5},
+		"ForceUpLevel0 strategies":     {st.ForceUp, n / 5},
+		"gentle max intervals":         {st.Gentle, n / 20},
+		"compactions started":          {st.Tasks, n / 2},
+		"compactions dropping deletes": {st.DropDeletes, n / 5},
+		"compactions keeping deletes":  {st.Tasks - st.DropDeletes, n / 20},
+		"picks the manager drops":      {st.Filtered, 10},
 	} {
 		if c[0] < c[1] {
 			return fmt.Errorf("seeds %d..%d exercised only %d %s (want at least %d): %+v", first, first+int64(n)-1, c[0], what, c[1], st)

@@ -31,6 +31,7 @@ const (
 	OptForceLookup                 = "force-lookup"
 	OptMergeEngine                 = "merge-engine"
 	OptWriteOnly                   = "write-only"
+	OptChainTable                  = "chain-table.enabled"
 	// OptWriteOnlyFallback is the fallback key of write-only.
 	OptWriteOnlyFallback = "write.compaction-skip"
 	// OptRecordLevelExpireTime makes Java's full compaction rewrite files with expired records;
@@ -96,6 +97,8 @@ type Options struct {
 	FirstRow bool
 	// DeletionVectors is deletion-vectors.enabled (false).
 	DeletionVectors bool
+	// ChainTable is chain-table.enabled (false): its compactions keep delete records.
+	ChainTable bool
 	// WriteOnly is write-only (fallback write.compaction-skip; false): Java's writer then has no
 	// compaction manager at all.
 	WriteOnly bool
@@ -176,6 +179,7 @@ func ParseOptions(opts map[string]string) (Options, error) {
 		{[]string{OptForceRewriteAllFiles}, &o.ForceRewriteAllFiles},
 		{[]string{OptDeletionVectorsEnabled}, &o.DeletionVectors},
 		{[]string{OptWriteOnly, OptWriteOnlyFallback}, &o.WriteOnly},
+		{[]string{OptChainTable}, &o.ChainTable},
 	}
 	for _, f := range bools {
 		if *f.dst, err = boolOption(opts, f.keys...); err != nil {

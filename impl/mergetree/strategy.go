@@ -401,6 +401,32 @@ func CreationEpochMillis(stored int64, loc *time.Location) int64 {
 	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc).UnixMilli()
 }
 
+// TriggerCompaction is MergeTreeCompactManager#triggerCompaction's decision for a bucket's
+// levels: with full, PickFullCompaction (rewriting max-level files with deletion vectors, or all
+// of them with compaction.force-rewrite-all-files); else the strategy's pick, kept when
+// KeepNormalUnit holds. It returns the unit to compact (nil: none) and whether the compaction
+// may drop delete records (DropDelete; a chain table keeps them). hasDeletionVector is nil
+// when the bucket has no deletion-vector maintainer.
+func TriggerCompaction(c Clock, s Strategy, l *Levels, full bool, o Options, hasDeletionVector func(fileName string) bool) (*CompactUnit, bool, error) {
+	runs := l.LevelSortedRuns()
+	var unit *CompactUnit
+	if full {
+		unit = PickFullCompaction(l.NumberOfLevels(), runs, hasDeletionVector, o.ForceRewriteAllFiles)
+	} else {
+		u, err := s.Pick(c, l.NumberOfLevels(), runs)
+		if err != nil {
+			return nil, false, err
+		}
+		if KeepNormalUnit(u) {
+			unit = u
+		}
+	}
+	if unit == nil {
+		return nil, false, nil
+	}
+	return unit, DropDelete(unit, l.NonEmptyHighestLevel(), hasDeletionVector != nil, o.ChainTable), nil
+}
+
 // KeepNormalUnit is the filter MergeTreeCompactManager#triggerCompaction applies to a
 // non-full pick: a unit with files that is more than one file staying on its level.
 func KeepNormalUnit(u *CompactUnit) bool {

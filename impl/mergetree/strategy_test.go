@@ -1,6 +1,7 @@
 package mergetree
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
@@ -535,3 +536,42 @@ func TestForcedPickOfAllRunsResetsInterval(t *testing.T) {
 	// Past the interval: everything.
 	wantSizes(t, mustPick(t, s, Clock{UnixMilli: 11_001}, 3, []LevelSortedRun{run(0, 1), run(2, 100)}), 1, 100)
 }
+
+// TriggerCompaction decides as MergeTreeCompactManager#triggerCompaction: full or normal pick,
+// the manager's filter, and whether deletes may be dropped.
+func TestTriggerCompaction(t *testing.T) {
+	top := &meta.DataFileMeta{FileName: "top", FileSize: 100, Level: 2, MinKey: []byte{0}, MaxKey: []byte{9}}
+	l0 := &meta.DataFileMeta{FileName: "new", FileSize: 1, MaxSequenceNumber: 5, MinKey: []byte{0}, MaxKey: []byte{9}}
+	levels, err := NewLevels(bytesCompare, []*meta.DataFileMeta{top, l0}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := ParseOptions(map[string]string{OptDeletionVectorsEnabled: "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStrategy(o, nil, nil)
+	u, drop, err := TriggerCompaction(noClock, s, levels, false, o, nil)
+	if err != nil || u == nil || u.OutputLevel != 1 || len(u.Files) != 1 || drop {
+		t.Errorf("forced level 0 below the top level without deletion vectors: %+v, drop %v, %v", u, drop, err)
+	}
+	if _, drop, _ := TriggerCompaction(noClock, s, levels, false, o, func(string) bool { return false }); !drop {
+		t.Error("with a deletion-vector maintainer deletes are not dropped")
+	}
+	chain := o
+	chain.ChainTable = true
+	if _, drop, _ := TriggerCompaction(noClock, s, levels, false, chain, func(string) bool { return false }); drop {
+		t.Error("a chain table drops deletes")
+	}
+	u, drop, err = TriggerCompaction(noClock, s, levels, true, o, nil)
+	if err != nil || u == nil || u.OutputLevel != 2 || len(u.Files) != 2 || !drop {
+		t.Errorf("full compaction: %+v, drop %v, %v", u, drop, err)
+	}
+	// One file already on the max level: the size-amplification pick of it is dropped.
+	alone, _ := NewLevels(bytesCompare, []*meta.DataFileMeta{top}, 3)
+	if u, _, err := TriggerCompaction(noClock, NewUniversal(-1, 1, 1, nil, nil), alone, false, o, nil); err != nil || u != nil {
+		t.Errorf("single max-level file: %+v, %v", u, err)
+	}
+}
+
+func bytesCompare(a, b []byte) int { return bytes.Compare(a, b) }

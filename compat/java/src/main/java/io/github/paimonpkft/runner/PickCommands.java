@@ -17,15 +17,19 @@ import org.apache.paimon.deletionvectors.DeletionVectorsIndexFile;
 import org.apache.paimon.index.IndexFileHandler;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.FileSource;
-import org.apache.paimon.mergetree.LevelSortedRun;
 import org.apache.paimon.mergetree.Levels;
+import org.apache.paimon.mergetree.SortedRun;
 import org.apache.paimon.mergetree.compact.CompactStrategy;
+import org.apache.paimon.mergetree.compact.FileRewriteCompactTask;
 import org.apache.paimon.mergetree.compact.ForceUpLevel0Compaction;
+import org.apache.paimon.mergetree.compact.MergeTreeCompactManager;
 import org.apache.paimon.mergetree.compact.MergeTreeCompactManagerFactory;
+import org.apache.paimon.mergetree.compact.MergeTreeCompactTask;
 import org.apache.paimon.options.MemorySize;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.stats.SimpleStats;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.LocalDateTime;
@@ -38,6 +42,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /**
  * pick: Paimon's own compaction picking over given level layouts. For each layout the runner
@@ -45,8 +54,10 @@ import java.util.Optional;
  * files ({@code MergeTreeCompactManagerFactory#createCompactStrategy}, private, reached by
  * reflection), then, step by step on that one strategy (it keeps state between picks: the last
  * full compaction, the gentle lookup-compaction counter), restores Paimon's {@link Levels} from
- * the step's files and asks the strategy ({@code pick}) or {@code
- * CompactStrategy#pickFullCompaction} for the unit. The keys are one INT column.
+ * the step's files and has a {@link MergeTreeCompactManager} over them trigger a compaction
+ * (normal or full), recording the unit the strategy (or {@code
+ * CompactStrategy#pickFullCompaction}) picked and the task the manager submitted to its executor,
+ * which never runs it. The keys are one INT column.
  */
 final class PickCommands {
 
@@ -61,13 +72,14 @@ final class PickCommands {
 
     /**
      * args: {layouts: [{options: {k: v}, restored: [file], steps: [{mode: "normal" | "full",
-     * files: [file], deletionVectors: [name] (full mode; absent means no deletion-vector
-     * maintainer)}]}]} where file is {name, size, level, minSeq, maxSeq, creation (the stored
+     * files: [file], deletionVectors: [name] (absent means no deletion-vector maintainer)}]}]}
+     * where file is {name, size, level, minSeq, maxSeq, creation (the stored
      * creation time: local wall-clock milliseconds), minKey, maxKey (ints)}.
      *
      * <p>Result: {zone (the JVM's default zone), layouts: [{error | strategy, maxCompactInterval,
      * numLevels, needLookup, writeOnly, forceRewriteAllFiles, stopTrigger, steps: [{error |
-     * unit: null | {outputLevel, files: [name], fileRewrite}, millis, hour, hourChanged}]}]}:
+     * unit: null | {outputLevel, files: [name], fileRewrite}, task: null | {fileRewrite,
+     * outputLevel, dropDelete, files: [name] (sorted)}, millis, hour, hourChanged}]}]}:
      * millis and hour are the clock just before the pick; hourChanged says the hour turned during
      * it.
      */
@@ -106,6 +118,7 @@ final class PickCommands {
                 res.put("maxCompactInterval", interval);
             }
         }
+        final CompactStrategy picker = strategy;
         ArrayNode steps = res.putArray("steps");
         for (JsonNode step : layout.path("steps")) {
             ObjectNode s = steps.addObject();
@@ -114,19 +127,48 @@ final class PickCommands {
             s.put("hour", hour);
             try {
                 Levels levels = new Levels(INT_KEY, files(step.path("files")), numLevels);
-                List<LevelSortedRun> runs = levels.levelSortedRuns();
-                Optional<CompactUnit> unit;
-                if (step.path("mode").asText().equals("full")) {
+                BucketedDvMaintainer dvs = dvMaintainer(step.get("deletionVectors"));
+                boolean full = step.path("mode").asText().equals("full");
+                List<Optional<CompactUnit>> picked = new ArrayList<>();
+                CompactStrategy recording =
+                        (n, runs) -> {
+                            Optional<CompactUnit> u = picker.pick(n, runs);
+                            picked.add(u);
+                            return u;
+                        };
+                Optional<CompactUnit> unit = Optional.empty();
+                if (full) {
+                    // Stateless: the unit as picked, then the manager picking it again.
                     unit =
                             CompactStrategy.pickFullCompaction(
                                     levels.numberOfLevels(),
-                                    runs,
+                                    levels.levelSortedRuns(),
                                     null,
-                                    dvMaintainer(step.get("deletionVectors")),
+                                    dvs,
                                     options.forceRewriteAllFiles());
-                } else {
-                    unit = strategy.pick(levels.numberOfLevels(), runs);
                 }
+                CapturingExecutor executor = new CapturingExecutor();
+                new MergeTreeCompactManager(
+                                executor,
+                                levels,
+                                recording,
+                                INT_KEY,
+                                options.compactionFileSize(true),
+                                options.numSortedRunStopTrigger(),
+                                null,
+                                null,
+                                dvs,
+                                false,
+                                options.needLookup(),
+                                null,
+                                options.forceRewriteAllFiles(),
+                                options.isChainTable(),
+                                "bucket=0")
+                        .triggerCompaction(full);
+                if (!full) {
+                    unit = picked.isEmpty() ? Optional.empty() : picked.get(0);
+                }
+                s.set("task", task(executor.task));
                 if (unit.isPresent()) {
                     ObjectNode u = s.putObject("unit");
                     u.put("outputLevel", unit.get().outputLevel());
@@ -142,6 +184,90 @@ final class PickCommands {
             s.put("hourChanged", LocalDateTime.now().getHour() != hour);
         }
         return res;
+    }
+
+    /**
+     * The compaction the manager submitted: {fileRewrite (a FileRewriteCompactTask, else a
+     * MergeTreeCompactTask), outputLevel, dropDelete, files (names, sorted: the merge task keeps
+     * them partitioned into sections)}, or null when it submitted none. The tasks keep these in
+     * private fields.
+     */
+    private static JsonNode task(Callable<?> task) throws Exception {
+        if (task == null) {
+            return Main.JSON.nullNode();
+        }
+        ObjectNode out = Main.JSON.createObjectNode();
+        boolean rewrite = task instanceof FileRewriteCompactTask;
+        if (!rewrite && !(task instanceof MergeTreeCompactTask)) {
+            throw new IllegalStateException("unexpected compaction task " + task.getClass());
+        }
+        out.put("fileRewrite", rewrite);
+        out.put("outputLevel", (int) field(task, "outputLevel"));
+        out.put("dropDelete", (boolean) field(task, "dropDelete"));
+        List<String> names = new ArrayList<>();
+        if (rewrite) {
+            for (Object f : (List<?>) field(task, "files")) {
+                names.add(((DataFileMeta) f).fileName());
+            }
+        } else {
+            for (Object section : (List<?>) field(task, "partitioned")) {
+                for (Object run : (List<?>) section) {
+                    ((SortedRun) run).files().forEach(f -> names.add(f.fileName()));
+                }
+            }
+        }
+        Collections.sort(names);
+        ArrayNode files = out.putArray("files");
+        names.forEach(files::add);
+        return out;
+    }
+
+    private static Object field(Object o, String name) throws Exception {
+        Field f = o.getClass().getDeclaredField(name);
+        f.setAccessible(true);
+        return f.get(o);
+    }
+
+    /** An executor that keeps the one task submitted to it instead of running it. */
+    private static final class CapturingExecutor extends AbstractExecutorService {
+        Callable<?> task;
+
+        @Override
+        public <T> Future<T> submit(Callable<T> t) {
+            if (task != null) {
+                throw new IllegalStateException("a second compaction was submitted");
+            }
+            task = t;
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public void execute(Runnable command) {
+            throw new UnsupportedOperationException("the pick command runs no task");
+        }
+
+        @Override
+        public void shutdown() {}
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            return Collections.emptyList();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return false;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return false;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return true;
+        }
     }
 
     /** MergeTreeCompactManagerFactory#createCompactStrategy, which reads only its arguments. */
