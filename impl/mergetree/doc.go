@@ -3,8 +3,10 @@
 // (Levels, LevelSortedRun), the compaction strategies that choose what to compact next
 // (UniversalCompaction with its early full compaction and off-peak hours, ForceUpLevel0Compaction
 // for tables that need lookup, CompactStrategy#pickFullCompaction), the options they read with
-// Java's keys and defaults, and the way Java's writer selects its strategy
-// (MergeTreeCompactManagerFactory#createCompactStrategy).
+// Java's keys and defaults, the way Java's writer selects its strategy
+// (MergeTreeCompactManagerFactory#createCompactStrategy) and what its compact manager makes of a
+// pick (MergeTreeCompactManager#triggerCompaction). The writer's spillable write buffer is the
+// subpackage writebuffer.
 //
 // It decides; it does not read or write files. Java's strategies read the wall clock
 // (System.currentTimeMillis for the optimization interval, the local hour for off-peak hours):

@@ -355,7 +355,8 @@ func PickFullCompaction(numLevels int32, runs []LevelSortedRun, hasDeletionVecto
 // table needs lookup (gentle lookup-compact with its max interval, radical without), else
 // Universal, forced up from level 0 with compaction.force-up-level-0. restored are the bucket's
 // files when the writer starts: the newest creation time of a max-level file is taken as the
-// last full compaction, its local wall-clock time read in loc (Java: the JVM's default zone).
+// last full compaction, its local wall-clock time read in loc (Java: the JVM's default zone;
+// nil: time.Local).
 // A write-only table (o.WriteOnly) has no strategy in Java; callers check it first.
 func NewStrategy(o Options, restored []*meta.DataFileMeta, loc *time.Location) Strategy {
 	last := estimateLastFullCompaction(restored, o.NumLevels, loc)
@@ -395,8 +396,12 @@ func estimateLastFullCompaction(restored []*meta.DataFileMeta, numLevels int32, 
 
 // CreationEpochMillis is DataFileMeta#creationTimeEpochMillis: the stored creation time is a
 // local wall-clock time (milliseconds read as UTC); its instant is that wall-clock time in loc.
-// In a daylight-saving gap or overlap the instant follows Go's time.Date.
+// In a daylight-saving gap or overlap the instant follows Go's time.Date. A nil loc is
+// time.Local.
 func CreationEpochMillis(stored int64, loc *time.Location) int64 {
+	if loc == nil {
+		loc = time.Local
+	}
 	w := time.UnixMilli(stored).UTC()
 	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc).UnixMilli()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/paimon-pkft/pkft/impl/meta"
 )
@@ -575,3 +576,34 @@ func TestTriggerCompaction(t *testing.T) {
 }
 
 func bytesCompare(a, b []byte) int { return bytes.Compare(a, b) }
+
+// The restored max-level files seed the last full compaction: their newest creation time, a
+// local wall-clock time, read in the writer's zone.
+func TestNewStrategySeedsLastFullCompaction(t *testing.T) {
+	o, err := ParseOptions(map[string]string{OptOptimizationInterval: "1 h", OptNumLevels: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zone := time.FixedZone("UTC+2", 2*3600)
+	wall := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC).UnixMilli() // 12:00 on the writer's clock
+	restored := []*meta.DataFileMeta{
+		{FileName: "top", Level: 2, CreationTime: &wall},
+		{FileName: "l1", Level: 1, CreationTime: i64(wall + 10*3600*1000)}, // not the max level
+	}
+	instant := time.Date(2026, 1, 2, 12, 0, 0, 0, zone).UnixMilli()
+	if got := CreationEpochMillis(wall, zone); got != instant {
+		t.Fatalf("creation instant %d, want %d", got, instant)
+	}
+	runs := []LevelSortedRun{run(0, 1), run(2, 100)}
+	// 59 minutes after the restored full compaction: nothing early.
+	s := NewStrategy(o, restored, zone)
+	if u := mustPick(t, s, Clock{UnixMilli: instant + 59*60*1000}, 3, runs); u != nil && len(u.Files) == 2 {
+		t.Errorf("early full compaction within the interval: %+v", u)
+	}
+	// 61 minutes after it: a full compaction.
+	s = NewStrategy(o, restored, zone)
+	wantSizes(t, mustPick(t, s, Clock{UnixMilli: instant + 61*60*1000}, 3, runs), 1, 100)
+	// Nothing restored on the max level: the first pick compacts fully.
+	s = NewStrategy(o, restored[1:], zone)
+	wantSizes(t, mustPick(t, s, Clock{UnixMilli: instant}, 3, runs), 1, 100)
+}
