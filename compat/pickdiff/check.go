@@ -3,6 +3,7 @@ package pickdiff
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -30,12 +31,14 @@ type Task struct {
 // StepResult is one pick: the clock it saw, the unit picked (nil: none) and the task the
 // manager started (nil: none), or the failure.
 type StepResult struct {
-	Millis      int64  `json:"millis"`
-	Hour        int32  `json:"hour"`
-	HourChanged bool   `json:"hourChanged"`
-	Unit        *Unit  `json:"unit"`
-	Task        *Task  `json:"task"`
-	Error       string `json:"error"`
+	Millis      int64 `json:"millis"`
+	Hour        int32 `json:"hour"`
+	HourChanged bool  `json:"hourChanged"`
+	Unit        *Unit `json:"unit"`
+	Task        *Task `json:"task"`
+	// Runs are the levels after an update step.
+	Runs  []RunNames `json:"runs"`
+	Error string     `json:"error"`
 }
 
 // LayoutResult is one layout's outcome: the strategy chosen and the options it resolved, and
@@ -60,7 +63,7 @@ type Result struct {
 
 // Stats count what a batch exercised, so that a generator gone blind shows.
 type Stats struct {
-	Layouts, OptionErrors, Steps, StepErrors, Units, None, FileRewrites, ForceUp, Gentle, Tasks, DropDeletes, Filtered int
+	Layouts, OptionErrors, Steps, StepErrors, Units, None, FileRewrites, ForceUp, Gentle, Tasks, DropDeletes, Filtered, Updates int
 }
 
 // Go runs a layout on Go's mergetree with the clocks and zone Java's picks saw, in the runner's
@@ -82,13 +85,35 @@ func Go(l Layout, java LayoutResult, loc *time.Location) LayoutResult {
 		res.Strategy = "ForceUpLevel0Compaction"
 		res.MaxCompactInterval = s.MaxInterval()
 	}
+	var kept *mergetree.Levels
 	for i, step := range l.Steps {
 		var clock mergetree.Clock
 		if i < len(java.Steps) {
 			clock = mergetree.Clock{UnixMilli: java.Steps[i].Millis, Hour: java.Steps[i].Hour}
 		}
 		sr := StepResult{Millis: clock.UnixMilli, Hour: clock.Hour}
-		unit, task, err := pickStep(o, strategy, step, clock)
+		if step.Mode == "update" {
+			if err := update(kept, step); err != nil {
+				sr.Error = err.Error()
+			} else {
+				sr.Runs = runNames(kept)
+			}
+			res.Steps = append(res.Steps, sr)
+			continue
+		}
+		levels := kept
+		if !l.Persistent || kept == nil {
+			var err error
+			if levels, err = mergetree.NewLevels(bytes.Compare, metas(step.Files), o.NumLevels); err != nil {
+				sr.Error = err.Error()
+				res.Steps = append(res.Steps, sr)
+				continue
+			}
+		}
+		if l.Persistent {
+			kept = levels
+		}
+		unit, task, err := pickStep(o, strategy, levels, step, clock)
 		switch {
 		case err != nil:
 			sr.Error = err.Error()
@@ -98,6 +123,27 @@ func Go(l Layout, java LayoutResult, loc *time.Location) LayoutResult {
 		res.Steps = append(res.Steps, sr)
 	}
 	return res
+}
+
+func update(l *mergetree.Levels, step Step) error {
+	if l == nil {
+		return errors.New("no levels to update")
+	}
+	return l.Update(metas(step.Before), metas(step.After))
+}
+
+// RunNames is one sorted run by its level and file names.
+type RunNames struct {
+	Level int32    `json:"level"`
+	Files []string `json:"files"`
+}
+
+func runNames(l *mergetree.Levels) []RunNames {
+	out := []RunNames{}
+	for _, r := range l.LevelSortedRuns() {
+		out = append(out, RunNames{Level: r.Level, Files: names(r.Run.Files)})
+	}
+	return out
 }
 
 // recording is a strategy that keeps what the strategy under it picked.
@@ -114,11 +160,7 @@ func (r *recording) Pick(c mergetree.Clock, numLevels int32, runs []mergetree.Le
 
 // pickStep is one step as the runner makes it: the unit the strategy (or the full pick)
 // chose, then the decision of the bucket's compact manager over the same pick.
-func pickStep(o mergetree.Options, s mergetree.Strategy, step Step, c mergetree.Clock) (*Unit, *Task, error) {
-	levels, err := mergetree.NewLevels(bytes.Compare, metas(step.Files), o.NumLevels)
-	if err != nil {
-		return nil, nil, err
-	}
+func pickStep(o mergetree.Options, s mergetree.Strategy, levels *mergetree.Levels, step Step, c mergetree.Clock) (*Unit, *Task, error) {
 	var hasDV func(string) bool
 	if step.DeletionVectors != nil {
 		hasDV = func(name string) bool { return slices.Contains(step.DeletionVectors, name) }
@@ -216,6 +258,13 @@ func Compare(l Layout, java, goRes LayoutResult, st *Stats) error {
 		}
 		if !eqUnit(j.Unit, g.Unit) {
 			return fmt.Errorf("step %d (%s, clock %d ms, hour %d): Java unit %s, Go unit %s", i, l.Steps[i].Mode, j.Millis, j.Hour, show(j.Unit), show(g.Unit))
+		}
+		if l.Steps[i].Mode == "update" {
+			st.Updates++
+			if !slices.EqualFunc(j.Runs, g.Runs, func(a, b RunNames) bool { return a.Level == b.Level && slices.Equal(a.Files, b.Files) }) {
+				return fmt.Errorf("step %d (update): Java's levels %s, Go's %s", i, show(j.Runs), show(g.Runs))
+			}
+			continue
 		}
 		if !eqTask(j.Task, g.Task) {
 			return fmt.Errorf("step %d (%s): Java's compact manager started %s, Go's decision %s (unit %s)", i, l.Steps[i].Mode, show(j.Task), show(g.Task), show(j.Unit))

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,10 @@ type Step struct {
 	// DeletionVectors name the files with a deletion vector; nil (JSON null) means no
 	// deletion-vector maintainer.
 	DeletionVectors []string `json:"deletionVectors"`
+	// Before and After are an update step's files (mode "update", persistent layouts only):
+	// Levels#update(before, after).
+	Before []File `json:"before,omitempty"`
+	After  []File `json:"after,omitempty"`
 }
 
 // Layout is one generated case: a table's options, the files its writer restores, and the picks
@@ -43,7 +48,10 @@ type Layout struct {
 	Seed     int64             `json:"-"`
 	Options  map[string]string `json:"options"`
 	Restored []File            `json:"restored"`
-	Steps    []Step            `json:"steps"`
+	// Persistent layouts keep one Levels across their steps: the first step's files restore
+	// it, update steps change it, later picks read it.
+	Persistent bool   `json:"persistent"`
+	Steps      []Step `json:"steps"`
 }
 
 // EncodeKey is the serialized key Go's levels compare: the INT big-endian with its sign bit
@@ -269,5 +277,61 @@ func Generate(seed int64, now time.Time) Layout {
 		}
 		l.Steps = append(l.Steps, s)
 	}
+	if !quiet && r.Float64() < 0.25 {
+		l.Persistent = true
+		persistentSteps(r, &l, maxLevel, nowMillis, &seq, &names)
+	}
 	return l
+}
+
+// persistentSteps turns l into a persistent layout: its first step restores the levels, then
+// updates (compaction results: files removed, new files on any level, level-0 files moved up)
+// alternate with picks from the levels as they are.
+func persistentSteps(r *rand.Rand, l *Layout, maxLevel int, nowMillis int64, seq *int64, names *int) {
+	current := slices.Clone(l.Steps[0].Files)
+	l.Steps = l.Steps[:1]
+	keys := int32(100_000) // fresh key ranges, above every generated one
+	for range 2 + r.IntN(12) {
+		if r.Float64() < 0.5 {
+			mode := "normal"
+			if r.Float64() < 0.15 {
+				mode = "full"
+			}
+			l.Steps = append(l.Steps, Step{Mode: mode})
+			continue
+		}
+		var before, after []File
+		kept := current[:0:0]
+		for _, f := range current {
+			if r.Float64() < 0.3 {
+				before = append(before, f)
+			} else {
+				kept = append(kept, f)
+			}
+		}
+		for range r.IntN(4) {
+			*names++
+			f := File{Name: fmt.Sprintf("data-%d-%d.parquet", l.Seed, *names), Size: 1 + int64(r.IntN(1<<16)),
+				Creation: nowMillis, MinKey: keys, MaxKey: keys + int32(r.IntN(50))}
+			keys += 100
+			if r.Float64() < 0.4 {
+				*seq += 1 + int64(r.IntN(3))
+				f.MaxSeq, f.MinSeq = *seq, *seq-int64(r.IntN(2))
+			} else {
+				f.Level = int32(1 + r.IntN(maxLevel))
+				f.MinSeq, f.MaxSeq = 0, *seq
+			}
+			after = append(after, f)
+		}
+		for _, f := range before {
+			if f.Level == 0 && r.Float64() < 0.2 {
+				// Moved up without a rewrite; its keys may overlap the level's.
+				up := f
+				up.Level = int32(1 + r.IntN(maxLevel))
+				after = append(after, up)
+			}
+		}
+		current = append(kept, after...)
+		l.Steps = append(l.Steps, Step{Mode: "update", Before: before, After: after})
+	}
 }

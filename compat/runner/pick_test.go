@@ -62,6 +62,7 @@ func pickDifferential(ctx context.Context, p *Process, first int64, n int) error
 		"compactions started":          {st.Tasks, n / 2},
 		"compactions dropping deletes": {st.DropDeletes, n / 5},
 		"compactions keeping deletes":  {st.Tasks - st.DropDeletes, n / 20},
+		"level updates":                {st.Updates, n / 2},
 		"picks the manager drops":      {st.Filtered, 10},
 	} {
 		if c[0] < c[1] {

@@ -17,6 +17,7 @@ import org.apache.paimon.deletionvectors.DeletionVectorsIndexFile;
 import org.apache.paimon.index.IndexFileHandler;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.FileSource;
+import org.apache.paimon.mergetree.LevelSortedRun;
 import org.apache.paimon.mergetree.Levels;
 import org.apache.paimon.mergetree.SortedRun;
 import org.apache.paimon.mergetree.compact.CompactStrategy;
@@ -76,6 +77,10 @@ final class PickCommands {
      * where file is {name, size, level, minSeq, maxSeq, creation (the stored
      * creation time: local wall-clock milliseconds), minKey, maxKey (ints)}.
      *
+     * <p>With persistent, one Levels serves every step: the first step's files restore it, later
+     * steps pick from it as it is, and steps {mode: "update", before: [file], after: [file]} apply
+     * Levels#update to it (their result: the runs after it, [{level, files: [name]}]).
+     *
      * <p>Result: {zone (the JVM's default zone), layouts: [{error | strategy, maxCompactInterval,
      * numLevels, needLookup, writeOnly, forceRewriteAllFiles, stopTrigger, steps: [{error |
      * unit: null | {outputLevel, files: [name], fileRewrite}, task: null | {fileRewrite,
@@ -120,13 +125,38 @@ final class PickCommands {
         }
         final CompactStrategy picker = strategy;
         ArrayNode steps = res.putArray("steps");
+        boolean persistent = layout.path("persistent").asBoolean(false);
+        Levels kept = null;
         for (JsonNode step : layout.path("steps")) {
             ObjectNode s = steps.addObject();
             int hour = LocalDateTime.now().getHour();
             s.put("millis", System.currentTimeMillis());
             s.put("hour", hour);
             try {
-                Levels levels = new Levels(INT_KEY, files(step.path("files")), numLevels);
+                if (step.path("mode").asText().equals("update")) {
+                    // Levels#update on the kept levels: a compaction result or new files.
+                    s.putNull("unit");
+                    s.putNull("task");
+                    if (kept == null) {
+                        throw new IllegalStateException("no levels to update");
+                    }
+                    kept.update(files(step.path("before")), files(step.path("after")));
+                    ArrayNode runs = s.putArray("runs");
+                    for (LevelSortedRun r : kept.levelSortedRuns()) {
+                        ObjectNode j = runs.addObject().put("level", r.level());
+                        ArrayNode names = j.putArray("files");
+                        r.run().files().forEach(f -> names.add(f.fileName()));
+                    }
+                    s.put("hourChanged", LocalDateTime.now().getHour() != hour);
+                    continue;
+                }
+                Levels levels =
+                        persistent && kept != null
+                                ? kept
+                                : new Levels(INT_KEY, files(step.path("files")), numLevels);
+                if (persistent) {
+                    kept = levels;
+                }
                 BucketedDvMaintainer dvs = dvMaintainer(step.get("deletionVectors"));
                 boolean full = step.path("mode").asText().equals("full");
                 List<Optional<CompactUnit>> picked = new ArrayList<>();
