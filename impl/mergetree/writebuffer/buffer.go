@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // Entry is one buffered record: the serialized key, its sequence number, the row kind and the
@@ -18,11 +19,9 @@ type Entry struct {
 	Value []byte
 }
 
-// entryOverhead is what an entry costs beyond its key and value bytes: the Entry itself and its
-// slot in the buffer's slice.
-const entryOverhead = 64
-
-func entryCost(e Entry) int64 { return int64(len(e.Key)+len(e.Value)) + entryOverhead }
+// entrySize is the size of an Entry in the buffer's slice; a buffer's memory is its records'
+// key and value bytes plus the capacity of that slice, which grows by a quarter at a time.
+const entrySize = int64(unsafe.Sizeof(Entry{}))
 
 // Pool is one writer's write-buffer memory (Java's MemoryPoolFactory over write-buffer-size):
 // pages its buffers take and give back, and the preemption that makes the largest other buffer
@@ -93,7 +92,8 @@ func (b *Buffer) Size() int64 {
 // IsEmpty says the buffer holds no record.
 func (b *Buffer) IsEmpty() bool { return len(b.entries) == 0 && len(b.runs) == 0 }
 
-// MemoryOccupancy is the cost of the records in memory (what preemption compares).
+// MemoryOccupancy is the memory of the records in memory, their slice's capacity included
+// (what preemption compares).
 func (b *Buffer) MemoryOccupancy() int64 { return b.bytes }
 
 // DiskUsage is the bytes of the buffer's spilled runs.
@@ -109,11 +109,26 @@ func (b *Buffer) Put(ctx context.Context, e Entry) (bool, error) {
 	if b.closed {
 		return false, errors.New("writebuffer: put into a closed buffer")
 	}
-	cost := entryCost(e)
-	if cost > b.pool.TotalBytes() {
-		return false, fmt.Errorf("writebuffer: a record of %d bytes exceeds the write buffer (%s = %d bytes)", cost, OptWriteBufferSize, b.pool.o.Size)
+	data := int64(len(e.Key) + len(e.Value))
+	if data+b.grownCap(0)*entrySize > b.pool.TotalBytes() {
+		return false, fmt.Errorf("writebuffer: a record of %d bytes exceeds the write buffer (%s = %d bytes)", data, OptWriteBufferSize, b.pool.o.Size)
 	}
-	for b.bytes+cost > b.pages*b.pool.o.PageSize {
+	for {
+		cost, grow := data, int64(0)
+		if len(b.entries) == cap(b.entries) {
+			grow = b.grownCap(int64(cap(b.entries)))
+			cost += (grow - int64(cap(b.entries))) * entrySize
+		}
+		if b.bytes+cost <= b.pages*b.pool.o.PageSize {
+			if grow > 0 {
+				grown := make([]Entry, len(b.entries), grow)
+				copy(grown, b.entries)
+				b.entries = grown
+			}
+			b.entries = append(b.entries, e)
+			b.bytes += cost
+			return true, nil
+		}
 		ok, err := b.takePage(ctx)
 		if err != nil {
 			return false, err
@@ -124,13 +139,19 @@ func (b *Buffer) Put(ctx context.Context, e Entry) (bool, error) {
 		if !b.pool.o.Spillable {
 			return false, nil
 		}
+		if len(b.entries) == 0 {
+			return false, errors.New("writebuffer: no memory left in the pool and nothing to spill")
+		}
 		if err := b.spill(ctx); err != nil {
 			return false, err
 		}
 	}
-	b.entries = append(b.entries, e)
-	b.bytes += cost
-	return true, nil
+}
+
+// grownCap is the capacity the record slice grows to from c: a quarter more, at least a
+// quarter page of entries.
+func (b *Buffer) grownCap(c int64) int64 {
+	return c + max(c/4, b.pool.o.PageSize/(4*entrySize), 1)
 }
 
 // takePage takes a page from the pool, preempting the largest other buffer when it is empty.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -385,3 +386,53 @@ func BenchmarkPutInMemory(b *testing.B) { benchmarkPut(b, "256 mb") }
 
 // BenchmarkPutSpilling writes records into a pool of 1 MiB: every bucket spills and merges.
 func BenchmarkPutSpilling(b *testing.B) { benchmarkPut(b, "1 mb") }
+
+// The records the buffers hold stay within the pool: the live heap, sampled between puts, grows
+// by at most the pool's size plus a small fixed allowance, however many records pass through.
+func TestHeapStaysWithinPool(t *testing.T) {
+	const pool = 8 << 20
+	o, err := ParseOptions(map[string]string{OptWriteBufferSize: "8 mb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPool(o, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufs := make([]*Buffer, 4)
+	for i := range bufs {
+		bufs[i] = p.NewBuffer(bytes.Compare, nil)
+	}
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	var peak uint64
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(3, 3))
+	const n = 300_000 // about 50 MiB of records and slots through an 8 MiB pool
+	for i := range n {
+		e := Entry{Key: key(r.Uint32()), Seq: int64(i), Value: make([]byte, 100)}
+		if ok, err := bufs[i%len(bufs)].Put(ctx, e); !ok || err != nil {
+			t.Fatalf("put: %v, %v", ok, err)
+		}
+		if i%20_000 == 19_999 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+	}
+	t.Logf("grown %d", int64(peak)-int64(base))
+	const allowance = 2 << 20
+	if grown := int64(peak) - int64(base); grown > pool+allowance {
+		t.Errorf("live heap grew by %d bytes through a %d-byte pool (allowance %d)", grown, pool, allowance)
+	}
+	for _, b := range bufs {
+		if b.SpilledRuns() == 0 {
+			t.Error("a bucket never spilled: the pool held everything")
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
