@@ -27,18 +27,6 @@ func (r *spillRun) remove() error {
 	return nil
 }
 
-// countingWriter counts the bytes that reach the file.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // writeRun writes the records fill emits to a new run file in dir; on any failure the file is
 // removed.
 func writeRun(dir string, o Options, fill func(emit func(Entry) error) error) (run *spillRun, err error) {
@@ -52,11 +40,10 @@ func writeRun(dir string, o Options, fill func(emit func(Entry) error) error) (r
 			os.Remove(f.Name())
 		}
 	}()
-	cw := &countingWriter{w: f}
-	var sink io.Writer = cw
+	var sink io.Writer = f
 	var enc *zstd.Encoder
 	if o.Compression == "zstd" {
-		enc, err = zstd.NewWriter(cw, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(o.ZstdLevel)), zstd.WithEncoderConcurrency(1))
+		enc, err = zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(o.ZstdLevel)), zstd.WithEncoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("writebuffer: spill: %w", err)
 		}
@@ -92,13 +79,17 @@ func writeRun(dir string, o Options, fill func(emit func(Entry) error) error) (r
 	if err == nil && enc != nil {
 		err = enc.Close()
 	}
+	var info os.FileInfo
+	if err == nil {
+		info, err = f.Stat()
+	}
 	if err == nil {
 		err = f.Close()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("writebuffer: spill %s: %w", f.Name(), err)
 	}
-	return &spillRun{path: f.Name(), size: cw.n, count: count}, nil
+	return &spillRun{path: f.Name(), size: info.Size(), count: count}, nil
 }
 
 // runReader reads a run back in order.
