@@ -22,7 +22,8 @@
 // documentation; its API names none of their types.
 //
 // The engine is the shared library libpaimon_ftindex_ffi.so (the official paimon-ftindex
-// wheel's). It is loaded on first use from the file [WithEngineLibrary] names, else from
+// wheel's). It is loaded when an archive is first built or searched (an operation that needs
+// neither never loads it), from the file [WithEngineLibrary] names, else from
 // PAIMON_FTINDEX_LIB_PATH or .cache/native/ in the working directory or a parent.
 //
 // The package does not log; progress is reported through [WithProgress].
@@ -143,24 +144,15 @@ func (t *Table) Path() string { return t.path }
 // [Open] names it; empty when the table has none.
 func (t *Table) FullTextColumn() string { return t.column }
 
-// loadEngine returns the configured engine, loading the native one on first use.
+// loadEngine returns the configured engine; by default the native one, which loads its library
+// (the WithEngineLibrary file, else the one native.Load finds) only when an archive is built or
+// searched.
 func (t *Table) loadEngine() (fulltext.Engine, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.engine != nil {
-		return t.engine, nil
+	if t.engine == nil {
+		t.engine = &native.Lazy{Path: t.engineLibrary}
 	}
-	var lib *native.Library
-	var err error
-	if t.engineLibrary != "" {
-		lib, err = native.LoadPath(t.engineLibrary)
-	} else {
-		lib, err = native.Load()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load the full-text engine: %w", err)
-	}
-	t.engine = native.Engine{Lib: lib}
 	return t.engine, nil
 }
 

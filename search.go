@@ -23,6 +23,39 @@ type searchConfig struct {
 	partitions  []map[string]string
 	snapshotID  int64
 	parallelism int
+	bounds      QueryBounds
+}
+
+// Default query bounds (see [QueryBounds]).
+const (
+	DefaultMaxQueryBytes = search.DefaultMaxQueryBytes
+	DefaultMaxQueryTerms = search.DefaultMaxQueryTerms
+	DefaultMaxQueryDepth = search.DefaultMaxQueryDepth
+)
+
+// ErrQueryBound reports a query refused because it exceeds one of its [QueryBounds]; the
+// message names the bound.
+var ErrQueryBound = search.ErrQueryBound
+
+// QueryBounds limit the size and shape of a search query; a query beyond them is refused before
+// any archive is searched (the engine's cost grows much faster than linearly with the number of
+// terms, and Java Paimon, which has no such bounds, passes every query through). A zero field
+// takes its default; a negative one disables that bound.
+type QueryBounds struct {
+	// MaxBytes bounds the query's length in bytes (default [DefaultMaxQueryBytes]).
+	MaxBytes int
+	// MaxTerms bounds the number of words of the query: runs of letters, digits and marks in
+	// the plain words or the JSON query's strings, each Han, Kana or Hangul character counting
+	// as one (default [DefaultMaxQueryTerms]).
+	MaxTerms int
+	// MaxDepth bounds the nesting of objects and arrays of a JSON query (default
+	// [DefaultMaxQueryDepth]; one level of boolean query takes three).
+	MaxDepth int
+}
+
+// WithQueryBounds sets the query bounds of a search (default: the Default* bounds).
+func WithQueryBounds(b QueryBounds) SearchOption {
+	return searchOption(func(c *searchConfig) { c.bounds = b })
 }
 
 // Hit is one search result: a row of the table and its score.
@@ -83,7 +116,10 @@ type SearchResult struct {
 // query is either plain words, searched as a match query (rows containing any of the words),
 // or the engine's JSON query as Paimon passes it, for example
 // {"match_phrase":{"query":"lake format"}} or
-// {"bool":{"must":[{"match":{"query":"a"}}],"must_not":[{"match":{"query":"b"}}]}}.
+// {"boolean":{"must":[{"match":{"query":"lake"}}],"must_not":[{"match":{"query":"snapshot"}}]}}.
+// The query must keep within its [QueryBounds]. The search stops when ctx ends (a deadline or a
+// cancellation), also while the engine is searching an archive: the engine's call is abandoned
+// and finishes in the background.
 func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) (*SearchResult, error) {
 	cfg := searchConfig{limit: DefaultLimit}
 	for _, o := range opts {
@@ -91,6 +127,9 @@ func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) 
 	}
 	if cfg.limit <= 0 {
 		return nil, fmt.Errorf("search %s: limit must be positive, got %d", t.path, cfg.limit)
+	}
+	if err := search.CheckQuery(query, search.Bounds(cfg.bounds)); err != nil {
+		return nil, fmt.Errorf("search %s: %w", t.path, err)
 	}
 	s, err := t.latestSchema(ctx)
 	if err != nil {
@@ -131,7 +170,8 @@ func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) 
 	if err != nil {
 		return nil, err
 	}
-	resp, err := search.Search(ctx, t.t, req, search.Options{Engine: engine, Parallelism: cfg.parallelism})
+	resp, err := search.Search(ctx, t.t, req, search.Options{Engine: engine, Parallelism: cfg.parallelism,
+		Bounds: search.Bounds(cfg.bounds)})
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", t.path, err)
 	}

@@ -227,8 +227,10 @@ func TestConformance(t *testing.T) {
 	testMaintain(t)
 	testWrite(t)
 	testLibrary(t)
+	testPick(t)
 	testFaults(t)
 	testMalformedText(t)
+	testHostileQueries(t)
 }
 
 func testEngine(t *testing.T) {

@@ -3,7 +3,8 @@
 //
 //	pkft maintain TABLE_PATH [--partition k=v,...] [--bucket N] [--parallel N] [--dry-run] [--json]
 //	                        build missing and stale archives, commit them as one snapshot
-//	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--json]
+//	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--timeout D] [--max-query-bytes N]
+//	                        [--max-query-terms N] [--max-query-depth N] [--json]
 //	                        search the current archives (Q: plain words or the engine's JSON query)
 //	pkft dump  TABLE_PATH   the canonical dump of the latest snapshot (JSON)
 //	pkft state TABLE_PATH   per (partition, bucket): eligible files per level, current and stale
@@ -11,7 +12,10 @@
 //	pkft rewrite-metadata TABLE_PATH
 //	                        re-encode the metadata as the next snapshot
 //
-// Errors are logged on stderr (log/slog) and exit with status 1.
+// Errors are logged on stderr (log/slog) and exit with status 1. SIGINT and SIGTERM stop any
+// command promptly (a search also while the engine is inside an archive). The engine's temporary
+// files go to $TMPDIR/pkft-<pid>-<random>, removed on exit; a run first removes those left by
+// processes that no longer exist.
 package main
 
 import (
@@ -30,10 +34,32 @@ import (
 )
 
 func main() {
+	os.Exit(mainStatus())
+}
+
+// mainStatus runs the command with SIGINT and SIGTERM cancelling its context and the engine's
+// temporary files in a directory of this process, removed on every way out (a killed process's
+// directory is removed by the next run), and returns the exit status.
+func mainStatus() (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	release, _, staleErr, err := pkft.UseEngineTempDir()
+	if staleErr != nil {
+		fmt.Fprintf(os.Stderr, "pkft: warning: %v\n", staleErr)
+	}
+	if err != nil {
+		// Commands that build no archive do not need the directory; one that does fails in the
+		// engine with its own message.
+		fmt.Fprintf(os.Stderr, "pkft: warning: the engine's temporary files stay in %s: %v\n", os.TempDir(), err)
+		return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	}
+	defer func() {
+		if err := release(); err != nil {
+			fmt.Fprintf(os.Stderr, "pkft: %v\n", err)
+			code = 1
+		}
+	}()
+	return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
 // run executes the command line args and returns the exit status: 0, 1 after logging the error

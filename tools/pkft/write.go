@@ -103,7 +103,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			case "csv":
 				err = readCSV(cmd.InOrStdin(), sch, emit)
 			default:
-				err = readJSONLines(cmd.InOrStdin(), emit)
+				err = readJSONLines(cmd.InOrStdin(), maxLineBytes, emit)
 			}
 			if err != nil {
 				return err
@@ -134,10 +134,28 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 	return cmd
 }
 
-// readJSONLines calls emit for each non-blank line of r, parsed as a JSON object.
-func readJSONLines(r io.Reader, emit func(line int, rec map[string]any) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
+// maxLineBytes bounds one input line of pkft write.
+const maxLineBytes = 256 << 20
+
+// utf8BOM is the UTF-8 byte-order mark some editors put at the start of a text file.
+const utf8BOM = "\ufeff"
+
+// skipBOM drops a UTF-8 byte-order mark at the start of r. Java's readers do not name the
+// columns from the input (Paimon's CSV reader skips the header line, its JSON reader keys by
+// the schema), so a mark before the header must not become part of a column name.
+func skipBOM(r io.Reader) *bufio.Reader {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+	return br
+}
+
+// readJSONLines calls emit for each non-blank line of r, parsed as a JSON object; a line
+// longer than maxLine bytes is an error.
+func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]any) error) error {
+	sc := bufio.NewScanner(skipBOM(r))
+	sc.Buffer(make([]byte, min(1<<20, maxLine)), maxLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -158,15 +176,17 @@ func readJSONLines(r io.Reader, emit func(line int, rec map[string]any) error) e
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read stdin after line %d: %w", line, err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("line %d: longer than the maximum of %d bytes", line+1, maxLine)
+	} else if err != nil {
+		return fmt.Errorf("line %d: read stdin: %w", line+1, err)
 	}
 	return nil
 }
 
 // readCSV calls emit for each row of a CSV with a header line.
 func readCSV(r io.Reader, sch *pkft.Schema, emit func(line int, rec map[string]any) error) error {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(skipBOM(r))
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -175,8 +195,16 @@ func readCSV(r io.Reader, sch *pkft.Schema, emit func(line int, rec map[string]a
 	if err != nil {
 		return fmt.Errorf("line 1: %w", err)
 	}
+	seen := map[string]bool{}
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
+		if err := checkColumn(sch, header[i]); err != nil {
+			return fmt.Errorf("line 1: header: %w", err)
+		}
+		if seen[header[i]] {
+			return fmt.Errorf("line 1: header: column %q given twice", header[i])
+		}
+		seen[header[i]] = true
 	}
 	for {
 		rec, err := cr.Read()
@@ -225,11 +253,8 @@ func typedRow(sch *pkft.Schema, rec map[string]any) (pkft.RowKind, []any, error)
 		kind = k
 	}
 	for k := range rec {
-		if k == rowKindField {
-			continue
-		}
-		if _, ok := sch.Column(k); !ok {
-			return 0, nil, fmt.Errorf("unknown column %q", k)
+		if err := checkColumn(sch, k); err != nil {
+			return 0, nil, err
 		}
 	}
 	row := make([]any, len(sch.Columns))
@@ -244,6 +269,20 @@ func typedRow(sch *pkft.Schema, rec map[string]any) (pkft.RowKind, []any, error)
 		row[i] = v
 	}
 	return kind, row, nil
+}
+
+// checkColumn refuses an input column the schema does not have, naming invisible characters.
+func checkColumn(sch *pkft.Schema, name string) error {
+	if name == rowKindField {
+		return nil
+	}
+	if _, ok := sch.Column(name); ok {
+		return nil
+	}
+	if strings.ContainsRune(name, '\ufeff') {
+		return fmt.Errorf("unknown column %q: it holds a byte-order mark (U+FEFF)", name)
+	}
+	return fmt.Errorf("unknown column %q", name)
 }
 
 // typedValue converts a JSON value (json.Number, string, bool, nil) or CSV text to the Go form
@@ -270,7 +309,10 @@ func typedValue(t pkft.DataType, v any) (any, error) {
 	integer := func(bits int) (int64, error) {
 		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, bits)
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a %d-bit integer", text, bits)
+			// Paimon's JSON reader parses an integer column's text with Long.parseLong (and
+			// Byte/Short/Integer), its CSV reader with the same digits-only rule: 1.0 and 1e3 are
+			// refused there too.
+			return 0, fmt.Errorf("%q is not a %d-bit integer (digits with an optional sign, as Paimon's JSON and CSV readers take an integer)", text, bits)
 		}
 		return n, nil
 	}
