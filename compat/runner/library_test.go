@@ -49,19 +49,7 @@ func goCreatedVariants() []goCreatedVariant {
 // testLibrary runs the cases of the root package's table life cycle: table/go-created/<variant>
 // (go->java) and table/scan/<writer>/<table> (java->go, go->go).
 func testLibrary(t *testing.T) {
-	g := &maintainGroup{dir: t.TempDir()}
-	ctx := context.Background()
-	if p, err := StartJava(ctx); err != nil {
-		g.startErr = unavailable{testenv.RequireJavaEnv, err}
-	} else {
-		t.Cleanup(func() { p.Close() })
-		g.proc = p
-	}
-	if lib, err := native.Load(); err != nil {
-		g.engErr = unavailable{testenv.RequireNativeEnv, err}
-	} else {
-		g.engine = native.Engine{Lib: lib}
-	}
+	g := startGroup(t)
 	for _, v := range goCreatedVariants() {
 		runCase(t, "table/go-created/"+v.name, "go->java", func(ctx context.Context) error {
 			if err := g.need(ctx, libraryCommands...); err != nil {
@@ -101,6 +89,25 @@ func testLibrary(t *testing.T) {
 			})
 		}
 	}
+}
+
+// startGroup starts the JVM and loads the engine for a family of cases; what cannot start is
+// recorded in the group (its cases report it through need).
+func startGroup(t *testing.T) *maintainGroup {
+	g := &maintainGroup{dir: t.TempDir(), tables: map[string]*maintainTable{}}
+	ctx := context.Background()
+	if p, err := StartJava(ctx); err != nil {
+		g.startErr = unavailable{testenv.RequireJavaEnv, err}
+	} else {
+		t.Cleanup(func() { p.Close() })
+		g.proc = p
+	}
+	if lib, err := native.Load(); err != nil {
+		g.engErr = unavailable{testenv.RequireNativeEnv, err}
+	} else {
+		g.engine = native.Engine{Lib: lib}
+	}
+	return g
 }
 
 // goScan returns Go's scan of the table at path in canonical row texts, sorted, and the scan's

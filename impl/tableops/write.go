@@ -256,17 +256,8 @@ func (w *Writer) Schema() *schema.TableSchema { return w.r.Schema }
 // against the schema (types, NOT NULL) before anything is buffered. As Java's RowKindFilter does,
 // -D and -U rows are dropped under ignore-delete, and -U rows under ignore-update-before.
 func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error {
-	if w.done {
-		return errors.New("write after commit or abort")
-	}
-	if w.prepared != nil {
-		return errors.New("write after prepare commit")
-	}
-	if kind < types.Insert || kind > types.Delete {
-		return fmt.Errorf("row kind %d is not one of +I, -U, +U, -D", kind)
-	}
-	if len(row) != len(w.r.Schema.Fields) {
-		return fmt.Errorf("row has %d fields, the table %d", len(row), len(w.r.Schema.Fields))
+	if err := w.checkWrite(kind, row); err != nil {
+		return err
 	}
 	// Encoding the whole row checks every value's type and the NOT NULL constraints.
 	if _, err := binrow.Encode(w.r.Schema.RowType(), row); err != nil {
@@ -286,6 +277,14 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 // caller must not change it afterwards). It is the typed path beneath Write for callers that
 // convert whole columns at once, such as Arrow record batches.
 func (w *Writer) WriteOwned(ctx context.Context, kind types.RowKind, row []any) error {
+	if err := w.checkWrite(kind, row); err != nil {
+		return err
+	}
+	return w.add(ctx, kind, row)
+}
+
+// checkWrite checks what every write checks: the writer is open, the kind and the row's width.
+func (w *Writer) checkWrite(kind types.RowKind, row []any) error {
 	if w.done {
 		return errors.New("write after commit or abort")
 	}
@@ -298,7 +297,7 @@ func (w *Writer) WriteOwned(ctx context.Context, kind types.RowKind, row []any) 
 	if len(row) != len(w.r.Schema.Fields) {
 		return fmt.Errorf("row has %d fields, the table %d", len(row), len(w.r.Schema.Fields))
 	}
-	return w.add(ctx, kind, row)
+	return nil
 }
 
 // add buffers a validated row the writer owns.
