@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,7 +60,8 @@ func WithScanSnapshot(id int64) ScanOption {
 // compacted, as in Java) and the deletion vectors are applied; without them every level is
 // merged by primary key with the deduplicate merge engine. [WithPartition] selects partitions,
 // [WithColumns] projects. Rows come bucket by bucket (partitions and buckets in manifest order),
-// each bucket's by primary key. Column types map to Arrow as [ArrowDefinition] maps them back
+// each bucket's by primary key; a bucket is read when the reader reaches it (at most one
+// bucket's rows are held at a time), and a failure to read one ends the reader with its Err. Column types map to Arrow as [ArrowDefinition] maps them back
 // (TIME as time32[ms], TIMESTAMP(p) with the unit of p's digits, TIMESTAMP_LTZ with time zone
 // UTC). A table with no snapshot yields no rows. The caller releases the reader.
 func (t *Table) Scan(ctx context.Context, opts ...ScanOption) (array.RecordReader, error) {
@@ -139,51 +141,95 @@ func (t *Table) Scan(ctx context.Context, opts ...ScanOption) (array.RecordReade
 			return false
 		}
 	}
-	var buckets []scan.Bucket
-	if snap != nil {
-		if _, buckets, err = scan.Read(ctx, t.t, snap, sopts); err != nil {
-			return nil, fmt.Errorf("scan %s: %w", t.path, err)
-		}
-		if filterErr != nil {
-			return nil, fmt.Errorf("scan %s: %w", t.path, filterErr)
-		}
-	}
-	sch := arrow.NewSchema(fields, nil)
-	var recs []arrow.RecordBatch
-	release := func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
-	defer b.Release()
-	n := 0
-	flush := func() {
-		if n > 0 {
-			recs = append(recs, b.NewRecordBatch())
-			n = 0
-		}
-	}
-	for _, bk := range buckets {
-		for _, row := range bk.Rows {
-			for k, i := range idx {
-				if err := appendValue(b.Field(k), row[i]); err != nil {
-					release()
-					return nil, fmt.Errorf("scan %s: column %s: %w", t.path, s.Fields[i].Name, err)
-				}
-			}
-			if n++; n == cfg.batchRows {
-				flush()
-			}
-		}
-	}
-	flush()
-	rr, err := array.NewRecordReader(sch, recs)
-	release()
-	if err != nil {
+	var rd *scan.Reader
+	if rd, err = scan.Open(ctx, t.t, snap, sopts); err != nil {
 		return nil, fmt.Errorf("scan %s: %w", t.path, err)
 	}
+	if filterErr != nil {
+		return nil, fmt.Errorf("scan %s: %w", t.path, filterErr)
+	}
+	rr := &recordReader{ctx: ctx, path: t.path, rd: rd, idx: idx, names: s.FieldNames(),
+		schema: arrow.NewSchema(fields, nil), batchRows: cfg.batchRows}
+	rr.refs.Store(1)
 	return rr, nil
+}
+
+// recordReader is the array.RecordReader of [Table.Scan]: it reads one bucket at a time and
+// cuts its rows into record batches.
+type recordReader struct {
+	ctx       context.Context
+	path      string
+	rd        *scan.Reader
+	idx       []int
+	names     []string
+	schema    *arrow.Schema
+	batchRows int
+	refs      atomic.Int64
+
+	bucket int     // next bucket to read
+	rows   [][]any // rows of the current bucket not yet returned
+	cur    arrow.RecordBatch
+	err    error
+}
+
+func (r *recordReader) Retain() { r.refs.Add(1) }
+
+func (r *recordReader) Release() {
+	if r.refs.Add(-1) == 0 && r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+
+func (r *recordReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *recordReader) Err() error { return r.err }
+
+func (r *recordReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record is RecordBatch.
+//
+// Deprecated: use RecordBatch.
+func (r *recordReader) Record() arrow.RecordBatch { return r.cur }
+
+func (r *recordReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil {
+		return false
+	}
+	for len(r.rows) == 0 {
+		if r.bucket >= r.rd.Buckets() {
+			return false
+		}
+		if err := r.ctx.Err(); err != nil {
+			r.err = fmt.Errorf("scan %s: %w", r.path, err)
+			return false
+		}
+		b, err := r.rd.ReadBucket(r.ctx, r.bucket)
+		if err != nil {
+			r.err = fmt.Errorf("scan %s: %w", r.path, err)
+			return false
+		}
+		r.bucket++
+		r.rows = b.Rows
+	}
+	n := min(len(r.rows), r.batchRows)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, r.schema)
+	defer b.Release()
+	for _, row := range r.rows[:n] {
+		for k, i := range r.idx {
+			if err := appendValue(b.Field(k), row[i]); err != nil {
+				r.err = fmt.Errorf("scan %s: column %s: %w", r.path, r.names[i], err)
+				return false
+			}
+		}
+	}
+	r.rows = r.rows[n:]
+	r.cur = b.NewRecordBatch()
+	return true
 }
 
 // arrowTypeOf is the Arrow type a scan gives a column of type t.

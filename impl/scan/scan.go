@@ -65,48 +65,79 @@ func Check(s *schema.TableSchema) error {
 	return nil
 }
 
-// Read returns the live rows of every selected bucket of snap, in the order of Table.Read's
-// buckets, each bucket's rows by primary key. The table's latest schema must be the one its
-// files were written with or a later one (impl/kvfile matches columns by field id).
-func Read(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, opts Options) (*restore.Restorer, []Bucket, error) {
+// Reader reads a snapshot's buckets one at a time.
+type Reader struct {
+	r       *restore.Restorer
+	layout  *kvfile.Layout
+	dvOn    bool
+	buckets []*table.Bucket
+}
+
+// Open plans the read of snap: the selected buckets, in the order of Table.Read's buckets. The
+// table's latest schema must be the one its files were written with or a later one (impl/kvfile
+// matches columns by field id). A nil snap reads nothing.
+func Open(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, opts Options) (*Reader, error) {
 	r, err := restore.NewRestorer(ctx, t)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := Check(r.Schema); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	dvOn, err := schema.BoolOption(r.Schema.Options, "deletion-vectors.enabled", false)
-	if err != nil {
-		return nil, nil, err
+	rd := &Reader{r: r}
+	if rd.dvOn, err = schema.BoolOption(r.Schema.Options, "deletion-vectors.enabled", false); err != nil {
+		return nil, err
 	}
-	layout, err := kvfile.NewLayout(r.Schema)
-	if err != nil {
-		return nil, nil, err
+	if rd.layout, err = kvfile.NewLayout(r.Schema); err != nil {
+		return nil, err
 	}
 	if snap == nil {
-		return r, nil, nil
+		return rd, nil
 	}
 	contents, err := t.Read(ctx, snap)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var out []Bucket
 	for _, b := range contents.Buckets {
-		if opts.Partition != nil && !opts.Partition(b.Partition) {
-			continue
+		if opts.Partition == nil || opts.Partition(b.Partition) {
+			rd.buckets = append(rd.buckets, b)
 		}
-		rb, err := r.RestoreBucket(b)
-		if err != nil {
-			return nil, nil, err
-		}
-		rows, err := readBucket(ctx, r, rb, layout, dvOn)
-		if err != nil {
-			return nil, nil, fmt.Errorf("bucket %d: %w", b.Bucket, err)
-		}
-		out = append(out, Bucket{Partition: b.Partition, Bucket: b.Bucket, Rows: rows})
 	}
-	return r, out, nil
+	return rd, nil
+}
+
+// Buckets is the number of buckets the read covers.
+func (rd *Reader) Buckets() int { return len(rd.buckets) }
+
+// ReadBucket reads the live rows of the i-th bucket, by primary key.
+func (rd *Reader) ReadBucket(ctx context.Context, i int) (Bucket, error) {
+	b := rd.buckets[i]
+	rb, err := rd.r.RestoreBucket(b)
+	if err != nil {
+		return Bucket{}, err
+	}
+	rows, err := readBucket(ctx, rd.r, rb, rd.layout, rd.dvOn)
+	if err != nil {
+		return Bucket{}, fmt.Errorf("bucket %d: %w", b.Bucket, err)
+	}
+	return Bucket{Partition: b.Partition, Bucket: b.Bucket, Rows: rows}, nil
+}
+
+// Read returns the live rows of every selected bucket of snap (Open, then ReadBucket of each).
+func Read(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, opts Options) ([]Bucket, error) {
+	rd, err := Open(ctx, t, snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Bucket, 0, rd.Buckets())
+	for i := range rd.Buckets() {
+		b, err := rd.ReadBucket(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
 
 func readBucket(ctx context.Context, r *restore.Restorer, rb *restore.RestoredBucket, layout *kvfile.Layout, dvOn bool) ([][]any, error) {
