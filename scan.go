@@ -61,7 +61,8 @@ func WithScanSnapshot(id int64) ScanOption {
 // merged by primary key with the deduplicate merge engine. [WithPartition] selects partitions,
 // [WithColumns] projects. Rows come bucket by bucket (partitions and buckets in manifest order),
 // each bucket's by primary key; a bucket is read when the reader reaches it (at most one
-// bucket's rows are held at a time), and a failure to read one ends the reader with its Err. Column types map to Arrow as [ArrowDefinition] maps them back
+// bucket's rows are held at a time, read under ctx, which must stay live while the reader is
+// used), and a failure to read one ends the reader with its Err. Column types map to Arrow as [ArrowDefinition] maps them back
 // (TIME as time32[ms], TIMESTAMP(p) with the unit of p's digits, TIMESTAMP_LTZ with time zone
 // UTC). A table with no snapshot yields no rows. The caller releases the reader.
 func (t *Table) Scan(ctx context.Context, opts ...ScanOption) (array.RecordReader, error) {
