@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/paimon-pkft/pkft"
 )
 
 // TestCreate_BothSchemaForms creates a table from pkft's JSON form and another from a Java
@@ -68,6 +71,14 @@ func TestScan_Where(t *testing.T) {
 	if code, _, errOut := pkftRun(t, "scan", table, "--where", "id=1"); code != 1 || !strings.Contains(errOut, "not a partition column") {
 		t.Errorf("scan --where id=1: status %d, stderr %q", code, errOut)
 	}
+	code, all, _ := pkftRun(t, "scan", table, "--json")
+	// Snapshot 2 is the table's first compaction: fewer rows than the latest; each output has
+	// the rows the library's scan of that snapshot has.
+	code1, first, _ := pkftRun(t, "scan", table, "--json", "--snapshot", "2")
+	n, m := strings.Count(first, "\n"), strings.Count(all, "\n")
+	if code != 0 || code1 != 0 || n != libraryRows(t, table, 2) || m != libraryRows(t, table, 0) || n == m {
+		t.Errorf("scan --snapshot 2: status %d, %d rows; latest: status %d, %d rows", code1, n, code, m)
+	}
 	if code, out, _ := pkftRun(t, "--version"); code != 0 || !strings.Contains(out, "pkft version") {
 		t.Errorf("--version: status %d, output %q", code, out)
 	}
@@ -99,4 +110,28 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("pkft %v: stderr %q, want one line per error", c.args, errOut)
 		}
 	}
+}
+
+// libraryRows counts the rows of pkft.Table.Scan of snapshot id (0: the latest).
+func libraryRows(t *testing.T, path string, id int64) int {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := pkft.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts []pkft.ScanOption
+	if id > 0 {
+		opts = append(opts, pkft.WithScanSnapshot(id))
+	}
+	rr, err := tbl.Scan(ctx, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	n := 0
+	for rr.Next() {
+		n += int(rr.RecordBatch().NumRows())
+	}
+	return n
 }

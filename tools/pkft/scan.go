@@ -14,10 +14,11 @@ import (
 
 func scanCommand() *cobra.Command {
 	var (
-		limit   int
-		where   []string
-		columns []string
-		asJSON  bool
+		limit    int
+		where    []string
+		columns  []string
+		asJSON   bool
+		snapshot int64
 	)
 	cmd := &cobra.Command{
 		Use:   "scan TABLE_PATH",
@@ -28,7 +29,7 @@ compacted and deletion vectors are applied; otherwise every level is merged by p
 
 --where selects partitions: k=v[,k=v...] on partition columns only (given several times, any
 matches); other predicates are refused. --columns projects. --json prints one JSON object per
-row (Arrow's JSON form of the values); otherwise a table.`,
+row (Arrow's JSON form of the values); otherwise a table. --snapshot scans an earlier snapshot.`,
 		Example: `  pkft scan /data/db.db/docs --limit 20
   pkft scan /data/db.db/docs --where region=eu,dt=2024-01-31 --json`,
 		Args: cobra.ExactArgs(1),
@@ -60,6 +61,12 @@ row (Arrow's JSON form of the values); otherwise a table.`,
 			}
 			if len(columns) > 0 {
 				opts = append(opts, pkft.WithColumns(columns...))
+			}
+			if snapshot < 0 {
+				return fmt.Errorf("--snapshot %d is negative", snapshot)
+			}
+			if snapshot > 0 {
+				opts = append(opts, pkft.WithScanSnapshot(snapshot))
 			}
 			rr, err := tbl.Scan(ctx, opts...)
 			if err != nil {
@@ -99,6 +106,7 @@ row (Arrow's JSON form of the values); otherwise a table.`,
 	cmd.Flags().StringArrayVar(&where, "where", nil, "partition filter k=v[,k=v...] (repeatable)")
 	cmd.Flags().StringSliceVar(&columns, "columns", nil, "columns to print, in order (default all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row")
+	cmd.Flags().Int64Var(&snapshot, "snapshot", 0, "scan this snapshot instead of the latest")
 	return cmd
 }
 
