@@ -226,6 +226,7 @@ func TestConformance(t *testing.T) {
 	testWrite(t)
 	testFaults(t)
 	testMalformedText(t)
+	testOptions(t)
 }
 
 func testEngine(t *testing.T) {

@@ -41,6 +41,7 @@ public final class Main {
         MinorCompactCommands.register(commands);
         BenchCommands.register(commands);
         BucketCommands.register(commands);
+        OptionsCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */
