@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/options"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
@@ -59,30 +60,27 @@ func restoreWritable(ctx context.Context, t *table.Table, engine fulltext.Engine
 	return r, nil
 }
 
-// checkWritableTable refuses what Go cannot write or compact the way Java would: merge engines
-// other than deduplicate, a user sequence field, changelog producers, bucket modes other than
-// fixed, and the primary-key index families other than full-text (their
-// archives would be left pointing at replaced files).
+// checkWritableTable refuses what Go cannot write or compact the way Java would: tables without a
+// primary key, bucket modes other than fixed, and every table option the registry refuses
+// (checkTableOptions).
 func checkWritableTable(s *schema.TableSchema) error {
 	if len(s.PrimaryKeys) == 0 {
 		return fmt.Errorf("table has no primary key (append tables are not written by Go): %w", ErrUnsupportedTable)
 	}
-	if engine := strings.ToLower(strings.TrimSpace(s.Options[MergeEngineOption])); engine != "" && engine != "deduplicate" {
-		return fmt.Errorf("merge-engine %q: only deduplicate is supported (partial-update, aggregation and first-row are not): %w", engine, ErrUnsupportedTable)
-	}
-	if v := strings.TrimSpace(s.Options[SequenceFieldOption]); v != "" {
-		return fmt.Errorf("sequence.field %q: user-defined sequence fields are not supported: %w", v, ErrUnsupportedTable)
-	}
-	if v := strings.ToLower(strings.TrimSpace(s.Options[ChangelogProducerOption])); v != "" && v != "none" {
-		return fmt.Errorf("changelog-producer %q: only none is supported: %w", v, ErrUnsupportedTable)
-	}
-	for _, key := range []string{restore.PKBTreeIndexColumnsOption, restore.PKBitmapIndexColumnsOption, restore.PKVectorIndexColumnsOption} {
-		if v, ok := s.Options[key]; ok && strings.TrimSpace(v) != "" {
-			return fmt.Errorf("%s = %q: the table has a sorted/vector primary-key index (index/pksorted), which Go does not maintain; writing or compacting would leave it pointing at removed files: %w", key, v, ErrUnsupportedTable)
-		}
+	if err := checkTableOptions(s); err != nil {
+		return err
 	}
 	if _, err := numBuckets(s); err != nil {
 		return err
+	}
+	return nil
+}
+
+// checkTableOptions refuses a table setting an option pkft's registry (impl/options) refuses, or
+// one it does not know, naming every such key and value.
+func checkTableOptions(s *schema.TableSchema) error {
+	if err := options.New().Check(s.Options); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil
 }
