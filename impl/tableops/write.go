@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/bucketfunc"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
@@ -61,8 +62,8 @@ func restoreWritable(ctx context.Context, t *table.Table, engine fulltext.Engine
 }
 
 // checkWritableTable refuses what Go cannot write or compact the way Java would: tables without a
-// primary key, bucket modes other than fixed, and every table option the registry refuses
-// (checkTableOptions).
+// primary key, bucket modes other than fixed, a bucket function Java could not create for the
+// bucket key, and every table option the registry refuses (checkTableOptions).
 func checkWritableTable(s *schema.TableSchema) error {
 	if len(s.PrimaryKeys) == 0 {
 		return fmt.Errorf("table has no primary key (append tables are not written by Go): %w", ErrUnsupportedTable)
@@ -73,7 +74,12 @@ func checkWritableTable(s *schema.TableSchema) error {
 	if _, err := numBuckets(s); err != nil {
 		return err
 	}
-	return nil
+	keys, err := s.BucketKeys()
+	if err != nil {
+		return err
+	}
+	_, err = bucketFunction(s, keys)
+	return err
 }
 
 // checkTableOptions refuses a table setting an option pkft's registry (impl/options) refuses, or
@@ -103,9 +109,9 @@ func numBuckets(s *schema.TableSchema) (int, error) {
 // KeyValueLayout returns the data file layout of a table schema.
 func KeyValueLayout(s *schema.TableSchema) (*kvfile.Layout, error) { return kvfile.NewLayout(s) }
 
-// BucketOf returns the bucket Java assigns to a row of the table (FixedBucketRowKeyExtractor
-// with the default bucket function): the hash of the bucket-key BinaryRow modulo the bucket
-// count, absolute. row holds every table field.
+// BucketOf returns the bucket Java assigns to a row of the table (FixedBucketRowKeyExtractor): the
+// bucket function the table's bucket-function.type selects (impl/bucketfunc) applied to the
+// bucket-key BinaryRow and the bucket count. row holds every table field.
 func BucketOf(s *schema.TableSchema, row []any) (int, error) {
 	n, err := numBuckets(s)
 	if err != nil {
@@ -115,10 +121,24 @@ func BucketOf(s *schema.TableSchema, row []any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return bucketOf(s, keys, n, row)
+	fn, err := bucketFunction(s, keys)
+	if err != nil {
+		return 0, err
+	}
+	return bucketOf(s, keys, fn, n, row)
 }
 
-func bucketOf(s *schema.TableSchema, keys []string, n int, row []any) (int, error) {
+// bucketFunction returns the table's bucket function for its bucket keys; a function Java could
+// not create for the key types (mod of a STRING key, hive of a TIMESTAMP) is refused.
+func bucketFunction(s *schema.TableSchema, keys []string) (bucketfunc.Func, error) {
+	fn, err := bucketfunc.FromOptions(s.Options, s.ProjectedRowType(keys))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	}
+	return fn, nil
+}
+
+func bucketOf(s *schema.TableSchema, keys []string, fn bucketfunc.Func, n int, row []any) (int, error) {
 	vals := make([]any, len(keys))
 	for i, k := range keys {
 		idx := slices.IndexFunc(s.Fields, func(f types.DataField) bool { return f.Name == k })
@@ -128,7 +148,7 @@ func bucketOf(s *schema.TableSchema, keys []string, n int, row []any) (int, erro
 	if err != nil {
 		return 0, fmt.Errorf("bucket key: %w", err)
 	}
-	return binrow.Bucket(data, n)
+	return fn.Bucket(data, n)
 }
 
 // Writer writes rows into a primary-key table the way a Java batch writer does
@@ -150,6 +170,7 @@ type Writer struct {
 	restored map[bucketKey]*table.Bucket
 
 	bucketKeys []string
+	bucketFn   bucketfunc.Func
 	numBuckets int
 	// kindFilter drops the rows Java's RowKindFilter drops (ignore-delete, ignore-update-before).
 	ignoreDelete, ignoreUpdateBefore bool
@@ -220,6 +241,9 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	if w.bucketKeys, err = r.Schema.BucketKeys(); err != nil {
 		return nil, err
 	}
+	if w.bucketFn, err = bucketFunction(r.Schema, w.bucketKeys); err != nil {
+		return nil, err
+	}
 	w.partType = r.Schema.PartitionType()
 	for _, k := range r.Schema.PartitionKeys {
 		w.partIdx = append(w.partIdx, slices.IndexFunc(r.Schema.Fields, func(f types.DataField) bool { return f.Name == k }))
@@ -287,7 +311,7 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if err != nil {
 		return fmt.Errorf("partition: %w", err)
 	}
-	bucket, err := bucketOf(w.r.Schema, w.bucketKeys, w.numBuckets, row)
+	bucket, err := bucketOf(w.r.Schema, w.bucketKeys, w.bucketFn, w.numBuckets, row)
 	if err != nil {
 		return err
 	}
