@@ -118,20 +118,9 @@ func refuseEachOption(t *testing.T, golden string, settings map[string]string) {
 	slices.Sort(keys)
 	for _, key := range keys {
 		val := settings[key]
-		next := *base
-		next.ID = base.ID + 1
-		next.Options = map[string]string{key: val}
-		for k, v := range base.Options {
-			if k != key {
-				next.Options[k] = v
-			}
-		}
-		next.OptionOrder = append(slices.DeleteFunc(slices.Clone(base.OptionOrder), func(k string) bool { return k == key }), key)
-		schemaFile := filepath.Join(root, "schema", schema.FileName(next.ID))
-		if err := os.WriteFile(schemaFile, next.Marshal(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		want := append(slices.Clone(before), filepath.Join("schema", schema.FileName(next.ID)))
+		setOptions(t, root, map[string]string{key: val})
+		schemaFile := filepath.Join(root, "schema", schema.FileName(base.ID+1))
+		want := append(slices.Clone(before), filepath.Join("schema", schema.FileName(base.ID+1)))
 		slices.Sort(want)
 		check := func(op string, err error) {
 			t.Helper()
