@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"path/filepath"
@@ -161,6 +162,15 @@ func keyTypes() []keyType {
 		one("smallint", "SMALLINT", func(r *rand.Rand) (any, any) { v := int16(r.IntN(65536) - 32768); return v, v }),
 		one("int", "INT", func(r *rand.Rand) (any, any) { v := int32(r.Uint32()); return v, v }),
 		one("bigint", "BIGINT", func(r *rand.Rand) (any, any) { v := int64(r.Uint64()); return v, v }),
+		one("boolean", "BOOLEAN", func(r *rand.Rand) (any, any) { v := r.IntN(2) == 0; return v, v }),
+		one("float", "FLOAT", func(r *rand.Rand) (any, any) {
+			v := float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(20)-10)))
+			return v, v
+		}),
+		one("double", "DOUBLE", func(r *rand.Rand) (any, any) {
+			v := r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+			return v, v
+		}),
 		one("decimal-compact", "DECIMAL(10, 2)", func(r *rand.Rand) (any, any) { return decimal(r, 10, 2) }),
 		one("decimal-18", "DECIMAL(18, 0)", func(r *rand.Rand) (any, any) { return decimal(r, 18, 0) }),
 		one("decimal-noncompact", "DECIMAL(38, 10)", func(r *rand.Rand) (any, any) { return decimal(r, 38, 10) }),
@@ -280,7 +290,7 @@ func bucketHashOne(ctx context.Context, g *maintainGroup, keyType, fn string, ac
 		}
 		used[b] = true
 	}
-	if len(used) < 2 && keyType != "tinyint" {
+	if len(used) < 2 && keyType != "tinyint" && keyType != "boolean" {
 		return nil, errors.New("every key fell into one bucket: the case tests nothing")
 	}
 	return res.Buckets, nil
