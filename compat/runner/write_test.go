@@ -80,12 +80,18 @@ func testWrite(t *testing.T) {
 		}
 		return goCompactsJavaArchives(ctx, g)
 	})
-	runCase(t, "stats/filtered-read", "go->java", func(ctx context.Context) error {
-		if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
-			return err
+	for _, v := range filteredReadVariants {
+		name := "stats/filtered-read"
+		if v.name != "" {
+			name += "/" + v.name
 		}
-		return filteredRead(ctx, g)
-	})
+		runCase(t, name, "go->java", func(ctx context.Context) error {
+			if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
+				return err
+			}
+			return filteredRead(ctx, g, v.name, v.options)
+		})
+	}
 	runCase(t, "scenario/alternating", "go+java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
@@ -740,14 +746,32 @@ func alternating(ctx context.Context, g *maintainGroup, rounds int) error {
 // ---------------------------------------------------------------------------------------------
 // stats/filtered-read
 
+// filteredReadVariants are the statistics layouts of stats/filtered-read: Java's defaults, and
+// the sparse layout (metadata.stats-dense-store = false), statistics for the first columns only
+// (metadata.stats-keep-first-n-columns) and per-level modes (metadata.stats-mode.per.level: full
+// at level 0, truncated strings at the top level).
+var filteredReadVariants = []struct {
+	name    string
+	options map[string]string
+}{
+	{"", nil},
+	{"sparse-stats", map[string]string{
+		"metadata.stats-dense-store":          "false",
+		"metadata.stats-keep-first-n-columns": "4",
+		"metadata.stats-mode.per.level":       "0:full,5:truncate(8)",
+	}},
+}
+
 // filteredRead is stats/filtered-read: Go writes level-0 files and a compaction of a table whose
 // values defeat naive statistics (long strings sharing a 16-character prefix, negative numbers,
 // nulls, dates); Java reads with random predicates pushed down — pruning files by Go's
 // statistics — and must return exactly the model's rows that satisfy them.
-func filteredRead(ctx context.Context, g *maintainGroup) error {
+func filteredRead(ctx context.Context, g *maintainGroup, variant string, extra map[string]string) error {
 	fields := []field{{"id", "INT NOT NULL"}, {"grp", "INT"}, {"name", "STRING"}, {"big", "BIGINT"}, {"day", "DATE"}, {"content", "STRING"}}
-	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "filtered-read"), "filtered-read", fields, []string{"id"}, nil,
-		map[string]string{"bucket": "2"}, nil)
+	opts := map[string]string{"bucket": "2"}
+	maps.Copy(opts, extra)
+	name := strings.TrimSuffix("filtered-read-"+variant, "-")
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, name), name, fields, []string{"id"}, nil, opts, nil)
 	if err != nil {
 		return err
 	}
