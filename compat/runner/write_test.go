@@ -760,6 +760,10 @@ var filteredReadVariants = []struct {
 		"metadata.stats-keep-first-n-columns": "4",
 		"metadata.stats-mode.per.level":       "0:full,5:truncate(8)",
 	}},
+	{"codec-gzip", map[string]string{"file.compression": "gzip"}},
+	{"codec-lz4", map[string]string{"file.compression": "lz4"}},
+	{"codec-none", map[string]string{"file.compression": "none"}},
+	{"codec-zstd-level", map[string]string{"file.compression": "zstd", "file.compression.zstd-level": "9"}},
 }
 
 // filteredRead is stats/filtered-read: Go writes level-0 files and a compaction of a table whose

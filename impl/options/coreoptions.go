@@ -32,7 +32,6 @@ const (
 	reasonCommituser       = "prefixes the commit user of Java jobs; pkft takes its commit user from the caller"
 	reasonWriteonly        = "Go's writer never compacts at commit (as a write-only Java writer); pkft compact is the explicit compaction"
 	reasonBuffer           = "the size of the writer's sort buffer: when a level-0 file is flushed, which changes neither the rows nor the merge result"
-	reasonZstd             = "the zstd level changes the compressed size only; readers see the same rows"
 )
 
 func declaredOptions() []Entry {
@@ -58,8 +57,8 @@ func declaredOptions() []Entry {
 		{Key: "file.format", Source: "CoreOptions", Type: "String", Default: "parquet", HasDefault: true, Class: Honoured, Reason: "Parquet; ORC, Avro and the other formats are refused", Test: "TestConformance/scenario/java-reads-go-archives", Accept: acceptOneOf("parquet")},
 		{Key: "file.compression.per.level", Source: "CoreOptions", Type: "Map", Default: "{}", HasDefault: true, Class: Refused, Reason: "per-level codecs are not implemented by the Go writer"},
 		{Key: "file.format.per.level", Source: "CoreOptions", Type: "Map", Default: "{}", HasDefault: true, Class: Refused, Reason: "per-level file formats are not implemented by the Go writer"},
-		{Key: "file.compression", Source: "CoreOptions", Type: "String", Default: "zstd", HasDefault: true, Class: Honoured, Reason: "zstd and snappy (the codecs a case checks Java reads); other codecs are refused", Test: "TestConformance/scenario/java-reads-go-archives/snappy-full-stats", Accept: acceptOneOf("zstd", "snappy")},
-		{Key: "file.compression.zstd-level", Source: "CoreOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Inert, Reason: reasonZstd},
+		{Key: "file.compression", Source: "CoreOptions", Type: "String", Default: "zstd", HasDefault: true, Class: Honoured, Reason: "zstd, snappy, gzip, lz4 and none (the codecs a case checks Java reads); brotli (Java's Parquet reader has no codec for it) and the others are refused", Test: "TestConformance/stats/filtered-read/codec-gzip", Accept: acceptOneOf("zstd", "snappy", "gzip", "lz4", "none")},
+		{Key: "file.compression.zstd-level", Source: "CoreOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Honoured, Reason: "the zstd level of the data files", Test: "TestConformance/stats/filtered-read/codec-zstd-level"},
 		{Key: "data-file.prefix", Source: "CoreOptions", Type: "String", Default: "data-", HasDefault: true, Class: Honoured, Reason: "data file names", Test: "TestDataFileNames"},
 		{Key: "data-file.path-directory", Source: "CoreOptions", Type: "String", Class: Honoured, Reason: "the directory data files are written under", Test: "TestBucketPaths"},
 		{Key: "changelog-file.prefix", Source: "CoreOptions", Type: "String", Default: "changelog-", HasDefault: true, Class: Inert, Reason: reasonChangelog},
