@@ -343,6 +343,11 @@ func goWriteVariants() []*writeVariant {
 	return []*writeVariant{
 		{name: "partitioned-dv", fields: []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}},
 			pks: []string{"region", "dt", "id"}, partKeys: []string{"region", "dt"}, options: ft(nil), rows: partTextRows, fullText: true},
+		// Partition directories named by the values' string forms (dt=2024-01-31), not the legacy
+		// internal forms.
+		{name: "non-legacy-partition", fields: []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}},
+			pks: []string{"region", "dt", "id"}, partKeys: []string{"region", "dt"}, options: ft(map[string]string{"partition.legacy-name": "false"}),
+			rows: partTextRows, fullText: true},
 		{name: "index-in-data-dir", fields: idText, pks: []string{"id"},
 			options: ft(map[string]string{"bucket": "3", "index-file-in-data-file-dir": "true"}), rows: textRows, fullText: true},
 		{name: "ngram", fields: idText, pks: []string{"id"},

@@ -88,7 +88,7 @@ func declaredOptions() []Entry {
 		{Key: "manifest-sort.max-rewrite-size", Source: "CoreOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Refused, Reason: "Java sorts manifest entries when merging; not implemented"},
 		{Key: "upsert-key", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "not implemented by the Go writer"},
 		{Key: "partition.default-name", Source: "CoreOptions", Type: "String", Default: "__DEFAULT_PARTITION__", HasDefault: true, Class: Honoured, Reason: "the directory name of a null partition value", Test: "TestBucketPaths"},
-		{Key: "partition.legacy-name", Source: "CoreOptions", Type: "Boolean", Default: "true", HasDefault: true, Class: Refused, Reason: "Go formats partition values both ways, but no test checks the non-legacy names against Java"},
+		{Key: "partition.legacy-name", Source: "CoreOptions", Type: "Boolean", Default: "true", HasDefault: true, Class: Honoured, Reason: "partition directory names from the legacy internal forms (true) or the values' string forms (false)", Test: "TestConformance/scenario/java-reads-go-archives/non-legacy-partition"},
 		{Key: "snapshot.num-retained.min", Source: "CoreOptions", Type: "Integer", Default: "10", HasDefault: true, Class: Inert, Reason: reasonExpire},
 		{Key: "snapshot.num-retained.max", Source: "CoreOptions", Type: "Integer", Default: "2147483647", HasDefault: true, Class: Inert, Reason: reasonExpire},
 		{Key: "snapshot.time-retained", Source: "CoreOptions", Type: "Duration", Default: "3600000 ms", HasDefault: true, Class: Inert, Reason: reasonExpire},
