@@ -8,6 +8,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/options"
 	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/pkfthook"
 )
 
 // OptionDecision is what pkft does with one option a table sets.
@@ -32,16 +33,16 @@ type OptionDecision struct {
 }
 
 // TableOptions reads the latest schema of the table at path and returns what pkft does with
-// each option it sets, ordered by key. Only WithFileIO of opts is used.
-func TableOptions(ctx context.Context, path string, opts ...OpenOption) ([]OptionDecision, error) {
-	cfg := openConfig{fio: fileio.NewLocal()}
-	for _, o := range opts {
-		o(&cfg)
-	}
+// each option it sets, ordered by key.
+func TableOptions(ctx context.Context, path string) ([]OptionDecision, error) {
 	if path == "" {
 		return nil, errors.New("table options: empty path")
 	}
-	s, err := table.Open(cfg.fio, path).LatestSchema(ctx)
+	fio := pkfthook.FileIO(ctx)
+	if fio == nil {
+		fio = fileio.NewLocal()
+	}
+	s, err := table.Open(fio, path).LatestSchema(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("table options of %s: %w", path, err)
 	}
