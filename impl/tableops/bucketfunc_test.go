@@ -3,6 +3,7 @@ package tableops_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,8 @@ import (
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
-// setOptions commits a new schema of the table at root with opts added to its options.
+// setOptions commits a new schema of the table at root with opts added to its options (new keys
+// appended in key order).
 func setOptions(t *testing.T, root string, opts map[string]string) {
 	t.Helper()
 	s, err := table.Open(fileio.NewLocal(), root).LatestSchema(context.Background())
@@ -32,11 +34,12 @@ func setOptions(t *testing.T, root string, opts map[string]string) {
 		next.Options[k] = v
 	}
 	next.OptionOrder = slices.Clone(s.OptionOrder)
-	for k, v := range opts {
+	keys := slices.Sorted(maps.Keys(opts))
+	for _, k := range keys {
 		if _, ok := next.Options[k]; !ok {
 			next.OptionOrder = append(next.OptionOrder, k)
 		}
-		next.Options[k] = v
+		next.Options[k] = opts[k]
 	}
 	if err := os.WriteFile(filepath.Join(root, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
 		t.Fatal(err)
