@@ -134,3 +134,35 @@ func TestBucketFunctionRefusedForKeyType(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactTopLevelFromSortedRunTrigger checks the top level of a full compaction when only
+// num-sorted-run.compaction-trigger is set: Java's CoreOptions#numLevels is the trigger plus one,
+// so a trigger of 7 compacts into level 7.
+func TestCompactTopLevelFromSortedRunTrigger(t *testing.T) {
+	ctx := context.Background()
+	root := copyGolden(t, "two-levels")
+	setOptions(t, root, map[string]string{"num-sorted-run.compaction-trigger": "7"})
+	tbl := table.Open(fileio.NewLocal(), root)
+	want := mergedRows(t, tbl)
+	if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := mergedRows(t, tbl); !sameRows(got, want) {
+		t.Fatalf("rows changed: %d, want %d", len(got), len(want))
+	}
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tbl.Read(ctx, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range c.Buckets {
+		for _, f := range b.DataFiles {
+			if f.Level != 7 {
+				t.Errorf("bucket %d: %s at level %d, want 7", b.Bucket, f.FileName, f.Level)
+			}
+		}
+	}
+}
