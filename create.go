@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/options"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
@@ -129,19 +130,17 @@ type createOpenOptions []OpenOption
 
 func (o createOpenOptions) applyCreate(c *createConfig) { c.open = append(c.open, o...) }
 
-// sortedIndexOptions are the primary-key index options of the sorted and vector families, which
-// Go's writer does not maintain.
-var sortedIndexOptions = []string{restore.PKBTreeIndexColumnsOption, restore.PKBitmapIndexColumnsOption, restore.PKVectorIndexColumnsOption}
-
 // Create creates a Paimon table at path from def and opens it: it writes schema/schema-0 exactly
 // as Java's SchemaManager#createTable does (schema version 3, field ids from 0 in column order,
 // highestFieldId the largest, primary-key columns NOT NULL, the options in Java's HashMap order,
 // the creation time in timeMillis) and nothing else. A directory that already holds a schema is
 // [ErrTableExists]. The definition is checked as Java checks it (duplicate or unknown key
 // columns, primary keys that are all partition keys, bucket keys, the primary-key full-text
-// index's requirements such as deletion-vectors.enabled=true); the sorted and vector primary-key
-// indexes (pk-btree, pk-bitmap, pk-vector), which Go's writer does not maintain, are refused by
-// name. On failure nothing is left behind.
+// index's requirements such as deletion-vectors.enabled=true), and every table option through
+// pkft's option registry (impl/options): an option pkft does not know or does not implement —
+// among them the sorted and vector primary-key indexes (pk-btree, pk-bitmap, pk-vector), which
+// Go's writer does not maintain yet — is refused by name ([ErrUnsupportedTable]). On failure
+// nothing is left behind.
 func Create(ctx context.Context, path string, def TableDefinition, opts ...CreateOption) (*Table, error) {
 	cfg := createConfig{now: time.Now}
 	for _, o := range opts {
@@ -181,15 +180,15 @@ func (def TableDefinition) tableSchema(now time.Time) (*schema.TableSchema, erro
 	for k, v := range def.Options {
 		options[k] = v
 	}
-	if err := validateOptions(options); err != nil {
-		return nil, err
-	}
 	primaryKeys, err := keysFromOption(options, "primary-key", def.PrimaryKeys, "primary key")
 	if err != nil {
 		return nil, err
 	}
 	partitionKeys, err := keysFromOption(options, "partition", def.PartitionKeys, "partition")
 	if err != nil {
+		return nil, err
+	}
+	if err := validateOptions(options); err != nil {
 		return nil, err
 	}
 	s := &schema.TableSchema{Version: schema.CurrentVersion, ID: 0, HighestFieldID: -1,
@@ -247,23 +246,21 @@ func (def TableDefinition) tableSchema(now time.Time) (*schema.TableSchema, erro
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	for _, key := range sortedIndexOptions {
-		if v, ok := options[key]; ok {
-			return nil, fmt.Errorf("option %s = %q: the sorted and vector primary-key indexes are not maintained by Go's writer (not supported yet): %w", key, v, ErrUnsupportedTable)
-		}
-	}
 	if _, err := restore.ResolveFullTextDefinition(s); err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
 		return nil, err
 	}
 	return s, nil
 }
 
-// validateOptions is the single place table options are checked at creation.
-//
-// TODO(options registry): call impl/options' allow-list here once it lands, so that unknown and
-// refused options fail at creation. Until then no option is refused here (the sorted index
-// family is refused by tableSchema).
-func validateOptions(map[string]string) error { return nil }
+// validateOptions is the single place table options are checked at creation: impl/options'
+// registry refuses every option pkft does not know and every one it does not implement (with
+// its reason), as writing, compacting and maintaining the table would.
+func validateOptions(opts map[string]string) error {
+	if err := options.New().Check(opts); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	}
+	return nil
+}
 
 // keysFromOption is Schema#normalizePrimaryKeys / normalizePartitionKeys: keys may be given in
 // the table option key instead of the definition, not both; the option is then removed.

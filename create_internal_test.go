@@ -80,6 +80,8 @@ func TestCreateRefuses(t *testing.T) {
 			Options: map[string]string{"bucket": "1", "pk-full-text.index.columns": "text"}}, "deletion-vectors"},
 		{"btree", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "pk-btree.index.columns": "text"}}, "pk-btree.index.columns"},
 		{"bitmap", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "pk-bitmap.index.columns": "text"}}, "pk-bitmap.index.columns"},
+		{"unknown option", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "no-such.option": "x"}}, "no-such.option"},
+		{"refused option", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "merge-engine": "aggregation"}}, "merge-engine"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

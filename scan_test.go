@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/types"
 	"github.com/paimon-pkft/pkft/internal/arrowrows"
 )
 
@@ -194,8 +196,18 @@ func TestScanLevelZeroAndSnapshots(t *testing.T) {
 		{map[string]string{"bucket": "1", "merge-engine": "partial-update"}, "merge-engine"},
 		{map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "deletion-vectors.merge-on-read": "true"}, "merge-on-read"},
 	} {
-		def := pkft.TableDefinition{Columns: []pkft.ColumnDefinition{{Name: "id", Type: "INT"}}, PrimaryKeys: []string{"id"}, Options: c.options}
-		tbl, err := pkft.Create(ctx, filepath.Join(t.TempDir(), "t"), def)
+		// Create refuses these options (the option registry), so the schema is written directly.
+		dir := filepath.Join(t.TempDir(), "t")
+		s := &schema.TableSchema{Version: schema.CurrentVersion, Fields: []types.DataField{types.Field(0, "id", types.Int())},
+			PrimaryKeys: []string{"id"}, PartitionKeys: []string{}, Options: c.options}
+		s.Fields[0].Type.NotNull = true
+		if err := os.MkdirAll(filepath.Join(dir, "schema"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "schema", "schema-0"), s.Marshal(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := pkft.Open(ctx, dir)
 		if err != nil {
 			t.Fatal(err)
 		}

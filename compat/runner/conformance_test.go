@@ -231,6 +231,7 @@ func TestConformance(t *testing.T) {
 	testFaults(t)
 	testMalformedText(t)
 	testHostileQueries(t)
+	testOptions(t)
 }
 
 func testEngine(t *testing.T) {

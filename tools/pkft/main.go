@@ -11,6 +11,8 @@
 //	                        full-text payloads, and the next plan (JSON)
 //	pkft rewrite-metadata TABLE_PATH
 //	                        re-encode the metadata as the next snapshot
+//	pkft options TABLE_PATH [--json]
+//	                        what pkft does with each option the table sets (honoured, refused, inert)
 //
 // Errors are logged on stderr (log/slog) and exit with status 1. SIGINT and SIGTERM stop any
 // command promptly (a search also while the engine is inside an archive). The engine's temporary
@@ -103,6 +105,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	root.AddCommand(writeCommand())
 	root.AddCommand(compactCommand())
 	root.AddCommand(createCommand(), scanCommand())
+	root.AddCommand(optionsCommand())
 	root.AddCommand(
 		&cobra.Command{
 			Use:     "dump TABLE_PATH",

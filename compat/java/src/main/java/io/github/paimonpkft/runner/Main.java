@@ -42,6 +42,7 @@ public final class Main {
         BenchCommands.register(commands);
         BucketCommands.register(commands);
         PickCommands.register(commands);
+        OptionsCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */
