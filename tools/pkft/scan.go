@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -53,7 +54,7 @@ row (Arrow's JSON form of the values); otherwise a table. --snapshot scans an ea
 					return fmt.Errorf("--where %q: %w", w, err)
 				}
 				for k := range spec {
-					if !contains(s.PartitionKeys, k) {
+					if !slices.Contains(s.PartitionKeys, k) {
 						return fmt.Errorf("--where %q: %s is not a partition column (only partition equality is supported)", w, k)
 					}
 				}
@@ -108,15 +109,6 @@ row (Arrow's JSON form of the values); otherwise a table. --snapshot scans an ea
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row")
 	cmd.Flags().Int64Var(&snapshot, "snapshot", 0, "scan this snapshot instead of the latest")
 	return cmd
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func printRow(out interface{ Write([]byte) (int, error) }, tw *tabwriter.Writer, rec arrow.RecordBatch, r int) error {
