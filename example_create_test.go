@@ -14,8 +14,10 @@ import (
 	"github.com/paimon-pkft/pkft"
 )
 
-// ExampleCreate creates a table from an Arrow schema, writes an Arrow record batch into it,
-// compacts it (with deletion vectors, Java's batch read sees rows once compacted) and scans it.
+// ExampleCreate is a table's life: create it from an Arrow schema (a primary-key table with a
+// full-text index on content), write Arrow record batches, compact (with deletion vectors,
+// Java's batch read sees rows once compacted, and the compaction builds the new level's
+// archive), scan, maintain (nothing left to build) and search.
 func ExampleCreate() {
 	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "pkft-example-")
@@ -33,28 +35,35 @@ func ExampleCreate() {
 		log.Fatal(err)
 	}
 	def.PrimaryKeys = []string{"id"}
-	def.Options = map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"}
+	def.Options = map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}
 	tbl, err := pkft.Create(ctx, filepath.Join(tmp, "docs"), def)
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
-	defer b.Release()
-	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2, 3}, nil)
-	b.Field(1).(*array.StringBuilder).AppendValues([]string{"a lake", "a zebra", "a river"}, nil)
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-
-	w, err := tbl.NewWriter(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := w.WriteRecord(ctx, rec); err != nil {
-		log.Fatal(err)
-	}
-	if _, err := w.Commit(ctx); err != nil {
-		log.Fatal(err)
+	// Two writes (the second updates id 2), so that the compaction merges and rewrites files:
+	// archives cover compacted files, not level-0 files moved up unchanged.
+	for _, batch := range []struct {
+		ids   []int64
+		texts []string
+	}{{[]int64{1, 2, 3}, []string{"a lake", "a zebra", "a river"}}, {[]int64{2}, []string{"a striped zebra"}}} {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+		b.Field(0).(*array.Int64Builder).AppendValues(batch.ids, nil)
+		b.Field(1).(*array.StringBuilder).AppendValues(batch.texts, nil)
+		rec := b.NewRecordBatch()
+		b.Release()
+		w, err := tbl.NewWriter(ctx)
+		if err != nil {
+			log.Fatal(err)
+		}
+		err = w.WriteRecord(ctx, rec)
+		rec.Release()
+		if err != nil {
+			log.Fatal(err)
+		}
+		if _, err := w.Commit(ctx); err != nil {
+			log.Fatal(err)
+		}
 	}
 	if _, err := tbl.Compact(ctx); err != nil {
 		log.Fatal(err)
@@ -70,5 +79,22 @@ func ExampleCreate() {
 		rows += int(rr.RecordBatch().NumRows())
 	}
 	fmt.Println("rows:", rows)
-	// Output: rows: 3
+
+	mr, err := tbl.Maintain(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("maintenance committed a snapshot:", mr.SnapshotID != 0)
+
+	hits, err := tbl.Search(ctx, "zebra")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range hits.Hits {
+		fmt.Println("hit:", h.Key, *h.Text)
+	}
+	// Output:
+	// rows: 3
+	// maintenance committed a snapshot: false
+	// hit: [2] a striped zebra
 }
