@@ -13,9 +13,10 @@ import (
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
-// ErrUnsupportedTable reports a table the Go writer and compaction refuse (another merge engine,
-// a sequence field, a changelog producer, a sorted or vector primary-key index, a non-fixed
-// bucket mode); the error names the option.
+// ErrUnsupportedTable reports a table the Go writer, compaction and maintenance refuse: a table
+// without a primary key, a non-fixed bucket mode, or a table option pkft refuses or does not know
+// (another merge engine, a sequence field, a changelog producer, ...; `pkft options TABLE` lists
+// them); the error names each option and value.
 var ErrUnsupportedTable = tableops.ErrUnsupportedTable
 
 // Writer writes rows into a primary-key table as one APPEND snapshot, the way a Java batch

@@ -226,9 +226,12 @@ func TestConformance(t *testing.T) {
 	testJavaTables(t)
 	testMaintain(t)
 	testWrite(t)
+	testLibrary(t)
+	testPick(t)
 	testFaults(t)
 	testMalformedText(t)
 	testHostileQueries(t)
+	testOptions(t)
 	testSortedIndex(t)
 }
 

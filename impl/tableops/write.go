@@ -12,10 +12,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/bucketfunc"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/options"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
@@ -59,30 +61,32 @@ func restoreWritable(ctx context.Context, t *table.Table, engine fulltext.Engine
 	return r, nil
 }
 
-// checkWritableTable refuses what Go cannot write or compact the way Java would: merge engines
-// other than deduplicate, a user sequence field, changelog producers, bucket modes other than
-// fixed, and the primary-key index families other than full-text (their
-// archives would be left pointing at replaced files).
+// checkWritableTable refuses what Go cannot write or compact the way Java would: tables without a
+// primary key, bucket modes other than fixed, a bucket function Java could not create for the
+// bucket key, and every table option the registry refuses (checkTableOptions).
 func checkWritableTable(s *schema.TableSchema) error {
 	if len(s.PrimaryKeys) == 0 {
 		return fmt.Errorf("table has no primary key (append tables are not written by Go): %w", ErrUnsupportedTable)
 	}
-	if engine := strings.ToLower(strings.TrimSpace(s.Options[MergeEngineOption])); engine != "" && engine != "deduplicate" {
-		return fmt.Errorf("merge-engine %q: only deduplicate is supported (partial-update, aggregation and first-row are not): %w", engine, ErrUnsupportedTable)
-	}
-	if v := strings.TrimSpace(s.Options[SequenceFieldOption]); v != "" {
-		return fmt.Errorf("sequence.field %q: user-defined sequence fields are not supported: %w", v, ErrUnsupportedTable)
-	}
-	if v := strings.ToLower(strings.TrimSpace(s.Options[ChangelogProducerOption])); v != "" && v != "none" {
-		return fmt.Errorf("changelog-producer %q: only none is supported: %w", v, ErrUnsupportedTable)
-	}
-	for _, key := range []string{restore.PKBTreeIndexColumnsOption, restore.PKBitmapIndexColumnsOption, restore.PKVectorIndexColumnsOption} {
-		if v, ok := s.Options[key]; ok && strings.TrimSpace(v) != "" {
-			return fmt.Errorf("%s = %q: the table has a sorted/vector primary-key index (index/pksorted), which Go does not maintain; writing or compacting would leave it pointing at removed files: %w", key, v, ErrUnsupportedTable)
-		}
+	if err := checkTableOptions(s); err != nil {
+		return err
 	}
 	if _, err := numBuckets(s); err != nil {
 		return err
+	}
+	keys, err := s.BucketKeys()
+	if err != nil {
+		return err
+	}
+	_, err = bucketFunction(s, keys)
+	return err
+}
+
+// checkTableOptions refuses a table setting an option pkft's registry (impl/options) refuses, or
+// one it does not know, naming every such key and value.
+func checkTableOptions(s *schema.TableSchema) error {
+	if err := options.New().Check(s.Options); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil
 }
@@ -105,9 +109,9 @@ func numBuckets(s *schema.TableSchema) (int, error) {
 // KeyValueLayout returns the data file layout of a table schema.
 func KeyValueLayout(s *schema.TableSchema) (*kvfile.Layout, error) { return kvfile.NewLayout(s) }
 
-// BucketOf returns the bucket Java assigns to a row of the table (FixedBucketRowKeyExtractor
-// with the default bucket function): the hash of the bucket-key BinaryRow modulo the bucket
-// count, absolute. row holds every table field.
+// BucketOf returns the bucket Java assigns to a row of the table (FixedBucketRowKeyExtractor): the
+// bucket function the table's bucket-function.type selects (impl/bucketfunc) applied to the
+// bucket-key BinaryRow and the bucket count. row holds every table field.
 func BucketOf(s *schema.TableSchema, row []any) (int, error) {
 	n, err := numBuckets(s)
 	if err != nil {
@@ -117,10 +121,24 @@ func BucketOf(s *schema.TableSchema, row []any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return bucketOf(s, keys, n, row)
+	fn, err := bucketFunction(s, keys)
+	if err != nil {
+		return 0, err
+	}
+	return bucketOf(s, keys, fn, n, row)
 }
 
-func bucketOf(s *schema.TableSchema, keys []string, n int, row []any) (int, error) {
+// bucketFunction returns the table's bucket function for its bucket keys; a function Java could
+// not create for the key types (mod of a STRING key, hive of a TIMESTAMP) is refused.
+func bucketFunction(s *schema.TableSchema, keys []string) (bucketfunc.Func, error) {
+	fn, err := bucketfunc.FromOptions(s.Options, s.ProjectedRowType(keys))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	}
+	return fn, nil
+}
+
+func bucketOf(s *schema.TableSchema, keys []string, fn bucketfunc.Func, n int, row []any) (int, error) {
 	vals := make([]any, len(keys))
 	for i, k := range keys {
 		idx := slices.IndexFunc(s.Fields, func(f types.DataField) bool { return f.Name == k })
@@ -130,7 +148,7 @@ func bucketOf(s *schema.TableSchema, keys []string, n int, row []any) (int, erro
 	if err != nil {
 		return 0, fmt.Errorf("bucket key: %w", err)
 	}
-	return binrow.Bucket(data, n)
+	return fn.Bucket(data, n)
 }
 
 // Writer writes rows into a primary-key table the way a Java batch writer does
@@ -152,6 +170,7 @@ type Writer struct {
 	restored map[bucketKey]*table.Bucket
 
 	bucketKeys []string
+	bucketFn   bucketfunc.Func
 	numBuckets int
 	// kindFilter drops the rows Java's RowKindFilter drops (ignore-delete, ignore-update-before).
 	ignoreDelete, ignoreUpdateBefore bool
@@ -222,6 +241,9 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	if w.bucketKeys, err = r.Schema.BucketKeys(); err != nil {
 		return nil, err
 	}
+	if w.bucketFn, err = bucketFunction(r.Schema, w.bucketKeys); err != nil {
+		return nil, err
+	}
 	w.partType = r.Schema.PartitionType()
 	for _, k := range r.Schema.PartitionKeys {
 		w.partIdx = append(w.partIdx, slices.IndexFunc(r.Schema.Fields, func(f types.DataField) bool { return f.Name == k }))
@@ -256,6 +278,35 @@ func (w *Writer) Schema() *schema.TableSchema { return w.r.Schema }
 // against the schema (types, NOT NULL) before anything is buffered. As Java's RowKindFilter does,
 // -D and -U rows are dropped under ignore-delete, and -U rows under ignore-update-before.
 func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error {
+	if err := w.checkWrite(kind, row); err != nil {
+		return err
+	}
+	// Encoding the whole row checks every value's type and the NOT NULL constraints.
+	if _, err := binrow.Encode(w.r.Schema.RowType(), row); err != nil {
+		return fmt.Errorf("row does not fit the schema: %w", err)
+	}
+	for i, f := range w.r.Schema.Fields {
+		if row[i] == nil && f.Type.NotNull {
+			return fmt.Errorf("field %s is NOT NULL", f.Name)
+		}
+	}
+	return w.add(ctx, kind, slices.Clone(row))
+}
+
+// WriteOwned is [Writer.Write] for a row whose values the caller built in impl/binrow's forms
+// for the schema's types and checked (NOT NULL columns non-nil, decimals within precision,
+// timestamps within precision): the row is not validated again and the writer keeps it (the
+// caller must not change it afterwards). It is the typed path beneath Write for callers that
+// convert whole columns at once, such as Arrow record batches.
+func (w *Writer) WriteOwned(ctx context.Context, kind types.RowKind, row []any) error {
+	if err := w.checkWrite(kind, row); err != nil {
+		return err
+	}
+	return w.add(ctx, kind, row)
+}
+
+// checkWrite checks what every write checks: the writer is open, the kind and the row's width.
+func (w *Writer) checkWrite(kind types.RowKind, row []any) error {
 	if w.done {
 		return errors.New("write after commit or abort")
 	}
@@ -268,15 +319,11 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if len(row) != len(w.r.Schema.Fields) {
 		return fmt.Errorf("row has %d fields, the table %d", len(row), len(w.r.Schema.Fields))
 	}
-	// Encoding the whole row checks every value's type and the NOT NULL constraints.
-	if _, err := binrow.Encode(w.r.Schema.RowType(), row); err != nil {
-		return fmt.Errorf("row does not fit the schema: %w", err)
-	}
-	for i, f := range w.r.Schema.Fields {
-		if row[i] == nil && f.Type.NotNull {
-			return fmt.Errorf("field %s is NOT NULL", f.Name)
-		}
-	}
+	return nil
+}
+
+// add buffers a validated row the writer owns.
+func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
 	// RowKindFilter: the table writer drops these rows before anything else.
 	if (kind == types.Delete && w.ignoreDelete) || (kind == types.UpdateBefore && (w.ignoreDelete || w.ignoreUpdateBefore)) {
 		return nil
@@ -289,7 +336,7 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if err != nil {
 		return fmt.Errorf("partition: %w", err)
 	}
-	bucket, err := bucketOf(w.r.Schema, w.bucketKeys, w.numBuckets, row)
+	bucket, err := bucketOf(w.r.Schema, w.bucketKeys, w.bucketFn, w.numBuckets, row)
 	if err != nil {
 		return err
 	}
@@ -298,7 +345,7 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if err != nil {
 		return err
 	}
-	kv := &kvfile.KeyValue{Key: make([]any, len(w.layout.KeyIndexes)), Seq: bw.nextSeq, Kind: kind, Value: slices.Clone(row)}
+	kv := &kvfile.KeyValue{Key: make([]any, len(w.layout.KeyIndexes)), Seq: bw.nextSeq, Kind: kind, Value: row}
 	for i, idx := range w.layout.KeyIndexes {
 		kv.Key[i] = row[idx]
 	}

@@ -41,6 +41,8 @@ public final class Main {
         MinorCompactCommands.register(commands);
         BenchCommands.register(commands);
         BucketCommands.register(commands);
+        PickCommands.register(commands);
+        OptionsCommands.register(commands);
         SortedIndexCommands.register(commands);
     }
 
