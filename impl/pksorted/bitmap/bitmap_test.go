@@ -75,33 +75,18 @@ func TestRoundTripEveryKeyType(t *testing.T) {
 						got = append(got, sortkeytest.Row{Key: e.Key, RowID: int64(id)})
 					}
 				}
-				var want []sortkeytest.Row
-				for _, row := range rows {
-					if row.Key != nil {
-						want = append(want, row)
-					}
+				if msg := sortkeytest.SameNonNullRows(ser, got, rows); msg != "" {
+					t.Fatal(msg)
 				}
-				if len(got) != len(want) {
-					t.Fatalf("%d non-null rows read, %d written", len(got), len(want))
-				}
-				for i := range got {
-					if ser.Compare(got[i].Key, want[i].Key) != 0 || got[i].RowID != want[i].RowID {
-						t.Fatalf("row %d: %v, want %v", i, got[i], want[i])
-					}
-				}
-				for _, p := range sortkeytest.Predicates(ser, r, 8) {
+				eval := func(p pred.Predicate) ([]uint64, error) {
 					bm, err := rd.Evaluate(p)
 					if err != nil {
-						t.Fatalf("%s %v: %v", p.Op, p.Literals, err)
+						return nil, err
 					}
-					gotIDs := make([]int64, 0)
-					for _, id := range bm.ToArray() {
-						gotIDs = append(gotIDs, int64(id))
-					}
-					wantIDs := sortkeytest.Expect(ser, rows, p)
-					if !slices.Equal(gotIDs, wantIDs) && !(len(gotIDs) == 0 && len(wantIDs) == 0) {
-						t.Fatalf("%s %v: rows %v, want %v", p.Op, p.Literals, gotIDs, wantIDs)
-					}
+					return bm.ToArray(), nil
+				}
+				if msg := sortkeytest.CheckPredicates(ser, r, 8, rows, eval); msg != "" {
+					t.Fatal(msg)
 				}
 			})
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/pksorted/blockcodec"
 	"github.com/paimon-pkft/pkft/impl/pksorted/filemeta"
+	"github.com/paimon-pkft/pkft/impl/pksorted/pred"
 	"github.com/paimon-pkft/pkft/impl/pksorted/sortkey"
 	"github.com/paimon-pkft/pkft/impl/pksorted/sortkey/sortkeytest"
 )
@@ -74,41 +75,22 @@ func TestRoundTripEveryKeyType(t *testing.T) {
 						got = append(got, sortkeytest.Row{Key: e.Key, RowID: id})
 					}
 				}
-				var want []sortkeytest.Row
-				for _, row := range rows {
-					if row.Key != nil {
-						want = append(want, row)
-					}
+				if msg := sortkeytest.SameNonNullRows(ser, got, rows); msg != "" {
+					t.Fatal(msg)
 				}
-				if len(got) != len(want) {
-					t.Fatalf("%d non-null entries read, %d written", len(got), len(want))
-				}
-				for i := range got {
-					if ser.Compare(got[i].Key, want[i].Key) != 0 || got[i].RowID != want[i].RowID {
-						t.Fatalf("entry %d: %v, want %v", i, got[i], want[i])
-					}
-				}
-				for _, p := range sortkeytest.Predicates(ser, r, 8) {
+				eval := func(p pred.Predicate) ([]uint64, error) {
 					bm, err := rd.Evaluate(p)
 					if err != nil {
-						t.Fatalf("%s %v: %v", p.Op, p.Literals, err)
+						return nil, err
 					}
-					gotIDs := toInt64(bm.ToArray())
-					if wantIDs := sortkeytest.Expect(ser, rows, p); !slices.Equal(gotIDs, wantIDs) {
-						t.Fatalf("%s %v: rows %v, want %v", p.Op, p.Literals, gotIDs, wantIDs)
-					}
+					return bm.ToArray(), nil
+				}
+				if msg := sortkeytest.CheckPredicates(ser, r, 8, rows, eval); msg != "" {
+					t.Fatal(msg)
 				}
 			})
 		}
 	}
-}
-
-func toInt64(ids []uint64) []int64 {
-	out := make([]int64, len(ids))
-	for i, id := range ids {
-		out[i] = int64(id)
-	}
-	return out
 }
 
 // TestOnlyNullsAndEmpty: a file of only nulls has no key range and answers isNull only; an empty

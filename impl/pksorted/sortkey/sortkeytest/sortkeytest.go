@@ -3,6 +3,7 @@
 package sortkeytest
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -193,4 +194,43 @@ func matches(ser *sortkey.Serializer, k any, p pred.Predicate) bool {
 		return ok1 && ok2 && len(s) >= len(pre) && s[:len(pre)] == pre
 	}
 	return false
+}
+
+// SameNonNullRows reports how got (every non-null key with its row ids, in file order) differs
+// from the non-null rows of written, or "" when it does not.
+func SameNonNullRows(ser *sortkey.Serializer, got, written []Row) string {
+	var want []Row
+	for _, row := range written {
+		if row.Key != nil {
+			want = append(want, row)
+		}
+	}
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d non-null rows read, %d written", len(got), len(want))
+	}
+	for i := range got {
+		if ser.Compare(got[i].Key, want[i].Key) != 0 || got[i].RowID != want[i].RowID {
+			return fmt.Sprintf("row %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	return ""
+}
+
+// CheckPredicates evaluates every predicate of Predicates(ser, r, n) with eval and reports the
+// first answer that differs from Expect on rows, or "" when all agree.
+func CheckPredicates(ser *sortkey.Serializer, r *rand.Rand, n int, rows []Row, eval func(pred.Predicate) ([]uint64, error)) string {
+	for _, p := range Predicates(ser, r, n) {
+		ids, err := eval(p)
+		if err != nil {
+			return fmt.Sprintf("%s %v: %v", p.Op, p.Literals, err)
+		}
+		got := make([]int64, 0, len(ids))
+		for _, id := range ids {
+			got = append(got, int64(id))
+		}
+		if want := Expect(ser, rows, p); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			return fmt.Sprintf("%s %v: rows %v, want %v", p.Op, p.Literals, got, want)
+		}
+	}
+	return ""
 }
