@@ -232,6 +232,7 @@ func TestConformance(t *testing.T) {
 	testMalformedText(t)
 	testHostileQueries(t)
 	testOptions(t)
+	testSortedIndex(t)
 }
 
 func testEngine(t *testing.T) {

@@ -117,3 +117,13 @@ func fromTwosComplement(b []byte) *big.Int {
 	}
 	return u
 }
+
+// UnscaledBytes returns the unscaled value of d as Java's Decimal#toUnscaledBytes does
+// (BigInteger#toByteArray: minimal big-endian two's complement).
+func (d Decimal) UnscaledBytes() []byte { return twosComplement(d.Unscaled) }
+
+// DecimalFromUnscaledBytes is Java's Decimal.fromUnscaledBytes: the decimal whose unscaled value
+// is the two's-complement big-endian b, at the given scale.
+func DecimalFromUnscaledBytes(b []byte, scale int) Decimal {
+	return Decimal{Unscaled: fromTwosComplement(b), Scale: scale}
+}

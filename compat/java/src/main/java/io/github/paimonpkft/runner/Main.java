@@ -43,6 +43,7 @@ public final class Main {
         BucketCommands.register(commands);
         PickCommands.register(commands);
         OptionsCommands.register(commands);
+        SortedIndexCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */

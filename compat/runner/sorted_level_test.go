@@ -1,0 +1,167 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/pksorted/datafile"
+	"github.com/paimon-pkft/pkft/impl/pksorted/indexfile"
+	"github.com/paimon-pkft/pkft/impl/pksorted/sortkey"
+	"github.com/paimon-pkft/pkft/impl/pksorted/sortkey/sortkeytest"
+	"github.com/paimon-pkft/pkft/impl/types"
+)
+
+// sortedSameLevel is index/sorted/same-level: one level of several data files with random values
+// (nulls, many duplicates, unsorted) is built by Paimon's PkSortedIndexBuilder and
+// PkSortedIndexFile (runner sorted-index-build) and by Go's indexfile.Builder: the payloads'
+// IndexFileMeta fields (type, size, row count, row range, field id) and index and source meta
+// bytes are equal, the files are byte-identical, and each side's reader answers every predicate
+// the same on the other's file.
+func sortedSameLevel(ctx context.Context, p *Process, dir string) error {
+	var errs []error
+	for _, index := range []string{indexfile.TypeBTree, indexfile.TypeBitmap} {
+		for ti, typ := range sortkeytest.Types() {
+			for _, rows := range []int{5, 40, 3000} {
+				d := filepath.Join(dir, fmt.Sprintf("%s-t%d-n%d", index, ti, rows))
+				if err := sortedSameLevelOne(ctx, p, d, index, typ, rows, uint64(ti*10000+rows)); err != nil {
+					errs = append(errs, fmt.Errorf("%s %s, %d rows: %w", index, typeSQL(typ), rows, err))
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+type fixedReaders map[string][]any
+
+type fixedReader struct {
+	values []any
+	pos    int
+}
+
+func (f fixedReaders) Open(_ context.Context, file *meta.DataFileMeta) (indexfile.EntryReader, error) {
+	return &fixedReader{values: f[file.FileName]}, nil
+}
+
+func (r *fixedReader) RowCount() int64 { return int64(len(r.values)) }
+func (r *fixedReader) Close() error    { return nil }
+func (r *fixedReader) Next(context.Context) (datafile.Entry, bool, error) {
+	if r.pos == len(r.values) {
+		return datafile.Entry{}, false, nil
+	}
+	r.pos++
+	return datafile.Entry{Value: r.values[r.pos-1], Position: int64(r.pos - 1)}, true, nil
+}
+
+func sortedSameLevelOne(ctx context.Context, p *Process, dir, index string, typ types.DataType, n int, seed uint64) error {
+	ser, err := sortkey.New(typ)
+	if err != nil {
+		return err
+	}
+	r := rand.New(rand.NewPCG(seed, 77))
+	// Files named out of order, values unsorted: the build sorts files by name and rows by value.
+	names := []string{"data-c", "data-a", "data-b"}
+	values := fixedReaders{}
+	var files []*meta.DataFileMeta
+	type sourceJSON struct {
+		FileName string    `json:"fileName"`
+		Values   []*string `json:"values"`
+	}
+	var sources []sourceJSON
+	src := meta.FileSourceCompact
+	for i, name := range names {
+		count := n/len(names) + i
+		var vs []any
+		var texts []*string
+		for range count {
+			var v any
+			if r.IntN(7) != 0 {
+				v = sortkeytest.Key(typ, r)
+			}
+			vs = append(vs, v)
+			texts = append(texts, keyText(v))
+		}
+		values[name] = vs
+		files = append(files, &meta.DataFileMeta{FileName: name, RowCount: int64(count), Level: 2, FileSource: &src})
+		sources = append(sources, sourceJSON{name, texts})
+	}
+	field := types.DataField{ID: 7, Name: "k", Type: typ}
+	goDir, javaDir := filepath.Join(dir, "go"), filepath.Join(dir, "java")
+	if err := os.MkdirAll(javaDir, 0o755); err != nil {
+		return err
+	}
+	b := &indexfile.Builder{
+		IndexFile: &indexfile.IndexFile{FileIO: fileio.NewLocal(), Paths: paths.NewDirIndexPathFactory(goDir)},
+		Readers:   values, Field: field, IndexType: index,
+	}
+	g, err := b.Build(ctx, files)
+	if err != nil {
+		return fmt.Errorf("go build: %w", err)
+	}
+	var j struct {
+		IndexType     string `json:"indexType"`
+		FileName      string `json:"fileName"`
+		FileSize      int64  `json:"fileSize"`
+		RowCount      int64  `json:"rowCount"`
+		RowRangeStart int64  `json:"rowRangeStart"`
+		RowRangeEnd   int64  `json:"rowRangeEnd"`
+		IndexFieldID  int32  `json:"indexFieldId"`
+		IndexMeta     string `json:"indexMeta"`
+		SourceMeta    string `json:"sourceMeta"`
+	}
+	args := map[string]any{"indexType": index, "type": typeSQL(typ), "fieldId": 7, "options": map[string]string{},
+		"dir": javaDir, "level": 2, "sources": sources}
+	if err := p.Call(ctx, "sorted-index-build", args, &j); err != nil {
+		return fmt.Errorf("java build: %w", err)
+	}
+	gm := g.GlobalIndex
+	if j.IndexType != g.IndexType || j.FileSize != g.FileSize || j.RowCount != g.RowCount || j.RowRangeStart != gm.RowRangeStart ||
+		j.RowRangeEnd != gm.RowRangeEnd || j.IndexFieldID != gm.IndexFieldID {
+		return fmt.Errorf("payload: java %+v, go %+v %+v", j, *g, *gm)
+	}
+	if j.IndexMeta != base64.StdEncoding.EncodeToString(gm.IndexMeta) {
+		return fmt.Errorf("index meta: java %s, go %x", j.IndexMeta, gm.IndexMeta)
+	}
+	if j.SourceMeta != base64.StdEncoding.EncodeToString(gm.SourceMeta) {
+		return fmt.Errorf("source meta: java %s, go %x", j.SourceMeta, gm.SourceMeta)
+	}
+	javaPath, goPath := filepath.Join(javaDir, j.FileName), filepath.Join(goDir, g.FileName)
+	jb, err := os.ReadFile(javaPath)
+	if err != nil {
+		return err
+	}
+	gb, err := os.ReadFile(goPath)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(jb, gb) {
+		return fmt.Errorf("payload bytes differ at %d (java %d bytes, go %d)", firstDiff(jb, gb), len(jb), len(gb))
+	}
+	// Each side reads the other's payload with the same answers.
+	preds := sortkeytest.Predicates(ser, r, 4)
+	meta64 := base64.StdEncoding.EncodeToString(gm.IndexMeta)
+	goOnJava, err := goSortedAnswers(index, ser, javaPath, gm.IndexMeta, preds)
+	if err != nil {
+		return fmt.Errorf("go reads java's payload: %w", err)
+	}
+	javaOnGo, err := javaSortedAnswers(ctx, p, sortedFormatVariant{index: index, options: map[string]string{}}, typ, goPath, meta64, preds)
+	if err != nil {
+		return fmt.Errorf("java reads go's payload: %w", err)
+	}
+	for i, pr := range preds {
+		if !slices.Equal(goOnJava[i], javaOnGo[i]) {
+			return fmt.Errorf("%s %v: go on java's payload %v, java on go's %v", pr.Op, pr.Literals, goOnJava[i], javaOnGo[i])
+		}
+	}
+	return nil
+}
