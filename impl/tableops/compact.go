@@ -221,7 +221,8 @@ func (c *compaction) track(rb *restore.RestoredBucket, paths ...string) {
 func (c *compaction) discard(ctx context.Context, keys []commit.BucketKey) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if keys == nil {
+	all := keys == nil
+	if all {
 		for k := range c.work {
 			keys = append(keys, k)
 		}
@@ -238,7 +239,11 @@ func (c *compaction) discard(ctx context.Context, keys []commit.BucketKey) error
 		delete(c.work, k)
 		delete(c.results, k)
 	}
-	return discardGenerated(ctx, c.t.FileIO, pending, files, &c.archives)
+	if all {
+		return discardGenerated(ctx, c.t.FileIO, pending, files, &c.archives)
+	}
+	// The archives of the other buckets stay live: do not wait for every archive to be gone.
+	return discardGenerated(ctx, c.t.FileIO, pending, files, nil)
 }
 
 // abort deletes every file the compaction generated and undoes the maintainers' calls.

@@ -716,7 +716,8 @@ func (w *Writer) Abort(ctx context.Context) error {
 
 // discardGenerated undoes what a failed write or compaction generated: it aborts the
 // maintainers' pending commits (deleting the archives they built), deletes the data files, and
-// waits until every archive a build produced is gone. It returns every error, joined.
+// waits (archives not nil) until every archive a build produced is gone. It returns every error,
+// joined.
 func discardGenerated(ctx context.Context, fio fileio.FileIO, pending []*pkfulltext.Commit, files []string, archives *archiveTracker) error {
 	var errs []error
 	for _, c := range pending {
@@ -729,7 +730,9 @@ func discardGenerated(ctx context.Context, fio fileio.FileIO, pending []*pkfullt
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, archives.waitGone(archiveCleanupTimeout))
+	if archives != nil {
+		errs = append(errs, archives.waitGone(archiveCleanupTimeout))
+	}
 	return errors.Join(errs...)
 }
 

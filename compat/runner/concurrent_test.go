@@ -1,0 +1,197 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+)
+
+// rowsInBucket returns n rows of an (id INT, content STRING) table, ids from start on, whose
+// bucket is bucket (by Go's bucket function, checked against Java's by bucket/hash).
+func rowsInBucket(tbl *table.Table, ctx context.Context, bucket, start, n int, seed uint64) ([]row, error) {
+	sch, err := tbl.LatestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []row
+	for id := start; len(out) < n; id++ {
+		b, err := tableops.BucketOf(sch, []any{int32(id), "x"})
+		if err != nil {
+			return nil, err
+		}
+		if b == bucket {
+			r := ftTextRows(seed, "content", id-start, id-start+1)[0]
+			r["id"] = id
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// javaKeys reads the table with Java and returns its rows by id.
+func javaKeys(ctx context.Context, g *maintainGroup, path string) (map[string]any, error) {
+	rows, err := javaRead(ctx, g.proc, path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	for _, r := range rows {
+		out[fmt.Sprint(r["id"])] = r["content"]
+	}
+	return out, nil
+}
+
+// compactReplans is table/concurrent-commit/compact-replans (java+go): Go fully compacts a
+// 16-bucket full-text table; held just before publishing, Java commits twice into one bucket (a
+// write of new keys with a full compaction of that bucket, then updates of old keys). Go must compact that bucket
+// again from the new snapshot (and no other), commit the compaction of all 16 buckets in one
+// COMPACT snapshot, keep every row of both sides, leave nothing it generated unreferenced, and
+// Java's state must show every archive current.
+func (g *maintainGroup) compactReplans(ctx context.Context) error {
+	const buckets = 16
+	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+	// Java writes with write-only (no compaction): every bucket has level-0 files to compact;
+	// then write-only is removed, so that Java's concurrent writer compacts as usual.
+	opts := map[string]string{"bucket": fmt.Sprint(buckets), "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content",
+		"write-only": "true"}
+	steps := []tableStep{{rows: ftTextRows(701, "content", 0, 400)}, {rows: ftTextRows(702, "content", 200, 600)},
+		{alter: map[string]any{"removeOptions": []string{"write-only"}}}}
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "concurrent", "compact-replans"), "concurrent-compact-replans",
+		fields, []string{"id"}, nil, opts, steps)
+	if err != nil {
+		return err
+	}
+	tbl := table.Open(fileio.NewLocal(), path)
+	// The model: the steps' rows, later ones replacing earlier ones (a reader of a table with
+	// deletion vectors does not see level-0 files yet, so it is not read from Java).
+	before := map[string]any{}
+	for _, st := range steps {
+		for _, r := range st.rows {
+			before[fmt.Sprint(r["id"])] = r["content"]
+		}
+	}
+	base, err := tbl.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	baseContents, err := tbl.Read(ctx, base)
+	if err != nil {
+		return err
+	}
+	if len(baseContents.Buckets) != buckets {
+		return fmt.Errorf("the table has %d buckets with files, want %d", len(baseContents.Buckets), buckets)
+	}
+	baseFiles := map[string]bool{}
+	for _, e := range baseContents.Entries {
+		baseFiles[e.File.FileName] = true
+	}
+	const target = 5
+	// New keys written with a compaction of the bucket, then updates of old keys of the bucket
+	// (deletion vectors on the compacted file): the bucket has something to compact again.
+	javaRows, err := rowsInBucket(tbl, ctx, target, 10_000, 5, 703)
+	if err != nil {
+		return err
+	}
+	updates, err := rowsInBucket(tbl, ctx, target, 0, 3, 704)
+	if err != nil {
+		return err
+	}
+	javaRows = append(javaRows, updates...)
+	l0, err := listFiles(path)
+	if err != nil {
+		return err
+	}
+	var l1, l2 map[string]bool
+	calls := 0
+	hook := func(ctx context.Context, next *snapshot.Snapshot) error {
+		if calls++; calls > 1 {
+			return nil
+		}
+		var err error
+		if l1, err = listFiles(path); err != nil {
+			return err
+		}
+		if err := g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": javaRows[:5], "compactBucket": target}, nil); err != nil {
+			return fmt.Errorf("Java's write with a compaction of bucket %d: %w", target, err)
+		}
+		if err := g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": javaRows[5:]}, nil); err != nil {
+			return fmt.Errorf("Java's write to bucket %d: %w", target, err)
+		}
+		l2, err = listFiles(path)
+		return err
+	}
+	res, err := tableops.Compact(ctx, tbl, g.engine, tableops.WithParallelism(2), tableops.WithBeforePublish(hook))
+	if err != nil {
+		return fmt.Errorf("go compact: %w", err)
+	}
+	if l2 == nil {
+		return errors.New("Go never reached publication")
+	}
+	if res.Snapshot == nil || res.Snapshot.CommitKind != snapshot.CommitCompact {
+		return fmt.Errorf("Go committed %+v, want a COMPACT snapshot", res.Snapshot)
+	}
+	if res.Commit.Conflicts != 1 || res.Commit.Replans != 1 {
+		return fmt.Errorf("Go's compaction went through %+v, want one conflict and one bucket compacted again", res.Commit)
+	}
+	if len(res.Buckets) != buckets {
+		return fmt.Errorf("Go committed the compaction of %d buckets, want %d", len(res.Buckets), buckets)
+	}
+	for _, b := range res.Buckets {
+		javaInput := slices.ContainsFunc(b.Before, func(f *meta.DataFileMeta) bool { return !baseFiles[f.FileName] })
+		if javaInput != (b.Bucket == target) {
+			return fmt.Errorf("bucket %d: compacted Java's concurrent files = %v (Java committed into bucket %d)", b.Bucket, javaInput, target)
+		}
+	}
+	// The COMPACT snapshot's delta manifests change all 16 buckets.
+	committed, err := tbl.Read(ctx, res.Snapshot)
+	if err != nil {
+		return err
+	}
+	touched := map[int32]bool{}
+	for _, m := range committed.DeltaManifests {
+		entries, err := tbl.ReadManifest(ctx, m.FileName)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			touched[e.Bucket] = true
+		}
+	}
+	if len(touched) != buckets {
+		return fmt.Errorf("Go's COMPACT snapshot %d changes %d buckets, want %d", res.Snapshot.ID, len(touched), buckets)
+	}
+	if err := noGoLeaks(ctx, tbl, path, l0, l1, l2); err != nil {
+		return err
+	}
+	after, err := javaKeys(ctx, g, path)
+	if err != nil {
+		return err
+	}
+	for _, r := range javaRows {
+		before[fmt.Sprint(r["id"])] = r["content"]
+	}
+	if d := cmp.Diff(before, after); d != "" {
+		return fmt.Errorf("Java reads (-want +got):\n%s", d)
+	}
+	j, err := g.sameState(ctx, path, res.Snapshot.ID)
+	if err != nil {
+		return err
+	}
+	if err := allCurrent(j); err != nil {
+		return fmt.Errorf("Java's state after Go's compaction: %w", err)
+	}
+	report.AddNote(fmt.Sprintf("table/concurrent-commit/compact-replans: %d buckets in COMPACT snapshot %d, %d conflict(s), %d bucket(s) re-planned, %d attempt(s)",
+		len(res.Buckets), res.Snapshot.ID, res.Commit.Conflicts, res.Commit.Replans, res.Commit.Attempts))
+	return nil
+}
