@@ -1,15 +1,24 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
@@ -193,5 +202,180 @@ func (g *maintainGroup) compactReplans(ctx context.Context) error {
 	}
 	report.AddNote(fmt.Sprintf("table/concurrent-commit/compact-replans: %d buckets in COMPACT snapshot %d, %d conflict(s), %d bucket(s) re-planned, %d attempt(s)",
 		len(res.Buckets), res.Snapshot.ID, res.Commit.Conflicts, res.Commit.Replans, res.Commit.Attempts))
+	return nil
+}
+
+// pkftCLI builds the pkft command once per test binary and returns its path.
+var pkftCLI = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "pkft-cli-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "pkft")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "./tools/pkft")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the pkft command: %w\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// runPKFT runs the pkft command with args and returns its standard output.
+func runPKFT(ctx context.Context, args ...string) ([]byte, error) {
+	bin, err := pkftCLI()
+	if err != nil {
+		return nil, err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), fmt.Errorf("pkft %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}
+
+// waitForFile waits until path exists, or done delivers (the other side failed), or ctx ends.
+func waitForFile(ctx context.Context, path string, done <-chan error) error {
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case err := <-done:
+			return fmt.Errorf("the Java writer ended before %s appeared: %v", filepath.Base(path), err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// duplicateArchives is table/concurrent-commit/duplicate-archives (java+go): a Java writer is
+// restored (by its writes) on a table whose levels lack archives; then Go's Maintain commits
+// every level's archive; then the Java writer prepares its commit, its maintainers build the
+// same levels' archives again (from the state they restored) and it commits them, since Java's
+// commit checks no index files. Every such level now has two candidate archives, all stale by
+// Java's state: `pkft state` must classify them exactly as Java does and name the reason,
+// `pkft maintain` must repair them in one commit, and Java's state must then show every level
+// current.
+func (g *maintainGroup) duplicateArchives(ctx context.Context) error {
+	path, err := g.concurrentTable(ctx, "duplicate-archives")
+	if err != nil {
+		return err
+	}
+	// The Java writer must not compact (its level-0 file would change no level Go indexed).
+	if err := g.proc.Call(ctx, "alter-table", map[string]any{"path": path, "setOptions": map[string]string{"write-only": "true"}}, nil); err != nil {
+		return err
+	}
+	tbl := table.Open(fileio.NewLocal(), path)
+	syncDir := filepath.Join(g.dir, "concurrent", "duplicate-archives-sync")
+	if err := os.MkdirAll(syncDir, 0o755); err != nil {
+		return err
+	}
+	ready, resume := filepath.Join(syncDir, "java-restored"), filepath.Join(syncDir, "go-maintained")
+	done := make(chan error, 1)
+	go func() {
+		done <- g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": ftTextRows(606, "content", 2000, 2012),
+			"readyFile": ready, "awaitFile": resume}, nil)
+	}()
+	if err := waitForFile(ctx, ready, done); err != nil {
+		return err
+	}
+	res, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2))
+	if err != nil {
+		_ = os.WriteFile(resume, nil, 0o644)
+		<-done
+		return fmt.Errorf("go maintain: %w", err)
+	}
+	if err := os.WriteFile(resume, nil, 0o644); err != nil {
+		return err
+	}
+	if err := <-done; err != nil {
+		return fmt.Errorf("Java's write: %w", err)
+	}
+	if res.Snapshot == nil {
+		return errors.New("Go's Maintain committed nothing: no level lacked an archive")
+	}
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	if latest.ID != res.Snapshot.ID+1 {
+		return fmt.Errorf("latest snapshot %d, want Java's commit after Go's %d", latest.ID, res.Snapshot.ID)
+	}
+	// Go's state (pkft state) names the duplicated levels; its classification is Java's.
+	out, err := runPKFT(ctx, "state", path)
+	if err != nil {
+		return err
+	}
+	var state struct {
+		Buckets []struct {
+			Bucket int32              `json:"bucket"`
+			State  *inspect.StateDump `json:"state"`
+		} `json:"buckets"`
+	}
+	if err := json.Unmarshal(out, &state); err != nil {
+		return fmt.Errorf("decode pkft state: %w", err)
+	}
+	jd, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	javaStale := map[int32][]string{}
+	for _, b := range jd.Buckets {
+		if b.State != nil {
+			javaStale[b.Bucket] = b.State.Stale
+		}
+	}
+	duplicated := 0
+	for _, b := range state.Buckets {
+		if b.State == nil {
+			return fmt.Errorf("bucket %d: pkft state has no full-text state", b.Bucket)
+		}
+		if !slices.Equal(b.State.Stale, javaStale[b.Bucket]) {
+			return fmt.Errorf("bucket %d: stale archives by pkft state %v, by Java %v", b.Bucket, b.State.Stale, javaStale[b.Bucket])
+		}
+		for _, d := range b.State.Duplicates {
+			if d.Reason != pkfulltext.DuplicateArchivesReason || len(d.Archives) < 2 {
+				return fmt.Errorf("bucket %d level %d: duplicates %+v", b.Bucket, d.Level, d)
+			}
+			for _, a := range d.Archives {
+				if !slices.Contains(javaStale[b.Bucket], a) {
+					return fmt.Errorf("bucket %d: duplicate archive %s is not stale by Java's state", b.Bucket, a)
+				}
+			}
+			duplicated++
+		}
+	}
+	if duplicated == 0 {
+		return fmt.Errorf("no level has duplicate archives after Java's commit (pkft state: %s)", out)
+	}
+	if !strings.Contains(string(out), pkfulltext.DuplicateArchivesReason) {
+		return errors.New("pkft state does not name the reason")
+	}
+	// pkft maintain repairs every level in one commit; Java's state shows them current.
+	if _, err := runPKFT(ctx, "maintain", path); err != nil {
+		return err
+	}
+	repaired, err := tbl.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	if repaired.ID != latest.ID+1 {
+		return fmt.Errorf("pkft maintain left snapshot %d, want one commit after %d", repaired.ID, latest.ID)
+	}
+	j, err := g.sameState(ctx, path, repaired.ID)
+	if err != nil {
+		return err
+	}
+	if err := allCurrent(j); err != nil {
+		return fmt.Errorf("Java's state after pkft maintain: %w", err)
+	}
+	report.AddNote(fmt.Sprintf("table/concurrent-commit/duplicate-archives: %d level(s) with duplicate archives, repaired by one pkft maintain", duplicated))
 	return nil
 }

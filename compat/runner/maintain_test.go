@@ -133,6 +133,12 @@ func testMaintain(t *testing.T) {
 		}
 		return g.compactReplans(ctx)
 	})
+	runCase(t, "table/concurrent-commit/duplicate-archives", "java+go", func(ctx context.Context) error {
+		if err := g.need(ctx, maintainCommands...); err != nil {
+			return err
+		}
+		return g.duplicateArchives(ctx)
+	})
 	testSearchTables(t, g)
 }
 

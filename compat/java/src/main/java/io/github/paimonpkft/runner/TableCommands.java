@@ -122,9 +122,10 @@ final class TableCommands {
     /**
      * args: path, rows (JSON objects by field name; "_rowKind" "+I" / "-D" / "+U" / "-U"),
      * compact ("full" compacts every bucket the table has before committing), compactBucket
-     * (a bucket of an unpartitioned table to compact fully before committing), awaitFile (when
-     * set, the writer, restored by its writes, waits until that file exists before preparing
-     * its commit: a harness lets another writer commit in between). One commit.
+     * (a bucket of an unpartitioned table to compact fully before committing), readyFile and
+     * awaitFile (when set, the writer, restored by its writes, creates readyFile, then waits
+     * until awaitFile exists before preparing its commit: a harness lets another writer commit
+     * in between). One commit.
      */
     private static JsonNode write(JsonNode args) throws Exception {
         FileStoreTable table = open(args);
@@ -145,6 +146,10 @@ final class TableCommands {
             }
             if (args.has("compactBucket")) {
                 write.compact(BinaryRow.EMPTY_ROW, args.path("compactBucket").asInt(), true);
+            }
+            String ready = args.path("readyFile").asText("");
+            if (!ready.isEmpty()) {
+                Files.createFile(java.nio.file.Paths.get(ready));
             }
             awaitFile(args.path("awaitFile").asText(""));
             commit.commit(write.prepareCommit());
