@@ -102,6 +102,22 @@ type WriteResult struct {
 	Rows  int64
 	// ArchivesBuilt and ArchivesRetired count the full-text maintainers' changes.
 	ArchivesBuilt, ArchivesRetired int
+	// Commit counts the conflicts, re-plans and retries of the commit.
+	Commit CommitStats
+}
+
+// CommitStats counts what a commit went through: publications attempted, conflicts (another
+// writer took the snapshot id first, or replaced the published snapshot), replaced snapshots
+// alone, and buckets planned again on a newer snapshot.
+type CommitStats struct {
+	Attempts  int `json:"attempts"`
+	Conflicts int `json:"conflicts"`
+	Replaced  int `json:"replaced"`
+	Replans   int `json:"replans"`
+}
+
+func commitStatsOf(s tableops.CommitStats) CommitStats {
+	return CommitStats{Attempts: s.Attempts, Conflicts: s.Conflicts, Replaced: s.Replaced, Replans: s.Replans}
 }
 
 // Commit commits everything written as one snapshot. On failure every generated file is
@@ -111,7 +127,7 @@ func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("commit write to %s: %w", w.t.path, err)
 	}
-	res := &WriteResult{}
+	res := &WriteResult{Commit: commitStatsOf(r.Commit)}
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 	}
@@ -158,6 +174,8 @@ type CompactResult struct {
 	SnapshotID int64           `json:"snapshotId"`
 	Buckets    []CompactBucket `json:"buckets"`
 	Duration   time.Duration   `json:"durationNanos"`
+	// Commit counts the conflicts, re-plans (buckets compacted again) and retries of the commit.
+	Commit CommitStats `json:"commit"`
 }
 
 // Compact fully compacts the selected buckets ([WithPartition], [WithBucket]; default all; at
@@ -193,6 +211,7 @@ func (t *Table) Compact(ctx context.Context, opts ...MaintainOption) (*CompactRe
 	if err != nil {
 		return nil, fmt.Errorf("compact %s: %w", t.path, err)
 	}
+	res.Commit = commitStatsOf(r.Commit)
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 		res.BaseSnapshotID = r.Snapshot.ID - 1

@@ -98,7 +98,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"snapshotId": res.SnapshotID, "rowsRead": rows,
-					"files": res.Files, "records": res.Rows, "archivesBuilt": res.ArchivesBuilt, "archivesRetired": res.ArchivesRetired})
+					"files": res.Files, "records": res.Rows, "archivesBuilt": res.ArchivesBuilt, "archivesRetired": res.ArchivesRetired, "commit": res.Commit})
 			}
 			if res.SnapshotID == 0 {
 				_, err = fmt.Fprintln(cmd.OutOrStdout(), "no rows; nothing committed")
