@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,11 @@ func javaKeys(ctx context.Context, g *maintainGroup, path string) (map[string]an
 	}
 	out := map[string]any{}
 	for _, r := range rows {
-		out[fmt.Sprint(r["id"])] = r["content"]
+		id := fmt.Sprint(r["id"])
+		if f, ok := r["id"].(float64); ok {
+			id = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		out[id] = r["content"]
 	}
 	return out, nil
 }
@@ -377,5 +382,265 @@ func (g *maintainGroup) duplicateArchives(ctx context.Context) error {
 		return fmt.Errorf("Java's state after pkft maintain: %w", err)
 	}
 	report.AddNote(fmt.Sprintf("table/concurrent-commit/duplicate-archives: %d level(s) with duplicate archives, repaired by one pkft maintain", duplicated))
+	return nil
+}
+
+// onlyJavaOrphans checks that every file under path that no snapshot references is metadata of
+// a lost Java commit attempt (FileStoreCommitImpl keeps an attempt's manifests when it loses the
+// race for the snapshot id, to retry with them), and returns how many there are. Go commits use
+// commit users starting with "go-"; a commit names its metadata files with the uuid of its path
+// factory, so the files of a Java commit's attempts carry the uuid of the manifest lists of its
+// committed snapshot. Any other unreferenced file (data, index, or metadata of another uuid) is
+// Go's and fails the check.
+func onlyJavaOrphans(ctx context.Context, tbl *table.Table, path string) (int, error) {
+	refs, err := referenced(ctx, tbl)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := tbl.Snapshots.IDs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	javaUUIDs := map[string]bool{}
+	for _, id := range ids {
+		s, err := tbl.Snapshots.Snapshot(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		if strings.HasPrefix(s.CommitUser, "go-") {
+			continue
+		}
+		// Java names manifests, manifest lists and index manifests with path factories of their
+		// own: collect the uuid of each kind the snapshot wrote.
+		javaUUIDs[metadataUUID(s.BaseManifestList)] = true
+		if s.IndexManifest != nil {
+			javaUUIDs[metadataUUID(*s.IndexManifest)] = true
+		}
+		c, err := tbl.Read(ctx, s)
+		if err != nil {
+			return 0, err
+		}
+		for _, m := range c.DeltaManifests {
+			javaUUIDs[metadataUUID(m.FileName)] = true
+		}
+	}
+	files, err := listFiles(path)
+	if err != nil {
+		return 0, err
+	}
+	var leaked []string
+	java := 0
+	for f := range files {
+		base := filepath.Base(f)
+		if base == "LATEST" || base == "EARLIEST" || refs[base] || strings.HasPrefix(f, "schema/") {
+			continue
+		}
+		if strings.HasPrefix(f, "manifest/") && javaUUIDs[metadataUUID(base)] {
+			java++
+			continue
+		}
+		leaked = append(leaked, f)
+	}
+	slices.Sort(leaked)
+	if len(leaked) > 0 {
+		return 0, fmt.Errorf("files Go generated and no snapshot references: %v", leaked)
+	}
+	return java, nil
+}
+
+// metadataUUID is the path factory uuid in a metadata file name ({prefix}{uuid}-{N}).
+func metadataUUID(name string) string {
+	for _, p := range []string{"manifest-list-", "index-manifest-", "manifest-"} {
+		if rest, ok := strings.CutPrefix(name, p); ok && len(rest) >= 36 {
+			return rest[:36]
+		}
+	}
+	return ""
+}
+
+// realProcessRounds is the number of rounds of table/concurrent-commit/real-processes.
+const realProcessRounds = 30
+
+// processCommit is the commit part of a pkft --json result.
+type processCommit struct {
+	SnapshotID int64                `json:"snapshotId"`
+	Commit     tableops.CommitStats `json:"commit"`
+}
+
+// pkftCommit runs a committing pkft command with --json and decodes its result. A run that fails
+// with a commit conflict returns conflict true and no error; any other failure is an error.
+func pkftCommit(ctx context.Context, stdin []byte, args ...string) (res processCommit, conflict bool, err error) {
+	bin, err := pkftCLI()
+	if err != nil {
+		return res, false, err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, append(args, "--json")...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if strings.Contains(stderr.String(), tableops.ErrCommitConflict.Error()) {
+			return res, true, nil
+		}
+		return res, false, fmt.Errorf("pkft %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		return res, false, fmt.Errorf("pkft %s: decode %q: %w", args[0], stdout.String(), err)
+	}
+	return res, false, nil
+}
+
+// realProcesses is table/concurrent-commit/real-processes (go+java): for realProcessRounds
+// rounds, two `pkft write` processes, one `pkft compact` process and a Java writer commit to one
+// full-text table at the same time. Each writer owns its keys (inserts, updates and deletes of
+// them), so the expected table is the model of the writes that reported success. After the
+// rounds a final `pkft compact` makes every row visible to Java's reader (deletion vectors) and
+// a final `pkft maintain` repairs what concurrent maintainers left; then Java must read exactly
+// the model, no file may be unreferenced by every snapshot, and Java's state must show every
+// archive current. The Java writer runs with write-only (no compaction of its own): its
+// compactions would conflict with Go's and fail its commit, leaving its own files behind, which
+// would hide whether Go left any.
+func (g *maintainGroup) realProcesses(ctx context.Context, rounds int) error {
+	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+	opts := map[string]string{"bucket": "4", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "concurrent", "real-processes"), "concurrent-real-processes",
+		fields, []string{"id"}, nil, opts, []tableStep{{rows: ftTextRows(801, "content", 0, 200)}, {}})
+	if err != nil {
+		return err
+	}
+	if _, err := pkftCLI(); err != nil {
+		return err
+	}
+	model := map[string]any{}
+	for _, r := range ftTextRows(801, "content", 0, 200) {
+		model[fmt.Sprint(r["id"])] = r["content"]
+	}
+	// writerRows returns one round's rows of writer w: new keys, updates and a delete of its
+	// earlier keys.
+	writerRows := func(w, round int) []row {
+		base := (w + 1) * 1_000_000
+		var rows []row
+		for i := 0; i < 6; i++ {
+			id := base + round*10 + i
+			rows = append(rows, row{"id": id, "content": fmt.Sprintf("writer %d round %d key %d paimon", w, round, id)})
+		}
+		if round > 0 {
+			rows = append(rows, row{"id": base + (round-1)*10, "content": fmt.Sprintf("writer %d round %d update", w, round)})
+			rows = append(rows, row{"id": base + (round-1)*10 + 1, "content": nil, "_rowKind": "-D"})
+		}
+		return rows
+	}
+	apply := func(rows []row) {
+		for _, r := range rows {
+			k := fmt.Sprint(r["id"])
+			if r["_rowKind"] == "-D" {
+				delete(model, k)
+			} else {
+				model[k] = r["content"]
+			}
+		}
+	}
+	var totals struct {
+		commits, conflicts, failures, replaced, replans, attempts int
+		javaCommits                                               int
+	}
+	add := func(res processCommit, conflict bool) {
+		if conflict {
+			totals.failures++
+			return
+		}
+		if res.SnapshotID > 0 {
+			totals.commits++
+		}
+		totals.conflicts += res.Commit.Conflicts
+		totals.replaced += res.Commit.Replaced
+		totals.replans += res.Commit.Replans
+		totals.attempts += res.Commit.Attempts
+	}
+	for round := 0; round < rounds; round++ {
+		type outcome struct {
+			res      processCommit
+			conflict bool
+			err      error
+		}
+		var wg sync.WaitGroup
+		outs := make([]outcome, 3)
+		rows := [3][]row{writerRows(0, round), writerRows(1, round), writerRows(2, round)}
+		for w := 0; w < 2; w++ {
+			var in bytes.Buffer
+			for _, r := range rows[w] {
+				line, err := json.Marshal(r)
+				if err != nil {
+					return err
+				}
+				in.Write(append(line, '\n'))
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				o := &outs[w]
+				o.res, o.conflict, o.err = pkftCommit(ctx, in.Bytes(), "write", path, "--commit-user", fmt.Sprintf("go-writer-%d", w))
+			}()
+		}
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			o := &outs[2]
+			o.res, o.conflict, o.err = pkftCommit(ctx, nil, "compact", path, "--commit-user", "go-compact")
+		}()
+		var javaErr error
+		go func() {
+			defer wg.Done()
+			javaErr = g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": rows[2],
+				"dynamicOptions": map[string]string{"write-only": "true"}}, nil)
+		}()
+		wg.Wait()
+		if javaErr != nil {
+			return fmt.Errorf("round %d: the Java writer: %w", round, javaErr)
+		}
+		totals.javaCommits++
+		apply(rows[2])
+		for w, o := range outs {
+			if o.err != nil {
+				return fmt.Errorf("round %d: %w", round, o.err)
+			}
+			add(o.res, o.conflict)
+			if w < 2 && !o.conflict {
+				apply(rows[w])
+			}
+		}
+	}
+	// Final compaction (rows on level 0 are invisible to a reader of a table with deletion
+	// vectors) and maintenance.
+	if _, conflict, err := pkftCommit(ctx, nil, "compact", path, "--commit-user", "go-compact"); err != nil || conflict {
+		return fmt.Errorf("final compaction: conflict %v, %v", conflict, err)
+	}
+	if _, err := runPKFT(ctx, "maintain", path, "--commit-user", "go-maintain"); err != nil {
+		return err
+	}
+	got, err := javaKeys(ctx, g, path)
+	if err != nil {
+		return err
+	}
+	if d := cmp.Diff(model, got); d != "" {
+		return fmt.Errorf("Java reads (-model +got):\n%s", d)
+	}
+	tbl := table.Open(fileio.NewLocal(), path)
+	javaOrphans, err := onlyJavaOrphans(ctx, tbl, path)
+	if err != nil {
+		return err
+	}
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	j, err := g.sameState(ctx, path, latest.ID)
+	if err != nil {
+		return err
+	}
+	if err := allCurrent(j); err != nil {
+		return fmt.Errorf("Java's state after the final maintain: %w", err)
+	}
+	report.AddNote(fmt.Sprintf("table/concurrent-commit/real-processes: %d rounds; Go: %d commits in %d publication attempts, %d conflicts (%d replaced snapshots), %d buckets re-planned, %d runs failed with a commit conflict; Java: %d commits, %d metadata files of its lost attempts left in place",
+		rounds, totals.commits, totals.attempts, totals.conflicts, totals.replaced, totals.replans, totals.failures, totals.javaCommits, javaOrphans))
 	return nil
 }

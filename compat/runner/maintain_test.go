@@ -139,6 +139,12 @@ func testMaintain(t *testing.T) {
 		}
 		return g.duplicateArchives(ctx)
 	})
+	runCase(t, "table/concurrent-commit/real-processes", "go+java", func(ctx context.Context) error {
+		if err := g.need(ctx, maintainCommands...); err != nil {
+			return err
+		}
+		return g.realProcesses(ctx, realProcessRounds)
+	})
 	testSearchTables(t, g)
 }
 

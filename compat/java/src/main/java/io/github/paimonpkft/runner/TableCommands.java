@@ -125,10 +125,16 @@ final class TableCommands {
      * (a bucket of an unpartitioned table to compact fully before committing), readyFile and
      * awaitFile (when set, the writer, restored by its writes, creates readyFile, then waits
      * until awaitFile exists before preparing its commit: a harness lets another writer commit
-     * in between). One commit.
+     * in between), dynamicOptions (table options for this writer only, as a job's dynamic
+     * options). One commit.
      */
     private static JsonNode write(JsonNode args) throws Exception {
         FileStoreTable table = open(args);
+        if (args.has("dynamicOptions")) {
+            Map<String, String> dynamic = new java.util.HashMap<>();
+            args.path("dynamicOptions").fields().forEachRemaining(e -> dynamic.put(e.getKey(), e.getValue().asText()));
+            table = table.copy(dynamic);
+        }
         RowType rowType = table.rowType();
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         java.nio.file.Path ioDir = Files.createTempDirectory("pkft-runner-io");
