@@ -629,11 +629,7 @@ func (g *maintainGroup) realProcesses(ctx context.Context, rounds int) error {
 	if err != nil {
 		return err
 	}
-	latest, err := tbl.Latest(ctx)
-	if err != nil {
-		return err
-	}
-	j, err := g.sameState(ctx, path, latest.ID)
+	j, err := g.latestState(ctx, tbl, path)
 	if err != nil {
 		return err
 	}

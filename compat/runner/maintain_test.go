@@ -415,6 +415,15 @@ func (g *maintainGroup) sameState(ctx context.Context, path string, wantID int64
 	return j, nil
 }
 
+// latestState is sameState on the table's latest snapshot.
+func (g *maintainGroup) latestState(ctx context.Context, tbl *table.Table, path string) (*inspect.Dump, error) {
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return g.sameState(ctx, path, latest.ID)
+}
+
 // maintainQueries are the queries the maintenance cases search with (the search cases run more).
 func maintainQueries() []string {
 	qs := engineQueries()
@@ -835,11 +844,7 @@ func (g *maintainGroup) concurrentCommit(ctx context.Context, v string) error {
 	if !cmp.Equal(got, want) {
 		return fmt.Errorf("Java reads keys %d, want %d (both commits)", len(got), len(want))
 	}
-	latest, err := tbl.Latest(ctx)
-	if err != nil {
-		return err
-	}
-	j, err := g.sameState(ctx, path, latest.ID)
+	j, err := g.latestState(ctx, tbl, path)
 	if err != nil {
 		return err
 	}
