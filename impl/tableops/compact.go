@@ -120,6 +120,10 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 		return nil, err
 	}
 	res, err := c.run(ctx)
+	var uncertain *UncertainCommitError
+	if errors.As(err, &uncertain) {
+		return nil, err // the snapshot may reference every generated file: keep them
+	}
 	if err != nil {
 		return nil, errors.Join(err, c.abort(ctx))
 	}
@@ -254,12 +258,6 @@ func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
 		User: c.cfg.commitUser, Identifier: c.cfg.identifier, MaxRetries: c.cfg.maxRetries, RetryWait: c.cfg.retryWait,
 		BeforePublish: c.cfg.beforePublish, AfterPublish: c.cfg.afterPublish, Schema: c.r.Schema, Paths: c.r.Paths, Planner: c})
 	if err != nil {
-		var uncertain *UncertainCommitError
-		if errors.As(err, &uncertain) {
-			c.mu.Lock()
-			clear(c.work) // the snapshot may reference them: keep every file
-			c.mu.Unlock()
-		}
 		return nil, err
 	}
 	res := &CompactResult{Snapshot: cres.Snapshot, Commit: cres.Stats}

@@ -237,14 +237,14 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	m := &maintenance{t: t, r: r, engine: engine, cfg: cfg, done: map[bucketKey]*pendingBucket{}}
 	cres, err := commit.Run(ctx, t, m.request())
 	if err != nil {
-		err = errors.Join(err, m.abortAll(ctx))
 		var uncertain *UncertainCommitError
-		if !errors.As(err, &uncertain) {
-			// A build cancelled by the failure deletes its archive from its own goroutine; wait
-			// for that, so that nothing generated outlives this call.
-			err = errors.Join(err, m.archives.waitGone(archiveCleanupTimeout))
+		if errors.As(err, &uncertain) {
+			return nil, err // the snapshot may reference every archive: keep them
 		}
-		return nil, err
+		err = errors.Join(err, m.abortAll(ctx))
+		// A build cancelled by the failure deletes its archive from its own goroutine; wait for
+		// that, so that nothing generated outlives this call.
+		return nil, errors.Join(err, m.archives.waitGone(archiveCleanupTimeout))
 	}
 	res := m.result(cres.Base.Snapshot)
 	res.Snapshot, res.Attempts, res.Commit = cres.Snapshot, cres.Attempts, cres.Stats
