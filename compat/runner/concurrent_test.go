@@ -363,6 +363,18 @@ func (g *maintainGroup) duplicateArchives(ctx context.Context) error {
 	if !strings.Contains(string(out), pkfulltext.DuplicateArchivesReason) {
 		return errors.New("pkft state does not name the reason")
 	}
+	// The maintenance plan names the same levels.
+	_, plans, err := tableops.PlanMaintenance(ctx, tbl)
+	if err != nil {
+		return err
+	}
+	planned := 0
+	for _, p := range plans {
+		planned += len(p.DuplicateLevels)
+	}
+	if planned != duplicated {
+		return fmt.Errorf("the maintenance plan names %d levels with duplicate archives, pkft state %d", planned, duplicated)
+	}
 	// pkft maintain repairs every level in one commit; Java's state shows them current.
 	if _, err := runPKFT(ctx, "maintain", path); err != nil {
 		return err
