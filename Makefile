@@ -52,10 +52,15 @@ export PAIMON_VERSION PAIMON_BUNDLE
 RUNNER_MVN_ARGS := $(if $(PAIMON_VERSION),-Dpaimon.version=$(PAIMON_VERSION)) $(if $(PAIMON_BUNDLE),-Dpaimon.bundle=$(PAIMON_BUNDLE))
 RUNNER_STAMP := $(JAVA_FULLTEXT) $(PAIMON_BUNDLE) $(PAIMON_VERSION)
 
-# runner rebuilds the jar when the sources, the full-text variant or the Paimon build changed.
+# runner rebuilds the jar when the sources, the full-text variant or the Paimon build changed. A
+# change of variant or Paimon build removes the whole build output first: classes and resources
+# compiled for the other variant (the stand-ins' service entry among them) would otherwise be packed
+# again. scripts/check-runner-jar.sh then checks the jar holds the stand-ins exactly when the
+# variant is standin.
 runner:
-	@[ "$$(cat $(RUNNER_VARIANT) 2>/dev/null)" = "$(strip $(RUNNER_STAMP))" ] || rm -f $(RUNNER_JAR)
+	@[ "$$(cat $(RUNNER_VARIANT) 2>/dev/null)" = "$(strip $(RUNNER_STAMP))" ] || rm -rf compat/java/target
 	@$(MAKE) --no-print-directory $(RUNNER_JAR)
+	@./scripts/check-runner-jar.sh $(JAVA_FULLTEXT) $(RUNNER_JAR)
 
 $(RUNNER_JAR): compat/java/pom.xml $(shell find compat/java/src -type f 2>/dev/null)
 	@MVN="$(MVN)" $(TIMED) runner-paimon-jar ./scripts/fetch-paimon-jar.sh

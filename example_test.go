@@ -118,9 +118,9 @@ func ExampleTable_Maintain() {
 	}
 	fmt.Println("snapshot", res.SnapshotID)
 	// Output:
-	// done 1/1: region=us/dt=19753 bucket 0
-	// region=us/dt=19753 bucket 0: level 4, 4 rows
-	// region=us/dt=19753 bucket 0: level 5, 27 rows
+	// done 1/1: region=us/dt=2024-01-31 bucket 0
+	// region=us/dt=2024-01-31 bucket 0: level 4, 4 rows
+	// region=us/dt=2024-01-31 bucket 0: level 5, 27 rows
 	// snapshot 8
 }
 
@@ -168,7 +168,7 @@ func ExampleTable_Search() {
 	}
 	res, err := tbl.Search(ctx, `{"match_phrase":{"query":"updated us"}}`,
 		pkft.WithColumn("content"),
-		pkft.WithSearchPartition(map[string]string{"region": "us"}),
+		pkft.WithPartition(map[string]string{"region": "us"}),
 		pkft.WithLimit(4))
 	if err != nil {
 		log.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/paimon-pkft/pkft"
 )
@@ -19,19 +20,22 @@ func ExampleTable_NewWriter() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	w, err := tbl.NewWriter(ctx)
+	w, err := tbl.NewWriter(ctx, pkft.WithCommitUser("example"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	// partitioned-dv is (region STRING, dt DATE, id INT, content STRING), partitioned by region
-	// and dt; rows are values in schema order (a DATE is its day number).
+	// Rows are values in the order of the writer's schema.
+	for _, c := range w.Schema().Columns {
+		fmt.Printf("%s %s\n", c.Name, c.Type)
+	}
+	dt := time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)
 	for i, text := range []string{"a zebra crossing", "the zebra sleeps", "nothing here"} {
-		if err := w.Write(ctx, pkft.Insert, []any{"eu", int32(19753), int32(9000 + i), text}); err != nil {
+		if err := w.Write(ctx, pkft.Insert, []any{"eu", dt, int32(9000 + i), text}); err != nil {
 			log.Fatal(err)
 		}
 	}
 	// Deleting a row names its key (the other values do not matter).
-	if err := w.Write(ctx, pkft.Delete, []any{"eu", int32(19753), int32(9002), nil}); err != nil {
+	if err := w.Write(ctx, pkft.Delete, []any{"eu", dt, int32(9002), nil}); err != nil {
 		log.Fatal(err)
 	}
 	wr, err := w.Commit(ctx)
@@ -52,6 +56,10 @@ func ExampleTable_NewWriter() {
 	}
 	fmt.Println("hits:", len(hits.Hits))
 	// Output:
+	// region STRING NOT NULL
+	// dt DATE NOT NULL
+	// id INT NOT NULL
+	// content STRING
 	// appended snapshot: true
 	// compacted snapshot: true
 	// hits: 2
@@ -71,6 +79,7 @@ func ExampleWriter_Abort() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// A DATE can also be given as its day number (2024-01-31 is day 19753).
 	if err := w.Write(ctx, pkft.Insert, []any{"eu", int32(19753), int32(1), "draft"}); err != nil {
 		log.Fatal(err)
 	}

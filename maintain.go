@@ -17,59 +17,6 @@ import (
 	"github.com/paimon-pkft/pkft/impl/tableops"
 )
 
-// MaintainOption configures [Table.Maintain].
-type MaintainOption func(*maintainConfig)
-
-type maintainConfig struct {
-	partitions  []map[string]string
-	buckets     []int32
-	parallelism int
-	dryRun      bool
-	progress    func(Progress)
-	commitUser  string
-}
-
-// WithPartition restricts maintenance to the partitions whose values equal spec (partition key
-// -> value as text; keys left out match anything). Values are read as Paimon's partition
-// arguments are: strings as they are, integers and booleans in decimal and true/false, DECIMAL
-// in plain notation, DATE as yyyy-mm-dd or as its day number. Given several times, a bucket is
-// maintained when its partition matches any of the specs.
-func WithPartition(spec map[string]string) MaintainOption {
-	return func(c *maintainConfig) { c.partitions = append(c.partitions, spec) }
-}
-
-// WithBucket restricts maintenance to bucket n (of every selected partition). Given several
-// times, any of the buckets is maintained.
-func WithBucket(n int32) MaintainOption {
-	return func(c *maintainConfig) { c.buckets = append(c.buckets, n) }
-}
-
-// WithParallelism bounds how many buckets are maintained at once (default: the number of
-// CPUs).
-func WithParallelism(n int) MaintainOption {
-	return func(c *maintainConfig) { c.parallelism = n }
-}
-
-// WithDryRun makes Maintain plan only: it classifies every selected bucket's archives and
-// reports the levels it would build and the archives it would retire, building and writing
-// nothing.
-func WithDryRun(dryRun bool) MaintainOption {
-	return func(c *maintainConfig) { c.dryRun = dryRun }
-}
-
-// WithProgress calls report as maintenance advances: after each bucket finishes, and every few
-// thousand source rows while archives build. Calls are serialized; report must not block long.
-// A dry run reports nothing.
-func WithProgress(report func(Progress)) MaintainOption {
-	return func(c *maintainConfig) { c.progress = report }
-}
-
-// WithCommitUser sets the commitUser recorded in the snapshot (default: a random UUID, as a
-// Java writer without a configured user does).
-func WithCommitUser(user string) MaintainOption {
-	return func(c *maintainConfig) { c.commitUser = user }
-}
-
 // Progress is one progress report of [Table.Maintain].
 type Progress struct {
 	// BucketsDone out of BucketsTotal buckets have finished in the current round (a commit
@@ -80,26 +27,6 @@ type Progress struct {
 	RowsIndexed, RowsPlanned int64
 	// Bucket is the bucket that just finished; nil when the report is about rows.
 	Bucket *BucketResult
-}
-
-// PartitionValue is one partition column of a bucket and its value as the partition's
-// directory names it.
-type PartitionValue struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-}
-
-// Partition is a bucket's partition, in partition-key order; nil for unpartitioned tables.
-type Partition []PartitionValue
-
-// String formats the partition as its directory path ("region=eu/dt=19753"); "" when the table
-// is unpartitioned.
-func (p Partition) String() string {
-	parts := make([]string, len(p))
-	for i, kv := range p {
-		parts[i] = kv.Key + "=" + kv.Value
-	}
-	return strings.Join(parts, "/")
 }
 
 // Archive is one full-text archive (an index file of type full-text).
@@ -177,10 +104,19 @@ func (r *MaintainResult) Totals() (built, retired, unchanged int) {
 // With [WithDryRun] it reports the plan and writes nothing.
 func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*MaintainResult, error) {
 	start := time.Now()
-	cfg, topts, err := t.selection(ctx, opts)
+	var cfg maintainConfig
+	for _, o := range opts {
+		o.applyMaintain(&cfg)
+	}
+	topts, err := t.selection(ctx, cfg.scope)
 	if err != nil {
 		return nil, err
 	}
+	s, err := t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	parts := partitionsOf(s)
 	if cfg.dryRun {
 		base, plans, err := tableops.PlanMaintenance(ctx, t.t, topts...)
 		if errors.Is(err, table.ErrNoSnapshot) {
@@ -191,7 +127,7 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 		}
 		res := &MaintainResult{DryRun: true, BaseSnapshotID: base.ID, Buckets: make([]BucketResult, 0, len(plans))}
 		for i := range plans {
-			br, err := planResult(&plans[i])
+			br, err := planResult(parts, &plans[i])
 			if err != nil {
 				return nil, err
 			}
@@ -201,12 +137,8 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 		return res, nil
 	}
 	// A table without a full-text index is reported as such before the engine is looked for.
-	s, err := t.latestSchema(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if _, err := restore.ResolveFullTextDefinition(s); err != nil {
-		return nil, fmt.Errorf("maintain %s: %w", t.path, err)
+		return nil, opError(err, "maintain %s", t.path)
 	}
 	engine, err := t.loadEngine()
 	if err != nil {
@@ -218,7 +150,7 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
 			out := Progress{BucketsDone: p.Done, BucketsTotal: p.Total, RowsIndexed: p.RowsIndexed, RowsPlanned: p.RowsPlanned}
 			if p.Bucket != nil {
-				if br, err := bucketResult(p.Bucket); err == nil {
+				if br, err := bucketResult(parts, p.Bucket); err == nil {
 					out.Bucket = &br
 				}
 			}
@@ -230,7 +162,7 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 		return &MaintainResult{Buckets: []BucketResult{}, Duration: time.Since(start)}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("maintain %s: %w", t.path, err)
+		return nil, opError(err, "maintain %s", t.path)
 	}
 	res := &MaintainResult{Attempts: r.Attempts, Commit: commitStatsOf(r.Commit), Buckets: make([]BucketResult, 0, len(r.Buckets))}
 	if r.Base != nil {
@@ -240,7 +172,7 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 		res.SnapshotID = r.Snapshot.ID
 	}
 	for i := range r.Buckets {
-		br, err := bucketResult(&r.Buckets[i])
+		br, err := bucketResult(parts, &r.Buckets[i])
 		if err != nil {
 			return nil, err
 		}
@@ -250,26 +182,22 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	return res, nil
 }
 
-// selection applies opts and returns the configuration with the tableops options that select
-// the buckets it names (none: every bucket).
-func (t *Table) selection(ctx context.Context, opts []MaintainOption) (maintainConfig, []tableops.MaintainOption, error) {
-	var cfg maintainConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
+// selection returns the tableops options that select the buckets cfg names (none: every
+// bucket).
+func (t *Table) selection(ctx context.Context, cfg scope) ([]tableops.MaintainOption, error) {
 	keep, err := t.bucketFilter(ctx, cfg)
 	if err != nil {
-		return cfg, nil, err
+		return nil, err
 	}
 	var topts []tableops.MaintainOption
 	if keep != nil {
 		topts = append(topts, tableops.WithBuckets(keep))
 	}
-	return cfg, topts, nil
+	return topts, nil
 }
 
 // commitOptions returns the tableops options for the parallelism and commit user set, if any.
-func (cfg maintainConfig) commitOptions() []tableops.MaintainOption {
+func (cfg scope) commitOptions() []tableops.MaintainOption {
 	var topts []tableops.MaintainOption
 	if cfg.parallelism > 0 {
 		topts = append(topts, tableops.WithParallelism(cfg.parallelism))
@@ -284,7 +212,7 @@ func (cfg maintainConfig) commitOptions() []tableops.MaintainOption {
 // everything is selected). Partition specs are matched against the typed partition values
 // (search.MatchPartition) of the buckets the latest snapshot has; a partition that appears only
 // in a snapshot committed later is matched by its directory values.
-func (t *Table) bucketFilter(ctx context.Context, cfg maintainConfig) (func([]paths.PartitionKV, int32) bool, error) {
+func (t *Table) bucketFilter(ctx context.Context, cfg scope) (func([]paths.PartitionKV, int32) bool, error) {
 	if len(cfg.partitions) == 0 && len(cfg.buckets) == 0 {
 		return nil, nil
 	}
@@ -322,7 +250,7 @@ func (t *Table) bucketFilter(ctx context.Context, cfg maintainConfig) (func([]pa
 				if err != nil {
 					return nil, err
 				}
-				key := partitionOf(spec).String()
+				key := dirKey(spec)
 				if _, done := known[key]; done {
 					continue
 				}
@@ -347,7 +275,7 @@ func (t *Table) bucketFilter(ctx context.Context, cfg maintainConfig) (func([]pa
 		if len(specs) == 0 {
 			return true
 		}
-		if match, ok := known[partitionOf(spec).String()]; ok {
+		if match, ok := known[dirKey(spec)]; ok {
 			return match
 		}
 		return matchDirectory(spec, specs)
@@ -370,15 +298,13 @@ func matchDirectory(dir []paths.PartitionKV, specs []map[string]string) bool {
 	return false
 }
 
-func partitionOf(spec []paths.PartitionKV) Partition {
-	if len(spec) == 0 {
-		return nil
-	}
-	out := make(Partition, len(spec))
+// dirKey is the directory path of a partition ("region=eu/dt=19753").
+func dirKey(spec []paths.PartitionKV) string {
+	parts := make([]string, len(spec))
 	for i, kv := range spec {
-		out[i] = PartitionValue{Key: kv.Key, Value: kv.Value}
+		parts[i] = kv.Key + "=" + kv.Value
 	}
-	return out
+	return strings.Join(parts, "/")
 }
 
 // archiveOf describes one full-text index file.
@@ -406,9 +332,12 @@ func archivesOf(files []*meta.IndexFileMeta) ([]Archive, error) {
 	return out, nil
 }
 
-func bucketResult(b *tableops.BucketResult) (BucketResult, error) {
-	out := BucketResult{Partition: partitionOf(b.PartitionSpec), Bucket: b.Bucket, Duration: b.Duration}
+func bucketResult(parts partitions, b *tableops.BucketResult) (BucketResult, error) {
+	out := BucketResult{Bucket: b.Bucket, Duration: b.Duration}
 	var err error
+	if out.Partition, err = parts.of(b.Partition); err != nil {
+		return out, err
+	}
 	if out.Built, err = archivesOf(b.Built); err != nil {
 		return out, err
 	}
@@ -424,13 +353,16 @@ func bucketResult(b *tableops.BucketResult) (BucketResult, error) {
 	return out, nil
 }
 
-func planResult(p *tableops.BucketPlan) (BucketResult, error) {
-	out := BucketResult{Partition: partitionOf(p.PartitionSpec), Bucket: p.Bucket, RowsIndexed: p.BuildRows}
+func planResult(parts partitions, p *tableops.BucketPlan) (BucketResult, error) {
+	out := BucketResult{Bucket: p.Bucket, RowsIndexed: p.BuildRows}
+	var err error
+	if out.Partition, err = parts.of(p.Partition); err != nil {
+		return out, err
+	}
 	out.Built = make([]Archive, 0, len(p.BuildLevels))
 	for _, l := range p.BuildLevels {
 		out.Built = append(out.Built, Archive{Level: l})
 	}
-	var err error
 	if out.Retired, err = archivesOf(p.Retire); err != nil {
 		return out, err
 	}

@@ -10,12 +10,20 @@
 // table as Paimon's full-text read path does: current archives only, deletion vectors applied,
 // top-k merged across archives and buckets.
 //
-// This package is a thin facade over impl/tableops (restore, maintenance commit, commit
-// protocol) and impl/search (the read path); those packages hold the behaviour and its
-// documentation, and remain available for finer control.
+// It also writes rows ([Table.NewWriter]), fully compacts buckets ([Table.Compact]), and
+// reports a table's canonical dump ([Table.Dump]) and full-text state ([Table.State]).
+//
+// Each operation takes its own option type ([OpenOption], [MaintainOption], [CompactOption],
+// [WriteOption], [SearchOption]); an option that several operations honour is an option of
+// each, so passing an operation an option it does not honour does not compile.
+//
+// This package is a facade over impl/tableops (restore, maintenance, write, compaction and
+// their commits) and impl/search (the read path), which hold the behaviour and its
+// documentation; its API names none of their types.
 //
 // The engine is the shared library libpaimon_ftindex_ffi.so (the official paimon-ftindex
-// wheel's). Unless [WithEngine] supplies one, it is loaded on first use from
+// wheel's). It is loaded when an archive is first built or searched (an operation that needs
+// neither never loads it), from the file [WithEngineLibrary] names, else from
 // PAIMON_FTINDEX_LIB_PATH or .cache/native/ in the working directory or a parent.
 //
 // The package does not log; progress is reported through [WithProgress].
@@ -34,6 +42,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/internal/pkfthook"
 )
 
 // ErrNoFullTextIndex reports a table whose schema configures no primary-key full-text index
@@ -45,11 +54,31 @@ var ErrNoFullTextIndex = restore.ErrNoFullTextIndex
 // committed and every file it generated was deleted.
 var ErrCommitConflict = tableops.ErrCommitConflict
 
-// UncertainCommitError reports a maintenance commit whose publication could not be confirmed
-// or refused (for example an I/O error while writing the snapshot file). The files it would
-// reference are kept, because the snapshot may have been published; read the table again to
-// find out.
-type UncertainCommitError = tableops.UncertainCommitError
+// UncertainCommitError reports a commit whose publication could not be confirmed or refused
+// (for example an I/O error while writing the snapshot file). The files it would reference are
+// kept, because the snapshot may have been published; read the table again to find out.
+type UncertainCommitError struct {
+	// SnapshotID is the snapshot the commit tried to publish.
+	SnapshotID int64
+	// Err is the failure, with the operation and table it happened to.
+	Err error
+}
+
+func (e *UncertainCommitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *UncertainCommitError) Unwrap() error { return e.Err }
+
+// opError wraps err with the operation and table it happened to; an uncertain commit becomes an
+// [UncertainCommitError].
+func opError(err error, format string, args ...any) error {
+	wrapped := fmt.Errorf(format+": %w", append(args, err)...)
+	var u *tableops.UncertainCommitError
+	if errors.As(err, &u) {
+		return &UncertainCommitError{SnapshotID: u.ID, Err: wrapped}
+	}
+	return wrapped
+}
 
 // Table is a Paimon table opened by [Open]. It is safe for concurrent use; every call reads
 // the table's latest metadata afresh.
@@ -58,41 +87,41 @@ type Table struct {
 	path   string
 	column string
 
+	engineLibrary string
+
 	mu     sync.Mutex
 	engine fulltext.Engine
 }
 
-// OpenOption configures [Open].
-type OpenOption func(*openConfig)
-
 type openConfig struct {
-	fio    fileio.FileIO
-	engine fulltext.Engine
+	engineLibrary string
 }
 
-// WithFileIO sets the file system the table lives on (default: the local file system).
-func WithFileIO(fio fileio.FileIO) OpenOption {
-	return func(c *openConfig) { c.fio = fio }
-}
+type engineLibraryOption string
 
-// WithEngine sets the full-text engine that builds and searches archives (default: the native
-// paimon-ftindex engine, loaded on first use).
-func WithEngine(e fulltext.Engine) OpenOption {
-	return func(c *openConfig) { c.engine = e }
-}
+func (o engineLibraryOption) applyOpen(c *openConfig) { c.engineLibrary = string(o) }
+
+// WithEngineLibrary loads the full-text engine from path, the file libpaimon_ftindex_ffi.so
+// of the official paimon-ftindex wheel, instead of looking for it in PAIMON_FTINDEX_LIB_PATH
+// and .cache/native/. The library is loaded when the table first needs it.
+func WithEngineLibrary(path string) OpenOption { return engineLibraryOption(path) }
 
 // Open opens the Paimon table at path (the table directory, holding schema/ and snapshot/).
 // It reads the table's latest schema: a directory without one is an error. A table without
 // a full-text index opens; maintaining or searching it reports [ErrNoFullTextIndex].
 func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) {
-	cfg := openConfig{fio: fileio.NewLocal()}
+	var cfg openConfig
 	for _, o := range opts {
-		o(&cfg)
+		o.applyOpen(&cfg)
 	}
 	if path == "" {
 		return nil, errors.New("open table: empty path")
 	}
-	t := table.Open(cfg.fio, path)
+	fio := pkfthook.FileIO(ctx)
+	if fio == nil {
+		fio = fileio.NewLocal()
+	}
+	t := table.Open(fio, path)
 	s, err := t.LatestSchema(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open table %s: %w", path, err)
@@ -101,7 +130,7 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) 
 	if err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
 		return nil, fmt.Errorf("open table %s: %w", path, err)
 	}
-	tb := &Table{t: t, path: path, engine: cfg.engine}
+	tb := &Table{t: t, path: path, engineLibrary: cfg.engineLibrary, engine: pkfthook.Engine(ctx)}
 	if def != nil {
 		tb.column = def.Column
 	}
@@ -115,22 +144,15 @@ func (t *Table) Path() string { return t.path }
 // [Open] names it; empty when the table has none.
 func (t *Table) FullTextColumn() string { return t.column }
 
-// Internal returns the table handle of impl/table, for callers that need the lower-level
-// packages (impl/tableops, impl/search, impl/inspect).
-func (t *Table) Internal() *table.Table { return t.t }
-
-// loadEngine returns the configured engine, loading the native one on first use.
+// loadEngine returns the configured engine; by default the native one, which loads its library
+// (the WithEngineLibrary file, else the one native.Load finds) only when an archive is built or
+// searched.
 func (t *Table) loadEngine() (fulltext.Engine, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.engine != nil {
-		return t.engine, nil
+	if t.engine == nil {
+		t.engine = &native.Lazy{Path: t.engineLibrary}
 	}
-	lib, err := native.Load()
-	if err != nil {
-		return nil, fmt.Errorf("load the full-text engine: %w", err)
-	}
-	t.engine = native.Engine{Lib: lib}
 	return t.engine, nil
 }
 

@@ -212,13 +212,13 @@ func TestMaintain_Selection(t *testing.T) {
 	}
 	byDate := selected(pkft.WithPartition(map[string]string{"dt": "2024-01-31"}))
 	byDay := selected(pkft.WithPartition(map[string]string{"dt": "19753"}))
-	want := []string{"region=eu/dt=19753#0", "region=eu/dt=19753#1", "region=us/dt=19753#0", "region=us/dt=19753#1"}
+	want := []string{"region=eu/dt=2024-01-31#0", "region=eu/dt=2024-01-31#1", "region=us/dt=2024-01-31#0", "region=us/dt=2024-01-31#1"}
 	if !slices.Equal(byDate, want) || !slices.Equal(byDay, want) {
 		t.Errorf("dt=2024-01-31 selects %v, dt=19753 %v, want %v", byDate, byDay, want)
 	}
 	two := selected(pkft.WithPartition(map[string]string{"region": "eu", "dt": "2024-01-31"}),
 		pkft.WithPartition(map[string]string{"region": "us", "dt": "2024-02-29"}), pkft.WithBucket(1))
-	if want := []string{"region=eu/dt=19753#1", "region=us/dt=19782#1"}; !slices.Equal(two, want) {
+	if want := []string{"region=eu/dt=2024-01-31#1", "region=us/dt=2024-02-29#1"}; !slices.Equal(two, want) {
 		t.Errorf("two partitions, bucket 1: %v, want %v", two, want)
 	}
 	if none := selected(pkft.WithBucket(7)); len(none) != 0 {
@@ -316,14 +316,14 @@ func TestSearch(t *testing.T) {
 		if i > 0 && h.Score > res.Hits[i-1].Score {
 			t.Errorf("hit %d scores %v after %v", i, h.Score, res.Hits[i-1].Score)
 		}
-		if len(h.Key) != 3 || len(h.Partition) != 2 || h.Key[0] != h.Partition[0] {
+		if len(h.Key) != 3 || len(h.Partition) != 2 || h.Key[0] != h.Partition[0].Value {
 			t.Errorf("hit %+v: key and partition", h)
 		}
 		if _, ok := h.Key[2].(int32); !ok {
 			t.Errorf("id %T, want int32", h.Key[2])
 		}
 	}
-	eu, err := tbl.Search(ctx, "first", pkft.WithLimit(1000), pkft.WithSearchPartition(map[string]string{"region": "eu"}))
+	eu, err := tbl.Search(ctx, "first", pkft.WithLimit(1000), pkft.WithPartition(map[string]string{"region": "eu"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestSearch(t *testing.T) {
 		t.Errorf("region=eu: %d hits of %d", len(eu.Hits), len(res.Hits))
 	}
 	for _, h := range eu.Hits {
-		if h.Partition[0] != "eu" {
+		if h.Partition[0].Value != "eu" {
 			t.Errorf("region=eu returned %+v", h)
 		}
 	}
@@ -347,7 +347,7 @@ func TestSearch(t *testing.T) {
 		"zero limit":    {pkft.WithLimit(0)},
 		"other column":  {pkft.WithColumn("region")},
 		"no column":     {pkft.WithColumn("nope")},
-		"bad partition": {pkft.WithSearchPartition(map[string]string{"nope": "x"})},
+		"bad partition": {pkft.WithPartition(map[string]string{"nope": "x"})},
 		"no snapshot":   {pkft.WithSnapshot(999)},
 	} {
 		if _, err := tbl.Search(ctx, "first", opts...); err == nil {
@@ -386,5 +386,33 @@ func TestTableWithoutSnapshot(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "snapshot")); err == nil {
 		t.Error("maintaining an empty table wrote a snapshot")
+	}
+}
+
+func TestOpen_EngineLibrary(t *testing.T) {
+	ctx := context.Background()
+	maintained, dir := openExample(t, "two-levels")
+	// Archives to search: the engine is needed.
+	if _, err := maintained.Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := native.Locate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := pkft.Open(ctx, dir, pkft.WithEngineLibrary(lib))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := tbl.Search(ctx, "second"); err != nil || len(res.Hits) == 0 {
+		t.Errorf("engine from %s: %v, %+v", lib, err, res)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.so")
+	tbl, err = pkft.Open(ctx, dir, pkft.WithEngineLibrary(missing))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Search(ctx, "second"); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("engine from a missing file: %v, want an error naming it", err)
 	}
 }

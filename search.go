@@ -2,11 +2,13 @@ package pkft
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"time"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/search"
 	"github.com/paimon-pkft/pkft/impl/types"
@@ -15,44 +17,45 @@ import (
 // DefaultLimit is the number of hits a search returns unless [WithLimit] says otherwise.
 const DefaultLimit = 10
 
-// SearchOption configures [Table.Search].
-type SearchOption func(*searchConfig)
-
 type searchConfig struct {
 	column      string
 	limit       int
 	partitions  []map[string]string
 	snapshotID  int64
 	parallelism int
+	bounds      QueryBounds
 }
 
-// WithColumn names the text column to search; it must be the table's full-text column
-// (pk-full-text.index.columns). By default that column is searched.
-func WithColumn(column string) SearchOption {
-	return func(c *searchConfig) { c.column = column }
+// Default query bounds (see [QueryBounds]).
+const (
+	DefaultMaxQueryBytes = search.DefaultMaxQueryBytes
+	DefaultMaxQueryTerms = search.DefaultMaxQueryTerms
+	DefaultMaxQueryDepth = search.DefaultMaxQueryDepth
+)
+
+// ErrQueryBound reports a query refused because it exceeds one of its [QueryBounds]; the
+// message names the bound.
+var ErrQueryBound = search.ErrQueryBound
+
+// QueryBounds limit the size and shape of a search query; a query beyond them is refused before
+// any archive is searched (the engine's cost grows much faster than linearly with the number of
+// terms, and Java Paimon, which has no such bounds, passes every query through). A zero field
+// takes its default; a negative one disables that bound.
+type QueryBounds struct {
+	// MaxBytes bounds the query's length in bytes (default [DefaultMaxQueryBytes]).
+	MaxBytes int
+	// MaxTerms bounds the number of words of the query: runs of letters, digits and marks in
+	// the plain words or the JSON query's strings, each Han, Kana or Hangul character counting
+	// as one (default [DefaultMaxQueryTerms]).
+	MaxTerms int
+	// MaxDepth bounds the nesting of objects and arrays of a JSON query (default
+	// [DefaultMaxQueryDepth]; one level of boolean query takes three).
+	MaxDepth int
 }
 
-// WithLimit sets how many hits are returned, best first (default [DefaultLimit]); it must be
-// positive.
-func WithLimit(n int) SearchOption {
-	return func(c *searchConfig) { c.limit = n }
-}
-
-// WithSearchPartition restricts the search to partitions whose values equal spec, read as
-// [WithPartition] reads them. Given several times, a partition matching any spec is searched.
-func WithSearchPartition(spec map[string]string) SearchOption {
-	return func(c *searchConfig) { c.partitions = append(c.partitions, spec) }
-}
-
-// WithSnapshot searches snapshot id instead of the latest one.
-func WithSnapshot(id int64) SearchOption {
-	return func(c *searchConfig) { c.snapshotID = id }
-}
-
-// WithSearchParallelism bounds how many archives are searched at once (default: the table
-// option global-index.thread-num, 32 when unset, as Java's read pool).
-func WithSearchParallelism(n int) SearchOption {
-	return func(c *searchConfig) { c.parallelism = n }
+// WithQueryBounds sets the query bounds of a search (default: the Default* bounds).
+func WithQueryBounds(b QueryBounds) SearchOption {
+	return searchOption(func(c *searchConfig) { c.bounds = b })
 }
 
 // Hit is one search result: a row of the table and its score.
@@ -68,13 +71,26 @@ type Hit struct {
 	Text *string `json:"text"`
 	// Score is the engine's score for the row; hits are ordered by it, best first.
 	Score float32 `json:"score"`
-	// Partition holds the partition values in the order of SearchResult.PartitionKeys (nil for
+	// Partition is the row's partition, in the order of SearchResult.PartitionKeys (empty for
 	// unpartitioned tables).
-	Partition []any `json:"partition,omitempty"`
-	Bucket    int32 `json:"bucket"`
+	Partition Partition `json:"partition"`
+	Bucket    int32     `json:"bucket"`
 	// DataFile and RowPosition locate the physical row.
 	DataFile    string `json:"dataFile"`
 	RowPosition int64  `json:"rowPosition"`
+
+	// keyJSON are the key values in Java's form, set by Search.
+	keyJSON []any
+}
+
+// MarshalJSON writes the hit with its key values in Java's form.
+func (h Hit) MarshalJSON() ([]byte, error) {
+	type plain Hit
+	p := plain(h)
+	if h.keyJSON != nil {
+		p.Key = h.keyJSON
+	}
+	return json.Marshal(p)
 }
 
 // SearchResult is the outcome of [Table.Search].
@@ -100,14 +116,20 @@ type SearchResult struct {
 // query is either plain words, searched as a match query (rows containing any of the words),
 // or the engine's JSON query as Paimon passes it, for example
 // {"match_phrase":{"query":"lake format"}} or
-// {"bool":{"must":[{"match":{"query":"a"}}],"must_not":[{"match":{"query":"b"}}]}}.
+// {"boolean":{"must":[{"match":{"query":"lake"}}],"must_not":[{"match":{"query":"snapshot"}}]}}.
+// The query must keep within its [QueryBounds]. The search stops when ctx ends (a deadline or a
+// cancellation), also while the engine is searching an archive: the engine's call is abandoned
+// and finishes in the background.
 func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) (*SearchResult, error) {
 	cfg := searchConfig{limit: DefaultLimit}
 	for _, o := range opts {
-		o(&cfg)
+		o.applySearch(&cfg)
 	}
 	if cfg.limit <= 0 {
 		return nil, fmt.Errorf("search %s: limit must be positive, got %d", t.path, cfg.limit)
+	}
+	if err := search.CheckQuery(query, search.Bounds(cfg.bounds)); err != nil {
+		return nil, fmt.Errorf("search %s: %w", t.path, err)
 	}
 	s, err := t.latestSchema(ctx)
 	if err != nil {
@@ -148,7 +170,8 @@ func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) 
 	if err != nil {
 		return nil, err
 	}
-	resp, err := search.Search(ctx, t.t, req, search.Options{Engine: engine, Parallelism: cfg.parallelism})
+	resp, err := search.Search(ctx, t.t, req, search.Options{Engine: engine, Parallelism: cfg.parallelism,
+		Bounds: search.Bounds(cfg.bounds)})
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", t.path, err)
 	}
@@ -161,13 +184,11 @@ func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) 
 		out.PartitionKeys = []string{}
 	}
 	keyTypes := columnTypes(s, s.PrimaryKeys)
-	partTypes := columnTypes(s, s.PartitionKeys)
+	parts := partitionsOf(s)
 	for _, r := range resp.Results {
 		h := Hit{Text: r.Text, Score: r.Score, Bucket: r.Bucket, DataFile: r.DataFile, RowPosition: r.RowPosition,
-			Key: convertValues(r.Key, keyTypes)}
-		if len(r.Partition) > 0 {
-			h.Partition = convertValues(r.Partition, partTypes)
-		}
+			Key: convertValues(r.Key, keyTypes), keyJSON: javaValues(r.Key, keyTypes)}
+		h.Partition = parts.values(r.Partition)
 		out.Hits = append(out.Hits, h)
 	}
 	return out, nil
@@ -179,6 +200,23 @@ func columnTypes(s *schema.TableSchema, names []string) []types.DataType {
 		if f, ok := s.FieldByName(n); ok {
 			out[i] = f.Type
 		}
+	}
+	return out
+}
+
+// javaValues renders key values as Java's dump renders values; bytes stay bytes (base64 in
+// JSON, as Java prints row values).
+func javaValues(vs []any, ts []types.DataType) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		if _, ok := v.([]byte); ok || i >= len(ts) {
+			out[i] = v
+			continue
+		}
+		if n, ok := v.(int64); ok && (ts[i].Root == types.RootDate || ts[i].Root == types.RootInt) {
+			v = int32(n)
+		}
+		out[i] = inspect.PartitionValue(ts[i], v)
 	}
 	return out
 }

@@ -8,47 +8,36 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/restore"
-	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
-// RowKind is the change a written row makes: [Insert], [UpdateAfter], [UpdateBefore] or
-// [Delete] (Paimon's +I, +U, -U, -D).
-type RowKind = types.RowKind
-
-// The row kinds.
-const (
-	Insert       = types.Insert
-	UpdateBefore = types.UpdateBefore
-	UpdateAfter  = types.UpdateAfter
-	Delete       = types.Delete
-)
-
-// ErrUnsupportedTable reports a table the Go writer and compaction refuse (another merge engine,
-// a sequence field, a changelog producer, a sorted or vector primary-key index, a non-fixed
-// bucket mode); the error names the option.
+// ErrUnsupportedTable reports a table the Go writer, compaction and maintenance refuse: a table
+// without a primary key, a non-fixed bucket mode, or a table option pkft refuses or does not know
+// (another merge engine, a sequence field, a changelog producer, ...; `pkft options TABLE` lists
+// them); the error names each option and value.
 var ErrUnsupportedTable = tableops.ErrUnsupportedTable
 
 // Writer writes rows into a primary-key table as one APPEND snapshot, the way a Java batch
 // writer does: rows go to the bucket Java computes, are merged by key per bucket (the last
 // row of a key wins) and written as level-0 data files; each bucket's full-text maintainer is
-// run at commit. Rows are values in schema order, in the Go forms of package impl/binrow
-// (int32 for INT and DATE, string for STRING, binrow.Decimal, binrow.Timestamp, ...; nil for
-// NULL). Nothing is visible until [Writer.Commit]; [Writer.Abort] deletes everything written.
-// A Writer is not safe for concurrent use.
+// run at commit. Nothing is visible until [Writer.Commit]; [Writer.Abort] deletes everything
+// written. A Writer is not safe for concurrent use.
 type Writer struct {
-	t *Table
-	w *tableops.Writer
+	t      *Table
+	w      *tableops.Writer
+	types  []types.DataType
+	schema *Schema
+	parts  partitions
 }
 
 // NewWriter opens a writer on the table's latest snapshot (an empty table is fine). The
 // full-text engine is loaded only when the table has a full-text index.
-func (t *Table) NewWriter(ctx context.Context, opts ...MaintainOption) (*Writer, error) {
-	var cfg maintainConfig
+func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, error) {
+	var cfg writeConfig
 	for _, o := range opts {
-		o(&cfg)
+		o.applyWrite(&cfg)
 	}
 	engine, err := t.engineIfIndexed(ctx)
 	if err != nil {
@@ -62,7 +51,12 @@ func (t *Table) NewWriter(ctx context.Context, opts ...MaintainOption) (*Writer,
 	if err != nil {
 		return nil, fmt.Errorf("open writer on %s: %w", t.path, err)
 	}
-	return &Writer{t: t, w: w}, nil
+	s := w.Schema()
+	out := &Writer{t: t, w: w, types: make([]types.DataType, len(s.Fields)), schema: schemaOf(s), parts: partitionsOf(s)}
+	for i, f := range s.Fields {
+		out.types[i] = f.Type
+	}
+	return out, nil
 }
 
 // engineIfIndexed loads the engine when the latest schema has a full-text index.
@@ -79,13 +73,31 @@ func (t *Table) engineIfIndexed(ctx context.Context) (fulltext.Engine, error) {
 	return t.loadEngine()
 }
 
-// Schema is the schema rows are written with.
-func (w *Writer) Schema() *schema.TableSchema { return w.w.Schema() }
+// Schema is the schema rows are written with (the table's latest when the writer opened).
+func (w *Writer) Schema() *Schema { return w.schema }
 
 // Write buffers one row of the given kind; a row that does not fit the schema is an error and
 // nothing of it is buffered.
+//
+// The row holds one value per column, in [Writer.Schema] order; nil is NULL. Values are typed
+// by their column as [Hit] values are: BOOLEAN bool, TINYINT int8, SMALLINT int16, INT int32,
+// BIGINT int64, FLOAT float32, DOUBLE float64, CHAR and VARCHAR string, BINARY and VARBINARY
+// []byte, DECIMAL a string in plain notation (at most the column's scale of fraction digits),
+// DATE a time.Time (its calendar date) or an int32 day number, TIME an int32 of milliseconds of
+// the day, TIMESTAMP and TIMESTAMP_LTZ a time.Time (UTC wall clock; no more fractional digits
+// than the column's precision).
 func (w *Writer) Write(ctx context.Context, kind RowKind, row []any) error {
-	return w.w.Write(ctx, kind, row)
+	if len(row) != len(w.types) {
+		return fmt.Errorf("row has %d values, the table %d columns", len(row), len(w.types))
+	}
+	values := make([]any, len(row))
+	for i, v := range row {
+		var err error
+		if values[i], err = writeValue(w.types[i], v); err != nil {
+			return fmt.Errorf("column %s: %w", w.schema.Columns[i].Name, err)
+		}
+	}
+	return w.w.Write(ctx, types.RowKind(kind), values)
 }
 
 // PrepareCommit writes the buffered rows into data files and runs the full-text maintainers;
@@ -95,15 +107,18 @@ func (w *Writer) PrepareCommit(ctx context.Context) error { return w.w.PrepareCo
 // WriteResult is the outcome of [Writer.Commit].
 type WriteResult struct {
 	// SnapshotID is the committed snapshot, 0 when nothing was written.
-	SnapshotID int64
+	SnapshotID int64 `json:"snapshotId"`
 	// Files is the number of data files written; Rows the records in them (after merging rows
 	// of the same key).
-	Files int
-	Rows  int64
+	Files int   `json:"files"`
+	Rows  int64 `json:"records"`
 	// ArchivesBuilt and ArchivesRetired count the full-text maintainers' changes.
-	ArchivesBuilt, ArchivesRetired int
+	ArchivesBuilt   int `json:"archivesBuilt"`
+	ArchivesRetired int `json:"archivesRetired"`
+	// Buckets has one entry per bucket written.
+	Buckets []WriteBucket `json:"buckets"`
 	// Commit counts the conflicts, re-plans and retries of the commit.
-	Commit CommitStats
+	Commit CommitStats `json:"commit"`
 }
 
 // CommitStats counts what a commit went through: publications attempted, conflicts (another
@@ -120,24 +135,48 @@ func commitStatsOf(s tableops.CommitStats) CommitStats {
 	return CommitStats{Attempts: s.Attempts, Conflicts: s.Conflicts, Replaced: s.Replaced, Replans: s.Replans}
 }
 
+// WriteBucket is what [Writer.Commit] wrote to one bucket.
+type WriteBucket struct {
+	Partition Partition `json:"partition"`
+	Bucket    int32     `json:"bucket"`
+	// Files level-0 data files with Rows records were written.
+	Files int   `json:"files"`
+	Rows  int64 `json:"records"`
+	// Built and Retired are the bucket's full-text archive changes.
+	Built   []Archive `json:"built"`
+	Retired []Archive `json:"retired"`
+}
+
 // Commit commits everything written as one snapshot. On failure every generated file is
 // deleted (except after an [UncertainCommitError]).
 func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
 	r, err := w.w.Commit(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("commit write to %s: %w", w.t.path, err)
+		return nil, opError(err, "commit write to %s", w.t.path)
 	}
-	res := &WriteResult{Commit: commitStatsOf(r.Commit)}
+	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets)), Commit: commitStatsOf(r.Commit)}
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 	}
 	for _, b := range r.Buckets {
-		res.Files += len(b.NewFiles)
-		for _, f := range b.NewFiles {
-			res.Rows += f.RowCount
+		wb := WriteBucket{Bucket: b.Bucket, Files: len(b.NewFiles)}
+		if wb.Partition, err = w.parts.of(b.Partition); err != nil {
+			return nil, err
 		}
-		res.ArchivesBuilt += len(b.Built)
-		res.ArchivesRetired += len(b.Retired)
+		for _, f := range b.NewFiles {
+			wb.Rows += f.RowCount
+		}
+		if wb.Built, err = archivesOf(b.Built); err != nil {
+			return nil, err
+		}
+		if wb.Retired, err = archivesOf(b.Retired); err != nil {
+			return nil, err
+		}
+		res.Files += wb.Files
+		res.Rows += wb.Rows
+		res.ArchivesBuilt += len(wb.Built)
+		res.ArchivesRetired += len(wb.Retired)
+		res.Buckets = append(res.Buckets, wb)
 	}
 	return res, nil
 }
@@ -181,12 +220,16 @@ type CompactResult struct {
 // Compact fully compacts the selected buckets ([WithPartition], [WithBucket]; default all; at
 // most [WithParallelism] at once; [WithProgress] reports buckets done, without row counts) of a
 // deduplicate primary-key table into its top level and commits one COMPACT snapshot, with the
-// full-text archives of the new level built and the retired ones removed in the same snapshot
-// (see tableops.Compact for the exact rules). On failure every generated file is deleted and
+// full-text archives of the new level built and the retired ones removed in the same snapshot,
+// as Java's full compaction does. On failure every generated file is deleted and
 // nothing is committed.
-func (t *Table) Compact(ctx context.Context, opts ...MaintainOption) (*CompactResult, error) {
+func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactResult, error) {
 	start := time.Now()
-	cfg, topts, err := t.selection(ctx, opts)
+	var cfg compactConfig
+	for _, o := range opts {
+		o.applyCompact(&cfg)
+	}
+	topts, err := t.selection(ctx, cfg.scope)
 	if err != nil {
 		return nil, err
 	}
@@ -209,14 +252,23 @@ func (t *Table) Compact(ctx context.Context, opts ...MaintainOption) (*CompactRe
 	}
 	r, err := tableops.Compact(ctx, t.t, engine, topts...)
 	if err != nil {
-		return nil, fmt.Errorf("compact %s: %w", t.path, err)
+		return nil, opError(err, "compact %s", t.path)
 	}
 	res.Commit = commitStatsOf(r.Commit)
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 		res.BaseSnapshotID = r.Snapshot.ID - 1
 	}
+	s, err := t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	parts := partitionsOf(s)
 	for _, b := range r.Buckets {
+		part, err := parts.of(b.Partition)
+		if err != nil {
+			return nil, err
+		}
 		built, err := archivesOf(b.Built)
 		if err != nil {
 			return nil, err
@@ -225,7 +277,7 @@ func (t *Table) Compact(ctx context.Context, opts ...MaintainOption) (*CompactRe
 		if err != nil {
 			return nil, err
 		}
-		res.Buckets = append(res.Buckets, CompactBucket{Partition: partitionOf(b.PartitionSpec), Bucket: b.Bucket,
+		res.Buckets = append(res.Buckets, CompactBucket{Partition: part, Bucket: b.Bucket,
 			FilesBefore: len(b.Before), FilesAfter: len(b.After), Rewritten: b.Rewritten, Upgraded: b.Upgraded,
 			RowsRead: b.RowsRead, RowsWritten: b.RowsWritten, Built: built, Retired: retired,
 			DeletionVectorsRewritten: b.DeletionVectors != nil, Duration: b.Duration})

@@ -401,49 +401,18 @@ type decision struct {
 	current, stale, planLevel, planFiles, planInputs int
 }
 
-// goDecide classifies the payloads against the eligible files and picks the next plan.
-func goDecide(files []*meta.DataFileMeta, payloads []*meta.IndexFileMeta, levels *pkindex.Levels[*meta.IndexFileMeta, *meta.DataFileMeta]) (decision, error) {
-	eligible := make([]*meta.DataFileMeta, 0, len(files))
-	active := make(map[string]*meta.DataFileMeta, len(files))
-	for _, f := range files {
-		if pkindex.ShouldReadDataFile(f) {
-			eligible = append(eligible, f)
-			active[f.FileName] = f
-		}
-	}
-	st, err := pkfulltext.FromActiveDataFiles(paimonparquet.DefaultTextFieldID, eligible, payloads)
+// goDecide classifies the payloads against the eligible files and picks the next plan, as Go's
+// restore does (pkfulltext.InspectBucket).
+func goDecide(files []*meta.DataFileMeta, payloads []*meta.IndexFileMeta) (decision, error) {
+	v, err := pkfulltext.InspectBucket(paimonparquet.DefaultTextFieldID, files, payloads)
 	if err != nil {
 		return decision{}, err
 	}
-	current := st.CurrentPayloads()
-	plan, err := levels.Pick(current, active)
-	if err != nil {
-		return decision{}, err
-	}
-	d := decision{current: len(current), stale: len(st.StalePayloads())}
-	if plan != nil {
+	d := decision{current: len(v.State.CurrentPayloads()), stale: len(v.State.StalePayloads())}
+	if plan := v.Plan; plan != nil {
 		d.planLevel, d.planFiles, d.planInputs = int(plan.DataLevel()), len(plan.SourceFiles()), len(plan.InputUnits())
 	}
 	return d, nil
-}
-
-func payloadLevels() *pkindex.Levels[*meta.IndexFileMeta, *meta.DataFileMeta] {
-	sm := func(p *meta.IndexFileMeta) (pkindex.SourceMeta, error) {
-		return pkindex.SourceMetaFromIndexFile(p.FileName, p.GlobalIndex.SourceMeta)
-	}
-	return pkindex.NewLevels(
-		func(p *meta.IndexFileMeta) (int32, error) {
-			m, err := sm(p)
-			return m.DataLevel(), err
-		},
-		func(p *meta.IndexFileMeta) ([]pkindex.SourceFile, error) {
-			m, err := sm(p)
-			if err != nil {
-				return nil, err
-			}
-			return m.SourceFiles(), nil
-		},
-		pkindex.DataFileInfo)
 }
 
 // measureState times Go's and Java's decision for a bucket of n files (per operation, the mean
@@ -451,11 +420,10 @@ func payloadLevels() *pkindex.Levels[*meta.IndexFileMeta, *meta.DataFileMeta] {
 func measureState(t *testing.T, ctx context.Context, java *runner.Process, n int) StateResult {
 	t.Helper()
 	files, payloads, args := stateBucket(t, n)
-	levels := payloadLevels()
 	var got decision
 	var err error
 	for range 3 {
-		if got, err = goDecide(files, payloads, levels); err != nil {
+		if got, err = goDecide(files, payloads); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -464,7 +432,7 @@ func measureState(t *testing.T, ctx context.Context, java *runner.Process, n int
 	for runs < 3 || total < 500*time.Millisecond {
 		c := processCPU()
 		start := time.Now()
-		if _, err := goDecide(files, payloads, levels); err != nil {
+		if _, err := goDecide(files, payloads); err != nil {
 			t.Fatal(err)
 		}
 		total += time.Since(start)
@@ -638,14 +606,17 @@ func peakRSS() (int64, error) {
 }
 
 // BenchmarkRestoreDecision is Go's side of the restore decision of TestBench for a bucket of
-// 10,000 files and 100 archives, for profiling.
+// 1,000, 10,000 and 100,000 files and 100 archives, for profiling.
 func BenchmarkRestoreDecision(b *testing.B) {
-	files, payloads, _ := stateBucket(b, 10_000)
-	levels := payloadLevels()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := goDecide(files, payloads, levels); err != nil {
-			b.Fatal(err)
-		}
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			files, payloads, _ := stateBucket(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := goDecide(files, payloads); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -29,7 +29,9 @@ var report Report
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	start := time.Now()
 	code := m.Run()
+	report.SetWallTime(time.Since(start))
 	if len(report.Results()) > 0 {
 		fmt.Println()
 		report.PrintMatrix(os.Stdout)
@@ -224,8 +226,11 @@ func TestConformance(t *testing.T) {
 	testJavaTables(t)
 	testMaintain(t)
 	testWrite(t)
+	testPick(t)
 	testFaults(t)
 	testMalformedText(t)
+	testHostileQueries(t)
+	testOptions(t)
 }
 
 func testEngine(t *testing.T) {

@@ -21,19 +21,27 @@ const differentialSeeds = 1000
 const javaMaintainerScenarioMissing = "the Java runner has no maintainer-scenario command: the Java half of the " +
 	"maintainer decision differential (compat/differential) is not built yet"
 
+// seedFromEnv is the first seed of a generated case: the integer in the environment variable
+// env, 1 when it is unset.
+func seedFromEnv(t *testing.T, env string) int64 {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		return 1
+	}
+	seed, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", env, v, err)
+	}
+	return seed
+}
+
 // testDifferential runs the maintainer decision differential: the invariants of generated
 // scenarios on the Go maintainer (go), and the same scenarios on Java's
 // BucketedFullTextIndexMaintainer inside the Java runner, whose traces must equal Go's (go->java).
 // PKFT_DIFFERENTIAL_SEED sets the first seed (default 1); a failure prints the seed and script.
 func testDifferential(t *testing.T) {
-	first := int64(1)
-	if v := os.Getenv("PKFT_DIFFERENTIAL_SEED"); v != "" {
-		seed, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			t.Fatalf("PKFT_DIFFERENTIAL_SEED=%q: %v", v, err)
-		}
-		first = seed
-	}
+	first := seedFromEnv(t, "PKFT_DIFFERENTIAL_SEED")
 
 	runCase(t, "maintainer/invariants", "go", func(ctx context.Context) error {
 		return differential.CheckSeeds(ctx, first, differentialSeeds)

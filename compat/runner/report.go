@@ -38,6 +38,7 @@ type Report struct {
 	mu      sync.Mutex
 	results []Result
 	notes   []string
+	wall    time.Duration
 }
 
 // AddNote records a line the matrix prints above its table (once, however often it is added):
@@ -98,7 +99,40 @@ func (r *Report) PrintMatrix(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", res.Case, res.Direction, res.Status, detail)
 	}
 	tw.Flush()
+	r.printSlowest(w, 10)
+	r.mu.Lock()
+	wall := r.wall
+	r.mu.Unlock()
+	if wall > 0 {
+		fmt.Fprintf(w, "conformance wall time: %.1fs\n", wall.Seconds())
+	}
 	fmt.Fprintf(w, "conformance: %d passed, %d failed, %d skipped\n", counts[Pass], counts[Fail], counts[Skip])
+}
+
+// SetWallTime records how long the whole suite ran (the test binary's m.Run), printed with the
+// matrix.
+func (r *Report) SetWallTime(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wall = d
+}
+
+// printSlowest writes the n slowest cells (case and direction) with their times, slowest first.
+func (r *Report) printSlowest(w io.Writer, n int) {
+	res := r.Results()
+	sort.SliceStable(res, func(i, j int) bool { return res[i].Duration > res[j].Duration })
+	if len(res) > n {
+		res = res[:n]
+	}
+	if len(res) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nslowest %d:\n", len(res))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, x := range res {
+		fmt.Fprintf(tw, "  %.1fs\t%s\t%s\n", x.Duration.Seconds(), x.Case, x.Direction)
+	}
+	tw.Flush()
 }
 
 func firstLine(s string) string {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"path/filepath"
@@ -17,10 +19,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/bucketfunc"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/internal/goldengen"
@@ -76,12 +80,18 @@ func testWrite(t *testing.T) {
 		}
 		return goCompactsJavaArchives(ctx, g)
 	})
-	runCase(t, "stats/filtered-read", "go->java", func(ctx context.Context) error {
-		if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
-			return err
+	for _, v := range filteredReadVariants {
+		name := "stats/filtered-read"
+		if v.name != "" {
+			name += "/" + v.name
 		}
-		return filteredRead(ctx, g)
-	})
+		runCase(t, name, "go->java", func(ctx context.Context) error {
+			if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
+				return err
+			}
+			return filteredRead(ctx, g, v.name, v.options)
+		})
+	}
 	runCase(t, "scenario/alternating", "go+java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
@@ -148,11 +158,25 @@ func keyTypes() []keyType {
 		}
 		return sb.String()
 	}
+	compositeFields := []field{{"a", "INT NOT NULL"}, {"b", "STRING NOT NULL"}, {"c", "DATE NOT NULL"}, {"v", "STRING"}}
+	composite := func(r *rand.Rand) (row, []any) {
+		a, b, c := int32(r.Uint32()), randText(r), int32(r.IntN(30000))
+		return row{"a": a, "b": b, "c": time.Unix(int64(c)*86400, 0).UTC().Format("2006-01-02"), "v": "x"}, []any{a, b, c, "x"}
+	}
 	return []keyType{
 		one("tinyint", "TINYINT", func(r *rand.Rand) (any, any) { v := int8(r.IntN(256) - 128); return v, v }),
 		one("smallint", "SMALLINT", func(r *rand.Rand) (any, any) { v := int16(r.IntN(65536) - 32768); return v, v }),
 		one("int", "INT", func(r *rand.Rand) (any, any) { v := int32(r.Uint32()); return v, v }),
 		one("bigint", "BIGINT", func(r *rand.Rand) (any, any) { v := int64(r.Uint64()); return v, v }),
+		one("boolean", "BOOLEAN", func(r *rand.Rand) (any, any) { v := r.IntN(2) == 0; return v, v }),
+		one("float", "FLOAT", func(r *rand.Rand) (any, any) {
+			v := float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(20)-10)))
+			return v, v
+		}),
+		one("double", "DOUBLE", func(r *rand.Rand) (any, any) {
+			v := r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+			return v, v
+		}),
 		one("decimal-compact", "DECIMAL(10, 2)", func(r *rand.Rand) (any, any) { return decimal(r, 10, 2) }),
 		one("decimal-18", "DECIMAL(18, 0)", func(r *rand.Rand) (any, any) { return decimal(r, 18, 0) }),
 		one("decimal-noncompact", "DECIMAL(38, 10)", func(r *rand.Rand) (any, any) { return decimal(r, 38, 10) }),
@@ -172,25 +196,40 @@ func keyTypes() []keyType {
 		one("timestamp-3", "TIMESTAMP(3)", timestamp(3)),
 		one("timestamp-6", "TIMESTAMP(6)", timestamp(6)),
 		one("timestamp-9", "TIMESTAMP(9)", timestamp(9)),
-		{name: "composite", fields: []field{{"a", "INT NOT NULL"}, {"b", "STRING NOT NULL"}, {"c", "DATE NOT NULL"}, {"v", "STRING"}},
-			gen: func(r *rand.Rand) (row, []any) {
-				a, b, c := int32(r.IntN(1000)), randText(r), int32(r.IntN(30000))
-				return row{"a": a, "b": b, "c": time.Unix(int64(c)*86400, 0).UTC().Format("2006-01-02"), "v": "x"}, []any{a, b, c, "x"}
-			}},
+		{name: "composite", fields: compositeFields, gen: composite},
+		// The bucket key a subset of the primary key (bucket-key = a).
+		{name: "bucket-key-int", fields: compositeFields, gen: composite},
 	}
 }
 
-// bucketHash is bucket/hash: for 10,000 random keys of every key type, Go's bucket of the row
-// equals the bucket Paimon's FixedBucketRowKeyExtractor computes.
+// bucketFunctions are the bucket-function.type values of bucket/hash and, for each, the key types
+// Paimon's function accepts (mod: a single INT or BIGINT field; hive: every type but
+// TIMESTAMP). For the other key types both sides must refuse the function.
+var bucketFunctions = []struct {
+	name    string
+	accepts func(keyType string) bool
+}{
+	{"default", func(string) bool { return true }},
+	{"mod", func(k string) bool { return k == "int" || k == "bigint" || k == "bucket-key-int" }},
+	{"hive", func(k string) bool { return !strings.HasPrefix(k, "timestamp") }},
+}
+
+// bucketHash is bucket/hash: for every bucket function and 10,000 random keys of every key type,
+// Go's bucket of the row equals the bucket Paimon's FixedBucketRowKeyExtractor computes; where
+// Paimon refuses the function for the key type, Go refuses it too.
 func bucketHash(ctx context.Context, g *maintainGroup) error {
 	const keys = 10000
 	for i, kt := range keyTypes() {
-		pks := []string{"k"}
-		if kt.name == "composite" {
+		pks, opts := []string{"k"}, map[string]string{"bucket": "13"}
+		switch kt.name {
+		case "composite":
 			pks = []string{"a", "b", "c"}
+		case "bucket-key-int":
+			pks = []string{"a", "b", "c"}
+			opts["bucket-key"] = "a"
 		}
 		path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "bucket-hash", kt.name), "bh-"+kt.name, kt.fields, pks, nil,
-			map[string]string{"bucket": "13"}, nil)
+			opts, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kt.name, err)
 		}
@@ -204,31 +243,63 @@ func bucketHash(ctx context.Context, g *maintainGroup) error {
 		for j := range rows {
 			rows[j], goRows[j] = kt.gen(r)
 		}
-		var res struct {
-			Buckets []int `json:"buckets"`
-		}
-		if err := g.proc.Call(ctx, "bucket", map[string]any{"path": path, "rows": rows}, &res); err != nil {
-			return fmt.Errorf("%s: %w", kt.name, err)
-		}
-		if len(res.Buckets) != keys {
-			return fmt.Errorf("%s: Java returned %d buckets for %d rows", kt.name, len(res.Buckets), keys)
-		}
-		used := map[int]bool{}
-		for j := range rows {
-			b, err := tableops.BucketOf(sch, goRows[j])
+		var byDefault []int
+		for _, fn := range bucketFunctions {
+			buckets, err := bucketHashOne(ctx, g, kt.name, fn.name, fn.accepts(kt.name), path, sch, rows, goRows)
 			if err != nil {
-				return fmt.Errorf("%s: row %v: %w", kt.name, rows[j], err)
+				return fmt.Errorf("%s, bucket function %s: %w", kt.name, fn.name, err)
 			}
-			if b != res.Buckets[j] {
-				return fmt.Errorf("%s: row %v: Go bucket %d, Java %d", kt.name, rows[j], b, res.Buckets[j])
+			// A function that gives the default's buckets for every row was not applied.
+			if fn.name == "default" {
+				byDefault = buckets
+			} else if buckets != nil && slices.Equal(buckets, byDefault) {
+				return fmt.Errorf("%s, bucket function %s: every bucket equals the default function's", kt.name, fn.name)
 			}
-			used[b] = true
-		}
-		if len(used) < 2 && kt.name != "tinyint" {
-			return fmt.Errorf("%s: every key fell into one bucket: the case tests nothing", kt.name)
 		}
 	}
 	return nil
+}
+
+// bucketHashOne compares the buckets of rows under one bucket function and returns them, or, when
+// Paimon does not accept the function for the key type (accepted false), checks that both sides
+// refuse it.
+func bucketHashOne(ctx context.Context, g *maintainGroup, keyType, fn string, accepted bool, path string, sch *schema.TableSchema,
+	rows []row, goRows [][]any) ([]int, error) {
+	s := *sch
+	s.Options = maps.Clone(sch.Options)
+	s.Options[bucketfunc.Option] = fn
+	var res struct {
+		Buckets []int `json:"buckets"`
+	}
+	javaErr := g.proc.Call(ctx, "bucket", map[string]any{"path": path, "rows": rows, "function": fn}, &res)
+	if !accepted {
+		_, goErr := tableops.BucketOf(&s, goRows[0])
+		if javaErr == nil || goErr == nil {
+			return nil, fmt.Errorf("a key type Paimon's function does not take: Java error %v, Go error %v (both must refuse)", javaErr, goErr)
+		}
+		return nil, nil
+	}
+	if javaErr != nil {
+		return nil, javaErr
+	}
+	if len(res.Buckets) != len(rows) {
+		return nil, fmt.Errorf("Java returned %d buckets for %d rows", len(res.Buckets), len(rows))
+	}
+	used := map[int]bool{}
+	for j := range rows {
+		b, err := tableops.BucketOf(&s, goRows[j])
+		if err != nil {
+			return nil, fmt.Errorf("row %v: %w", rows[j], err)
+		}
+		if b != res.Buckets[j] {
+			return nil, fmt.Errorf("row %v: Go bucket %d, Java %d", rows[j], b, res.Buckets[j])
+		}
+		used[b] = true
+	}
+	if len(used) < 2 && keyType != "tinyint" && keyType != "boolean" {
+		return nil, errors.New("every key fell into one bucket: the case tests nothing")
+	}
+	return res.Buckets, nil
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -272,6 +343,11 @@ func goWriteVariants() []*writeVariant {
 	return []*writeVariant{
 		{name: "partitioned-dv", fields: []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}},
 			pks: []string{"region", "dt", "id"}, partKeys: []string{"region", "dt"}, options: ft(nil), rows: partTextRows, fullText: true},
+		// Partition directories named by the values' string forms (dt=2024-01-31), not the legacy
+		// internal forms.
+		{name: "non-legacy-partition", fields: []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}},
+			pks: []string{"region", "dt", "id"}, partKeys: []string{"region", "dt"}, options: ft(map[string]string{"partition.legacy-name": "false"}),
+			rows: partTextRows, fullText: true},
 		{name: "index-in-data-dir", fields: idText, pks: []string{"id"},
 			options: ft(map[string]string{"bucket": "3", "index-file-in-data-file-dir": "true"}), rows: textRows, fullText: true},
 		{name: "ngram", fields: idText, pks: []string{"id"},
@@ -675,14 +751,36 @@ func alternating(ctx context.Context, g *maintainGroup, rounds int) error {
 // ---------------------------------------------------------------------------------------------
 // stats/filtered-read
 
+// filteredReadVariants are the statistics layouts of stats/filtered-read: Java's defaults, and
+// the sparse layout (metadata.stats-dense-store = false), statistics for the first columns only
+// (metadata.stats-keep-first-n-columns) and per-level modes (metadata.stats-mode.per.level: full
+// at level 0, truncated strings at the top level).
+var filteredReadVariants = []struct {
+	name    string
+	options map[string]string
+}{
+	{"", nil},
+	{"sparse-stats", map[string]string{
+		"metadata.stats-dense-store":          "false",
+		"metadata.stats-keep-first-n-columns": "4",
+		"metadata.stats-mode.per.level":       "0:full,5:truncate(8)",
+	}},
+	{"codec-gzip", map[string]string{"file.compression": "gzip"}},
+	{"codec-lz4", map[string]string{"file.compression": "lz4"}},
+	{"codec-none", map[string]string{"file.compression": "none"}},
+	{"codec-zstd-level", map[string]string{"file.compression": "zstd", "file.compression.zstd-level": "9"}},
+}
+
 // filteredRead is stats/filtered-read: Go writes level-0 files and a compaction of a table whose
 // values defeat naive statistics (long strings sharing a 16-character prefix, negative numbers,
 // nulls, dates); Java reads with random predicates pushed down — pruning files by Go's
 // statistics — and must return exactly the model's rows that satisfy them.
-func filteredRead(ctx context.Context, g *maintainGroup) error {
+func filteredRead(ctx context.Context, g *maintainGroup, variant string, extra map[string]string) error {
 	fields := []field{{"id", "INT NOT NULL"}, {"grp", "INT"}, {"name", "STRING"}, {"big", "BIGINT"}, {"day", "DATE"}, {"content", "STRING"}}
-	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "filtered-read"), "filtered-read", fields, []string{"id"}, nil,
-		map[string]string{"bucket": "2"}, nil)
+	opts := map[string]string{"bucket": "2"}
+	maps.Copy(opts, extra)
+	name := strings.TrimSuffix("filtered-read-"+variant, "-")
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, name), name, fields, []string{"id"}, nil, opts, nil)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,10 @@ package fulltext
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 )
@@ -52,4 +55,21 @@ type Reader interface {
 type Engine interface {
 	NewWriter(options []Option) (Writer, error)
 	OpenReader(ctx context.Context, r io.ReaderAt, size int64) (Reader, error)
+}
+
+// maxQuoted is how many bytes of a query an error message quotes.
+const maxQuoted = 120
+
+// QuoteQuery quotes a query for an error message: in full when short, otherwise its first
+// bytes (cut at a character boundary) and its total length, so a huge query does not flood the
+// message.
+func QuoteQuery(q string) string {
+	if len(q) <= maxQuoted {
+		return strconv.Quote(q)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(q[:cut]), len(q))
 }

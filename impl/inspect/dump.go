@@ -269,7 +269,8 @@ func dumpIndexFile(f *meta.IndexFileMeta) IndexFileDump {
 
 // PartitionValue renders a decoded partition value for a dump: strings and integers as they
 // are, DATE as an ISO date, DECIMAL as its plain string, TIMESTAMP as an ISO local date-time,
-// bytes as a string of their hex digits, null as null.
+// TIME as the text of its milliseconds of the day, bytes as a string of their hex digits, null
+// as null — as the Java runner's dump prints them (Values#put).
 func PartitionValue(t types.DataType, v any) any {
 	switch x := v.(type) {
 	case nil:
@@ -282,8 +283,12 @@ func PartitionValue(t types.DataType, v any) any {
 	case []byte:
 		return fmt.Sprintf("%x", x)
 	case int32:
-		if t.Root == types.RootDate {
+		switch t.Root {
+		case types.RootDate:
 			return time.Unix(int64(x)*86400, 0).UTC().Format("2006-01-02")
+		case types.RootTime:
+			// Java's dump prints a TIME (milliseconds of the day) as the text of the number.
+			return strconv.Itoa(int(x))
 		}
 		return x
 	case *big.Int:

@@ -17,9 +17,10 @@ import (
 // Index files of other types, and full-text files without global index meta, belong to neither
 // list.
 type BucketIndexState struct {
-	textFieldID int32
-	current     []*meta.IndexFileMeta
-	stale       []*meta.IndexFileMeta
+	textFieldID  int32
+	current      []*meta.IndexFileMeta
+	currentMetas []pkindex.SourceMeta // parsed source meta of current[i], when classification parsed it
+	stale        []*meta.IndexFileMeta
 	// duplicates are the data levels with more than one candidate archive, and those
 	// candidates (all stale).
 	duplicates   map[int32][]*meta.IndexFileMeta
@@ -182,6 +183,7 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 	if err != nil {
 		return nil, fmt.Errorf("classify full-text payloads: %w", err)
 	}
+	s.currentMetas = currentMetas
 	s.stale = stale
 	s.duplicates = duplicates
 	return s, nil
@@ -190,6 +192,15 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 // candidateLevel returns the parsed source meta of payload when it exactly covers its data
 // level's eligible sources and is internally consistent.
 func candidateLevel(textFieldID int32, payload *meta.IndexFileMeta, sourcesByLevel map[int32]*levelSources) (pkindex.SourceMeta, bool) {
+	// A header that does not parse, or names a level without eligible files or another number of
+	// files, makes the payload stale whatever its names are: they are not decoded.
+	level, count, ok := pkindex.PeekSourceMeta(payload.GlobalIndex.SourceMeta)
+	if !ok {
+		return pkindex.SourceMeta{}, false
+	}
+	if ls, ok := sourcesByLevel[level]; !ok || int(count) != len(ls.files) {
+		return pkindex.SourceMeta{}, false
+	}
 	sm, err := pkindex.SourceMetaFromIndexFile(payload.FileName, payload.GlobalIndex.SourceMeta)
 	if err != nil {
 		return pkindex.SourceMeta{}, false
@@ -198,8 +209,25 @@ func candidateLevel(textFieldID int32, payload *meta.IndexFileMeta, sourcesByLev
 	if !ok || !desired.coveredExactlyBy(sm) {
 		return pkindex.SourceMeta{}, false
 	}
-	single, err := newBucketIndexState(textFieldID, []*meta.IndexFileMeta{payload}, []pkindex.SourceMeta{sm})
-	if err != nil || len(single.current) != 1 {
+	if !desired.unique {
+		// The level repeats a name, and so does sm: only the strict check can decide.
+		single, err := newBucketIndexState(textFieldID, []*meta.IndexFileMeta{payload}, []pkindex.SourceMeta{sm})
+		if err != nil || len(single.current) != 1 {
+			return pkindex.SourceMeta{}, false
+		}
+		return sm, true
+	}
+	// sm names the level's distinct files, so it covers no source twice; what the strict check of
+	// this payload alone would still reject is row metadata that does not add up.
+	var total int64
+	for src := range sm.AllFiles() {
+		if total > math.MaxInt64-src.RowCount() {
+			return pkindex.SourceMeta{}, false
+		}
+		total += src.RowCount()
+	}
+	global := payload.GlobalIndex
+	if payload.RowCount != total || global.RowRangeStart != 0 || global.RowRangeEnd != total-1 {
 		return pkindex.SourceMeta{}, false
 	}
 	return sm, true

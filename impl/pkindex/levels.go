@@ -77,6 +77,15 @@ func (p *Plan[T, F]) Removes() bool {
 // plan. It fails when a payload's level is not positive, two payloads claim one level, or an
 // accessor fails; a payload's sources are read only when its level is reached.
 func (l *Levels[T, F]) Pick(units []T, active map[string]F) (*Plan[T, F], error) {
+	return l.PickKnown(units, active, nil)
+}
+
+// PickKnown is [Levels.Pick] for a caller that has already checked some units against the same
+// active files: a unit for which exact reports true is known to name exactly its level's files
+// sorted by name, with their row counts, so its comparison is skipped (its level and sources are
+// still read, and fail as in Pick). exact may be nil. The plan is the one Pick returns whenever
+// exact is only true for such units.
+func (l *Levels[T, F]) PickKnown(units []T, active map[string]F, exact func(T) bool) (*Plan[T, F], error) {
 	desired := make(map[int32][]F)
 	for _, f := range active {
 		if level := l.fileInfo(f).Level; level > 0 {
@@ -118,7 +127,10 @@ func (l *Levels[T, F]) Pick(units []T, active map[string]F) (*Plan[T, F], error)
 		if err != nil {
 			return nil, fmt.Errorf("read source files of index unit for data level %d: %w", level, err)
 		}
-		if l.matchesUnsorted(sources, files) {
+		if exact != nil && exact(u) {
+			continue
+		}
+		if l.matchesUnsorted(level, sources, files, active) {
 			continue
 		}
 		l.sortByName(files)
@@ -169,25 +181,25 @@ func (l *Levels[T, F]) matches(sources []SourceFile, files []F) bool {
 }
 
 // matchesUnsorted reports, without sorting files, that files sorted by name would match sources:
-// the sources' names are strictly increasing in Java order and, as many as the files, each name a
-// distinct file's with the same row count. False means only that the sorted comparison decides.
-func (l *Levels[T, F]) matchesUnsorted(sources []SourceFile, files []F) bool {
+// the sources' names are strictly increasing in Java order and, as many as the level's files, each
+// names an active file of this level with the same row count. active is keyed by file name, so
+// its files are distinct and the names found are as many distinct files of the level as it has:
+// the sorted level is exactly the sources' list. False means only that the sorted comparison
+// decides (a caller's map whose keys are not its files' names falls back to it).
+func (l *Levels[T, F]) matchesUnsorted(level int32, sources []SourceFile, files []F, active map[string]F) bool {
 	if len(sources) != len(files) {
-		return false
-	}
-	byName := make(map[string]int64, len(files))
-	for _, f := range files {
-		info := l.fileInfo(f)
-		byName[info.Name] = info.RowCount
-	}
-	if len(byName) != len(files) {
 		return false
 	}
 	for i, s := range sources {
 		if i > 0 && javaio.CompareJava(sources[i-1].FileName(), s.FileName()) >= 0 {
 			return false
 		}
-		if rows, ok := byName[s.FileName()]; !ok || rows != s.RowCount() {
+		f, ok := active[s.FileName()]
+		if !ok {
+			return false
+		}
+		info := l.fileInfo(f)
+		if info.Name != s.FileName() || info.Level != level || info.RowCount != s.RowCount() {
 			return false
 		}
 	}

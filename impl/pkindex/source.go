@@ -178,6 +178,25 @@ func deserializeError(what string, err error) error {
 	return fmt.Errorf("failed to deserialize index source metadata: read %s: %w", what, err)
 }
 
+// PeekSourceMeta reads only the header of serialized source meta: its data level and file
+// count. ok is false when the header is short or of another version, as [DecodeSourceMeta] would
+// then fail too; ok true says nothing about the rest, which only DecodeSourceMeta checks. It lets
+// a caller set aside a payload whose level or count cannot match without decoding its names.
+func PeekSourceMeta(b []byte) (dataLevel int32, count int32, ok bool) {
+	r := javaio.NewReader(b)
+	version, err := r.ReadInt()
+	if err != nil || version != sourceMetaVersion {
+		return 0, 0, false
+	}
+	if dataLevel, err = r.ReadInt(); err != nil {
+		return 0, 0, false
+	}
+	if count, err = r.ReadInt(); err != nil {
+		return 0, 0, false
+	}
+	return dataLevel, count, true
+}
+
 // SourceMetaFromIndexFile decodes the source meta recorded for the index file named
 // indexFileName (Java fromIndexFile). sourceMeta is GlobalIndexMeta.sourceMeta; pass nil
 // when the index file has no GlobalIndexMeta or its sourceMeta is null, which is an error. A

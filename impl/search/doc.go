@@ -59,9 +59,12 @@
 // column, one full-text column) also apply to searches — a table failing them cannot hold
 // archives Java wrote.
 //
-// Additions of pkft: a query that is not a JSON object is taken as plain words and sent as the
-// match query {"match":{"query":...}} (Paimon's own tests build match queries this way); an
-// empty column selects the indexed column; archive searches of all buckets run in one bounded
-// pool (global-index.thread-num, default 32, as Java's read thread pool) instead of bucket by
-// bucket, which changes nothing in the result.
+// Additions of pkft: a query that is not a JSON object is taken as plain words and sent as a
+// match query, {"match":{"query":"lake format"}} for the words lake format (Paimon's own tests
+// build match queries this way); an empty column selects the indexed column; archive searches
+// of all buckets run in one bounded pool (global-index.thread-num, default 32, as Java's read
+// thread pool) instead of bucket by bucket, which changes nothing in the result. Queries are
+// checked against Bounds (size in bytes, number of terms, JSON nesting) before anything is read,
+// where Java passes every query to the engine; and a search ends when its context does, also
+// while the engine is searching an archive (the engine call is abandoned, see package native).
 package search

@@ -40,11 +40,15 @@ type Request struct {
 
 // Options configure how a search runs.
 type Options struct {
-	// Engine opens archives; nil loads the native engine (paimon-ftindex).
+	// Engine opens archives; nil uses the native engine (paimon-ftindex), loaded when the first
+	// archive is opened.
 	Engine fulltext.Engine
 	// Parallelism bounds how many archives are searched at once; 0 uses the table option
 	// global-index.thread-num (default 32), as Java's read thread pool does.
 	Parallelism int
+	// Bounds limit the query's size and shape (zero fields: the defaults); a query beyond them
+	// is refused before any archive is opened.
+	Bounds Bounds
 }
 
 // Result is one hit: the row, its score and what the table holds for it.
@@ -76,8 +80,9 @@ type Response struct {
 
 // EngineQuery turns a request query into the query string the engine receives: a JSON object
 // is passed unchanged (Java passes FullTextSearch#query to the engine verbatim); anything else
-// is taken as plain words and wrapped into {"match":{"query":...}}, the match query Paimon's
-// own tests build. Blank queries are an error.
+// is taken as plain words and wrapped into a match query (lake format becomes
+// {"match":{"query":"lake format"}}), the match query Paimon's own tests build. Blank queries
+// are an error.
 func EngineQuery(q string) (string, error) {
 	trimmed := strings.TrimSpace(q)
 	if trimmed == "" {
@@ -105,6 +110,9 @@ func EngineQuery(q string) (string, error) {
 func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Response, error) {
 	if req.Limit <= 0 {
 		return nil, fmt.Errorf("limit must be positive: %d", req.Limit)
+	}
+	if err := CheckQuery(req.Query, opts.Bounds); err != nil {
+		return nil, err
 	}
 	query, err := EngineQuery(req.Query)
 	if err != nil {
@@ -146,11 +154,7 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 	}
 	engine := opts.Engine
 	if engine == nil {
-		lib, err := native.Load()
-		if err != nil {
-			return nil, fmt.Errorf("load the full-text engine: %w", err)
-		}
-		engine = native.Engine{Lib: lib}
+		engine = &native.Lazy{}
 	}
 	s := &searcher{t: t, latest: latest, def: def, engine: engine, restorer: restorer,
 		schemas: map[int64]*schema.TableSchema{latest.ID: latest}, buckets: map[*Split]*restore.RestoredBucket{}}

@@ -186,6 +186,9 @@ type pendingBucket struct {
 // append increment, so the snapshot is an APPEND commit carrying only index changes (no data
 // file changes, an empty delta manifest list, a new index manifest).
 //
+// A table setting an option the registry (impl/options) refuses, or one it does not know, is not
+// maintained: the error wraps ErrUnsupportedTable and names each such key and value.
+//
 // Every selected (partition, bucket) is restored and its maintainer run in a pool of bounded
 // size. When nothing changes, no snapshot is written and MaintainResult.Snapshot is nil.
 //
@@ -225,6 +228,9 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	}
 	if r.FullText == nil {
 		return nil, fmt.Errorf("maintain %s: %w", t.Root, restore.ErrNoFullTextIndex)
+	}
+	if err := checkTableOptions(r.Schema); err != nil {
+		return nil, err
 	}
 	if cfg.maxRetries < 0 {
 		if cfg.maxRetries, err = commit.MaxRetriesOf(r.Schema.Options); err != nil {

@@ -14,11 +14,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/bucketfunc"
 	"github.com/paimon-pkft/pkft/impl/commit"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/options"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
@@ -62,30 +64,32 @@ func restoreWritable(ctx context.Context, t *table.Table, engine fulltext.Engine
 	return r, nil
 }
 
-// checkWritableTable refuses what Go cannot write or compact the way Java would: merge engines
-// other than deduplicate, a user sequence field, changelog producers, bucket modes other than
-// fixed, and the primary-key index families other than full-text (their
-// archives would be left pointing at replaced files).
+// checkWritableTable refuses what Go cannot write or compact the way Java would: tables without a
+// primary key, bucket modes other than fixed, a bucket function Java could not create for the
+// bucket key, and every table option the registry refuses (checkTableOptions).
 func checkWritableTable(s *schema.TableSchema) error {
 	if len(s.PrimaryKeys) == 0 {
 		return fmt.Errorf("table has no primary key (append tables are not written by Go): %w", ErrUnsupportedTable)
 	}
-	if engine := strings.ToLower(strings.TrimSpace(s.Options[MergeEngineOption])); engine != "" && engine != "deduplicate" {
-		return fmt.Errorf("merge-engine %q: only deduplicate is supported (partial-update, aggregation and first-row are not): %w", engine, ErrUnsupportedTable)
-	}
-	if v := strings.TrimSpace(s.Options[SequenceFieldOption]); v != "" {
-		return fmt.Errorf("sequence.field %q: user-defined sequence fields are not supported: %w", v, ErrUnsupportedTable)
-	}
-	if v := strings.ToLower(strings.TrimSpace(s.Options[ChangelogProducerOption])); v != "" && v != "none" {
-		return fmt.Errorf("changelog-producer %q: only none is supported: %w", v, ErrUnsupportedTable)
-	}
-	for _, key := range []string{restore.PKBTreeIndexColumnsOption, restore.PKBitmapIndexColumnsOption, restore.PKVectorIndexColumnsOption} {
-		if v, ok := s.Options[key]; ok && strings.TrimSpace(v) != "" {
-			return fmt.Errorf("%s = %q: the table has a sorted/vector primary-key index (index/pksorted), which Go does not maintain; writing or compacting would leave it pointing at removed files: %w", key, v, ErrUnsupportedTable)
-		}
+	if err := checkTableOptions(s); err != nil {
+		return err
 	}
 	if _, err := numBuckets(s); err != nil {
 		return err
+	}
+	keys, err := s.BucketKeys()
+	if err != nil {
+		return err
+	}
+	_, err = bucketFunction(s, keys)
+	return err
+}
+
+// checkTableOptions refuses a table setting an option pkft's registry (impl/options) refuses, or
+// one it does not know, naming every such key and value.
+func checkTableOptions(s *schema.TableSchema) error {
+	if err := options.New().Check(s.Options); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil
 }
@@ -108,9 +112,9 @@ func numBuckets(s *schema.TableSchema) (int, error) {
 // KeyValueLayout returns the data file layout of a table schema.
 func KeyValueLayout(s *schema.TableSchema) (*kvfile.Layout, error) { return kvfile.NewLayout(s) }
 
-// BucketOf returns the bucket Java assigns to a row of the table (FixedBucketRowKeyExtractor
-// with the default bucket function): the hash of the bucket-key BinaryRow modulo the bucket
-// count, absolute. row holds every table field.
+// BucketOf returns the bucket Java assigns to a row of the table (FixedBucketRowKeyExtractor): the
+// bucket function the table's bucket-function.type selects (impl/bucketfunc) applied to the
+// bucket-key BinaryRow and the bucket count. row holds every table field.
 func BucketOf(s *schema.TableSchema, row []any) (int, error) {
 	n, err := numBuckets(s)
 	if err != nil {
@@ -120,10 +124,24 @@ func BucketOf(s *schema.TableSchema, row []any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return bucketOf(s, keys, n, row)
+	fn, err := bucketFunction(s, keys)
+	if err != nil {
+		return 0, err
+	}
+	return bucketOf(s, keys, fn, n, row)
 }
 
-func bucketOf(s *schema.TableSchema, keys []string, n int, row []any) (int, error) {
+// bucketFunction returns the table's bucket function for its bucket keys; a function Java could
+// not create for the key types (mod of a STRING key, hive of a TIMESTAMP) is refused.
+func bucketFunction(s *schema.TableSchema, keys []string) (bucketfunc.Func, error) {
+	fn, err := bucketfunc.FromOptions(s.Options, s.ProjectedRowType(keys))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	}
+	return fn, nil
+}
+
+func bucketOf(s *schema.TableSchema, keys []string, fn bucketfunc.Func, n int, row []any) (int, error) {
 	vals := make([]any, len(keys))
 	for i, k := range keys {
 		idx := slices.IndexFunc(s.Fields, func(f types.DataField) bool { return f.Name == k })
@@ -133,7 +151,7 @@ func bucketOf(s *schema.TableSchema, keys []string, n int, row []any) (int, erro
 	if err != nil {
 		return 0, fmt.Errorf("bucket key: %w", err)
 	}
-	return binrow.Bucket(data, n)
+	return fn.Bucket(data, n)
 }
 
 // Writer writes rows into a primary-key table the way a Java batch writer does
@@ -155,6 +173,7 @@ type Writer struct {
 	restored map[bucketKey]*table.Bucket
 
 	bucketKeys []string
+	bucketFn   bucketfunc.Func
 	numBuckets int
 	// kindFilter drops the rows Java's RowKindFilter drops (ignore-delete, ignore-update-before).
 	ignoreDelete, ignoreUpdateBefore bool
@@ -227,6 +246,9 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	if w.bucketKeys, err = r.Schema.BucketKeys(); err != nil {
 		return nil, err
 	}
+	if w.bucketFn, err = bucketFunction(r.Schema, w.bucketKeys); err != nil {
+		return nil, err
+	}
 	w.partType = r.Schema.PartitionType()
 	for _, k := range r.Schema.PartitionKeys {
 		w.partIdx = append(w.partIdx, slices.IndexFunc(r.Schema.Fields, func(f types.DataField) bool { return f.Name == k }))
@@ -282,7 +304,7 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if err != nil {
 		return fmt.Errorf("partition: %w", err)
 	}
-	bucket, err := bucketOf(w.r.Schema, w.bucketKeys, w.numBuckets, row)
+	bucket, err := bucketOf(w.r.Schema, w.bucketKeys, w.bucketFn, w.numBuckets, row)
 	if err != nil {
 		return err
 	}

@@ -13,10 +13,13 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/types"
 	"github.com/paimon-pkft/pkft/internal/corpus"
+	"github.com/paimon-pkft/pkft/internal/pkfthook"
 )
 
 // The Go-written golden corpus: small tables pkft itself wrote, maintained or compacted (through
@@ -192,7 +195,7 @@ type GoStepResult struct {
 // Run performs the table's steps with pkft on the table at path (its base already in place),
 // with engine building and searching archives.
 func (g GoTable) Run(ctx context.Context, path string, engine fulltext.Engine) ([]GoStepResult, error) {
-	t, err := pkft.Open(ctx, path, pkft.WithEngine(engine))
+	t, err := pkft.Open(pkfthook.WithEngine(ctx, engine), path)
 	if err != nil {
 		return nil, err
 	}
@@ -232,14 +235,18 @@ func (g GoTable) Run(ctx context.Context, path string, engine fulltext.Engine) (
 
 // write writes rows with a pkft.Writer and commits them.
 func write(ctx context.Context, t *pkft.Table, rows []map[string]any) (*pkft.WriteResult, error) {
+	sch, err := table.Open(fileio.NewLocal(), t.Path()).LatestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
 	w, err := t.NewWriter(ctx, pkft.WithCommitUser(GoCommitUser))
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		kind, values, err := GoRow(w.Schema(), r)
+		kind, values, err := GoRow(sch, r)
 		if err == nil {
-			err = w.Write(ctx, kind, values)
+			err = w.Write(ctx, pkft.RowKind(kind), values)
 		}
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("row %v: %w", r, err), w.Abort(ctx))
@@ -409,11 +416,7 @@ func (g GoTable) PrepareBase(ctx context.Context, root, dest string) (int64, err
 		if err := CopyDir(JavaTablePath(root, g.BaseJava), dest); err != nil {
 			return 0, err
 		}
-		t, err := pkft.Open(ctx, dest)
-		if err != nil {
-			return 0, err
-		}
-		snap, err := t.Internal().Latest(ctx)
+		snap, err := table.Open(fileio.NewLocal(), dest).Latest(ctx)
 		if err != nil {
 			return 0, err
 		}

@@ -31,14 +31,17 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
   pkft compact /data/warehouse/db.db/docs --partition region=eu --bucket 0 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := scopeOptions(partitions, buckets)
+			scope, err := scopeOptions(partitions, buckets)
 			if err != nil {
 				return err
 			}
 			if err := checkParallel(parallel); err != nil {
 				return err
 			}
-			opts = append(opts, pkft.WithParallelism(parallel))
+			opts := []pkft.CompactOption{pkft.WithParallelism(parallel)}
+			for _, o := range scope {
+				opts = append(opts, o)
+			}
 			if user != "" {
 				opts = append(opts, pkft.WithCommitUser(user))
 			}

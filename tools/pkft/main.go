@@ -3,15 +3,21 @@
 //
 //	pkft maintain TABLE_PATH [--partition k=v,...] [--bucket N] [--parallel N] [--dry-run] [--json]
 //	                        build missing and stale archives, commit them as one snapshot
-//	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--json]
+//	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--timeout D] [--max-query-bytes N]
+//	                        [--max-query-terms N] [--max-query-depth N] [--json]
 //	                        search the current archives (Q: plain words or the engine's JSON query)
 //	pkft dump  TABLE_PATH   the canonical dump of the latest snapshot (JSON)
 //	pkft state TABLE_PATH   per (partition, bucket): eligible files per level, current and stale
 //	                        full-text payloads, and the next plan (JSON)
 //	pkft rewrite-metadata TABLE_PATH
 //	                        re-encode the metadata as the next snapshot
+//	pkft options TABLE_PATH [--json]
+//	                        what pkft does with each option the table sets (honoured, refused, inert)
 //
-// Errors are logged on stderr (log/slog) and exit with status 1.
+// Errors are logged on stderr (log/slog) and exit with status 1. SIGINT and SIGTERM stop any
+// command promptly (a search also while the engine is inside an archive). The engine's temporary
+// files go to $TMPDIR/pkft-<pid>-<random>, removed on exit; a run first removes those left by
+// processes that no longer exist.
 package main
 
 import (
@@ -26,16 +32,36 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/inspect"
-	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft"
 )
 
 func main() {
+	os.Exit(mainStatus())
+}
+
+// mainStatus runs the command with SIGINT and SIGTERM cancelling its context and the engine's
+// temporary files in a directory of this process, removed on every way out (a killed process's
+// directory is removed by the next run), and returns the exit status.
+func mainStatus() (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	release, _, staleErr, err := pkft.UseEngineTempDir()
+	if staleErr != nil {
+		fmt.Fprintf(os.Stderr, "pkft: warning: %v\n", staleErr)
+	}
+	if err != nil {
+		// Commands that build no archive do not need the directory; one that does fails in the
+		// engine with its own message.
+		fmt.Fprintf(os.Stderr, "pkft: warning: the engine's temporary files stay in %s: %v\n", os.TempDir(), err)
+		return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	}
+	defer func() {
+		if err := release(); err != nil {
+			fmt.Fprintf(os.Stderr, "pkft: %v\n", err)
+			code = 1
+		}
+	}()
+	return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
 // run executes the command line args and returns the exit status: 0, or 1 after logging the
@@ -68,13 +94,18 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
 	root.AddCommand(writeCommand())
 	root.AddCommand(compactCommand())
+	root.AddCommand(optionsCommand())
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "dump TABLE_PATH",
 			Short: "Print the canonical dump of the table's latest snapshot",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				d, err := inspect.TableDump(cmd.Context(), table.Open(fileio.NewLocal(), args[0]), inspect.FullTextState)
+				tbl, err := pkft.Open(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				d, err := tbl.Dump(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -86,21 +117,15 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 			Short: "Print the full-text state and next plan of every bucket",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				d, err := inspect.TableDump(cmd.Context(), table.Open(fileio.NewLocal(), args[0]), inspect.FullTextState)
+				tbl, err := pkft.Open(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}
-				type bucketState struct {
-					Partition map[string]any     `json:"partition"`
-					Bucket    int32              `json:"bucket"`
-					State     *inspect.StateDump `json:"state"`
-					Plan      *inspect.PlanDump  `json:"plan"`
+				st, err := tbl.State(cmd.Context())
+				if err != nil {
+					return err
 				}
-				states := []bucketState{}
-				for _, b := range d.Buckets {
-					states = append(states, bucketState{b.Partition, b.Bucket, b.State, b.Plan})
-				}
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"snapshotId": d.SnapshotID, "buckets": states})
+				return writeJSON(cmd.OutOrStdout(), st)
 			},
 		},
 	)

@@ -56,11 +56,14 @@ it is a terminal (--progress).`,
 			if err := checkParallel(parallel); err != nil {
 				return err
 			}
-			opts, err := scopeOptions(partitions, buckets)
+			scope, err := scopeOptions(partitions, buckets)
 			if err != nil {
 				return err
 			}
-			opts = append(opts, pkft.WithParallelism(parallel), pkft.WithDryRun(dryRun))
+			opts := []pkft.MaintainOption{pkft.WithParallelism(parallel), pkft.WithDryRun(dryRun)}
+			for _, o := range scope {
+				opts = append(opts, o)
+			}
 			if user != "" {
 				opts = append(opts, pkft.WithCommitUser(user))
 			}
@@ -104,10 +107,16 @@ it is a terminal (--progress).`,
 	return cmd
 }
 
+// scopeOption is an option both maintain and compact take.
+type scopeOption interface {
+	pkft.MaintainOption
+	pkft.CompactOption
+}
+
 // scopeOptions turns the --partition and --bucket flags into the options that select the
 // (partition, bucket)s a command works on.
-func scopeOptions(partitions []string, buckets []int32) ([]pkft.MaintainOption, error) {
-	var opts []pkft.MaintainOption
+func scopeOptions(partitions []string, buckets []int32) ([]scopeOption, error) {
+	var opts []scopeOption
 	for _, p := range partitions {
 		spec, err := parsePartition(p)
 		if err != nil {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft"
 )
 
 func rewriteCommand() *cobra.Command {
@@ -15,11 +12,15 @@ func rewriteCommand() *cobra.Command {
 		Short: "Re-encode the latest snapshot's manifests under new names and commit them as the next snapshot",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			snap, err := tableops.RewriteMetadata(cmd.Context(), table.Open(fileio.NewLocal(), args[0]), "pkft-"+uuid.NewString())
+			tbl, err := pkft.Open(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			return writeJSON(cmd.OutOrStdout(), map[string]any{"snapshotId": snap.ID, "commitKind": snap.CommitKind})
+			res, err := tbl.RewriteMetadata(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return writeJSON(cmd.OutOrStdout(), res)
 		},
 	}
 }

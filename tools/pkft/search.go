@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -22,6 +23,8 @@ func searchCommand() *cobra.Command {
 		partitions []string
 		snapshotID int64
 		asJSON     bool
+		timeout    time.Duration
+		bounds     pkft.QueryBounds
 	)
 	cmd := &cobra.Command{
 		Use:   "search TABLE_PATH --query Q",
@@ -30,7 +33,10 @@ func searchCommand() *cobra.Command {
 full-text read path does, deletion vectors applied, and print the best hits: primary key, text and
 score. Q is plain words, searched as a match query (rows containing any of them), or the engine's
 JSON query as Paimon passes it. Rows of levels without a current archive are not searched: run
-pkft maintain first.`,
+pkft maintain first.
+
+Queries are bounded (--max-query-bytes, --max-query-terms, --max-query-depth; -1 lifts a bound)
+and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is searching.`,
 		Example: `  pkft search /data/warehouse/db.db/docs --query 'lake format'
   pkft search /data/warehouse/db.db/docs --query '{"match_phrase":{"query":"lake format"}}' --limit 20 --json`,
 		Args: cobra.ExactArgs(1),
@@ -41,18 +47,26 @@ pkft maintain first.`,
 			if limit <= 0 {
 				return fmt.Errorf("--limit %d: want a positive number", limit)
 			}
-			opts := []pkft.SearchOption{pkft.WithColumn(column), pkft.WithLimit(limit)}
+			if timeout < 0 {
+				return fmt.Errorf("--timeout %s: want a positive duration (0: none)", timeout)
+			}
+			opts := []pkft.SearchOption{pkft.WithColumn(column), pkft.WithLimit(limit), pkft.WithQueryBounds(bounds)}
 			for _, p := range partitions {
 				spec, err := parsePartition(p)
 				if err != nil {
 					return err
 				}
-				opts = append(opts, pkft.WithSearchPartition(spec))
+				opts = append(opts, pkft.WithPartition(spec))
 			}
 			if snapshotID != 0 {
 				opts = append(opts, pkft.WithSnapshot(snapshotID))
 			}
 			ctx := cmd.Context()
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("search timed out after %s (--timeout)", timeout))
+				defer cancel()
+			}
 			tbl, err := pkft.Open(ctx, args[0])
 			if err != nil {
 				return err
@@ -77,6 +91,10 @@ pkft maintain first.`,
 	f.StringArrayVar(&partitions, "partition", nil, "search only partition k=v[,k=v...] (repeatable)")
 	f.Int64Var(&snapshotID, "snapshot", 0, "search this snapshot instead of the latest")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.DurationVar(&timeout, "timeout", 0, "stop the search after this long, e.g. 30s (default: no deadline)")
+	f.IntVar(&bounds.MaxBytes, "max-query-bytes", pkft.DefaultMaxQueryBytes, "refuse longer queries (bytes; -1: no bound)")
+	f.IntVar(&bounds.MaxTerms, "max-query-terms", pkft.DefaultMaxQueryTerms, "refuse queries with more words (-1: no bound)")
+	f.IntVar(&bounds.MaxDepth, "max-query-depth", pkft.DefaultMaxQueryDepth, "refuse JSON queries nested deeper (objects and arrays; -1: no bound)")
 	return cmd
 }
 

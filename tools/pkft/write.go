@@ -17,9 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/types"
 )
 
 // rowKindField is the optional input field carrying a row's kind.
@@ -58,7 +55,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			if err != nil {
 				return err
 			}
-			var opts []pkft.MaintainOption
+			var opts []pkft.WriteOption
 			if user != "" {
 				opts = append(opts, pkft.WithCommitUser(user))
 			}
@@ -87,7 +84,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			if format == "csv" {
 				err = readCSV(cmd.InOrStdin(), sch, emit)
 			} else {
-				err = readJSONLines(cmd.InOrStdin(), emit)
+				err = readJSONLines(cmd.InOrStdin(), maxLineBytes, emit)
 			}
 			if err != nil {
 				return err
@@ -97,8 +94,10 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"snapshotId": res.SnapshotID, "rowsRead": rows,
-					"files": res.Files, "records": res.Rows, "archivesBuilt": res.ArchivesBuilt, "archivesRetired": res.ArchivesRetired, "commit": res.Commit})
+				return writeJSON(cmd.OutOrStdout(), struct {
+					RowsRead int `json:"rowsRead"`
+					*pkft.WriteResult
+				}{rows, res})
 			}
 			if res.SnapshotID == 0 {
 				_, err = fmt.Fprintln(cmd.OutOrStdout(), "no rows; nothing committed")
@@ -116,10 +115,28 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 	return cmd
 }
 
-// readJSONLines calls emit for each non-blank line of r, parsed as a JSON object.
-func readJSONLines(r io.Reader, emit func(line int, rec map[string]any) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
+// maxLineBytes bounds one input line of pkft write.
+const maxLineBytes = 256 << 20
+
+// utf8BOM is the UTF-8 byte-order mark some editors put at the start of a text file.
+const utf8BOM = "\ufeff"
+
+// skipBOM drops a UTF-8 byte-order mark at the start of r. Java's readers do not name the
+// columns from the input (Paimon's CSV reader skips the header line, its JSON reader keys by
+// the schema), so a mark before the header must not become part of a column name.
+func skipBOM(r io.Reader) *bufio.Reader {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+	return br
+}
+
+// readJSONLines calls emit for each non-blank line of r, parsed as a JSON object; a line
+// longer than maxLine bytes is an error.
+func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]any) error) error {
+	sc := bufio.NewScanner(skipBOM(r))
+	sc.Buffer(make([]byte, min(1<<20, maxLine)), maxLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -140,15 +157,17 @@ func readJSONLines(r io.Reader, emit func(line int, rec map[string]any) error) e
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read stdin after line %d: %w", line, err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("line %d: longer than the maximum of %d bytes", line+1, maxLine)
+	} else if err != nil {
+		return fmt.Errorf("line %d: read stdin: %w", line+1, err)
 	}
 	return nil
 }
 
 // readCSV calls emit for each row of a CSV with a header line.
-func readCSV(r io.Reader, sch *schema.TableSchema, emit func(line int, rec map[string]any) error) error {
-	cr := csv.NewReader(r)
+func readCSV(r io.Reader, sch *pkft.Schema, emit func(line int, rec map[string]any) error) error {
+	cr := csv.NewReader(skipBOM(r))
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -157,8 +176,16 @@ func readCSV(r io.Reader, sch *schema.TableSchema, emit func(line int, rec map[s
 	if err != nil {
 		return fmt.Errorf("line 1: %w", err)
 	}
+	seen := map[string]bool{}
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
+		if err := checkColumn(sch, header[i]); err != nil {
+			return fmt.Errorf("line 1: header: %w", err)
+		}
+		if seen[header[i]] {
+			return fmt.Errorf("line 1: header: column %q given twice", header[i])
+		}
+		seen[header[i]] = true
 	}
 	for {
 		rec, err := cr.Read()
@@ -179,8 +206,8 @@ func readCSV(r io.Reader, sch *schema.TableSchema, emit func(line int, rec map[s
 			case cell == `\N`:
 				m[name] = nil
 			case cell == "":
-				f, ok := sch.FieldByName(name)
-				if ok && (f.Type.Root == types.RootChar || f.Type.Root == types.RootVarChar) {
+				c, ok := sch.Column(name)
+				if ok && (c.Type.Kind == pkft.KindChar || c.Type.Kind == pkft.KindVarChar) {
 					m[name] = ""
 				} else {
 					m[name] = nil
@@ -196,26 +223,23 @@ func readCSV(r io.Reader, sch *schema.TableSchema, emit func(line int, rec map[s
 }
 
 // typedRow converts a record (column name -> JSON or text value) to a row of the schema.
-func typedRow(sch *schema.TableSchema, rec map[string]any) (pkft.RowKind, []any, error) {
+func typedRow(sch *pkft.Schema, rec map[string]any) (pkft.RowKind, []any, error) {
 	kind := pkft.Insert
 	if v, ok := rec[rowKindField]; ok && v != nil {
 		s, _ := v.(string)
-		k, err := types.ParseRowKind(s)
+		k, err := pkft.ParseRowKind(s)
 		if err != nil {
 			return 0, nil, fmt.Errorf("%s %v: want +I, -U, +U or -D", rowKindField, v)
 		}
-		kind = pkft.RowKind(k)
+		kind = k
 	}
 	for k := range rec {
-		if k == rowKindField {
-			continue
-		}
-		if _, ok := sch.FieldByName(k); !ok {
-			return 0, nil, fmt.Errorf("unknown column %q", k)
+		if err := checkColumn(sch, k); err != nil {
+			return 0, nil, err
 		}
 	}
-	row := make([]any, len(sch.Fields))
-	for i, f := range sch.Fields {
+	row := make([]any, len(sch.Columns))
+	for i, f := range sch.Columns {
 		v, err := typedValue(f.Type, rec[f.Name])
 		if err != nil {
 			return 0, nil, fmt.Errorf("column %s: %w", f.Name, err)
@@ -228,9 +252,23 @@ func typedRow(sch *schema.TableSchema, rec map[string]any) (pkft.RowKind, []any,
 	return kind, row, nil
 }
 
+// checkColumn refuses an input column the schema does not have, naming invisible characters.
+func checkColumn(sch *pkft.Schema, name string) error {
+	if name == rowKindField {
+		return nil
+	}
+	if _, ok := sch.Column(name); ok {
+		return nil
+	}
+	if strings.ContainsRune(name, '\ufeff') {
+		return fmt.Errorf("unknown column %q: it holds a byte-order mark (U+FEFF)", name)
+	}
+	return fmt.Errorf("unknown column %q", name)
+}
+
 // typedValue converts a JSON value (json.Number, string, bool, nil) or CSV text to the Go form
 // of t.
-func typedValue(t types.DataType, v any) (any, error) {
+func typedValue(t pkft.DataType, v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -241,66 +279,63 @@ func typedValue(t types.DataType, v any) (any, error) {
 	case string:
 		text = x
 	case bool:
-		if t.Root != types.RootBoolean {
-			return nil, fmt.Errorf("boolean %v for type %s", x, t.SQLString())
+		if t.Kind != pkft.KindBoolean {
+			return nil, fmt.Errorf("boolean %v for type %s", x, t.String())
 		}
 		return x, nil
 	default:
-		return nil, fmt.Errorf("value %v (%T) cannot be a %s", v, v, t.SQLString())
+		return nil, fmt.Errorf("value %v (%T) cannot be a %s", v, v, t.String())
 	}
 	_, isNum := v.(json.Number)
 	integer := func(bits int) (int64, error) {
 		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, bits)
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a %d-bit integer", text, bits)
+			// Paimon's JSON reader parses an integer column's text with Long.parseLong (and
+			// Byte/Short/Integer), its CSV reader with the same digits-only rule: 1.0 and 1e3 are
+			// refused there too.
+			return 0, fmt.Errorf("%q is not a %d-bit integer (digits with an optional sign, as Paimon's JSON and CSV readers take an integer)", text, bits)
 		}
 		return n, nil
 	}
-	switch t.Root {
-	case types.RootChar, types.RootVarChar:
+	switch t.Kind {
+	case pkft.KindChar, pkft.KindVarChar:
 		if isNum {
 			return nil, fmt.Errorf("number %s for a string column", text)
 		}
 		return text, nil
-	case types.RootBoolean:
+	case pkft.KindBoolean:
 		b, err := strconv.ParseBool(strings.TrimSpace(text))
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a boolean", text)
 		}
 		return b, nil
-	case types.RootTinyInt:
+	case pkft.KindTinyInt:
 		n, err := integer(8)
 		return int8(n), err
-	case types.RootSmallInt:
+	case pkft.KindSmallInt:
 		n, err := integer(16)
 		return int16(n), err
-	case types.RootInt:
+	case pkft.KindInt:
 		n, err := integer(32)
 		return int32(n), err
-	case types.RootBigInt:
+	case pkft.KindBigInt:
 		return integer(64)
-	case types.RootFloat:
+	case pkft.KindFloat:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 32)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a float", text)
 		}
 		return float32(f), nil
-	case types.RootDouble:
+	case pkft.KindDouble:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a double", text)
 		}
 		return f, nil
-	case types.RootDecimal:
-		d, err := binrow.ParseDecimal(strings.TrimSpace(text), t.Scale)
-		if err != nil {
-			return nil, err
-		}
-		if len(strings.TrimLeft(strings.TrimPrefix(d.Unscaled.String(), "-"), "0")) > t.Precision {
-			return nil, fmt.Errorf("%s has more than %d digits", text, t.Precision)
-		}
-		return d, nil
-	case types.RootDate:
+	case pkft.KindDecimal:
+		// The writer parses the plain notation and checks precision and scale.
+		return strings.TrimSpace(text), nil
+	case pkft.KindDate:
 		if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 32); err == nil {
 			return int32(n), nil
 		}
@@ -309,7 +344,7 @@ func typedValue(t types.DataType, v any) (any, error) {
 			return nil, fmt.Errorf("%q is not a date (yyyy-mm-dd or a day number)", text)
 		}
 		return int32(d.Unix() / 86400), nil
-	case types.RootTime:
+	case pkft.KindTime:
 		if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 32); err == nil {
 			return int32(n), nil
 		}
@@ -318,27 +353,25 @@ func typedValue(t types.DataType, v any) (any, error) {
 			return nil, fmt.Errorf("%q is not a time (hh:mm:ss[.fff] or milliseconds)", text)
 		}
 		return int32((d.Hour()*3600+d.Minute()*60+d.Second())*1000 + d.Nanosecond()/1e6), nil
-	case types.RootTimestamp, types.RootTimestampLTZ:
+	case pkft.KindTimestamp, pkft.KindTimestampLTZ:
 		if isNum {
 			ms, err := integer(64)
-			return binrow.Timestamp{Millis: ms}, err
+			return time.UnixMilli(ms).UTC(), err
 		}
 		s := strings.Replace(strings.TrimSpace(text), "T", " ", 1)
 		ts, err := time.Parse("2006-01-02 15:04:05.999999999", s)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a timestamp (yyyy-mm-dd hh:mm:ss[.fffffffff])", text)
 		}
-		nanos := ts.Nanosecond()
 		// Keep the precision of the column, as Paimon's cast does.
 		unit := int(math.Pow10(9 - min(t.Precision, 9)))
-		nanos -= nanos % unit
-		return binrow.Timestamp{Millis: ts.Unix()*1000 + int64(nanos/1e6), NanoOfMilli: int32(nanos % 1e6)}, nil
-	case types.RootBinary, types.RootVarBinary:
+		return ts.Add(-time.Duration(ts.Nanosecond() % unit)), nil
+	case pkft.KindBinary, pkft.KindVarBinary:
 		b, err := base64.StdEncoding.DecodeString(text)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not base64", text)
 		}
 		return b, nil
 	}
-	return nil, fmt.Errorf("type %s is not supported by pkft write", t.SQLString())
+	return nil, fmt.Errorf("type %s is not supported by pkft write", t.String())
 }

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/internal/testenv"
@@ -111,5 +114,83 @@ func TestWriteAndCompactCommands(t *testing.T) {
 	// Nothing left to compact.
 	if out, err = pkftRunIn(t, "", "compact", dir); err != nil || !strings.Contains(out, "nothing committed") {
 		t.Errorf("second compaction: %v %s", err, out)
+	}
+}
+
+// TestWriteInputMessages: a byte-order mark before the header or the first JSON line is
+// accepted (Java's readers never take column names from it), errors name the right line, and
+// integers are parsed as Paimon's JSON and CSV readers parse them (1.0 and 1.5 are refused).
+func TestWriteInputMessages(t *testing.T) {
+	testenv.Native(t)
+	dir := goldenTable(t, "ft-default-partitioned", false)
+	before := latestID(t, dir)
+	for _, ok := range []struct{ in, format string }{
+		{"\ufeffregion,dt,id,content\neu,2024-01-31,9101,bom csv\n", "csv"},
+		{"\ufeff" + `{"region":"eu","dt":"2024-01-31","id":9102,"content":"bom json"}` + "\n", "jsonl"},
+	} {
+		if _, err := pkftRunIn(t, ok.in, "write", dir, "--format", ok.format); err != nil {
+			t.Errorf("%q: %v", ok.in, err)
+		}
+	}
+	if got := latestID(t, dir); got != before+2 {
+		t.Fatalf("latest snapshot %d, want %d", got, before+2)
+	}
+	files := tableFiles(t, dir)
+	for _, bad := range []struct{ in, format, want string }{
+		{"region,dt,id,nope\neu,2024-01-31,5,x\n", "csv", `line 1: header: unknown column "nope"`},
+		{"region,dt,id\ufeff,content\neu,2024-01-31,5,x\n", "csv", `line 1: header: unknown column "id\ufeff": it holds a byte-order mark (U+FEFF)`},
+		{"region,dt,id,id\neu,2024-01-31,5,6\n", "csv", `line 1: header: column "id" given twice`},
+		{"\ufeff\ufeffregion,dt,id,content\neu,2024-01-31,5,x\n", "csv", `line 1: header: unknown column "\ufeffregion": it holds a byte-order mark`},
+		{"region,dt,id,content\neu,2024-01-31,1.0,x\n", "csv", `line 2: column id: "1.0" is not a 32-bit integer (digits with an optional sign, as Paimon's JSON and CSV readers take an integer)`},
+		{`{"region":"eu","dt":"2024-01-31","id":1.0}` + "\n", "jsonl", `line 1: column id: "1.0" is not a 32-bit integer`},
+		{`{"region":"eu","dt":"2024-01-31","id":1.5}` + "\n", "jsonl", `line 1: column id: "1.5" is not a 32-bit integer`},
+		{"\n\n" + `{"region":"eu","dt":"2024-01-31","id":2,"x":1}` + "\n", "jsonl", `line 3: unknown column "x"`},
+	} {
+		_, err := pkftRunIn(t, bad.in, "write", dir, "--format", bad.format)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want %q", bad.in, err, bad.want)
+		}
+	}
+	if latestID(t, dir) != before+2 || len(tableFiles(t, dir)) != len(files) {
+		t.Fatal("a refused input changed the table")
+	}
+}
+
+// An over-long JSON line is reported with its own line number.
+func TestReadJSONLinesTooLong(t *testing.T) {
+	in := `{"id":1}` + "\n" + `{"id":"` + strings.Repeat("x", 100) + `"}` + "\n"
+	for _, c := range []struct {
+		in   string
+		want string
+	}{
+		{in, "line 2: longer than the maximum of 64 bytes"},
+		{strings.Repeat("y", 100), "line 1: longer than the maximum of 64 bytes"},
+	} {
+		err := readJSONLines(strings.NewReader(c.in), 64, func(int, map[string]any) error { return nil })
+		if err == nil || err.Error() != c.want {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+}
+
+// A BIGINT takes what Paimon's JSON reader (Long.parseLong of the node's text) and CSV reader
+// (digits with an optional sign) take: 1.0, 1.5 and 1e3 are refused, as there.
+func TestBigIntParsedAsPaimonsReaders(t *testing.T) {
+	bigint := pkft.DataType{Kind: pkft.KindBigInt}
+	for _, ok := range []struct {
+		in   any
+		want int64
+	}{{json.Number("42"), 42}, {"-7", -7}, {"+9", 9}, {json.Number("9223372036854775807"), math.MaxInt64}} {
+		got, err := typedValue(bigint, ok.in)
+		if err != nil || got != ok.want {
+			t.Errorf("%v: %v, %v; want %d", ok.in, got, err, ok.want)
+		}
+	}
+	for _, bad := range []any{json.Number("1.0"), json.Number("1.5"), json.Number("1e3"), "1.0", json.Number("9223372036854775808")} {
+		_, err := typedValue(bigint, bad)
+		want := fmt.Sprintf("%q is not a 64-bit integer (digits with an optional sign, as Paimon's JSON and CSV readers take an integer)", fmt.Sprint(bad))
+		if err == nil || err.Error() != want {
+			t.Errorf("%v: error %v, want %q", bad, err, want)
+		}
 	}
 }

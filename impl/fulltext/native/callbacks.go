@@ -10,6 +10,7 @@ import (
 	"context"
 	"io"
 	"runtime/cgo"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -25,6 +26,8 @@ type sink struct {
 type source struct {
 	r    io.ReaderAt
 	size int64
+	// closed is set when the reader is closed; reads of calls still running fail from then on.
+	closed atomic.Bool
 }
 
 //export pkftGoWrite
@@ -70,6 +73,9 @@ func pkftGoFlush(h C.uintptr_t) C.int {
 //export pkftGoPread
 func pkftGoPread(h C.uintptr_t, pos C.uint64_t, buf *C.uint8_t, n C.size_t) C.int {
 	s := cgo.Handle(h).Value().(*source)
+	if s.closed.Load() {
+		return -1
+	}
 	if n == 0 {
 		return 0
 	}

@@ -3,17 +3,20 @@ package io.github.paimonpkft.runner;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.FixedBucketRowKeyExtractor;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.RowType;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -104,13 +107,20 @@ final class BucketCommands {
     }
 
     /**
-     * args: path (a fixed-bucket table), rows (as the write command takes them). Result:
-     * {buckets: [...]}, the bucket of each row by Paimon's own FixedBucketRowKeyExtractor over the
-     * table's latest schema.
+     * args: path (a fixed-bucket table), rows (as the write command takes them), function
+     * (optional: a bucket-function.type overriding the table's). Result: {buckets: [...]}, the
+     * bucket of each row by Paimon's own FixedBucketRowKeyExtractor over the table's latest
+     * schema; an error when Paimon refuses the function for the bucket-key type.
      */
     private static JsonNode bucket(JsonNode args) {
         FileStoreTable table = TableCommands.open(args);
-        FixedBucketRowKeyExtractor extractor = new FixedBucketRowKeyExtractor(table.schema());
+        TableSchema schema = table.schema();
+        if (args.hasNonNull("function")) {
+            Map<String, String> options = new HashMap<>(schema.options());
+            options.put(CoreOptions.BUCKET_FUNCTION_TYPE.key(), args.get("function").asText());
+            schema = schema.copy(options);
+        }
+        FixedBucketRowKeyExtractor extractor = new FixedBucketRowKeyExtractor(schema);
         ArrayNode out = Main.JSON.createArrayNode();
         for (JsonNode row : args.path("rows")) {
             extractor.setRecord(TableCommands.toRow(table.rowType(), row));

@@ -41,6 +41,8 @@ public final class Main {
         MinorCompactCommands.register(commands);
         BenchCommands.register(commands);
         BucketCommands.register(commands);
+        PickCommands.register(commands);
+        OptionsCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */

@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/paimon-pkft/pkft/compat/pickdiff"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// pickSeeds is how many generated level layouts compaction/pick-differential checks.
+const pickSeeds = 1000
+
+// pickBatch is how many layouts go to the Java runner in one request.
+const pickBatch = 250
+
+// testPick runs compaction/pick-differential (go->java): 1,000 seeded level layouts picked by
+// Paimon's own strategies in the Java runner (command pick) and by Go's impl/mergetree with the
+// clocks Java's picks saw; every step must give the same unit or none, and the same compaction
+// started by the bucket's compact manager (Java's MergeTreeCompactManager, Go's
+// TriggerCompaction). PKFT_PICK_DIFF_SEED sets
+// the first seed (default 1); a divergence prints the seed and the layout.
+func testPick(t *testing.T) {
+	first := seedFromEnv(t, "PKFT_PICK_DIFF_SEED")
+	runCase(t, "compaction/pick-differential", "go->java", func(ctx context.Context) error {
+		p, err := StartJava(ctx)
+		if err != nil {
+			return unavailable{testenv.RequireJavaEnv, err}
+		}
+		defer p.Close()
+		switch ok, err := HasCommands(ctx, p, "pick"); {
+		case err != nil:
+			return err
+		case !ok:
+			return errors.New("the Java runner has no pick command: rebuild it with make runner")
+		}
+		return pickDifferential(ctx, p, first, pickSeeds)
+	})
+}
+
+func pickDifferential(ctx context.Context, p *Process, first int64, n int) error {
+	var st pickdiff.Stats
+	for lo := first; lo < first+int64(n); lo += pickBatch {
+		hi := min(lo+pickBatch, first+int64(n))
+		if err := pickBatchOnce(ctx, p, lo, hi, &st); err != nil {
+			return err
+		}
+	}
+	// The generator must keep exercising every branch; a corpus that stopped doing so proves
+	// nothing.
+	for what, c := range map[string][2]int{
+		"picked units":                 {st.Units, n / 2},
+		"steps picking nothing":        {st.None, n / 10},
+		"file rewrites":                {st.FileRewrites, 10},
+		"failing steps":                {st.StepErrors, 5},
+		"refused options":              {st.OptionErrors, 5},
+		"ForceUpLevel0 strategies":     {st.ForceUp, n / 5},
+		"gentle max intervals":         {st.Gentle, n / 20},
+		"compactions started":          {st.Tasks, n / 2},
+		"compactions dropping deletes": {st.DropDeletes, n / 5},
+		"compactions keeping deletes":  {st.Tasks - st.DropDeletes, n / 20},
+		"level updates":                {st.Updates, n / 2},
+		"picks the manager drops":      {st.Filtered, 10},
+	} {
+		if c[0] < c[1] {
+			return fmt.Errorf("seeds %d..%d exercised only %d %s (want at least %d): %+v", first, first+int64(n)-1, c[0], what, c[1], st)
+		}
+	}
+	return nil
+}
+
+// pickBatchOnce checks seeds [lo, hi) in one runner request. When the hour turned during one of
+// Java's picks (its off-peak ratio may then have changed within the pick), the batch runs again.
+func pickBatchOnce(ctx context.Context, p *Process, lo, hi int64, st *pickdiff.Stats) error {
+	for attempt := 0; ; attempt++ {
+		now := time.Now()
+		layouts := make([]pickdiff.Layout, 0, hi-lo)
+		for seed := lo; seed < hi; seed++ {
+			layouts = append(layouts, pickdiff.Generate(seed, now))
+		}
+		var res pickdiff.Result
+		if err := p.Call(ctx, "pick", map[string]any{"layouts": layouts}, &res); err != nil {
+			return fmt.Errorf("pick (seeds %d..%d): %w", lo, hi-1, err)
+		}
+		if len(res.Layouts) != len(layouts) {
+			return fmt.Errorf("pick: %d layouts answered for %d", len(res.Layouts), len(layouts))
+		}
+		changed := false
+		for _, l := range res.Layouts {
+			for _, s := range l.Steps {
+				changed = changed || s.HourChanged
+			}
+		}
+		if changed && attempt == 0 {
+			continue
+		}
+		// The zone turns restored creation times into instants; the generator keeps them far
+		// enough from the interval that a zone Go cannot load (no tzdata) decides alike as UTC.
+		loc, err := time.LoadLocation(res.Zone)
+		if err != nil {
+			loc = time.UTC
+		}
+		batch := *st
+		for i, l := range layouts {
+			if err := pickdiff.Compare(l, res.Layouts[i], pickdiff.Go(l, res.Layouts[i], loc), &batch); err != nil {
+				return fmt.Errorf("seed %d (PKFT_PICK_DIFF_SEED=%d reproduces it first): %w\nlayout: %s", l.Seed, l.Seed, err, pickdiff.Describe(l))
+			}
+		}
+		*st = batch
+		return nil
+	}
+}

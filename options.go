@@ -1,0 +1,164 @@
+package pkft
+
+// Every operation takes its own option type, so that an option an operation does not honour
+// does not compile: [Table.Compact] cannot be given [WithDryRun], [Table.NewWriter] cannot be
+// given [WithBucket]. A setting that several operations honour is one constructor whose result
+// is an option of each of them (for example [WithCommitUser] is a [MaintainOption], a
+// [CompactOption] and a [WriteOption]).
+
+// OpenOption configures [Open].
+type OpenOption interface{ applyOpen(*openConfig) }
+
+// MaintainOption configures [Table.Maintain].
+type MaintainOption interface{ applyMaintain(*maintainConfig) }
+
+// CompactOption configures [Table.Compact].
+type CompactOption interface{ applyCompact(*compactConfig) }
+
+// WriteOption configures [Table.NewWriter].
+type WriteOption interface{ applyWrite(*writeConfig) }
+
+// SearchOption configures [Table.Search].
+type SearchOption interface{ applySearch(*searchConfig) }
+
+// scope is what Maintain and Compact share: the buckets they work on, how many at once, who
+// commits and who hears about progress.
+type scope struct {
+	partitions  []map[string]string
+	buckets     []int32
+	parallelism int
+	progress    func(Progress)
+	commitUser  string
+}
+
+type maintainConfig struct {
+	scope
+	dryRun bool
+}
+
+type compactConfig struct {
+	scope
+}
+
+type writeConfig struct {
+	commitUser string
+}
+
+// PartitionOption selects partitions; it is a [MaintainOption], a [CompactOption] and a
+// [SearchOption].
+type PartitionOption interface {
+	MaintainOption
+	CompactOption
+	SearchOption
+}
+
+type partitionOption map[string]string
+
+func (o partitionOption) applyMaintain(c *maintainConfig) { c.partitions = append(c.partitions, o) }
+func (o partitionOption) applyCompact(c *compactConfig)   { c.partitions = append(c.partitions, o) }
+func (o partitionOption) applySearch(c *searchConfig)     { c.partitions = append(c.partitions, o) }
+
+// WithPartition restricts an operation to the partitions whose values equal spec (partition key
+// -> value as text; keys left out match anything). Values are read as Paimon's partition
+// arguments are: strings as they are, integers and booleans in decimal and true/false, DECIMAL
+// in plain notation, DATE as yyyy-mm-dd or as its day number. Given several times, a partition
+// matching any of the specs is selected.
+func WithPartition(spec map[string]string) PartitionOption { return partitionOption(spec) }
+
+// BucketOption selects buckets; it is a [MaintainOption] and a [CompactOption].
+type BucketOption interface {
+	MaintainOption
+	CompactOption
+}
+
+type bucketOption int32
+
+func (o bucketOption) applyMaintain(c *maintainConfig) { c.buckets = append(c.buckets, int32(o)) }
+func (o bucketOption) applyCompact(c *compactConfig)   { c.buckets = append(c.buckets, int32(o)) }
+
+// WithBucket restricts maintenance or compaction to bucket n (of every selected partition).
+// Given several times, any of the buckets is selected.
+func WithBucket(n int32) BucketOption { return bucketOption(n) }
+
+// ParallelismOption bounds the work done at once; it is a [MaintainOption], a [CompactOption]
+// and a [SearchOption].
+type ParallelismOption interface {
+	MaintainOption
+	CompactOption
+	SearchOption
+}
+
+type parallelismOption int
+
+func (o parallelismOption) applyMaintain(c *maintainConfig) { c.parallelism = int(o) }
+func (o parallelismOption) applyCompact(c *compactConfig)   { c.parallelism = int(o) }
+func (o parallelismOption) applySearch(c *searchConfig)     { c.parallelism = int(o) }
+
+// WithParallelism bounds how many buckets are maintained or compacted at once (default: the
+// number of CPUs), or how many archives a search reads at once (default: the table option
+// global-index.thread-num, 32 when unset, as Java's read pool). 0 keeps the default.
+func WithParallelism(n int) ParallelismOption { return parallelismOption(n) }
+
+// ProgressOption reports progress; it is a [MaintainOption] and a [CompactOption].
+type ProgressOption interface {
+	MaintainOption
+	CompactOption
+}
+
+type progressOption func(Progress)
+
+func (o progressOption) applyMaintain(c *maintainConfig) { c.progress = o }
+func (o progressOption) applyCompact(c *compactConfig)   { c.progress = o }
+
+// WithProgress calls report as maintenance or compaction advances: after each bucket finishes,
+// and, for maintenance, every few thousand source rows while archives build. Calls are
+// serialized; report must not block long. A dry run reports nothing.
+func WithProgress(report func(Progress)) ProgressOption { return progressOption(report) }
+
+// CommitUserOption names the committer; it is a [MaintainOption], a [CompactOption] and a
+// [WriteOption].
+type CommitUserOption interface {
+	MaintainOption
+	CompactOption
+	WriteOption
+}
+
+type commitUserOption string
+
+func (o commitUserOption) applyMaintain(c *maintainConfig) { c.commitUser = string(o) }
+func (o commitUserOption) applyCompact(c *compactConfig)   { c.commitUser = string(o) }
+func (o commitUserOption) applyWrite(c *writeConfig)       { c.commitUser = string(o) }
+
+// WithCommitUser sets the commitUser recorded in the snapshot (default: a random UUID, as a
+// Java writer without a configured user does).
+func WithCommitUser(user string) CommitUserOption { return commitUserOption(user) }
+
+type dryRunOption bool
+
+func (o dryRunOption) applyMaintain(c *maintainConfig) { c.dryRun = bool(o) }
+
+// WithDryRun makes Maintain plan only: it classifies every selected bucket's archives and
+// reports the levels it would build and the archives it would retire, building and writing
+// nothing.
+func WithDryRun(dryRun bool) MaintainOption { return dryRunOption(dryRun) }
+
+type searchOption func(*searchConfig)
+
+func (o searchOption) applySearch(c *searchConfig) { o(c) }
+
+// WithColumn names the text column to search; it must be the table's full-text column
+// (pk-full-text.index.columns). By default that column is searched.
+func WithColumn(column string) SearchOption {
+	return searchOption(func(c *searchConfig) { c.column = column })
+}
+
+// WithLimit sets how many hits are returned, best first (default [DefaultLimit]); it must be
+// positive.
+func WithLimit(n int) SearchOption {
+	return searchOption(func(c *searchConfig) { c.limit = n })
+}
+
+// WithSnapshot searches snapshot id instead of the latest one.
+func WithSnapshot(id int64) SearchOption {
+	return searchOption(func(c *searchConfig) { c.snapshotID = id })
+}

@@ -1,0 +1,66 @@
+package pkft
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/options"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/pkfthook"
+)
+
+// OptionDecision is what pkft does with one option a table sets.
+type OptionDecision struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	// Class is "honoured" (Go implements what Java does with it), "refused" (pkft does not
+	// write, compact or maintain a table setting it to anything but Default), "inert" (it cannot
+	// change what Go writes or how archives are built) or "unknown" (an option pkft does not
+	// know, which is refused).
+	Class string `json:"class"`
+	// Refused reports that this option, as set, makes pkft refuse writes, compactions and
+	// maintenance of the table; Error then says why.
+	Refused bool   `json:"refused"`
+	Error   string `json:"error,omitempty"`
+	// Reason says what Go does with the option, or why it refuses it or need not honour it.
+	Reason string `json:"reason,omitempty"`
+	// Test names the test that checks a honoured option against Java.
+	Test string `json:"test,omitempty"`
+	// Default is Java's default of the option, when it has one.
+	Default *string `json:"default,omitempty"`
+}
+
+// TableOptions reads the latest schema of the table at path and returns what pkft does with
+// each option it sets, ordered by key.
+func TableOptions(ctx context.Context, path string) ([]OptionDecision, error) {
+	if path == "" {
+		return nil, errors.New("table options: empty path")
+	}
+	fio := pkfthook.FileIO(ctx)
+	if fio == nil {
+		fio = fileio.NewLocal()
+	}
+	s, err := table.Open(fio, path).LatestSchema(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("table options of %s: %w", path, err)
+	}
+	decisions := options.New().DecideAll(s.Options)
+	out := make([]OptionDecision, len(decisions))
+	for i, d := range decisions {
+		o := OptionDecision{Key: d.Key, Value: d.Value, Class: "unknown", Reason: d.Entry.Reason, Test: d.Entry.Test}
+		if d.Entry.Class != 0 {
+			o.Class = d.Entry.Class.String()
+		}
+		if d.Entry.HasDefault {
+			def := d.Entry.Default
+			o.Default = &def
+		}
+		if d.Err != nil {
+			o.Refused, o.Error = true, d.Err.Error()
+		}
+		out[i] = o
+	}
+	return out, nil
+}

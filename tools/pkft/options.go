@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paimon-pkft/pkft"
+)
+
+func optionsCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "options TABLE_PATH",
+		Short: "Print what pkft does with each option the table sets",
+		Long: `Print, for every option of the table's latest schema, whether pkft honours it (Go implements
+what Java does with it), refuses it (write, compact and maintain fail before writing anything) or
+ignores it as inert (it cannot change what Go writes or how archives are built), and why. An
+option pkft does not know is refused. The last line says whether pkft will write the table.`,
+		Example: `  pkft options /data/warehouse/db.db/docs
+  pkft options /data/warehouse/db.db/docs --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			decisions, err := pkft.TableOptions(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), decisions)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "OPTION\tVALUE\tCLASS\tPKFT\tWHY")
+			refused := 0
+			for _, d := range decisions {
+				action, why := "ok", d.Reason
+				if d.Refused {
+					action, why = "REFUSED", d.Error
+					refused++
+				} else if d.Test != "" {
+					why += " (checked by " + d.Test + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Key, d.Value, d.Class, action, why)
+			}
+			if err := tw.Flush(); err != nil {
+				return fmt.Errorf("write table: %w", err)
+			}
+			if refused > 0 {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "pkft refuses to write, compact or maintain this table: %d option(s) refused\n", refused)
+			} else {
+				_, err = fmt.Fprintln(cmd.OutOrStdout(), "pkft writes, compacts and maintains this table with every option as set")
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decisions as JSON")
+	return cmd
+}

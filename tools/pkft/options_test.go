@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// withOption commits a schema change setting key = value on the table at dir.
+func withOption(t *testing.T, dir, key, value string) {
+	t.Helper()
+	s, err := table.Open(fileio.NewLocal(), dir).LatestSchema(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := *s
+	next.ID = s.ID + 1
+	next.Options = map[string]string{key: value}
+	for k, v := range s.Options {
+		next.Options[k] = v
+	}
+	next.OptionOrder = append(slices.Clone(s.OptionOrder), key)
+	if err := os.WriteFile(filepath.Join(dir, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOptionsCommand checks pkft options lists each option of a table with its class, and marks
+// a refused one.
+func TestOptionsCommand(t *testing.T) {
+	dir := goldenTable(t, "two-levels", true)
+	code, out, stderr := pkftRun(t, "options", dir)
+	if code != 0 || !strings.Contains(out, "target-file-size") || !strings.Contains(out, "honoured") || strings.Contains(out, "REFUSED") ||
+		!strings.Contains(out, "pkft writes, compacts and maintains this table") {
+		t.Fatalf("options of a plain table: %d\n%s%s", code, out, stderr)
+	}
+	withOption(t, dir, "rowkind.field", "content")
+	code, out, _ = pkftRun(t, "options", dir, "--json")
+	type decision struct {
+		Key, Value, Class string
+		Refused           bool
+		Error             string
+	}
+	var decisions []decision
+	if err := json.Unmarshal([]byte(out), &decisions); code != 0 || err != nil {
+		t.Fatalf("options --json: %d %v\n%s", code, err, out)
+	}
+	i := slices.IndexFunc(decisions, func(d decision) bool { return d.Key == "rowkind.field" })
+	if i < 0 || !decisions[i].Refused || decisions[i].Class != "refused" || !strings.Contains(decisions[i].Error, "rowkind.field") {
+		t.Fatalf("rowkind.field: %+v", decisions)
+	}
+}
+
+// TestRefusedOptionCommands checks pkft write, compact and maintain refuse a table setting a
+// refused or unknown option, naming it, with no file written.
+func TestRefusedOptionCommands(t *testing.T) {
+	testenv.Native(t)
+	for _, c := range []struct{ key, value string }{
+		{"rowkind.field", "content"},
+		{"record-level.expire-time", "1 d"},
+		{"merge-engine", "first-row"},
+		{"some.unknown-option", "on"},
+	} {
+		dir := goldenTable(t, "two-levels", true)
+		withOption(t, dir, c.key, c.value)
+		before := tableFiles(t, dir)
+		for _, args := range [][]string{{"write", dir}, {"compact", dir}, {"maintain", dir}} {
+			var err error
+			if args[0] == "write" {
+				_, err = pkftRunIn(t, `{"id":1,"content":"x"}`+"\n", args...)
+			} else {
+				_, err = pkftRunIn(t, "", args...)
+			}
+			if err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), c.value) {
+				t.Errorf("%s = %s: pkft %s: %v", c.key, c.value, args[0], err)
+			}
+			if !sameFiles(before, tableFiles(t, dir)) {
+				t.Fatalf("%s = %s: pkft %s changed the table's files", c.key, c.value, args[0])
+			}
+		}
+	}
+}

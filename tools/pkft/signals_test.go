@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// buildPkft builds the pkft command into a temporary directory.
+func buildPkft(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pkft")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// processDirs lists the pkft-<pid>-* directories under base.
+func processDirs(t *testing.T, base string, pid int) []string {
+	t.Helper()
+	got, err := filepath.Glob(filepath.Join(base, "pkft-"+strconv.Itoa(pid)+"-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// bigTable is a copy of a Java full-text table with rows enough that building its archive
+// takes a while: 8 × rows rows written with pkft write.
+func bigTable(t *testing.T, rows int) string {
+	t.Helper()
+	dir := goldenTable(t, "ft-default-partitioned", false)
+	var in strings.Builder
+	words := []string{"lake", "format", "river", "数据", "quick", "fox", "snapshot", "bucket", "engine", "stream"}
+	for i := range rows {
+		fmt.Fprintf(&in, `{"region":"eu","dt":"2024-01-31","id":%d,"content":"%s %s %s %d"}`+"\n",
+			100000+i, words[i%10], words[(i/10)%10], words[(i/100)%10], i)
+	}
+	if _, err := pkftRunIn(t, in.String(), "write", dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A build killed with SIGKILL leaves its process's temporary directory (with the engine's
+// build directory in it); the next pkft run, whatever its command, removes it.
+func TestKilledBuildLeavesATempDirTheNextRunRemoves(t *testing.T) {
+	testenv.Native(t)
+	bin := buildPkft(t)
+	dir := bigTable(t, 200000)
+	base := t.TempDir()
+	cmd := exec.Command(bin, "compact", dir, "--progress", "never")
+	cmd.Env = append(os.Environ(), "TMPDIR="+base)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	// Wait until the engine has opened its build directory inside the process's directory.
+	deadline := time.Now().Add(2 * time.Minute)
+	var built string
+	for built == "" && time.Now().Before(deadline) {
+		for _, d := range processDirs(t, base, pid) {
+			if inside, _ := os.ReadDir(d); len(inside) > 0 {
+				built = filepath.Join(d, inside[0].Name())
+			}
+		}
+		if built == "" {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if built == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no engine build directory appeared under %s/pkft-%d-*: %s", base, pid, stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if _, err := os.Stat(built); err != nil {
+		t.Fatalf("the killed build's directory %s is gone already: %v", built, err)
+	}
+	next := exec.Command(bin, "dump", dir)
+	next.Env = cmd.Env
+	if out, err := next.CombinedOutput(); err != nil {
+		t.Fatalf("pkft dump: %v\n%.2000s", err, out)
+	}
+	if left := processDirs(t, base, pid); len(left) != 0 {
+		t.Fatalf("the next run left the killed process's directories %v", left)
+	}
+	if left, _ := os.ReadDir(base); len(left) != 0 {
+		t.Fatalf("%s holds %d entries after the next run, want none", base, len(left))
+	}
+}
+
+// slowQuery is a query within the default bounds that keeps the engine busy for seconds on the
+// ngram table: a fuzzy match of 800 words (960 terms: each Han character counts).
+func slowQuery() string {
+	q, _ := json.Marshal(map[string]any{"match": map[string]any{
+		"query": strings.TrimSpace(strings.Repeat("lake fox river 数据 quick ", 160)), "fuzziness": 2}})
+	return string(q)
+}
+
+// pkft search stops within a second of SIGTERM (sent 2 s in, as timeout -s TERM 2 does) while the
+// engine is busy, exits with status 1 naming the signal, and leaves no temporary directory.
+func TestSearchExitsPromptlyOnSIGTERM(t *testing.T) {
+	testenv.Native(t)
+	bin := buildPkft(t)
+	dir := goldenTable(t, "ft-ngram-two-levels", false)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			base := t.TempDir()
+			cmd := exec.Command(bin, "search", dir, "--query", slowQuery())
+			cmd.Env = append(os.Environ(), "TMPDIR="+base)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				t.Fatalf("the search ended after %s, before the signal (%v): the query no longer keeps the engine busy\n%s", time.Since(start), err, stderr.String())
+			case <-time.After(2 * time.Second):
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if took := time.Since(start); took > 3*time.Second {
+					t.Errorf("exited %s after the start, want within 3s", took)
+				}
+				if code := cmd.ProcessState.ExitCode(); code != 1 {
+					t.Errorf("exit status %d (%v), want 1", code, err)
+				}
+				if !strings.Contains(stderr.String(), "signal received") || stdout.Len() != 0 {
+					t.Errorf("stdout %q, stderr %q: want no hits and the signal named", stdout.String(), stderr.String())
+				}
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running 5s after %s", sig)
+			}
+			if left, _ := os.ReadDir(base); len(left) != 0 {
+				t.Errorf("%s holds %v after the search", base, left)
+			}
+		})
+	}
+}
+
+// --timeout ends a search whose engine call is still running.
+func TestSearchTimeout(t *testing.T) {
+	testenv.Native(t)
+	dir := goldenTable(t, "ft-ngram-two-levels", false)
+	start := time.Now()
+	code, out, errs := pkftRun(t, "search", dir, "--query", slowQuery(), "--timeout", "500ms")
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %s with --timeout 500ms", took)
+	}
+	if code != 1 || out != "" || !strings.Contains(errs, "search timed out after 500ms (--timeout)") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// maintain and compact load the engine only when they build an archive: with no engine to be
+// found, both succeed on a table that needs nothing built, and the commands that need it name
+// what is missing.
+func TestEngineLoadedOnlyWhenNeeded(t *testing.T) {
+	testenv.Native(t)
+	bin := buildPkft(t)
+	dir := goldenTable(t, "ft-default-partitioned", false)
+	if _, err := pkftRunIn(t, "", "compact", dir); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = t.TempDir() // no .cache/native above it
+		cmd.Env = append(os.Environ(), "PAIMON_FTINDEX_LIB_PATH="+filepath.Join(cmd.Dir, "missing.so"))
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, args := range [][]string{{"maintain", dir}, {"compact", dir}, {"maintain", dir, "--dry-run"}} {
+		if out, err := run(args...); err != nil {
+			t.Errorf("pkft %v without the engine: %v\n%s", args, err, out)
+		}
+	}
+	if _, err := pkftRunIn(t, `{"region":"eu","dt":"2024-01-31","id":9201,"content":"later"}`+"\n", "write", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"compact", dir}, {"search", dir, "-q", "lake"}} {
+		out, err := run(args...)
+		if err == nil || !strings.Contains(out, "paimon-ftindex native library not found") {
+			t.Errorf("pkft %v without the engine: %v, want the missing engine named:\n%s", args, err, out)
+		}
+	}
+}
