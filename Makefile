@@ -145,6 +145,8 @@ golden: native pypaimon-env runner
 .PHONY: bench-go
 bench: native runner
 	PKFT_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^TestBench$$' -v ./compat/bench/
+	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkWriteRecord$$' -benchtime 20x . | grep -E '^Benchmark'
+	PKFT_WRITE_PERF=1 $(GO) test -count=1 -run '^TestWriteCompactPerf$$' -v ./compat/runner/ | grep -E 'rows: write'
 
 bench-go: native
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...

@@ -44,12 +44,13 @@ type writeConfig struct {
 	commitUser string
 }
 
-// PartitionOption selects partitions; it is a [MaintainOption], a [CompactOption] and a
-// [SearchOption].
+// PartitionOption selects partitions; it is a [MaintainOption], a [CompactOption], a
+// [SearchOption] and a [ScanOption].
 type PartitionOption interface {
 	MaintainOption
 	CompactOption
 	SearchOption
+	ScanOption
 }
 
 type partitionOption map[string]string

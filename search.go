@@ -79,8 +79,9 @@ type Hit struct {
 	DataFile    string `json:"dataFile"`
 	RowPosition int64  `json:"rowPosition"`
 
-	// keyJSON are the key values in Java's form, set by Search.
+	// keyJSON are the key values in Java's form, set by Search; rawKey in impl/binrow's.
 	keyJSON []any
+	rawKey  []any
 }
 
 // MarshalJSON writes the hit with its key values in Java's form.
@@ -106,6 +107,9 @@ type SearchResult struct {
 	// Hits are the results, best first (ties broken by partition, bucket, data file and row
 	// position, as Paimon's read path breaks them).
 	Hits []Hit `json:"hits"`
+
+	// keyTypes are the types of KeyColumns, set by Search (RecordBatch uses them).
+	keyTypes []types.DataType
 }
 
 // Search runs query against the table's full-text archives and returns the best hits, as
@@ -184,10 +188,11 @@ func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) 
 		out.PartitionKeys = []string{}
 	}
 	keyTypes := columnTypes(s, s.PrimaryKeys)
+	out.keyTypes = keyTypes
 	parts := partitionsOf(s)
 	for _, r := range resp.Results {
 		h := Hit{Text: r.Text, Score: r.Score, Bucket: r.Bucket, DataFile: r.DataFile, RowPosition: r.RowPosition,
-			Key: convertValues(r.Key, keyTypes), keyJSON: javaValues(r.Key, keyTypes)}
+			Key: convertValues(r.Key, keyTypes), keyJSON: javaValues(r.Key, keyTypes), rawKey: r.Key}
 		h.Partition = parts.values(r.Partition)
 		out.Hits = append(out.Hits, h)
 	}

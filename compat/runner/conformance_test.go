@@ -226,6 +226,7 @@ func TestConformance(t *testing.T) {
 	testJavaTables(t)
 	testMaintain(t)
 	testWrite(t)
+	testLibrary(t)
 	testPick(t)
 	testFaults(t)
 	testMalformedText(t)

@@ -38,7 +38,7 @@ func testGoldenGo(t *testing.T) {
 	}
 	p, err := StartJava(ctx)
 	if err != nil {
-		if *update {
+		if update() {
 			t.Fatalf("make golden needs the Java runner: %v", err)
 		}
 		testenv.Missing(t, testenv.RequireJavaEnv, err.Error())
@@ -50,7 +50,7 @@ func testGoldenGo(t *testing.T) {
 	case !ok:
 		testenv.Missing(t, testenv.RequireJavaFullTextEnv, fmt.Sprintf("the Java runner lacks one of %v: rebuild it (make runner)", goGoldenCommands))
 	}
-	if *update {
+	if update() {
 		if err := generateGoGolden(ctx, p, root); err != nil {
 			t.Fatal(err)
 		}

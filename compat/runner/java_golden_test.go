@@ -54,7 +54,7 @@ func testGoldenJava(t *testing.T) {
 	}
 	p, err := StartJava(ctx)
 	if err != nil {
-		if *update {
+		if update() {
 			t.Fatalf("make golden needs the Java runner: %v", err)
 		}
 		testenv.Missing(t, testenv.RequireJavaEnv, err.Error())
@@ -66,7 +66,7 @@ func testGoldenJava(t *testing.T) {
 	case !ok:
 		t.Fatalf("the Java runner lacks one of %v: rebuild it (make runner)", tableCommands)
 	}
-	if *update {
+	if update() {
 		if err := generateJavaGolden(ctx, p, root); err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/manifest"
 	"github.com/paimon-pkft/pkft/impl/meta"
@@ -82,19 +81,7 @@ type searchTable struct {
 // testMaintain runs table/maintain/<table> (go->java, java-after-go), table/maintain-shape
 // (go<->java), table/concurrent-commit (java+go) and search/<table> (go<->java) with one JVM.
 func testMaintain(t *testing.T) {
-	g := &maintainGroup{dir: t.TempDir(), tables: map[string]*maintainTable{}}
-	ctx := context.Background()
-	if p, err := StartJava(ctx); err != nil {
-		g.startErr = unavailable{testenv.RequireJavaEnv, err}
-	} else {
-		t.Cleanup(func() { p.Close() })
-		g.proc = p
-	}
-	if lib, err := native.Load(); err != nil {
-		g.engErr = unavailable{testenv.RequireNativeEnv, err}
-	} else {
-		g.engine = native.Engine{Lib: lib}
-	}
+	g := startGroup(t)
 	for _, mt := range maintainCorpus() {
 		g.tables[mt.name] = mt
 		runCase(t, "table/maintain/"+mt.name, "go->java", func(ctx context.Context) error {

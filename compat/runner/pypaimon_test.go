@@ -3,11 +3,11 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gotest.tools/v3/golden"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/table"
@@ -15,7 +15,9 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
-var update = flag.Bool("update", false, "regenerate the golden tables (make golden)")
+// update reports gotest.tools' -update flag (golden.FlagUpdate): make golden passes it to
+// regenerate the golden tables.
+func update() bool { return golden.FlagUpdate() }
 
 // testPypaimon runs the cases against pypaimon, Apache Paimon's official pure-Python
 // implementation (an independent implementation, not Java).
@@ -143,13 +145,13 @@ func testGoldenPypaimon(t *testing.T) {
 	}
 	p, err := StartPypaimon(ctx)
 	if err != nil {
-		if *update {
+		if update() {
 			t.Fatalf("make golden needs pypaimon: %v", err)
 		}
 		testenv.Missing(t, testenv.RequirePypaimonEnv, err.Error())
 	}
 	defer p.Close()
-	if *update {
+	if update() {
 		if err := goldengen.Generate(ctx, p, root, goldengen.Specs()); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 )
@@ -16,8 +22,9 @@ import (
 // TestWriteCompactPerf times Go's writer and full compaction next to Java's on the same rows in
 // one run (PKFT_WRITE_PERF=1; PKFT_WRITE_PERF_ROWS rows, default 200,000): for a plain table and
 // a full-text table with deletion vectors, Java writes (runner write: rows arrive as JSON) and
-// fully compacts one copy, Go writes and compacts another; it prints rows/s and the Go/Java
-// ratios. It is not part of the conformance matrix.
+// fully compacts one copy, Go writes and compacts another, and Go writes a third copy from one
+// Arrow record batch of the same rows (pkft's Writer.WriteRecord); it prints rows/s and the
+// Go/Java ratios. It is not part of the conformance matrix.
 func TestWriteCompactPerf(t *testing.T) {
 	if os.Getenv("PKFT_WRITE_PERF") != "1" {
 		t.Skip("skipped: times Go's write and compaction against Java's on 200,000 rows; run with PKFT_WRITE_PERF=1")
@@ -79,8 +86,17 @@ func TestWriteCompactPerf(t *testing.T) {
 		if err := goWrite(ctx, g, gp, rows[:1000]); err != nil {
 			t.Fatal(err)
 		}
+		ap, err := createJavaTable(ctx, p, filepath.Join(g.dir, "arrow-"+v.name), "perf-arrow", fields, []string{"id"}, nil, v.opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := textRecord(rows)
 		jw := timed(func() error { return p.Call(ctx, "write", map[string]any{"path": jp, "rows": rows}, nil) })
 		gw := timed(func() error { return goWrite(ctx, g, gp, rows) })
+		aw := timed(func() error { return arrowWrite(ctx, ap, rec) })
+		rec.Release()
+		t.Logf("%s, %d rows: write arrow %s (%v), arrow/java time %.2f, arrow/go time %.2f", v.name, n,
+			fmt.Sprintf("%.0f rows/s", float64(n)/aw.Seconds()), aw.Round(time.Millisecond), aw.Seconds()/jw.Seconds(), aw.Seconds()/gw.Seconds())
 		if err := p.Call(ctx, "write", map[string]any{"path": jp, "rows": updates}, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -96,4 +112,39 @@ func TestWriteCompactPerf(t *testing.T) {
 			v.name, n, rate(gw), gw.Round(time.Millisecond), rate(jw), jw.Round(time.Millisecond), gw.Seconds()/jw.Seconds(),
 			compacted, crate(gc), gc.Round(time.Millisecond), crate(jc), jc.Round(time.Millisecond), gc.Seconds()/jc.Seconds())
 	}
+}
+
+// textRecord is rows ({id, content}) as one Arrow record batch.
+func textRecord(rows []row) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "content", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil))
+	defer b.Release()
+	for _, r := range rows {
+		b.Field(0).(*array.Int32Builder).Append(int32(r["id"].(int)))
+		if s, ok := r["content"].(string); ok {
+			b.Field(1).(*array.StringBuilder).Append(s)
+		} else {
+			b.Field(1).AppendNull()
+		}
+	}
+	return b.NewRecordBatch()
+}
+
+// arrowWrite writes rec into the table at path through pkft's WriteRecord and commits it.
+func arrowWrite(ctx context.Context, path string, rec arrow.RecordBatch) error {
+	tbl, err := pkft.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	w, err := tbl.NewWriter(ctx, pkft.WithCommitUser("pkft-conformance"))
+	if err != nil {
+		return err
+	}
+	if err := w.WriteRecord(ctx, rec); err != nil {
+		return errors.Join(err, w.Abort(ctx))
+	}
+	_, err = w.Commit(ctx)
+	return err
 }

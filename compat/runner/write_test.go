@@ -21,14 +21,12 @@ import (
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/bucketfunc"
 	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/internal/goldengen"
-	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
 // writeCommands are the runner commands the write cases use.
@@ -38,19 +36,7 @@ var writeCommands = []string{"create-table", "write", "compact", "read", "dump",
 // scenario/java-reads-go-archives/<variant> (go->java, java-after-go),
 // scenario/go-compacts-java-archives (java->go->java) and scenario/alternating (go+java).
 func testWrite(t *testing.T) {
-	g := &maintainGroup{dir: t.TempDir(), tables: map[string]*maintainTable{}}
-	ctx := context.Background()
-	if p, err := StartJava(ctx); err != nil {
-		g.startErr = unavailable{testenv.RequireJavaEnv, err}
-	} else {
-		t.Cleanup(func() { p.Close() })
-		g.proc = p
-	}
-	if lib, err := native.Load(); err != nil {
-		g.engErr = unavailable{testenv.RequireNativeEnv, err}
-	} else {
-		g.engine = native.Engine{Lib: lib}
-	}
+	g := startGroup(t)
 	runCase(t, "bucket/hash", "go<->java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err

@@ -430,3 +430,9 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// ParseOptions decodes a schema's options object as Parse does (values read as Jackson's asText
+// reads them) and returns the options and their order in the text.
+func ParseOptions(raw json.RawMessage) (map[string]string, []string, error) {
+	return parseOrderedOptions(raw)
+}

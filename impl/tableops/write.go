@@ -271,6 +271,35 @@ func (w *Writer) Schema() *schema.TableSchema { return w.r.Schema }
 // against the schema (types, NOT NULL) before anything is buffered. As Java's RowKindFilter does,
 // -D and -U rows are dropped under ignore-delete, and -U rows under ignore-update-before.
 func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error {
+	if err := w.checkWrite(kind, row); err != nil {
+		return err
+	}
+	// Encoding the whole row checks every value's type and the NOT NULL constraints.
+	if _, err := binrow.Encode(w.r.Schema.RowType(), row); err != nil {
+		return fmt.Errorf("row does not fit the schema: %w", err)
+	}
+	for i, f := range w.r.Schema.Fields {
+		if row[i] == nil && f.Type.NotNull {
+			return fmt.Errorf("field %s is NOT NULL", f.Name)
+		}
+	}
+	return w.add(ctx, kind, slices.Clone(row))
+}
+
+// WriteOwned is [Writer.Write] for a row whose values the caller built in impl/binrow's forms
+// for the schema's types and checked (NOT NULL columns non-nil, decimals within precision,
+// timestamps within precision): the row is not validated again and the writer keeps it (the
+// caller must not change it afterwards). It is the typed path beneath Write for callers that
+// convert whole columns at once, such as Arrow record batches.
+func (w *Writer) WriteOwned(ctx context.Context, kind types.RowKind, row []any) error {
+	if err := w.checkWrite(kind, row); err != nil {
+		return err
+	}
+	return w.add(ctx, kind, row)
+}
+
+// checkWrite checks what every write checks: the writer is open, the kind and the row's width.
+func (w *Writer) checkWrite(kind types.RowKind, row []any) error {
 	if w.done {
 		return errors.New("write after commit or abort")
 	}
@@ -283,15 +312,11 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if len(row) != len(w.r.Schema.Fields) {
 		return fmt.Errorf("row has %d fields, the table %d", len(row), len(w.r.Schema.Fields))
 	}
-	// Encoding the whole row checks every value's type and the NOT NULL constraints.
-	if _, err := binrow.Encode(w.r.Schema.RowType(), row); err != nil {
-		return fmt.Errorf("row does not fit the schema: %w", err)
-	}
-	for i, f := range w.r.Schema.Fields {
-		if row[i] == nil && f.Type.NotNull {
-			return fmt.Errorf("field %s is NOT NULL", f.Name)
-		}
-	}
+	return nil
+}
+
+// add buffers a validated row the writer owns.
+func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
 	// RowKindFilter: the table writer drops these rows before anything else.
 	if (kind == types.Delete && w.ignoreDelete) || (kind == types.UpdateBefore && (w.ignoreDelete || w.ignoreUpdateBefore)) {
 		return nil
@@ -313,7 +338,7 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if err != nil {
 		return err
 	}
-	kv := &kvfile.KeyValue{Key: make([]any, len(w.layout.KeyIndexes)), Seq: bw.nextSeq, Kind: kind, Value: slices.Clone(row)}
+	kv := &kvfile.KeyValue{Key: make([]any, len(w.layout.KeyIndexes)), Seq: bw.nextSeq, Kind: kind, Value: row}
 	for i, idx := range w.layout.KeyIndexes {
 		kv.Key[i] = row[idx]
 	}

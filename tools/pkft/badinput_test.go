@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"gotest.tools/v3/golden"
+
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/manifest"
 	"github.com/paimon-pkft/pkft/impl/meta"
@@ -23,7 +24,9 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
-var updateBad = flag.Bool("update", false, "regenerate testdata/bad from the golden tables and record the outcomes")
+// updateBad reports gotest.tools' -update flag (golden.FlagUpdate): it regenerates testdata/bad
+// from the golden tables and records the outcomes.
+func updateBad() bool { return golden.FlagUpdate() }
 
 // badBase is the golden table the bad-input corpus damages: a Java-written full-text table
 // (partitions, two buckets, deletion vectors, current archives), so every kind of file exists.
@@ -63,7 +66,7 @@ var badCommands = []struct {
 // corpus is regenerated from the golden table and the outcomes recorded (review the diff).
 func TestBadInputCorpus(t *testing.T) {
 	testenv.Native(t)
-	if *updateBad {
+	if updateBad() {
 		generateBadCorpus(t)
 	}
 	data, err := os.ReadFile(filepath.Join(badDir, "cases.json"))
@@ -85,7 +88,7 @@ func TestBadInputCorpus(t *testing.T) {
 				root := materialize(t, c)
 				got[cmd.name] = runBad(t, root, cmd.args, cmd.writes)
 			}
-			if *updateBad {
+			if updateBad() {
 				c.Expect = got
 				return
 			}
@@ -96,7 +99,7 @@ func TestBadInputCorpus(t *testing.T) {
 			}
 		})
 	}
-	if *updateBad {
+	if updateBad() {
 		out, err := json.MarshalIndent(cases, "", "  ")
 		if err != nil {
 			t.Fatal(err)

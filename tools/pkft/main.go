@@ -64,8 +64,9 @@ func mainStatus() (code int) {
 	return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
-// run executes the command line args and returns the exit status: 0, or 1 after logging the
-// error on stderr.
+// run executes the command line args and returns the exit status: 0, 1 after logging the error
+// on stderr, or 2 for a usage error (unknown command or flag, wrong arguments, a missing required
+// flag), logged the same way.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 		if len(groups) == 0 && a.Key == slog.TimeKey {
@@ -78,6 +79,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		logger.Error("pkft failed", "err", err)
+		if isUsageError(err) {
+			return 2
+		}
 		return 1
 	}
 	return 0
@@ -89,17 +93,25 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 		Short:         "Inspect and maintain Paimon primary-key full-text archives",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       moduleVersion(),
+		Example: `  pkft create /data/db.db/docs --schema docs.json
+  pkft write /data/db.db/docs --format parquet rows.parquet
+  pkft scan /data/db.db/docs --limit 10
+  pkft maintain /data/db.db/docs
+  pkft search /data/db.db/docs --query "lake format"`,
 	}
 	root.SetOut(out)
 	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
 	root.AddCommand(writeCommand())
 	root.AddCommand(compactCommand())
+	root.AddCommand(createCommand(), scanCommand())
 	root.AddCommand(optionsCommand())
 	root.AddCommand(
 		&cobra.Command{
-			Use:   "dump TABLE_PATH",
-			Short: "Print the canonical dump of the table's latest snapshot",
-			Args:  cobra.ExactArgs(1),
+			Use:     "dump TABLE_PATH",
+			Short:   "Print the canonical dump of the table's latest snapshot",
+			Example: "  pkft dump /data/db.db/docs",
+			Args:    cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				tbl, err := pkft.Open(cmd.Context(), args[0])
 				if err != nil {
@@ -113,9 +125,10 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 			},
 		},
 		&cobra.Command{
-			Use:   "state TABLE_PATH",
-			Short: "Print the full-text state and next plan of every bucket",
-			Args:  cobra.ExactArgs(1),
+			Use:     "state TABLE_PATH",
+			Short:   "Print the full-text state and next plan of every bucket",
+			Example: "  pkft state /data/db.db/docs",
+			Args:    cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				tbl, err := pkft.Open(cmd.Context(), args[0])
 				if err != nil {
@@ -129,6 +142,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 			},
 		},
 	)
+	markUsageErrors(root)
 	return root
 }
 

@@ -29,7 +29,7 @@ func writeCommand() *cobra.Command {
 		user   string
 	)
 	cmd := &cobra.Command{
-		Use:   "write TABLE_PATH",
+		Use:   "write TABLE_PATH [--format parquet FILE...]",
 		Short: "Write rows from stdin into a primary-key table as one snapshot",
 		Long: `Read rows from stdin and commit them to the table as one APPEND snapshot, as a Java batch
 writer does (Java's bucket of each row, level-0 data files, the full-text maintainers run).
@@ -37,6 +37,9 @@ writer does (Java's bucket of each row, level-0 data files, the full-text mainta
 --format jsonl (default): one JSON object per line, keys are column names.
 --format csv: a header line naming the columns, then one row per line; \N is NULL, and so is an
 empty cell of a non-string column.
+--format parquet FILE...: the Parquet files named after the table, streamed record batch by
+record batch (Writer.WriteRecord: columns by name, Arrow types as the table's; an optional
+_rowKind column of +I/-U/+U/-D strings or int8 kinds).
 
 Values are typed by the table schema: integers, floats, booleans; DECIMAL as a number or a
 string; DATE as yyyy-mm-dd or a day number; TIME as hh:mm:ss[.fff] or milliseconds of the day;
@@ -44,11 +47,18 @@ TIMESTAMP as "yyyy-mm-dd hh:mm:ss[.fffffffff]" (or with a T) or epoch millisecon
 base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +I (default), -U,
 +U or -D. A bad row is reported with its line number and nothing is committed.`,
 		Example: `  printf '{"id":1,"content":"hello"}\n{"id":2,"content":"bye","_rowKind":"-D"}\n' | pkft write /data/db.db/docs
-  pkft write /data/db.db/docs --format csv < rows.csv`,
-		Args: cobra.ExactArgs(1),
+  pkft write /data/db.db/docs --format csv < rows.csv
+  pkft write /data/db.db/docs --format parquet part-0.parquet part-1.parquet`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if format != "jsonl" && format != "csv" {
-				return fmt.Errorf("--format %q: want jsonl or csv", format)
+			if format != "jsonl" && format != "csv" && format != "parquet" {
+				return fmt.Errorf("--format %q: want jsonl, csv or parquet", format)
+			}
+			if format == "parquet" && len(args) < 2 {
+				return errors.New("--format parquet: name the Parquet files after the table")
+			}
+			if format != "parquet" && len(args) > 1 {
+				return fmt.Errorf("--format %s reads stdin: unexpected arguments %v", format, args[1:])
 			}
 			ctx := cmd.Context()
 			tbl, err := pkft.Open(ctx, args[0])
@@ -81,9 +91,18 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				rows++
 				return nil
 			}
-			if format == "csv" {
+			switch format {
+			case "parquet":
+				for _, file := range args[1:] {
+					n, err := writeParquet(ctx, w, file)
+					rows += n
+					if err != nil {
+						return err
+					}
+				}
+			case "csv":
 				err = readCSV(cmd.InOrStdin(), sch, emit)
-			} else {
+			default:
 				err = readJSONLines(cmd.InOrStdin(), maxLineBytes, emit)
 			}
 			if err != nil {
@@ -109,7 +128,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "jsonl", "input format: jsonl or csv")
+	f.StringVar(&format, "format", "jsonl", "input format: jsonl, csv (stdin) or parquet (files)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
 	return cmd

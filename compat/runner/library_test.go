@@ -1,0 +1,342 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// libraryCommands are the runner commands the library cases use.
+var libraryCommands = []string{"read", "dump"}
+
+// goCreatedVariant is one table layout of table/go-created.
+type goCreatedVariant struct {
+	name        string
+	options     map[string]string
+	partitioned bool
+}
+
+func goCreatedVariants() []goCreatedVariant {
+	ft := func(o map[string]string) map[string]string {
+		o["deletion-vectors.enabled"] = "true"
+		o["pk-full-text.index.columns"] = "s"
+		return o
+	}
+	return []goCreatedVariant{
+		{"plain", map[string]string{"bucket": "2"}, false},
+		{"partitioned", map[string]string{"bucket": "2"}, true},
+		{"dv-partitioned", map[string]string{"bucket": "3", "deletion-vectors.enabled": "true"}, true},
+		{"full-text", ft(map[string]string{"bucket": "2"}), false},
+		{"full-text-partitioned", ft(map[string]string{"bucket": "2"}), true},
+	}
+}
+
+// testLibrary runs the cases of the root package's table life cycle: table/go-created/<variant>
+// (go->java) and table/scan/<writer>/<table> (java->go, go->go).
+func testLibrary(t *testing.T) {
+	g := startGroup(t)
+	for _, v := range goCreatedVariants() {
+		runCase(t, "table/go-created/"+v.name, "go->java", func(ctx context.Context) error {
+			if err := g.need(ctx, libraryCommands...); err != nil {
+				return err
+			}
+			return goCreated(ctx, g, v)
+		})
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, writer := range []string{"java", "go"} {
+		dirs, err := filepath.Glob(filepath.Join(root, "testdata", "tables", writer, "*"))
+		if err != nil || len(dirs) == 0 {
+			t.Fatalf("no %s golden tables: %v", writer, err)
+		}
+		for _, dir := range dirs {
+			name := filepath.Base(dir)
+			if writer == "java" {
+				// Java reads its table now; Go's scan must equal it.
+				runCase(t, "table/scan/"+name, "java->go", func(ctx context.Context) error {
+					if err := g.need(ctx, libraryCommands...); err != nil {
+						return err
+					}
+					copyDir := filepath.Join(g.dir, "scan", name)
+					if err := os.CopyFS(copyDir, os.DirFS(dir)); err != nil {
+						return err
+					}
+					return scanEqualsJava(ctx, g, copyDir)
+				})
+				continue
+			}
+			// Go wrote the table; Java's read of it was recorded when it was generated.
+			runCase(t, "table/scan/"+name, "go->go", func(ctx context.Context) error {
+				return scanEqualsRecorded(ctx, dir, filepath.Join(root, "compat", "golden", writer, name+".json"))
+			})
+		}
+	}
+}
+
+// startGroup starts the JVM and loads the engine for a family of cases; what cannot start is
+// recorded in the group (its cases report it through need).
+func startGroup(t *testing.T) *maintainGroup {
+	g := &maintainGroup{dir: t.TempDir(), tables: map[string]*maintainTable{}}
+	ctx := context.Background()
+	if p, err := StartJava(ctx); err != nil {
+		g.startErr = unavailable{testenv.RequireJavaEnv, err}
+	} else {
+		t.Cleanup(func() { p.Close() })
+		g.proc = p
+	}
+	if lib, err := native.Load(); err != nil {
+		g.engErr = unavailable{testenv.RequireNativeEnv, err}
+	} else {
+		g.engine = native.Engine{Lib: lib}
+	}
+	return g
+}
+
+// goScan returns Go's scan of the table at path in canonical row texts, sorted, and the scan's
+// Arrow schema.
+func goScan(ctx context.Context, path string) ([]string, *arrow.Schema, error) {
+	tbl, err := pkft.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	rr, err := tbl.Scan(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rr.Release()
+	var rows []string
+	for rr.Next() {
+		rows = append(rows, arrowrows.Canonical(rr.RecordBatch())...)
+	}
+	if err := rr.Err(); err != nil {
+		return nil, nil, err
+	}
+	slices.Sort(rows)
+	return rows, rr.Schema(), nil
+}
+
+// canonicalJSONRows renders rows read by Java as canonical texts of sch, sorted.
+func canonicalJSONRows(sch *arrow.Schema, rows []map[string]json.RawMessage) ([]string, error) {
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		s, err := arrowrows.CanonicalJSON(sch, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func javaReadRaw(ctx context.Context, g *maintainGroup, path string) ([]map[string]json.RawMessage, error) {
+	var res struct {
+		Rows []map[string]json.RawMessage `json:"rows"`
+	}
+	if err := g.proc.Call(ctx, "read", map[string]any{"path": path}, &res); err != nil {
+		return nil, err
+	}
+	return res.Rows, nil
+}
+
+// scanEqualsJava is table/scan/<table> java->go: Go's scan equals Java's read of the table.
+func scanEqualsJava(ctx context.Context, g *maintainGroup, path string) error {
+	raw, err := javaReadRaw(ctx, g, path)
+	if err != nil {
+		return err
+	}
+	return scanEquals(ctx, path, raw, "Java's read")
+}
+
+// scanEqualsRecorded is table/scan/<table> go->go: Go's scan of a table Go wrote equals Java's
+// read of it recorded in the golden file.
+func scanEqualsRecorded(ctx context.Context, dir, goldenFile string) error {
+	data, err := os.ReadFile(goldenFile)
+	if err != nil {
+		return err
+	}
+	var golden struct {
+		Rows []map[string]json.RawMessage `json:"rows"`
+	}
+	if err := json.Unmarshal(data, &golden); err != nil {
+		return fmt.Errorf("%s: %w", goldenFile, err)
+	}
+	return scanEquals(ctx, dir, golden.Rows, "Java's recorded read")
+}
+
+// scanEquals checks Go's scan of the table at path has exactly the rows read (by what).
+func scanEquals(ctx context.Context, path string, read []map[string]json.RawMessage, what string) error {
+	got, sch, err := goScan(ctx, path)
+	if err != nil {
+		return err
+	}
+	want, err := canonicalJSONRows(sch, read)
+	if err != nil {
+		return err
+	}
+	if len(want) == 0 {
+		return fmt.Errorf("%s has no rows: the case tests nothing", what)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		return fmt.Errorf("Go's scan differs from %s (-java +go):\n%s", what, d)
+	}
+	return nil
+}
+
+// goCreated is table/go-created/<variant> go->java: Go creates the table from the Arrow
+// all-types schema (pkft.Create), writes rows through WriteRecord, deletes and updates some,
+// compacting after each write; after each commit Java reads exactly the model's rows (for
+// tables with deletion vectors after the compaction, as Java's batch read skips level 0), Java's
+// dump equals Go's (the schema as Go wrote it, files, full-text state), and Go's scan equals
+// the model too.
+func goCreated(ctx context.Context, g *maintainGroup, v goCreatedVariant) error {
+	path := filepath.Join(g.dir, "go-created", v.name)
+	def, err := pkft.ArrowDefinition(arrowrows.AllTypesSchema())
+	if err != nil {
+		return err
+	}
+	def.PrimaryKeys = []string{"id"}
+	if v.partitioned {
+		def.PrimaryKeys = []string{"id", "d"}
+		def.PartitionKeys = []string{"d"}
+	}
+	def.Options = v.options
+	tbl, err := pkft.Create(ctx, path, def)
+	if err != nil {
+		return err
+	}
+	model := map[int64]string{} // id -> canonical row
+	first, _ := arrowrows.AllTypesRecord(240, 0, "first")
+	defer first.Release()
+	updates, _ := arrowrows.AllTypesRecord(60, 100, "updated")
+	defer updates.Release()
+	deletes, _ := arrowrows.AllTypesRecord(40, 20, "gone")
+	defer deletes.Release()
+	keys := func(rec arrow.RecordBatch) arrow.RecordBatch {
+		cols := []arrow.Array{rec.Column(0)}
+		fields := []arrow.Field{rec.Schema().Field(0)}
+		if v.partitioned {
+			cols = append(cols, rec.Column(10))
+			fields = append(fields, rec.Schema().Field(10))
+		}
+		return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
+	}
+	apply := func(rec arrow.RecordBatch, del bool) {
+		for i, r := range arrowrows.Canonical(rec) {
+			id := rec.Column(0).(*array.Int64).Value(i)
+			if del {
+				delete(model, id)
+			} else {
+				model[id] = r
+			}
+		}
+	}
+	steps := []struct {
+		rec arrow.RecordBatch
+		del bool
+	}{{first, false}, {updates, false}, {keys(deletes), true}}
+	defer steps[2].rec.Release()
+	dv := v.options["deletion-vectors.enabled"] == "true"
+	for i, st := range steps {
+		w, err := tbl.NewWriter(ctx, pkft.WithCommitUser("pkft-conformance"))
+		if err != nil {
+			return err
+		}
+		var opts []pkft.RecordOption
+		if st.del {
+			opts = append(opts, pkft.WithRowKind(pkft.Delete))
+		}
+		if err := w.WriteRecord(ctx, st.rec, opts...); err != nil {
+			return errors.Join(err, w.Abort(ctx))
+		}
+		res, err := w.Commit(ctx)
+		if err != nil {
+			return err
+		}
+		last := res.SnapshotID
+		apply(st.rec, st.del)
+		if dv || i == len(steps)-1 {
+			cr, err := tbl.Compact(ctx, pkft.WithCommitUser("pkft-conformance"))
+			if err != nil {
+				return err
+			}
+			if cr.SnapshotID != 0 {
+				last = cr.SnapshotID
+			}
+		}
+		if err := javaReadsModel(ctx, g, path, model); err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+		if _, err := g.sameState(ctx, path, last); err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	d, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	if d.Schema.ID != 0 || len(d.Schema.Fields) != len(def.Columns) || !slices.Equal(d.Schema.PrimaryKeys, def.PrimaryKeys) {
+		return fmt.Errorf("Java's dump shows schema %+v, not the one Go created", d.Schema)
+	}
+	for i, f := range d.Schema.Fields {
+		want := def.Columns[i].Type
+		if slices.Contains(def.PrimaryKeys, f.Name) && !strings.HasSuffix(want, "NOT NULL") {
+			want += " NOT NULL"
+		}
+		if f.ID != i || f.Name != def.Columns[i].Name || f.Type != want {
+			return fmt.Errorf("Java's dump shows field %d as %d %s %s, Go created %s %s", i, f.ID, f.Name, f.Type, def.Columns[i].Name, want)
+		}
+	}
+	for k, val := range v.options {
+		if d.Schema.Options[k] != val {
+			return fmt.Errorf("Java's dump shows option %s = %q, Go created %q", k, d.Schema.Options[k], val)
+		}
+	}
+	return nil
+}
+
+// javaReadsModel checks Java's read of the table (and Go's scan) is exactly the model's rows.
+func javaReadsModel(ctx context.Context, g *maintainGroup, path string, model map[int64]string) error {
+	want := make([]string, 0, len(model))
+	for _, r := range model {
+		want = append(want, r)
+	}
+	slices.Sort(want)
+	got, sch, err := goScan(ctx, path)
+	if err != nil {
+		return err
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		return fmt.Errorf("Go's scan differs from the model (-model +go):\n%s", d)
+	}
+	raw, err := javaReadRaw(ctx, g, path)
+	if err != nil {
+		return err
+	}
+	java, err := canonicalJSONRows(sch, raw)
+	if err != nil {
+		return err
+	}
+	if d := cmp.Diff(want, java); d != "" {
+		return fmt.Errorf("Java reads other rows than the model (-model +java):\n%s", d)
+	}
+	return nil
+}

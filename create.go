@@ -1,0 +1,386 @@
+package pkft
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/options"
+	"github.com/paimon-pkft/pkft/impl/paths"
+	"github.com/paimon-pkft/pkft/impl/restore"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/pkfthook"
+)
+
+// ErrTableExists reports a [Create] on a directory that already holds a schema, as Java's
+// SchemaManager#createTable refuses it ("Schema in filesystem exists, creation is not allowed").
+var ErrTableExists = errors.New("schema in filesystem exists, creation is not allowed")
+
+// TableDefinition is the schema of a table to [Create]: its columns, keys, options and comment,
+// the parts of Paimon's Schema a user declares.
+type TableDefinition struct {
+	// Columns are the table's columns in order; field ids are assigned from 0 in this order, as
+	// Java's Schema.Builder assigns them.
+	Columns []ColumnDefinition `json:"columns"`
+	// PrimaryKeys name the primary-key columns (made NOT NULL, as Java does); PartitionKeys the
+	// partition columns.
+	PrimaryKeys   []string `json:"primaryKeys,omitempty"`
+	PartitionKeys []string `json:"partitionKeys,omitempty"`
+	// Options are the table options (for example "bucket", "deletion-vectors.enabled",
+	// "pk-full-text.index.columns").
+	Options map[string]string `json:"options,omitempty"`
+	// Comment is the table comment; empty for none.
+	Comment string `json:"comment,omitempty"`
+}
+
+// ColumnDefinition is one column of a [TableDefinition].
+type ColumnDefinition struct {
+	Name string `json:"name"`
+	// Type is Paimon's SQL text of the type, for example "INT NOT NULL", "STRING",
+	// "DECIMAL(10, 2)", "TIMESTAMP(3)" (see [ArrowDefinition] for Arrow types).
+	Type string `json:"type"`
+	// Description is the column comment; empty for none.
+	Description string `json:"description,omitempty"`
+}
+
+// ArrowDefinition returns the columns of an Arrow schema as a [TableDefinition] (keys and
+// options left for the caller). Arrow types map to Paimon's: bool BOOLEAN, int8..int64
+// TINYINT..BIGINT, float32 FLOAT, float64 DOUBLE, utf8 / large_utf8 / string_view STRING,
+// binary / large_binary / binary_view BYTES, fixed_size_binary(n) BINARY(n), decimal128(p, s)
+// DECIMAL(p, s), date32 DATE, time32 TIME(0) or TIME(3), timestamp without a time zone
+// TIMESTAMP(0/3/6/9) and with one TIMESTAMP_LTZ; a non-nullable field is NOT NULL. Other Arrow
+// types are refused by name.
+func ArrowDefinition(s *arrow.Schema) (TableDefinition, error) {
+	def := TableDefinition{Columns: make([]ColumnDefinition, 0, s.NumFields())}
+	for _, f := range s.Fields() {
+		t, err := paimonTypeOfArrow(f.Type)
+		if err != nil {
+			return TableDefinition{}, fmt.Errorf("column %s: %w", f.Name, err)
+		}
+		t.NotNull = !f.Nullable
+		def.Columns = append(def.Columns, ColumnDefinition{Name: f.Name, Type: t.SQLString()})
+	}
+	return def, nil
+}
+
+func paimonTypeOfArrow(t arrow.DataType) (types.DataType, error) {
+	switch t := t.(type) {
+	case *arrow.BooleanType:
+		return types.Boolean(), nil
+	case *arrow.Int8Type:
+		return types.TinyInt(), nil
+	case *arrow.Int16Type:
+		return types.SmallInt(), nil
+	case *arrow.Int32Type:
+		return types.Int(), nil
+	case *arrow.Int64Type:
+		return types.BigInt(), nil
+	case *arrow.Float32Type:
+		return types.Float(), nil
+	case *arrow.Float64Type:
+		return types.Double(), nil
+	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
+		return types.String(), nil
+	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType:
+		return types.Bytes(), nil
+	case *arrow.FixedSizeBinaryType:
+		return types.Binary(t.ByteWidth), nil
+	case *arrow.Decimal128Type:
+		return types.Decimal(int(t.Precision), int(t.Scale)), nil
+	case *arrow.Date32Type:
+		return types.Date(), nil
+	case *arrow.Time32Type:
+		if t.Unit == arrow.Second {
+			return types.Time(0), nil
+		}
+		return types.Time(3), nil
+	case *arrow.TimestampType:
+		p := map[arrow.TimeUnit]int{arrow.Second: 0, arrow.Millisecond: 3, arrow.Microsecond: 6, arrow.Nanosecond: 9}[t.Unit]
+		if t.TimeZone != "" {
+			return types.TimestampLTZ(p), nil
+		}
+		return types.Timestamp(p), nil
+	}
+	return types.DataType{}, fmt.Errorf("Arrow type %s has no Paimon type pkft writes", t)
+}
+
+// CreateOption configures [Create].
+type CreateOption interface{ applyCreate(*createConfig) }
+
+type createConfig struct {
+	open []OpenOption
+	now  func() time.Time
+}
+
+// WithOpenOptions passes options to the [Open] of the created table that [Create] returns.
+func WithOpenOptions(opts ...OpenOption) CreateOption {
+	return createOpenOptions(opts)
+}
+
+type createOpenOptions []OpenOption
+
+func (o createOpenOptions) applyCreate(c *createConfig) { c.open = append(c.open, o...) }
+
+// Create creates a Paimon table at path from def and opens it: it writes schema/schema-0 exactly
+// as Java's SchemaManager#createTable does (schema version 3, field ids from 0 in column order,
+// highestFieldId the largest, primary-key columns NOT NULL, the options in Java's HashMap order,
+// the creation time in timeMillis) and nothing else. A directory that already holds a schema is
+// [ErrTableExists]. The definition is checked as Java checks it (duplicate or unknown key
+// columns, primary keys that are all partition keys, bucket keys, the primary-key full-text
+// index's requirements such as deletion-vectors.enabled=true), and every table option through
+// pkft's option registry (impl/options): an option pkft does not know or does not implement —
+// among them the sorted and vector primary-key indexes (pk-btree, pk-bitmap, pk-vector), which
+// Go's writer does not maintain yet — is refused by name ([ErrUnsupportedTable]). On failure
+// nothing is left behind.
+func Create(ctx context.Context, path string, def TableDefinition, opts ...CreateOption) (*Table, error) {
+	cfg := createConfig{now: time.Now}
+	for _, o := range opts {
+		o.applyCreate(&cfg)
+	}
+	if path == "" {
+		return nil, errors.New("create table: empty path")
+	}
+	s, err := def.tableSchema(cfg.now())
+	if err != nil {
+		return nil, fmt.Errorf("create table %s: %w", path, err)
+	}
+	fio := pkfthook.FileIO(ctx)
+	if fio == nil {
+		fio = fileio.NewLocal()
+	}
+	t := table.Open(fio, path)
+	if _, err := t.LatestSchema(ctx); err == nil {
+		return nil, fmt.Errorf("create table %s: %w", path, ErrTableExists)
+	}
+	if err := fio.WriteFileAtomic(ctx, paths.SchemaPath(t.Root, 0), s.Marshal()); err != nil {
+		if errors.Is(err, fileio.ErrExists) {
+			return nil, fmt.Errorf("create table %s: %w", path, ErrTableExists)
+		}
+		return nil, fmt.Errorf("create table %s: write schema: %w", path, err)
+	}
+	return Open(ctx, path, cfg.open...)
+}
+
+// tableSchema is SchemaManager#createTable's schema for def: Schema's normalization, then
+// TableSchema.create(0, schema), validated.
+func (def TableDefinition) tableSchema(now time.Time) (*schema.TableSchema, error) {
+	if len(def.Columns) == 0 {
+		return nil, errors.New("the table has no columns")
+	}
+	options := make(map[string]string, len(def.Options))
+	for k, v := range def.Options {
+		options[k] = v
+	}
+	primaryKeys, err := keysFromOption(options, "primary-key", def.PrimaryKeys, "primary key")
+	if err != nil {
+		return nil, err
+	}
+	partitionKeys, err := keysFromOption(options, "partition", def.PartitionKeys, "partition")
+	if err != nil {
+		return nil, err
+	}
+	if err := validateOptions(options); err != nil {
+		return nil, err
+	}
+	s := &schema.TableSchema{Version: schema.CurrentVersion, ID: 0, HighestFieldID: -1,
+		PartitionKeys: partitionKeys, PrimaryKeys: primaryKeys, Options: options, TimeMillis: now.UnixMilli()}
+	if def.Comment != "" {
+		c := def.Comment
+		s.Comment = &c
+	}
+	names := map[string]bool{}
+	for i, c := range def.Columns {
+		if c.Name == "" {
+			return nil, fmt.Errorf("column %d has no name", i)
+		}
+		if names[c.Name] {
+			return nil, fmt.Errorf("table column %s is given twice", c.Name)
+		}
+		names[c.Name] = true
+		t, err := types.ParseSQLString(c.Type)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: type %q: %w", c.Name, c.Type, err)
+		}
+		if err := checkFlat(t); err != nil {
+			return nil, fmt.Errorf("column %s: %w", c.Name, err)
+		}
+		f := types.DataField{ID: i, Name: c.Name, Type: t}
+		if c.Description != "" {
+			d := c.Description
+			f.Description = &d
+		}
+		s.Fields = append(s.Fields, f)
+		s.HighestFieldID = i
+	}
+	for _, l := range []struct {
+		what string
+		keys []string
+	}{{"partition key", partitionKeys}, {"primary key", primaryKeys}} {
+		seen := map[string]bool{}
+		for _, k := range l.keys {
+			if seen[k] {
+				return nil, fmt.Errorf("%s %s is given twice", l.what, k)
+			}
+			seen[k] = true
+			if !names[k] {
+				return nil, fmt.Errorf("%s %s is not a column", l.what, k)
+			}
+		}
+	}
+	for i := range s.Fields {
+		for _, k := range primaryKeys {
+			if s.Fields[i].Name == k {
+				s.Fields[i].Type.NotNull = true
+			}
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := restore.ResolveFullTextDefinition(s); err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
+		return nil, err
+	}
+	return s, nil
+}
+
+// validateOptions is the single place table options are checked at creation: impl/options'
+// registry refuses every option pkft does not know and every one it does not implement (with
+// its reason), as writing, compacting and maintaining the table would.
+func validateOptions(opts map[string]string) error {
+	if err := options.New().Check(opts); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	}
+	return nil
+}
+
+// keysFromOption is Schema#normalizePrimaryKeys / normalizePartitionKeys: keys may be given in
+// the table option key instead of the definition, not both; the option is then removed.
+func keysFromOption(options map[string]string, key string, declared []string, what string) ([]string, error) {
+	v, ok := options[key]
+	if !ok {
+		if declared == nil {
+			return []string{}, nil
+		}
+		return append([]string{}, declared...), nil
+	}
+	if len(declared) > 0 {
+		return nil, fmt.Errorf("cannot define %s on DDL and table options at the same time", what)
+	}
+	out := []string{}
+	for _, k := range strings.Split(v, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, k)
+		}
+	}
+	delete(options, key)
+	return out, nil
+}
+
+// checkFlat refuses nested types: field ids of nested types are assigned by Java's
+// ReassignFieldId, which Create does not port, and Go's writer writes no nested values.
+func checkFlat(t types.DataType) error {
+	if kindOfRoot[t.Root] == KindOther {
+		return fmt.Errorf("type %s is not one pkft writes (nested, VARIANT, BLOB and VECTOR types are not supported)", t.SQLString())
+	}
+	return nil
+}
+
+// ParseTableDefinition reads a table definition from JSON: either the [TableDefinition] form
+// ({"columns": [{"name", "type"}], "primaryKeys", "partitionKeys", "options", "comment"}) or
+// the form of Java's schema files and Schema JSON ({"fields": [{"id", "name", "type"}], ...}).
+// In Java's form field ids, highestFieldId, version, id and timeMillis are ignored: [Create]
+// assigns them as Java's createTable does. Unknown members are refused.
+func ParseTableDefinition(data []byte) (TableDefinition, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return TableDefinition{}, fmt.Errorf("parse table definition: %w", err)
+	}
+	if probe == nil {
+		return TableDefinition{}, errors.New("parse table definition: not a JSON object")
+	}
+	_, hasColumns := probe["columns"]
+	_, hasFields := probe["fields"]
+	switch {
+	case hasColumns && hasFields:
+		return TableDefinition{}, errors.New("parse table definition: both columns and fields are given")
+	case hasColumns:
+		var def TableDefinition
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&def); err != nil {
+			return TableDefinition{}, fmt.Errorf("parse table definition: %w", err)
+		}
+		return def, nil
+	case hasFields:
+		var def TableDefinition
+		for name, raw := range probe {
+			var err error
+			switch name {
+			case "fields":
+				var fields []json.RawMessage
+				if err = json.Unmarshal(raw, &fields); err != nil {
+					break
+				}
+				for i, rf := range fields {
+					f, ferr := types.ParseFieldJSON(rf)
+					if ferr != nil {
+						return TableDefinition{}, fmt.Errorf("parse table definition: field %d: %w", i, ferr)
+					}
+					c := ColumnDefinition{Name: f.Name, Type: f.Type.SQLString()}
+					if f.Description != nil {
+						c.Description = *f.Description
+					}
+					if f.DefaultValue != nil {
+						return TableDefinition{}, fmt.Errorf("parse table definition: field %s: default values are not supported", f.Name)
+					}
+					def.Columns = append(def.Columns, c)
+				}
+			case "partitionKeys":
+				err = json.Unmarshal(raw, &def.PartitionKeys)
+			case "primaryKeys":
+				err = json.Unmarshal(raw, &def.PrimaryKeys)
+			case "options":
+				var opts map[string]string
+				if opts, _, err = schema.ParseOptions(raw); err == nil {
+					def.Options = opts
+				}
+			case "comment":
+				var c *string
+				if err = json.Unmarshal(raw, &c); err == nil && c != nil {
+					def.Comment = *c
+				}
+			case "version", "id", "highestFieldId", "timeMillis":
+			default:
+				err = fmt.Errorf("unknown member %q", name)
+			}
+			if err != nil {
+				return TableDefinition{}, fmt.Errorf("parse table definition: %s: %w", name, err)
+			}
+		}
+		return def, nil
+	}
+	return TableDefinition{}, errors.New("parse table definition: neither columns nor fields is given")
+}
+
+// createNow fixes the creation time (tests compare schema files byte for byte).
+type createNow time.Time
+
+func (o createNow) applyCreate(c *createConfig) { c.now = func() time.Time { return time.Time(o) } }
+
+// Schema reads the table's latest schema.
+func (t *Table) Schema(ctx context.Context) (*Schema, error) {
+	s, err := t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return schemaOf(s), nil
+}

@@ -1,0 +1,348 @@
+package pkft
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/scan"
+	"github.com/paimon-pkft/pkft/impl/search"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/types"
+)
+
+// ErrUnsupportedRead reports a table whose batch read Go's [Table.Scan] does not reproduce
+// (merge engines other than deduplicate, a sequence field, deletion-vectors.merge-on-read, append
+// tables); the error names the option.
+var ErrUnsupportedRead = scan.ErrUnsupported
+
+// ScanOption configures [Table.Scan].
+type ScanOption interface{ applyScan(*scanConfig) }
+
+type scanConfig struct {
+	snapshotID int64
+	partitions []map[string]string
+	columns    []string
+	batchRows  int
+}
+
+func (o partitionOption) applyScan(c *scanConfig) { c.partitions = append(c.partitions, o) }
+
+type scanOption func(*scanConfig)
+
+func (o scanOption) applyScan(c *scanConfig) { o(c) }
+
+// WithColumns projects a scan onto the named columns, in that order (default: every column).
+func WithColumns(columns ...string) ScanOption {
+	return scanOption(func(c *scanConfig) { c.columns = append([]string{}, columns...) })
+}
+
+// WithBatchRows sets the most rows a record batch of a scan holds (default 4096).
+func WithBatchRows(n int) ScanOption { return scanOption(func(c *scanConfig) { c.batchRows = n }) }
+
+// WithScanSnapshot scans snapshot id instead of the latest one.
+func WithScanSnapshot(id int64) ScanOption {
+	return scanOption(func(c *scanConfig) { c.snapshotID = id })
+}
+
+// Scan reads the rows of the latest snapshot ([WithScanSnapshot]: another one) as Java Paimon
+// 2.0.0's batch read returns them, as Arrow record batches: with deletion vectors enabled,
+// level-0 files are not read (rows written since the last compaction are not visible until
+// compacted, as in Java) and the deletion vectors are applied; without them every level is
+// merged by primary key with the deduplicate merge engine. [WithPartition] selects partitions,
+// [WithColumns] projects. Rows come bucket by bucket (partitions and buckets in manifest order),
+// each bucket's by primary key; a bucket is read when the reader reaches it (at most one
+// bucket's rows are held at a time, read under ctx, which must stay live while the reader is
+// used), and a failure to read one ends the reader with its Err. Column types map to Arrow as [ArrowDefinition] maps them back
+// (TIME as time32[ms], TIMESTAMP(p) with the unit of p's digits, TIMESTAMP_LTZ with time zone
+// UTC). A table with no snapshot yields no rows. The caller releases the reader.
+func (t *Table) Scan(ctx context.Context, opts ...ScanOption) (array.RecordReader, error) {
+	cfg := scanConfig{batchRows: 4096}
+	for _, o := range opts {
+		o.applyScan(&cfg)
+	}
+	if cfg.batchRows <= 0 {
+		return nil, fmt.Errorf("scan %s: batch size %d is not positive", t.path, cfg.batchRows)
+	}
+	s, err := t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := scan.Check(s); err != nil {
+		return nil, fmt.Errorf("scan %s: %w", t.path, err)
+	}
+	var snap *snapshot.Snapshot
+	if cfg.snapshotID > 0 {
+		if snap, err = t.t.Snapshots.Snapshot(ctx, cfg.snapshotID); err != nil {
+			return nil, fmt.Errorf("scan %s: snapshot %d: %w", t.path, cfg.snapshotID, err)
+		}
+	} else if snap, err = t.t.Latest(ctx); err != nil && !errors.Is(err, table.ErrNoSnapshot) {
+		return nil, fmt.Errorf("scan %s: %w", t.path, err)
+	}
+	var filters []search.PartitionFilter
+	for _, spec := range cfg.partitions {
+		if len(s.PartitionKeys) == 0 {
+			return nil, fmt.Errorf("scan %s: the table is not partitioned", t.path)
+		}
+		f, err := search.MatchPartition(s, spec)
+		if err != nil {
+			return nil, fmt.Errorf("scan %s: %w", t.path, err)
+		}
+		filters = append(filters, f)
+	}
+	idx := make([]int, 0, len(s.Fields))
+	if cfg.columns == nil {
+		for i := range s.Fields {
+			idx = append(idx, i)
+		}
+	}
+	for _, c := range cfg.columns {
+		i := -1
+		for j, f := range s.Fields {
+			if f.Name == c {
+				i = j
+			}
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("scan %s: column %s is not a column of the table", t.path, c)
+		}
+		idx = append(idx, i)
+	}
+	fields := make([]arrow.Field, len(idx))
+	for k, i := range idx {
+		f := s.Fields[i]
+		at, err := arrowTypeOf(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("scan %s: column %s: %w", t.path, f.Name, err)
+		}
+		fields[k] = arrow.Field{Name: f.Name, Type: at, Nullable: !f.Type.NotNull}
+	}
+	var filterErr error
+	sopts := scan.Options{}
+	if len(filters) > 0 {
+		sopts.Partition = func(p []byte) bool {
+			for _, f := range filters {
+				ok, err := f(p)
+				if err != nil && filterErr == nil {
+					filterErr = err
+				}
+				if ok {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	var rd *scan.Reader
+	if rd, err = scan.Open(ctx, t.t, snap, sopts); err != nil {
+		return nil, fmt.Errorf("scan %s: %w", t.path, err)
+	}
+	if filterErr != nil {
+		return nil, fmt.Errorf("scan %s: %w", t.path, filterErr)
+	}
+	rr := &recordReader{ctx: ctx, path: t.path, rd: rd, idx: idx, names: s.FieldNames(),
+		schema: arrow.NewSchema(fields, nil), batchRows: cfg.batchRows}
+	rr.refs.Store(1)
+	return rr, nil
+}
+
+// recordReader is the array.RecordReader of [Table.Scan]: it reads one bucket at a time and
+// cuts its rows into record batches.
+type recordReader struct {
+	ctx       context.Context
+	path      string
+	rd        *scan.Reader
+	idx       []int
+	names     []string
+	schema    *arrow.Schema
+	batchRows int
+	refs      atomic.Int64
+
+	bucket int     // next bucket to read
+	rows   [][]any // rows of the current bucket not yet returned
+	cur    arrow.RecordBatch
+	err    error
+}
+
+func (r *recordReader) Retain() { r.refs.Add(1) }
+
+func (r *recordReader) Release() {
+	if r.refs.Add(-1) == 0 && r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+
+func (r *recordReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *recordReader) Err() error { return r.err }
+
+func (r *recordReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record is RecordBatch.
+//
+// Deprecated: use RecordBatch.
+func (r *recordReader) Record() arrow.RecordBatch { return r.cur }
+
+func (r *recordReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil {
+		return false
+	}
+	for len(r.rows) == 0 {
+		if r.bucket >= r.rd.Buckets() {
+			return false
+		}
+		if err := r.ctx.Err(); err != nil {
+			r.err = fmt.Errorf("scan %s: %w", r.path, err)
+			return false
+		}
+		b, err := r.rd.ReadBucket(r.ctx, r.bucket)
+		if err != nil {
+			r.err = fmt.Errorf("scan %s: %w", r.path, err)
+			return false
+		}
+		r.bucket++
+		r.rows = b.Rows
+	}
+	n := min(len(r.rows), r.batchRows)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, r.schema)
+	defer b.Release()
+	for _, row := range r.rows[:n] {
+		for k, i := range r.idx {
+			if err := appendValue(b.Field(k), row[i]); err != nil {
+				r.err = fmt.Errorf("scan %s: column %s: %w", r.path, r.names[i], err)
+				return false
+			}
+		}
+	}
+	r.rows = r.rows[n:]
+	r.cur = b.NewRecordBatch()
+	return true
+}
+
+// arrowTypeOf is the Arrow type a scan gives a column of type t.
+func arrowTypeOf(t types.DataType) (arrow.DataType, error) {
+	switch t.Root {
+	case types.RootBoolean:
+		return arrow.FixedWidthTypes.Boolean, nil
+	case types.RootTinyInt:
+		return arrow.PrimitiveTypes.Int8, nil
+	case types.RootSmallInt:
+		return arrow.PrimitiveTypes.Int16, nil
+	case types.RootInt:
+		return arrow.PrimitiveTypes.Int32, nil
+	case types.RootBigInt:
+		return arrow.PrimitiveTypes.Int64, nil
+	case types.RootFloat:
+		return arrow.PrimitiveTypes.Float32, nil
+	case types.RootDouble:
+		return arrow.PrimitiveTypes.Float64, nil
+	case types.RootChar, types.RootVarChar:
+		return arrow.BinaryTypes.String, nil
+	case types.RootBinary, types.RootVarBinary:
+		return arrow.BinaryTypes.Binary, nil
+	case types.RootDecimal:
+		return &arrow.Decimal128Type{Precision: int32(t.Precision), Scale: int32(t.Scale)}, nil
+	case types.RootDate:
+		return arrow.FixedWidthTypes.Date32, nil
+	case types.RootTime:
+		return arrow.FixedWidthTypes.Time32ms, nil
+	case types.RootTimestamp, types.RootTimestampLTZ:
+		tz := ""
+		if t.Root == types.RootTimestampLTZ {
+			tz = "UTC"
+		}
+		return &arrow.TimestampType{Unit: timestampUnit(t.Precision), TimeZone: tz}, nil
+	}
+	return nil, fmt.Errorf("type %s has no Arrow form in pkft", t.SQLString())
+}
+
+func timestampUnit(precision int) arrow.TimeUnit {
+	switch {
+	case precision == 0:
+		return arrow.Second
+	case precision <= 3:
+		return arrow.Millisecond
+	case precision <= 6:
+		return arrow.Microsecond
+	}
+	return arrow.Nanosecond
+}
+
+var bigTen = big.NewInt(10)
+
+// appendValue appends a value in impl/binrow's form to the builder of its column.
+func appendValue(b array.Builder, v any) error {
+	if v == nil {
+		b.AppendNull()
+		return nil
+	}
+	switch b := b.(type) {
+	case *array.BooleanBuilder:
+		b.Append(v.(bool))
+	case *array.Int8Builder:
+		b.Append(v.(int8))
+	case *array.Int16Builder:
+		b.Append(v.(int16))
+	case *array.Int32Builder:
+		b.Append(v.(int32))
+	case *array.Int64Builder:
+		b.Append(v.(int64))
+	case *array.Float32Builder:
+		b.Append(v.(float32))
+	case *array.Float64Builder:
+		b.Append(v.(float64))
+	case *array.StringBuilder:
+		b.Append(v.(string))
+	case *array.BinaryBuilder:
+		b.Append(v.([]byte))
+	case *array.Decimal128Builder:
+		d := v.(binrow.Decimal)
+		u := d.Unscaled
+		scale := int32(b.Type().(*arrow.Decimal128Type).Scale)
+		if int32(d.Scale) != scale {
+			u = new(big.Int).Mul(u, new(big.Int).Exp(bigTen, big.NewInt(int64(scale)-int64(d.Scale)), nil))
+		}
+		b.Append(decimal128.FromBigInt(u))
+	case *array.Date32Builder:
+		b.Append(arrow.Date32(v.(int32)))
+	case *array.Time32Builder:
+		b.Append(arrow.Time32(v.(int32)))
+	case *array.TimestampBuilder:
+		ts := v.(binrow.Timestamp)
+		switch b.Type().(*arrow.TimestampType).Unit {
+		case arrow.Second:
+			b.Append(arrow.Timestamp(floorDiv(ts.Millis, 1000)))
+		case arrow.Millisecond:
+			b.Append(arrow.Timestamp(ts.Millis))
+		case arrow.Microsecond:
+			b.Append(arrow.Timestamp(ts.Millis*1000 + int64(ts.NanoOfMilli)/1000))
+		default:
+			b.Append(arrow.Timestamp(ts.Millis*1_000_000 + int64(ts.NanoOfMilli)))
+		}
+	default:
+		return fmt.Errorf("no Arrow builder for %T", v)
+	}
+	return nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
