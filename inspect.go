@@ -54,9 +54,21 @@ type FullTextState struct {
 	Current map[int32]string `json:"current"`
 	// Stale are the archives that cover no level as it is.
 	Stale []string `json:"stale"`
+	// Duplicates are the levels whose archives are all stale because the level has more than one
+	// candidate (two maintainers built it concurrently); absent when there are none.
+	Duplicates []DuplicateArchives `json:"duplicates,omitempty"`
 	// Error is set when the bucket's state cannot be computed (for example an archive whose
 	// source meta does not decode).
 	Error string `json:"error,omitempty"`
+}
+
+// DuplicateArchives is a level with more than one candidate archive: the archives (all stale,
+// as Java classifies them) and the reason, "duplicate archives (concurrent maintainers)". The
+// next Maintain rebuilds the level.
+type DuplicateArchives struct {
+	Level    int32    `json:"level"`
+	Archives []string `json:"archives"`
+	Reason   string   `json:"reason"`
 }
 
 // BuildPlan is the next build of a bucket: the level, the archive it replaces (empty: none),
@@ -83,6 +95,9 @@ func (t *Table) State(ctx context.Context) (*TableState, error) {
 		if b.State != nil {
 			st := &FullTextState{Eligible: map[int32][]string{}, Current: map[int32]string{}, Stale: b.State.Stale,
 				Error: b.State.Error}
+			for _, d := range b.State.Duplicates {
+				st.Duplicates = append(st.Duplicates, DuplicateArchives{Level: d.Level, Archives: d.Archives, Reason: d.Reason})
+			}
 			for l, files := range b.State.Eligible {
 				level, err := strconv.ParseInt(l, 10, 32)
 				if err != nil {

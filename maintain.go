@@ -73,6 +73,8 @@ type MaintainResult struct {
 	// Attempts is the number of publication attempts (more than 1 when other writers committed
 	// first and the commit was rebased); 0 when nothing was committed.
 	Attempts int `json:"attempts"`
+	// Commit counts the conflicts, re-plans and retries of the commit.
+	Commit CommitStats `json:"commit"`
 	// Buckets has one entry per selected bucket, ordered by partition then bucket.
 	Buckets []BucketResult `json:"buckets"`
 	// Duration is the wall time of the whole call.
@@ -162,7 +164,7 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	if err != nil {
 		return nil, opError(err, "maintain %s", t.path)
 	}
-	res := &MaintainResult{Attempts: r.Attempts, Buckets: make([]BucketResult, 0, len(r.Buckets))}
+	res := &MaintainResult{Attempts: r.Attempts, Commit: commitStatsOf(r.Commit), Buckets: make([]BucketResult, 0, len(r.Buckets))}
 	if r.Base != nil {
 		res.BaseSnapshotID = r.Base.ID
 	}

@@ -117,6 +117,22 @@ type WriteResult struct {
 	ArchivesRetired int `json:"archivesRetired"`
 	// Buckets has one entry per bucket written.
 	Buckets []WriteBucket `json:"buckets"`
+	// Commit counts the conflicts, re-plans and retries of the commit.
+	Commit CommitStats `json:"commit"`
+}
+
+// CommitStats counts what a commit went through: publications attempted, conflicts (another
+// writer took the snapshot id first, or replaced the published snapshot), replaced snapshots
+// alone, and buckets planned again on a newer snapshot.
+type CommitStats struct {
+	Attempts  int `json:"attempts"`
+	Conflicts int `json:"conflicts"`
+	Replaced  int `json:"replaced"`
+	Replans   int `json:"replans"`
+}
+
+func commitStatsOf(s tableops.CommitStats) CommitStats {
+	return CommitStats{Attempts: s.Attempts, Conflicts: s.Conflicts, Replaced: s.Replaced, Replans: s.Replans}
 }
 
 // WriteBucket is what [Writer.Commit] wrote to one bucket.
@@ -138,7 +154,7 @@ func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
 	if err != nil {
 		return nil, opError(err, "commit write to %s", w.t.path)
 	}
-	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets))}
+	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets)), Commit: commitStatsOf(r.Commit)}
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 	}
@@ -197,6 +213,8 @@ type CompactResult struct {
 	SnapshotID int64           `json:"snapshotId"`
 	Buckets    []CompactBucket `json:"buckets"`
 	Duration   time.Duration   `json:"durationNanos"`
+	// Commit counts the conflicts, re-plans (buckets compacted again) and retries of the commit.
+	Commit CommitStats `json:"commit"`
 }
 
 // Compact fully compacts the selected buckets ([WithPartition], [WithBucket]; default all; at
@@ -236,6 +254,7 @@ func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactRes
 	if err != nil {
 		return nil, opError(err, "compact %s", t.path)
 	}
+	res.Commit = commitStatsOf(r.Commit)
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 		res.BaseSnapshotID = r.Snapshot.ID - 1

@@ -8,7 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -120,12 +122,22 @@ type DVRangeDump struct {
 }
 
 // StateDump is the full-text bucket state: eligible data files per level, the current payload of
-// each level and the stale payloads.
+// each level and the stale payloads. Duplicates (Go only; absent when empty) names the levels
+// whose archives are stale because the level has more than one candidate.
 type StateDump struct {
-	Eligible map[string][]string `json:"eligible"`
-	Current  map[string]string   `json:"current"`
-	Stale    []string            `json:"stale"`
-	Error    string              `json:"error,omitempty"`
+	Eligible   map[string][]string `json:"eligible"`
+	Current    map[string]string   `json:"current"`
+	Stale      []string            `json:"stale"`
+	Duplicates []DuplicateDump     `json:"duplicates,omitempty"`
+	Error      string              `json:"error,omitempty"`
+}
+
+// DuplicateDump is one data level with more than one candidate archive: the archives (all
+// stale) and the reason, pkfulltext.DuplicateArchivesReason.
+type DuplicateDump struct {
+	Level    int32    `json:"level"`
+	Archives []string `json:"archives"`
+	Reason   string   `json:"reason"`
 }
 
 // PlanDump is the next build the planner would do: the level, the payload it replaces, and the
@@ -318,6 +330,15 @@ func FullTextState(s *schema.TableSchema, b *table.Bucket) (*StateDump, *PlanDum
 		st.Stale = append(st.Stale, p.FileName)
 	}
 	sort.Strings(st.Stale)
+	dups := view.State.DuplicateLevels()
+	for _, lv := range slices.Sorted(maps.Keys(dups)) {
+		d := DuplicateDump{Level: lv, Reason: pkfulltext.DuplicateArchivesReason}
+		for _, p := range dups[lv] {
+			d.Archives = append(d.Archives, p.FileName)
+		}
+		sort.Strings(d.Archives)
+		st.Duplicates = append(st.Duplicates, d)
+	}
 	if view.Plan == nil {
 		return st, nil
 	}

@@ -21,6 +21,9 @@ type BucketIndexState struct {
 	current      []*meta.IndexFileMeta
 	currentMetas []pkindex.SourceMeta // parsed source meta of current[i], when classification parsed it
 	stale        []*meta.IndexFileMeta
+	// duplicates are the data levels with more than one candidate archive, and those
+	// candidates (all stale).
+	duplicates   map[int32][]*meta.IndexFileMeta
 	bySource     map[string]*meta.IndexFileMeta
 	sourceByName []string // covered source names in the order they were recorded
 }
@@ -163,12 +166,17 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 
 	var current []*meta.IndexFileMeta
 	var currentMetas []pkindex.SourceMeta
+	var duplicates map[int32][]*meta.IndexFileMeta
 	for _, level := range slices.Sorted(maps.Keys(candidatesByLevel)) {
 		if candidates := candidatesByLevel[level]; len(candidates) == 1 {
 			current = append(current, candidates[0])
 			currentMetas = append(currentMetas, candidateMetas[candidates[0]])
 		} else {
 			stale = append(stale, candidates...)
+			if duplicates == nil {
+				duplicates = map[int32][]*meta.IndexFileMeta{}
+			}
+			duplicates[level] = slices.Clone(candidates)
 		}
 	}
 	s, err := newBucketIndexState(textFieldID, current, currentMetas)
@@ -177,6 +185,7 @@ func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta
 	}
 	s.currentMetas = currentMetas
 	s.stale = stale
+	s.duplicates = duplicates
 	return s, nil
 }
 
@@ -232,6 +241,26 @@ func (s *BucketIndexState) CurrentPayloads() []*meta.IndexFileMeta { return slic
 
 // StalePayloads returns the archives that no longer describe the bucket (a fresh slice).
 func (s *BucketIndexState) StalePayloads() []*meta.IndexFileMeta { return slices.Clone(s.stale) }
+
+// DuplicateArchivesReason names why every candidate archive of a level with more than one is
+// stale: two maintainers built the level's archive concurrently (a Java writer restored before
+// another maintainer committed, whose commit does not check index files), so the level is
+// searched by none of them until it is maintained again.
+const DuplicateArchivesReason = "duplicate archives (concurrent maintainers)"
+
+// DuplicateLevels returns the data levels that have more than one candidate archive (each exactly
+// covering the level's files), with those archives; all of them are among StalePayloads, as in
+// Java. Nil when there are none.
+func (s *BucketIndexState) DuplicateLevels() map[int32][]*meta.IndexFileMeta {
+	if s.duplicates == nil {
+		return nil
+	}
+	out := make(map[int32][]*meta.IndexFileMeta, len(s.duplicates))
+	for lv, ps := range s.duplicates {
+		out[lv] = slices.Clone(ps)
+	}
+	return out
+}
 
 // PayloadBySourceFile returns, for every source data file a current archive covers, that
 // archive (a fresh map).

@@ -366,3 +366,30 @@ func wantError(t *testing.T, err error, parts ...string) {
 		}
 	}
 }
+
+// TestFromActiveDataFilesNamesDuplicateLevels checks a level with two candidate archives (two
+// maintainers built it concurrently): both are stale, as in Java, and DuplicateLevels names the
+// level and both archives; a level with one candidate is current and not named.
+func TestFromActiveDataFilesNamesDuplicateLevels(t *testing.T) {
+	files := []*meta.DataFileMeta{stateDataFile("data-a", 2, 1), stateDataFile("data-b", 3, 2)}
+	first := statePayload(t, "first", 7, 2, stateSourceMeta(t, 1, stateSource(t, "data-a", 2)))
+	second := statePayload(t, "second", 7, 2, stateSourceMeta(t, 1, stateSource(t, "data-a", 2)))
+	single := statePayload(t, "single", 7, 3, stateSourceMeta(t, 2, stateSource(t, "data-b", 3)))
+	state, err := FromActiveDataFiles(7, files, []*meta.IndexFileMeta{first, single, second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPayloads(t, "current", state.CurrentPayloads(), single)
+	wantPayloads(t, "stale", state.StalePayloads(), first, second)
+	dups := state.DuplicateLevels()
+	if len(dups) != 1 || len(dups[1]) != 2 || dups[1][0] != first || dups[1][1] != second {
+		t.Fatalf("DuplicateLevels = %v, want level 1: first, second", dups)
+	}
+	clean, err := FromActiveDataFiles(7, files, []*meta.IndexFileMeta{first, single})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := clean.DuplicateLevels(); d != nil {
+		t.Fatalf("DuplicateLevels without duplicates = %v", d)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/commit"
 	"github.com/paimon-pkft/pkft/impl/dv"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
@@ -58,6 +59,8 @@ type CompactResult struct {
 	Snapshot *snapshot.Snapshot
 	// Buckets has one entry per compacted bucket, ordered by partition bytes then bucket.
 	Buckets []BucketCompaction
+	// Commit counts conflicts, re-plans (buckets compacted again on a new base) and retries.
+	Commit CommitStats
 }
 
 // Compact runs a full compaction of the selected buckets of the table's latest snapshot as
@@ -76,8 +79,15 @@ type CompactResult struct {
 // archive) is committed in the same COMPACT snapshot, where Java commits an APPEND snapshot with
 // those index changes first.
 //
+// The commit is package commit's: when another writer commits first, only the buckets whose
+// levels above 0 or index files it changed are compacted again from the new snapshot (their
+// earlier output deleted); the others keep their compaction, and all are committed together.
+// Files the compaction deletes that are gone, or a bucket that keeps changing, fail it with
+// ErrCompactConflict.
+//
 // Options: WithBuckets, WithParallelism, WithProgress (buckets done out of the selected ones;
-// no row counts), WithCommitUser, WithCommitIdentifier, WithMaxRetries, WithBeforePublish. engine may be nil when the table has no full-text index. On failure every
+// no row counts), WithCommitUser, WithCommitIdentifier, WithMaxRetries, WithBeforePublish,
+// WithAfterPublish. engine may be nil when the table has no full-text index. On failure every
 // generated file (data, deletion vectors, archives, manifests) is deleted and nothing is
 // committed.
 func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts ...MaintainOption) (*CompactResult, error) {
@@ -96,7 +106,7 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 		return nil, err
 	}
 	if cfg.maxRetries < 0 {
-		if cfg.maxRetries, err = maxRetriesOf(r.Schema); err != nil {
+		if cfg.maxRetries, err = commit.MaxRetriesOf(r.Schema.Options); err != nil {
 			return nil, err
 		}
 	}
@@ -104,11 +114,16 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 	if err != nil {
 		return nil, err
 	}
-	c := &compaction{t: t, r: r, engine: engine, layout: layout, cfg: cfg}
+	c := &compaction{t: t, r: r, engine: engine, layout: layout, cfg: cfg,
+		selected: map[commit.BucketKey]bool{}, work: map[commit.BucketKey]*bucketWork{}, results: map[commit.BucketKey]*BucketCompaction{}}
 	if err := c.options(); err != nil {
 		return nil, err
 	}
 	res, err := c.run(ctx)
+	var uncertain *UncertainCommitError
+	if errors.As(err, &uncertain) {
+		return nil, err // the snapshot may reference every generated file: keep them
+	}
 	if err != nil {
 		return nil, errors.Join(err, c.abort(ctx))
 	}
@@ -127,10 +142,23 @@ type compaction struct {
 	dvEnabled    bool
 	ignoreDelete bool
 
+	// selected are the buckets the first plan compacts; work what each bucket's current plan
+	// generated (to delete when it is planned again or the compaction fails); results what
+	// each bucket's current plan did (nil when it needs nothing).
 	mu       sync.Mutex
-	files    []string
-	pending  []*pkfulltext.Commit
+	selected map[commit.BucketKey]bool
+	work     map[commit.BucketKey]*bucketWork
+	results  map[commit.BucketKey]*BucketCompaction
 	archives archiveTracker
+	// started counts the buckets compacted, for progress.
+	started, finished atomic.Int64
+}
+
+// bucketWork is what one bucket's plan generated: data and deletion-vector files, and the
+// maintainer's pending commit (whose Abort deletes its archives).
+type bucketWork struct {
+	files   []string
+	pending *pkfulltext.Commit
 }
 
 func (c *compaction) options() error {
@@ -182,49 +210,125 @@ func (c *compaction) options() error {
 	return nil
 }
 
-func (c *compaction) track(paths ...string) {
+func (c *compaction) track(rb *restore.RestoredBucket, paths ...string) {
 	c.mu.Lock()
-	c.files = append(c.files, paths...)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	key := commit.KeyOf(rb.Partition, rb.Bucket)
+	if c.work[key] == nil {
+		c.work[key] = &bucketWork{}
+	}
+	c.work[key].files = append(c.work[key].files, paths...)
+}
+
+// discard deletes what the plans of the given buckets (every bucket when keys is nil)
+// generated and undoes their maintainers' calls.
+func (c *compaction) discard(ctx context.Context, keys []commit.BucketKey) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	all := keys == nil
+	if all {
+		for k := range c.work {
+			keys = append(keys, k)
+		}
+	}
+	var pending []*pkfulltext.Commit
+	var files []string
+	for _, k := range keys {
+		if w := c.work[k]; w != nil {
+			if w.pending != nil {
+				pending = append(pending, w.pending)
+			}
+			files = append(files, w.files...)
+		}
+		delete(c.work, k)
+		delete(c.results, k)
+	}
+	if all {
+		return discardGenerated(ctx, c.t.FileIO, pending, files, &c.archives)
+	}
+	// The archives of the other buckets stay live: do not wait for every archive to be gone.
+	return discardGenerated(ctx, c.t.FileIO, pending, files, nil)
 }
 
 // abort deletes every file the compaction generated and undoes the maintainers' calls.
-func (c *compaction) abort(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	err := discardGenerated(ctx, c.t.FileIO, c.pending, c.files, &c.archives)
-	c.pending, c.files = nil, nil
-	return err
-}
+func (c *compaction) abort(ctx context.Context) error { return c.discard(ctx, nil) }
 
 func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
-	dc := &dataCommit{t: c.t, r: c.r}
-	contents, err := dc.latestContents(ctx)
+	cres, err := commit.Run(ctx, c.t, commit.Request{Conflict: commit.ErrCompactConflict, Kind: snapshot.CommitCompact,
+		User: c.cfg.commitUser, Identifier: c.cfg.identifier, MaxRetries: c.cfg.maxRetries, RetryWait: c.cfg.retryWait,
+		BeforePublish: c.cfg.beforePublish, AfterPublish: c.cfg.afterPublish, Schema: c.r.Schema, Paths: c.r.Paths, Planner: c})
 	if err != nil {
 		return nil, err
 	}
-	res := &CompactResult{}
-	if contents.Snapshot == nil {
-		return res, nil
+	res := &CompactResult{Snapshot: cres.Snapshot, Commit: cres.Stats}
+	for _, ch := range cres.Changes {
+		if bc := c.results[ch.Key()]; bc != nil && !ch.Empty() {
+			res.Buckets = append(res.Buckets, *bc)
+		}
+	}
+	c.mu.Lock()
+	clear(c.work)
+	c.mu.Unlock()
+	return res, nil
+}
+
+// Fingerprint is fingerprintCommit for the buckets the compaction works on, "" for the others.
+func (c *compaction) Fingerprint(key commit.BucketKey, b *table.Bucket) string {
+	if !c.selected[key] {
+		return ""
+	}
+	return fingerprintCommit(b)
+}
+
+// Plan compacts the given buckets of contents (when keys is nil, every selected bucket with
+// data files), deleting what an earlier plan of them generated, and returns their changes.
+func (c *compaction) Plan(ctx context.Context, contents *table.Contents, keys []commit.BucketKey) ([]*commit.Change, error) {
+	first := keys == nil
+	if !first {
+		if err := c.discard(ctx, keys); err != nil {
+			return nil, err
+		}
+	}
+	want := map[commit.BucketKey]bool{}
+	for _, k := range keys {
+		want[k] = true
 	}
 	type job struct {
-		tb *table.Bucket
-		rb *restore.RestoredBucket
+		key commit.BucketKey
+		tb  *table.Bucket
+		rb  *restore.RestoredBucket
 	}
 	var jobs []job
+	var out []*commit.Change
 	for _, b := range contents.Buckets {
+		key := commit.KeyOf(b.Partition, b.Bucket)
+		if !first && !want[key] {
+			continue
+		}
+		delete(want, key)
 		rb, err := c.r.RestoreBucket(b)
 		if err != nil {
 			return nil, err
 		}
-		if c.cfg.filter != nil && !c.cfg.filter(rb.PartitionSpec, rb.Bucket) {
+		if first && c.cfg.filter != nil && !c.cfg.filter(rb.PartitionSpec, rb.Bucket) {
 			continue
 		}
 		if len(rb.DataFiles) == 0 {
+			if !first {
+				out = append(out, &commit.Change{Partition: b.Partition, Bucket: b.Bucket, Basis: fingerprintCommit(b)})
+			}
 			continue
 		}
-		jobs = append(jobs, job{b, rb})
+		if first {
+			c.selected[key] = true
+		}
+		jobs = append(jobs, job{key, b, rb})
 	}
+	for k := range want {
+		// A bucket the new snapshot no longer has: nothing to compact there.
+		out = append(out, &commit.Change{Partition: []byte(k.Partition), Bucket: k.Bucket, Basis: fingerprintCommit(nil)})
+	}
+	c.started.Add(int64(len(jobs)))
 	ctx2, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -232,17 +336,15 @@ func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
 		mu       sync.Mutex
 		firstErr error
 		sem      = make(chan struct{}, c.cfg.parallelism)
-		finished atomic.Int64
 	)
 	report := func() {
 		if c.cfg.progress != nil {
 			mu.Lock()
-			c.cfg.progress(Progress{Done: int(finished.Load()), Total: len(jobs)})
+			c.cfg.progress(Progress{Done: int(c.finished.Load()), Total: int(c.started.Load())})
 			mu.Unlock()
 		}
 	}
-	results := make([]*BucketCompaction, len(jobs))
-	msgs := make([]*commitMessage, len(jobs))
+	changes := make([]*commit.Change, len(jobs))
 	for i, j := range jobs {
 		wg.Add(1)
 		go func() {
@@ -263,8 +365,15 @@ func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
 				mu.Unlock()
 				return
 			}
-			results[i], msgs[i] = bc, msg
-			finished.Add(1)
+			if msg == nil {
+				msg = &commit.Change{Partition: j.tb.Partition, Bucket: j.tb.Bucket}
+			}
+			msg.Basis = fingerprintCommit(j.tb)
+			c.mu.Lock()
+			c.results[j.key] = bc
+			c.mu.Unlock()
+			changes[i] = msg
+			c.finished.Add(1)
 			report()
 		}()
 	}
@@ -275,28 +384,7 @@ func (c *compaction) run(ctx context.Context) (*CompactResult, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	var messages []commitMessage
-	for i := range jobs {
-		if results[i] == nil {
-			continue
-		}
-		res.Buckets = append(res.Buckets, *results[i])
-		messages = append(messages, *msgs[i])
-	}
-	if len(messages) == 0 {
-		return res, nil
-	}
-	commit := &dataCommit{t: c.t, r: c.r, kind: snapshot.CommitCompact, user: c.cfg.commitUser, identifier: c.cfg.identifier,
-		maxRetries: c.cfg.maxRetries, messages: messages, beforePublish: c.cfg.beforePublish}
-	snap, err := commit.run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.files, c.pending = nil, nil
-	c.mu.Unlock()
-	res.Snapshot = snap
-	return res, nil
+	return append(out, changes...), nil
 }
 
 // keyedFile is a data file with its decoded key range.
@@ -306,7 +394,7 @@ type keyedFile struct {
 }
 
 // compactBucket compacts one bucket; it returns nil results when the bucket needs nothing.
-func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *restore.RestoredBucket) (*BucketCompaction, *commitMessage, error) {
+func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *restore.RestoredBucket) (*BucketCompaction, *commit.Change, error) {
 	start := time.Now()
 	var dvs map[string]dv.DeletionVector
 	if len(rb.DeletionVectorFiles()) > 0 {
@@ -318,11 +406,11 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 	files := make([]keyedFile, 0, len(rb.DataFiles))
 	levels := map[int32]bool{}
 	for _, f := range rb.DataFiles {
-		lo, err := decodeKey(c.layout.KeyType, f.MinKey)
+		lo, err := commit.DecodeKey(c.layout.KeyType, f.MinKey)
 		if err != nil {
 			return nil, nil, fmt.Errorf("min key of %s: %w", f.FileName, err)
 		}
-		hi, err := decodeKey(c.layout.KeyType, f.MaxKey)
+		hi, err := commit.DecodeKey(c.layout.KeyType, f.MaxKey)
 		if err != nil {
 			return nil, nil, fmt.Errorf("max key of %s: %w", f.FileName, err)
 		}
@@ -356,7 +444,7 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 	if len(bc.Before) == 0 && c.r.FullText == nil {
 		return nil, nil, nil
 	}
-	msg := &commitMessage{Partition: rb.Partition, Bucket: rb.Bucket, TotalBuckets: tb.TotalBuckets,
+	msg := &commit.Change{Partition: rb.Partition, Bucket: rb.Bucket, TotalBuckets: tb.TotalBuckets,
 		CompactBefore: bc.Before, CompactAfter: bc.After}
 	if tb.TotalBuckets <= 0 {
 		n, err := numBuckets(c.r.Schema)
@@ -366,19 +454,23 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 		msg.TotalBuckets = int32(n)
 	}
 	if c.r.FullText != nil {
-		commit, err := runMaintainer(ctx, c.r, c.engine, &c.archives, rb, pkfulltext.DataIncrement{},
+		key := commit.KeyOf(rb.Partition, rb.Bucket)
+		mc, err := runMaintainer(ctx, c.r, c.engine, &c.archives, rb, pkfulltext.DataIncrement{},
 			pkfulltext.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After})
 		if err != nil {
 			return nil, nil, err
 		}
 		c.mu.Lock()
-		c.pending = append(c.pending, commit)
+		if c.work[key] == nil {
+			c.work[key] = &bucketWork{}
+		}
+		c.work[key].pending = mc
 		c.mu.Unlock()
 		// A bucket the compaction leaves alone still has its maintainer run (Java creates a
 		// writer, and so a maintainer, for every bucket it is asked to compact); its changes
 		// then travel in the append increment, which Java commits as an APPEND snapshot before
 		// the COMPACT one and Go commits in the COMPACT snapshot.
-		for _, inc := range []*pkfulltext.IndexIncrement{commit.CompactIncrement, commit.AppendIncrement} {
+		for _, inc := range []*pkfulltext.IndexIncrement{mc.CompactIncrement, mc.AppendIncrement} {
 			if inc == nil {
 				continue
 			}
@@ -388,11 +480,11 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 			msg.DeletedIndexFiles = append(msg.DeletedIndexFiles, inc.DeletedIndexFiles...)
 		}
 		if len(bc.Before) == 0 && len(msg.NewIndexFiles) == 0 && len(msg.DeletedIndexFiles) == 0 {
-			if err := commit.Abort(ctx); err != nil {
+			if err := mc.Abort(ctx); err != nil {
 				return nil, nil, err
 			}
 			c.mu.Lock()
-			c.pending = slices.DeleteFunc(c.pending, func(p *pkfulltext.Commit) bool { return p == commit })
+			c.work[key].pending = nil
 			c.mu.Unlock()
 			return nil, nil, nil
 		}
@@ -418,7 +510,7 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 		if err != nil {
 			return nil, nil, fmt.Errorf("bucket %d: write deletion vectors: %w", rb.Bucket, err)
 		}
-		c.track(fr.Path)
+		c.track(rb, fr.Path)
 		im := &meta.IndexFileMeta{IndexType: meta.IndexTypeDeletionVectors, FileName: fr.FileName, FileSize: fr.FileSize,
 			RowCount: int64(len(fr.Ranges)), DVRanges: []meta.DeletionVectorMeta{}}
 		for _, rg := range fr.Ranges {
@@ -431,7 +523,6 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 		bc.DeletionVectors = im
 		msg.NewIndexFiles = append(msg.NewIndexFiles, im)
 	}
-	msg.Fingerprint = fingerprintCommit(tb)
 	bc.Duration = time.Since(start)
 	return bc, msg, nil
 }
@@ -527,7 +618,7 @@ func (c *compaction) rewrite(ctx context.Context, rb *restore.RestoredBucket, ca
 		return err
 	}
 	defer func() {
-		c.track(w.Written()...)
+		c.track(rb, w.Written()...)
 		if err != nil {
 			w.Abort(ctx)
 		}

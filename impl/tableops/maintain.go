@@ -5,19 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/paimon-pkft/pkft/impl/commit"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
-	"github.com/paimon-pkft/pkft/impl/manifest"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
@@ -29,20 +26,38 @@ import (
 )
 
 // BatchCommitIdentifier is the commit identifier of Paimon's batch writes
-// (BatchWriteBuilder.COMMIT_IDENTIFIER, Long.MAX_VALUE); maintenance commits use it by default.
-const BatchCommitIdentifier int64 = 1<<63 - 1
+// (BatchWriteBuilder.COMMIT_IDENTIFIER, Long.MAX_VALUE); every operation uses it by default.
+const BatchCommitIdentifier = commit.BatchCommitIdentifier
 
 // CommitMaxRetriesOption is the table option bounding commit retries; DefaultCommitMaxRetries is
 // its default in Paimon 2.0.0.
 const (
-	CommitMaxRetriesOption  = "commit.max-retries"
-	DefaultCommitMaxRetries = 10
+	CommitMaxRetriesOption  = commit.CommitMaxRetriesOption
+	DefaultCommitMaxRetries = commit.DefaultCommitMaxRetries
 )
 
-// ErrCommitConflict reports a maintenance commit that kept losing the race for the next snapshot
-// id, or whose rebase found the table changed in a way it cannot follow (for example a new schema).
-// Nothing was committed and every file the commit generated was deleted.
-var ErrCommitConflict = errors.New("maintenance commit conflict")
+// ErrCommitConflict is matched by the conflict error of every operation (ErrMaintainConflict,
+// ErrWriteConflict, ErrCompactConflict, ErrRewriteConflict): a commit that kept losing the race
+// for the next snapshot id, whose published snapshot was replaced, or whose rebase found the
+// table changed in a way it cannot follow (for example a new schema). Nothing was committed and
+// every file the operation generated was deleted.
+var ErrCommitConflict = commit.ErrCommitConflict
+
+// The conflict errors of each operation; each matches ErrCommitConflict.
+var (
+	ErrMaintainConflict = commit.ErrMaintainConflict
+	ErrWriteConflict    = commit.ErrWriteConflict
+	ErrCompactConflict  = commit.ErrCompactConflict
+	ErrRewriteConflict  = commit.ErrRewriteConflict
+)
+
+// ErrSnapshotReplaced reports a published snapshot another writer replaced before it was
+// verified (see package commit); it is joined with the operation's conflict error.
+var ErrSnapshotReplaced = commit.ErrSnapshotReplaced
+
+// CommitStats counts what an operation's commit went through: publication attempts, conflicts
+// (lost races and replaced snapshots), replaced snapshots, and buckets planned again.
+type CommitStats = commit.Stats
 
 // BucketResult is what maintenance did to one (partition, bucket).
 type BucketResult struct {
@@ -73,6 +88,8 @@ type MaintainResult struct {
 	Buckets []BucketResult
 	// Attempts is the number of publication attempts (0 when nothing was committed).
 	Attempts int
+	// Commit counts conflicts, re-plans and retries.
+	Commit CommitStats
 }
 
 // Progress reports one finished bucket to a WithProgress callback.
@@ -101,6 +118,7 @@ type maintainConfig struct {
 	filter        func(partition []paths.PartitionKV, bucket int32) bool
 	progress      func(Progress)
 	beforePublish func(ctx context.Context, next *snapshot.Snapshot) error
+	afterPublish  func(ctx context.Context, next *snapshot.Snapshot) error
 	maxRetries    int
 	retryWait     func(retry int) time.Duration
 }
@@ -139,6 +157,13 @@ func WithProgress(report func(Progress)) MaintainOption {
 // like any other failure.
 func WithBeforePublish(hook func(ctx context.Context, next *snapshot.Snapshot) error) MaintainOption {
 	return func(c *maintainConfig) { c.beforePublish = hook }
+}
+
+// WithAfterPublish calls hook after a publication landed, before the commit reads the snapshot
+// back to verify it is its own. It is a test hook: a harness can replace the snapshot there, as a
+// racing Java commit on a local file system can. An error makes the outcome uncertain.
+func WithAfterPublish(hook func(ctx context.Context, next *snapshot.Snapshot) error) MaintainOption {
+	return func(c *maintainConfig) { c.afterPublish = hook }
 }
 
 // WithMaxRetries sets how many times a lost publication is retried on a new base (default, and
@@ -208,21 +233,29 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 		return nil, err
 	}
 	if cfg.maxRetries < 0 {
-		if cfg.maxRetries, err = maxRetriesOf(r.Schema); err != nil {
+		if cfg.maxRetries, err = commit.MaxRetriesOf(r.Schema.Options); err != nil {
 			return nil, err
 		}
 	}
-	m := &maintenance{t: t, r: r, engine: engine, cfg: cfg, done: map[bucketKey]*pendingBucket{}}
-	res, err := m.run(ctx)
-	if err != nil {
-		err = errors.Join(err, m.abortAll(ctx))
-		var uncertain *UncertainCommitError
-		if !errors.As(err, &uncertain) {
-			// A build cancelled by the failure deletes its archive from its own goroutine; wait
-			// for that, so that nothing generated outlives this call.
-			err = errors.Join(err, m.archives.waitGone(archiveCleanupTimeout))
-		}
+	if _, err := t.Latest(ctx); err != nil {
 		return nil, err
+	}
+	m := &maintenance{t: t, r: r, engine: engine, cfg: cfg, done: map[bucketKey]*pendingBucket{}}
+	cres, err := commit.Run(ctx, t, m.request())
+	if err != nil {
+		var uncertain *UncertainCommitError
+		if errors.As(err, &uncertain) {
+			return nil, err // the snapshot may reference every archive: keep them
+		}
+		err = errors.Join(err, m.abortAll(ctx))
+		// A build cancelled by the failure deletes its archive from its own goroutine; wait for
+		// that, so that nothing generated outlives this call.
+		return nil, errors.Join(err, m.archives.waitGone(archiveCleanupTimeout))
+	}
+	res := m.result(cres.Base.Snapshot)
+	res.Snapshot, res.Attempts, res.Commit = cres.Snapshot, cres.Attempts, cres.Stats
+	if res.Snapshot == nil {
+		res.Attempts = 0
 	}
 	return res, nil
 }
@@ -384,108 +417,91 @@ func (r *countingReader) Close() error {
 	return r.TextReader.Close()
 }
 
-func (m *maintenance) run(ctx context.Context) (*MaintainResult, error) {
-	for attempt := 0; ; attempt++ {
-		base, err := m.t.Latest(ctx)
-		if err != nil {
-			return nil, err
-		}
-		contents, err := m.t.Read(ctx, base)
-		if err != nil {
-			return nil, err
-		}
-		if err := m.plan(ctx, contents); err != nil {
-			return nil, err
-		}
-		res := m.result(base)
-		changes := m.indexChanges()
-		if len(changes) == 0 {
-			// Nothing to commit: every archive is current. Nothing was generated either.
-			return res, nil
-		}
-		if err := checkConflicts(m.r.Schema, contents, changes); err != nil {
-			return nil, err
-		}
-		next, written, err := m.prepare(ctx, contents, changes)
-		if err != nil {
-			return nil, err
-		}
-		committed, err := m.publish(ctx, next)
-		var uncertain *UncertainCommitError
-		if errors.As(err, &uncertain) {
-			// The snapshot may reference the generated files: keep every one of them.
-			clear(m.done)
-			return nil, err
-		}
-		if err != nil || !committed {
-			m.deleteQuietly(ctx, written)
-			if err != nil {
-				return nil, err
-			}
-			if attempt >= m.cfg.maxRetries {
-				return nil, fmt.Errorf("commit snapshot %d after %d attempts: %w", next.ID, attempt+1, ErrCommitConflict)
-			}
-			select {
-			case <-time.After(m.cfg.retryWait(attempt)):
-			case <-ctx.Done():
-				return nil, fmt.Errorf("retry maintenance commit: %w", ctx.Err())
-			}
-			continue
-		}
-		res.Snapshot = next
-		res.Attempts = attempt + 1
-		return res, nil
-	}
+// request is the commit of a maintenance: an APPEND commit of index changes only.
+func (m *maintenance) request() commit.Request {
+	return commit.Request{Conflict: commit.ErrMaintainConflict, Kind: snapshot.CommitAppend,
+		User: m.cfg.commitUser, Identifier: m.cfg.identifier, MaxRetries: m.cfg.maxRetries, RetryWait: m.cfg.retryWait,
+		BeforePublish: m.cfg.beforePublish, AfterPublish: m.cfg.afterPublish,
+		Schema: m.r.Schema, Paths: m.r.Paths, Planner: m}
 }
 
-// plan runs the maintainer of every selected bucket of contents whose earlier plan (if any) no
-// longer fits, and aborts the plans of buckets that vanished or changed.
-func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error {
+// Fingerprint is what the plan of a selected bucket depends on (see fingerprint); "" for
+// buckets the filter leaves out and for absent ones.
+func (m *maintenance) Fingerprint(_ commit.BucketKey, b *table.Bucket) string {
+	if b == nil {
+		return ""
+	}
+	rb, err := m.r.RestoreBucket(b)
+	if err != nil {
+		return "unreadable: " + err.Error() // planning it again reports the error
+	}
+	if m.cfg.filter != nil && !m.cfg.filter(rb.PartitionSpec, rb.Bucket) {
+		return ""
+	}
+	return fingerprint(rb)
+}
+
+// Plan runs the maintainers of the given buckets (every selected bucket when keys is nil) on
+// contents, aborting their earlier plans, and returns their index changes.
+func (m *maintenance) Plan(ctx context.Context, contents *table.Contents, keys []commit.BucketKey) ([]*commit.Change, error) {
+	var only map[bucketKey]bool
+	if keys != nil {
+		only = map[bucketKey]bool{}
+		for _, k := range keys {
+			key := bucketKey{k.Partition, k.Bucket}
+			only[key] = true
+			if p, ok := m.done[key]; ok {
+				// A concurrent commit changed what this bucket's plan was based on: plan again.
+				if err := p.commit.Abort(ctx); err != nil {
+					return nil, fmt.Errorf("abort outdated plan of bucket %d: %w", k.Bucket, err)
+				}
+				delete(m.done, key)
+			}
+		}
+	}
+	planned, err := m.plan(ctx, contents, only)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*commit.Change, 0, len(planned))
+	for _, key := range planned {
+		p := m.done[key]
+		out = append(out, &commit.Change{Partition: p.result.Partition, Bucket: p.result.Bucket,
+			NewIndexFiles: p.result.Built, DeletedIndexFiles: p.result.Retired, Basis: p.sources})
+	}
+	return out, nil
+}
+
+// plan runs the maintainer of the selected buckets of contents that are in only (every one when
+// only is nil) and returns the keys of the buckets it planned.
+func (m *maintenance) plan(ctx context.Context, contents *table.Contents, only map[bucketKey]bool) ([]bucketKey, error) {
 	type job struct {
 		key     bucketKey
 		bucket  *restore.RestoredBucket
 		sources string
 	}
 	var jobs []job
-	seen := map[bucketKey]bool{}
 	for _, b := range contents.Buckets {
+		key := bucketKey{string(b.Partition), b.Bucket}
+		if only != nil && !only[key] {
+			continue
+		}
 		rb, err := m.r.RestoreBucket(b)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if m.cfg.filter != nil && !m.cfg.filter(rb.PartitionSpec, rb.Bucket) {
 			continue
 		}
-		key := bucketKey{string(b.Partition), b.Bucket}
-		seen[key] = true
-		sources := fingerprint(rb)
-		if p, ok := m.done[key]; ok {
-			if p.sources == sources {
-				continue
-			}
-			// A concurrent commit changed what this bucket's plan was based on: plan again.
-			if err := p.commit.Abort(ctx); err != nil {
-				return fmt.Errorf("abort outdated plan of bucket %d: %w", b.Bucket, err)
-			}
-			delete(m.done, key)
-		}
 		plan, err := planBucket(m.r, rb)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		m.rowsPlanned.Add(plan.BuildRows)
-		jobs = append(jobs, job{key: key, bucket: rb, sources: sources})
-	}
-	for key, p := range m.done {
-		if !seen[key] {
-			if err := p.commit.Abort(ctx); err != nil {
-				return fmt.Errorf("abort plan of vanished bucket %d: %w", key.bucket, err)
-			}
-			delete(m.done, key)
-		}
+		jobs = append(jobs, job{key: key, bucket: rb, sources: fingerprint(rb)})
 	}
 	if len(jobs) == 0 {
-		return nil
+		return nil, nil
 	}
 
 	m.round.Store(int64(len(jobs)))
@@ -531,7 +547,14 @@ func (m *maintenance) plan(ctx context.Context, contents *table.Contents) error 
 		}()
 	}
 	wg.Wait()
-	return firstErr
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	keys := make([]bucketKey, len(jobs))
+	for i, j := range jobs {
+		keys[i] = j.key
+	}
+	return keys, nil
 }
 
 // maintainBucket restores one bucket's maintainer and runs it to completion with empty
@@ -636,22 +659,6 @@ func (m *maintenance) result(base *snapshot.Snapshot) *MaintainResult {
 	return res
 }
 
-// indexChanges lists the index manifest changes of every bucket as Java's ManifestEntryChanges
-// collects a commit message's append increment: the bucket's deleted index files, then its new
-// ones.
-func (m *maintenance) indexChanges() []meta.IndexManifestEntry {
-	var out []meta.IndexManifestEntry
-	for _, p := range m.sortedPending() {
-		for _, f := range p.result.Retired {
-			out = append(out, meta.IndexManifestEntry{Kind: meta.FileKindDelete, Partition: p.result.Partition, Bucket: p.result.Bucket, IndexFile: *f})
-		}
-		for _, f := range p.result.Built {
-			out = append(out, meta.IndexManifestEntry{Kind: meta.FileKindAdd, Partition: p.result.Partition, Bucket: p.result.Bucket, IndexFile: *f})
-		}
-	}
-	return out
-}
-
 // abortAll aborts every planned bucket, deleting the archives it generated.
 func (m *maintenance) abortAll(ctx context.Context) error {
 	var errs []error
@@ -664,211 +671,6 @@ func (m *maintenance) abortAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (m *maintenance) deleteQuietly(ctx context.Context, files []string) {
-	for _, p := range files {
-		m.t.FileIO.DeleteQuietly(context.WithoutCancel(ctx), p)
-	}
-}
-
-// prepare writes the manifest lists and the index manifest of the next snapshot on base and
-// returns the snapshot (not yet published) and the files written. It mirrors
-// FileStoreCommitImpl#tryCommitOnce for an APPEND commit with no data files: the base manifest
-// list lists the latest snapshot's base and delta manifests after ManifestFileMerger's merge,
-// the delta manifest list is empty, there is no changelog, the index manifest is the latest one
-// combined with the changes.
-func (m *maintenance) prepare(ctx context.Context, contents *table.Contents, changes []meta.IndexManifestEntry) (_ *snapshot.Snapshot, written []string, err error) {
-	base := contents.Snapshot
-	sch, err := m.t.LatestSchema(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if sch.ID != m.r.Schema.ID {
-		return nil, nil, fmt.Errorf("schema changed from %d to %d during maintenance: %w", m.r.Schema.ID, sch.ID, ErrCommitConflict)
-	}
-	w := &writer{t: m.t, factory: m.r.Paths, opts: manifest.WriteOptions{Compression: sch.Options[ManifestCompressionOption]}}
-	defer func() {
-		if err != nil {
-			w.cleanup(ctx)
-		}
-	}()
-	entries, err := manifest.CombineIndexManifest(contents.IndexEntries, changes, false)
-	if err != nil {
-		return nil, nil, fmt.Errorf("combine index manifest: %w", err)
-	}
-	merger, err := newManifestMerger(m.t, w, sch.PartitionType(), sch.Options)
-	if err != nil {
-		return nil, nil, err
-	}
-	baseList, baseSize, err := merger.writeBaseList(ctx, slices.Concat(contents.BaseManifests, contents.DeltaManifests))
-	if err != nil {
-		return nil, nil, err
-	}
-	deltaList, deltaSize, err := w.write(ctx, m.r.Paths.NewManifestList, func(out io.Writer) error {
-		return manifest.WriteManifestList(out, nil, w.opts)
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	indexManifest, _, err := w.write(ctx, m.r.Paths.NewIndexManifest, func(out io.Writer) error {
-		return manifest.WriteIndexManifest(out, entries, w.opts)
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	stats, err := m.inheritedStatistics(ctx, base, sch.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	props, err := m.sequenceProperties(ctx, contents, sch.Options)
-	if err != nil {
-		return nil, nil, err
-	}
-	var nextRowID int64
-	if base.NextRowID != nil {
-		nextRowID = *base.NextRowID
-	}
-	id := uuid.NewString()
-	next := &snapshot.Snapshot{
-		Version:               snapshot.CurrentVersion,
-		UUID:                  &id,
-		ID:                    base.ID + 1,
-		SchemaID:              sch.ID,
-		BaseManifestList:      baseList,
-		BaseManifestListSize:  &baseSize,
-		DeltaManifestList:     deltaList,
-		DeltaManifestListSize: &deltaSize,
-		IndexManifest:         &indexManifest,
-		CommitUser:            m.cfg.commitUser,
-		CommitIdentifier:      m.cfg.identifier,
-		CommitKind:            snapshot.CommitAppend,
-		TimeMillis:            time.Now().UnixMilli(),
-		TotalRecordCount:      base.TotalRecordCount,
-		DeltaRecordCount:      0,
-		Watermark:             base.Watermark,
-		Statistics:            stats,
-		Properties:            props,
-		NextRowID:             &nextRowID,
-	}
-	return next, slices.Clone(w.written), nil
-}
-
-// SequenceNumberInitModeOption is the table option choosing how writers initialise sequence
-// numbers; in mode "snapshot" every commit records the largest sequence number in the snapshot's
-// properties under MaxSequenceNumberProperty.
-const (
-	SequenceNumberInitModeOption = "write.sequence-number-init-mode"
-	MaxSequenceNumberProperty    = "sequence.generation.max-sequence-number"
-)
-
-// sequenceProperties are the properties of the next snapshot: none, unless the table initialises
-// sequence numbers from snapshots, in which case the latest maximum is carried forward as
-// FileStoreCommitImpl does with SequenceSnapshotProperties (from the latest snapshot's
-// properties, or else from every ADD entry of its manifests).
-func (m *maintenance) sequenceProperties(ctx context.Context, contents *table.Contents, opts map[string]string) ([]snapshot.Property, error) {
-	return sequenceProperties(ctx, m.t, contents, opts, 0, false)
-}
-
-// sequenceProperties is maintenance.sequenceProperties for any commit; a commit adding data
-// files passes the largest sequence number it adds (added is false when it adds none), which
-// FileStoreCommitImpl folds into the carried maximum.
-func sequenceProperties(ctx context.Context, t *table.Table, contents *table.Contents, opts map[string]string, addedMax int64, added bool) ([]snapshot.Property, error) {
-	props, err := carriedSequenceProperties(ctx, t, contents, opts)
-	if err != nil || !added || !strings.EqualFold(opts[SequenceNumberInitModeOption], "snapshot") {
-		return props, err
-	}
-	if len(props) == 1 {
-		v, _ := strconv.ParseInt(props[0].Value, 10, 64)
-		addedMax = max(addedMax, v)
-	}
-	return []snapshot.Property{{Key: MaxSequenceNumberProperty, Value: strconv.FormatInt(addedMax, 10)}}, nil
-}
-
-func carriedSequenceProperties(ctx context.Context, t *table.Table, contents *table.Contents, opts map[string]string) ([]snapshot.Property, error) {
-	if contents == nil || contents.Snapshot == nil {
-		return nil, nil
-	}
-	if !strings.EqualFold(opts[SequenceNumberInitModeOption], "snapshot") {
-		return nil, nil
-	}
-	for _, p := range contents.Snapshot.Properties {
-		if p.Key == MaxSequenceNumberProperty {
-			v, err := strconv.ParseInt(p.Value, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("snapshot %d: property %s: %w", contents.Snapshot.ID, p.Key, err)
-			}
-			return []snapshot.Property{{Key: MaxSequenceNumberProperty, Value: strconv.FormatInt(v, 10)}}, nil
-		}
-	}
-	found := false
-	var maxSeq int64
-	for _, mf := range slices.Concat(contents.BaseManifests, contents.DeltaManifests) {
-		entries, err := t.ReadManifest(ctx, mf.FileName)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
-			if e.Kind == meta.FileKindAdd && (!found || e.File.MaxSequenceNumber > maxSeq) {
-				maxSeq, found = e.File.MaxSequenceNumber, true
-			}
-		}
-	}
-	if !found {
-		return nil, nil
-	}
-	return []snapshot.Property{{Key: MaxSequenceNumberProperty, Value: strconv.FormatInt(maxSeq, 10)}}, nil
-}
-
-// inheritedStatistics is the statistics file the next snapshot inherits: the latest one's, when
-// its statistics were computed on the writer's schema (FileStoreCommitImpl reads the file and
-// compares schema ids).
-func (m *maintenance) inheritedStatistics(ctx context.Context, base *snapshot.Snapshot, schemaID int64) (*string, error) {
-	return inheritedStatistics(ctx, m.t, base, schemaID)
-}
-
-func inheritedStatistics(ctx context.Context, t *table.Table, base *snapshot.Snapshot, schemaID int64) (*string, error) {
-	if base == nil || base.Statistics == nil {
-		return nil, nil
-	}
-	p := paths.Join(t.Root, paths.StatisticsDir, *base.Statistics)
-	data, err := t.FileIO.ReadFile(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("read statistics %s of snapshot %d: %w", *base.Statistics, base.ID, err)
-	}
-	var stats struct {
-		SchemaID *int64 `json:"schemaId"`
-	}
-	if err := json.Unmarshal(data, &stats); err != nil || stats.SchemaID == nil {
-		return nil, fmt.Errorf("parse statistics %s of snapshot %d: no schemaId", *base.Statistics, base.ID)
-	}
-	if *stats.SchemaID != schemaID {
-		return nil, nil
-	}
-	name := *base.Statistics
-	return &name, nil
-}
-
-// publish runs the hook, then publishes next as publishSnapshot does: false, nil when another
-// writer took the snapshot id first, an UncertainCommitError when it cannot be established
-// whether a failed publication landed (the caller must then not delete anything next
-// references).
-func (m *maintenance) publish(ctx context.Context, next *snapshot.Snapshot) (bool, error) {
-	if m.cfg.beforePublish != nil {
-		if err := m.cfg.beforePublish(ctx, next); err != nil {
-			return false, fmt.Errorf("before publishing snapshot %d: %w", next.ID, err)
-		}
-	}
-	return publishSnapshot(ctx, m.t, next)
-}
-
 // UncertainCommitError reports a publication whose outcome could not be established. The files
 // it would reference are left in place, because the snapshot may have been published.
-type UncertainCommitError struct {
-	ID  int64
-	Err error
-}
-
-func (e *UncertainCommitError) Error() string {
-	return fmt.Sprintf("commit snapshot %d: outcome unknown, generated files kept: %v", e.ID, e.Err)
-}
-
-func (e *UncertainCommitError) Unwrap() error { return e.Err }
+type UncertainCommitError = commit.UncertainCommitError

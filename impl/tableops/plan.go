@@ -27,6 +27,9 @@ type BucketPlan struct {
 	Retire []*meta.IndexFileMeta
 	// Current are the archives that would be kept.
 	Current []*meta.IndexFileMeta
+	// DuplicateLevels are the levels whose archives are stale because the level has more than
+	// one candidate (pkfulltext.DuplicateArchivesReason), ascending; they are rebuilt.
+	DuplicateLevels []int32
 }
 
 // Changed reports whether maintenance would change the bucket.
@@ -82,6 +85,10 @@ func planBucket(r *restore.Restorer, rb *restore.RestoredBucket) (BucketPlan, er
 	}
 	p := BucketPlan{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket,
 		Retire: view.State.StalePayloads(), Current: view.State.CurrentPayloads()}
+	for lv := range view.State.DuplicateLevels() {
+		p.DuplicateLevels = append(p.DuplicateLevels, lv)
+	}
+	slices.Sort(p.DuplicateLevels)
 	covered := map[int32]bool{}
 	for _, c := range p.Current {
 		sm, err := pkindex.SourceMetaFromIndexFile(c.FileName, c.GlobalIndex.SourceMeta)

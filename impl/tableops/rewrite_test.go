@@ -2,7 +2,6 @@ package tableops_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,25 +118,53 @@ func (r racingFileIO) Create(ctx context.Context, path string) (fileio.AtomicWri
 	return r.Local.Create(ctx, path)
 }
 
-func TestRewriteMetadataDeletesItsFilesWhenTheCommitLoses(t *testing.T) {
+// TestRewriteMetadataRetriesWhenTheCommitLoses lets a competing writer publish the snapshot id
+// the rewrite wants (a copy of the latest snapshot): the rewrite deletes the metadata of the lost
+// attempt, rewrites the competitor's metadata and commits after it.
+func TestRewriteMetadataRetriesWhenTheCommitLoses(t *testing.T) {
 	ctx := context.Background()
 	root := copyTable(t, "pk-partitioned")
-	latest, err := table.Open(fileio.NewLocal(), root).Latest(ctx)
+	tbl := table.Open(fileio.NewLocal(), root)
+	latest, err := tbl.Latest(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	manifestsBefore := listNames(t, filepath.Join(root, "manifest"))
 	next := latest.ID + 1
+	competitor := *latest
+	competitor.ID = next
+	data, err := competitor.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
 	fio := racingFileIO{
 		Local:      fileio.NewLocal(),
 		path:       filepath.Join(root, "snapshot", "snapshot-"+strconv.FormatInt(next, 10)),
-		competitor: `{"version":3,"id":` + strconv.FormatInt(next, 10) + `,"commitKind":"APPEND"}`,
+		competitor: string(data),
 	}
-	_, err = tableops.RewriteMetadata(ctx, table.Open(fio, root), "test-user")
-	if err == nil || !errors.Is(err, fileio.ErrExists) {
-		t.Fatalf("rewrite losing the race for snapshot %d: %v, want ErrExists", next, err)
+	snap, err := tableops.RewriteMetadata(ctx, table.Open(fio, root), "test-user")
+	if err != nil {
+		t.Fatalf("rewrite losing the race for snapshot %d: %v", next, err)
 	}
-	if got := listNames(t, filepath.Join(root, "manifest")); !slices.Equal(got, manifestsBefore) {
-		t.Errorf("manifest directory changed:\n got  %v\n want %v", got, manifestsBefore)
+	if snap.ID != next+1 {
+		t.Fatalf("rewrite committed snapshot %d, want %d (after the competitor)", snap.ID, next+1)
+	}
+	// The manifest directory holds what was there and what the committed snapshot references.
+	c, err := tbl.Read(ctx, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(manifestsBefore)
+	want = append(want, snap.BaseManifestList, snap.DeltaManifestList)
+	if snap.IndexManifest != nil {
+		want = append(want, *snap.IndexManifest)
+	}
+	for _, m := range slices.Concat(c.BaseManifests, c.DeltaManifests) {
+		want = append(want, m.FileName)
+	}
+	slices.Sort(want)
+	want = slices.Compact(want)
+	if got := listNames(t, filepath.Join(root, "manifest")); !slices.Equal(got, want) {
+		t.Errorf("manifest directory after the retried rewrite:\n got  %v\n want %v", got, want)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/bucketfunc"
+	"github.com/paimon-pkft/pkft/impl/commit"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
@@ -178,10 +181,12 @@ type Writer struct {
 	partIdx                          []int
 	bufferMax                        int64
 
-	buckets  map[bucketKey]*bucketWriter
-	order    []bucketKey
-	prepared []commitMessage
-	pending  []*pkfulltext.Commit
+	buckets map[bucketKey]*bucketWriter
+	order   []bucketKey
+	// prepared are the buckets' changes once PrepareCommit ran (nil before), pending their
+	// maintainers' commits; files every data file written and not deleted.
+	prepared map[bucketKey]*commit.Change
+	pending  map[bucketKey]*pkfulltext.Commit
 	files    []string
 	done     bool
 	// archives follows the archive builds, so that a failure waits until cancelled builds have
@@ -220,7 +225,7 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 		return nil, err
 	}
 	if cfg.maxRetries < 0 {
-		if cfg.maxRetries, err = maxRetriesOf(r.Schema); err != nil {
+		if cfg.maxRetries, err = commit.MaxRetriesOf(r.Schema.Options); err != nil {
 			return nil, err
 		}
 	}
@@ -248,26 +253,14 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	for _, k := range r.Schema.PartitionKeys {
 		w.partIdx = append(w.partIdx, slices.IndexFunc(r.Schema.Fields, func(f types.DataField) bool { return f.Name == k }))
 	}
-	dc := &dataCommit{t: t, r: r}
-	if w.contents, err = dc.latestContents(ctx); err != nil {
+	if w.contents, err = commit.LatestContents(ctx, t); err != nil {
 		return nil, err
 	}
 	for _, b := range w.contents.Buckets {
-		w.restored[bucketKey{string(partitionOrEmpty(b.Partition)), b.Bucket}] = b
+		k := commit.KeyOf(b.Partition, b.Bucket)
+		w.restored[bucketKey{k.Partition, k.Bucket}] = b
 	}
 	return w, nil
-}
-
-func maxRetriesOf(s *schema.TableSchema) (int, error) {
-	v, ok := s.Options[CommitMaxRetriesOption]
-	if !ok {
-		return DefaultCommitMaxRetries, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("option %s: %q is not a non-negative integer", CommitMaxRetriesOption, v)
-	}
-	return n, nil
 }
 
 // Schema is the schema rows are written with (the table's latest).
@@ -456,6 +449,8 @@ type WriteResult struct {
 	Snapshot *snapshot.Snapshot
 	// Buckets describes each written bucket.
 	Buckets []BucketWrite
+	// Commit counts conflicts, re-plans (buckets rebased on a new snapshot) and retries.
+	Commit CommitStats
 }
 
 // BucketWrite is what a write did to one bucket.
@@ -482,7 +477,8 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 			err = errors.Join(err, w.Abort(ctx))
 		}
 	}()
-	msgs := []commitMessage{}
+	prepared := map[bucketKey]*commit.Change{}
+	w.pending = map[bucketKey]*pkfulltext.Commit{}
 	for _, key := range w.order {
 		bw := w.buckets[key]
 		if err := w.flush(ctx, bw); err != nil {
@@ -491,25 +487,197 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 		if len(bw.newFiles) == 0 {
 			continue
 		}
-		msg := commitMessage{Partition: bw.partition, Bucket: bw.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: bw.newFiles}
-		if w.r.FullText != nil {
-			c, err := w.maintain(ctx, bw.restored, pkfulltext.DataIncrement{NewFiles: bw.newFiles}, pkfulltext.CompactIncrement{})
-			if err != nil {
-				return err
-			}
-			w.pending = append(w.pending, c)
-			if c.AppendIncrement != nil {
-				msg.NewIndexFiles = c.AppendIncrement.NewIndexFiles
-				msg.DeletedIndexFiles = c.AppendIncrement.DeletedIndexFiles
-				// Archives planned on this base must not be committed onto a bucket whose levels
-				// or archives another writer changed meanwhile (Java would; see Maintain).
-				msg.Fingerprint = fingerprintCommit(w.restored[key])
+		ch, err := w.planBucket(ctx, bw, w.restored[key])
+		if err != nil {
+			return err
+		}
+		prepared[key] = ch
+	}
+	w.prepared = prepared
+	return nil
+}
+
+// planBucket runs the bucket's full-text maintainer (when the table has the index) over its new
+// files on the bucket tb of a base (nil: the base lacks it) and returns the bucket's change.
+func (w *Writer) planBucket(ctx context.Context, bw *bucketWriter, tb *table.Bucket) (*commit.Change, error) {
+	key := bucketKey{string(bw.partition), bw.bucket}
+	ch := &commit.Change{Partition: bw.partition, Bucket: bw.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: bw.newFiles,
+		Basis: w.fingerprint(tb)}
+	if w.r.FullText == nil {
+		return ch, nil
+	}
+	c, err := w.maintain(ctx, bw.restored, pkfulltext.DataIncrement{NewFiles: bw.newFiles}, pkfulltext.CompactIncrement{})
+	if err != nil {
+		return nil, err
+	}
+	w.pending[key] = c
+	if c.AppendIncrement != nil {
+		ch.NewIndexFiles = c.AppendIncrement.NewIndexFiles
+		ch.DeletedIndexFiles = c.AppendIncrement.DeletedIndexFiles
+	}
+	return ch, nil
+}
+
+// fingerprint is what a bucket's part of the write depends on: the bucket count its files were
+// written with, the largest sequence number (the write's rows are numbered after it) and, with
+// a full-text index, the levels above 0 and the index files its maintainer planned on.
+func (w *Writer) fingerprint(tb *table.Bucket) string {
+	if tb == nil {
+		return "absent"
+	}
+	maxSeq := int64(-1)
+	for _, f := range tb.DataFiles {
+		maxSeq = max(maxSeq, f.MaxSequenceNumber)
+	}
+	fp := fmt.Sprintf("buckets=%d seq=%d", tb.TotalBuckets, maxSeq)
+	if w.r.FullText != nil {
+		fp += " " + fingerprintCommit(tb)
+	}
+	return fp
+}
+
+// Fingerprint is the fingerprint of the buckets the write adds files to, "" for the others.
+func (w *Writer) Fingerprint(key commit.BucketKey, b *table.Bucket) string {
+	if _, ok := w.prepared[bucketKey{key.Partition, key.Bucket}]; !ok {
+		return ""
+	}
+	return w.fingerprint(b)
+}
+
+// Plan returns the prepared changes (keys nil), or rebases the given buckets onto contents: the
+// bucket is restored from the new base; when the new base numbered rows at or above the write's
+// first sequence number, the write's level-0 files of the bucket are written again with their
+// sequence numbers moved after the base's (as a writer restored on that base would have
+// numbered them), and the bucket's full-text maintainer runs again on the new base, its earlier
+// archives deleted. A bucket whose bucket count changed cannot be rebased: ErrWriteConflict.
+func (w *Writer) Plan(ctx context.Context, contents *table.Contents, keys []commit.BucketKey) ([]*commit.Change, error) {
+	if keys == nil {
+		out := make([]*commit.Change, 0, len(w.prepared))
+		for _, key := range w.order {
+			if ch, ok := w.prepared[key]; ok {
+				out = append(out, ch)
 			}
 		}
-		msgs = append(msgs, msg)
+		return out, nil
 	}
-	w.prepared = msgs
+	buckets := map[commit.BucketKey]*table.Bucket{}
+	for _, b := range contents.Buckets {
+		buckets[commit.KeyOf(b.Partition, b.Bucket)] = b
+	}
+	var out []*commit.Change
+	for _, k := range keys {
+		key := bucketKey{k.Partition, k.Bucket}
+		bw := w.buckets[key]
+		if bw == nil || w.prepared[key] == nil {
+			continue
+		}
+		tb := buckets[k]
+		if tb != nil && tb.TotalBuckets > 0 && int(tb.TotalBuckets) != w.numBuckets {
+			return nil, fmt.Errorf("bucket %d: a concurrent commit wrote it with %d buckets, the write has %d: %w",
+				k.Bucket, tb.TotalBuckets, w.numBuckets, commit.ErrWriteConflict)
+		}
+		if c := w.pending[key]; c != nil {
+			if err := c.Abort(ctx); err != nil {
+				return nil, fmt.Errorf("abort outdated plan of bucket %d: %w", k.Bucket, err)
+			}
+			delete(w.pending, key)
+		}
+		base := tb
+		if base == nil {
+			base = &table.Bucket{Partition: []byte(key.partition), Bucket: key.bucket, TotalBuckets: int32(w.numBuckets)}
+		}
+		rb, err := w.r.RestoreBucket(base)
+		if err != nil {
+			return nil, err
+		}
+		if err := w.renumber(ctx, bw, rb); err != nil {
+			return nil, err
+		}
+		bw.restored = rb
+		ch, err := w.planBucket(ctx, bw, tb)
+		if err != nil {
+			return nil, err
+		}
+		w.prepared[key] = ch
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// renumber rewrites the bucket's new files when rb numbered rows at or above their first
+// sequence number, adding the same offset to every row's sequence number so that they follow
+// rb's, and deletes the files it replaced.
+func (w *Writer) renumber(ctx context.Context, bw *bucketWriter, rb *restore.RestoredBucket) error {
+	baseMax, ownMin := int64(-1), int64(math.MaxInt64)
+	for _, f := range rb.DataFiles {
+		baseMax = max(baseMax, f.MaxSequenceNumber)
+	}
+	for _, f := range bw.newFiles {
+		ownMin = min(ownMin, f.MinSequenceNumber)
+	}
+	if baseMax < ownMin {
+		return nil
+	}
+	shift := baseMax + 1 - ownMin
+	var out []*meta.DataFileMeta
+	for _, f := range bw.newFiles {
+		files, err := w.rewriteShifted(ctx, bw, rb, f, shift)
+		if err != nil {
+			return err
+		}
+		out = append(out, files...)
+	}
+	for _, f := range bw.newFiles {
+		ext := ""
+		if f.ExternalPath != nil {
+			ext = *f.ExternalPath
+		}
+		p := bw.restored.DataPaths.ToPath(f.FileName, ext)
+		if err := w.t.FileIO.Delete(context.WithoutCancel(ctx), p); err != nil {
+			return fmt.Errorf("delete renumbered file %s: %w", f.FileName, err)
+		}
+		w.files = slices.DeleteFunc(w.files, func(x string) bool { return x == p })
+	}
+	bw.newFiles = out
+	bw.nextSeq += shift
 	return nil
+}
+
+func (w *Writer) rewriteShifted(ctx context.Context, bw *bucketWriter, rb *restore.RestoredBucket, f *meta.DataFileMeta, shift int64) (_ []*meta.DataFileMeta, err error) {
+	ext := ""
+	if f.ExternalPath != nil {
+		ext = *f.ExternalPath
+	}
+	rd, err := kvfile.Open(ctx, w.t.FileIO, bw.restored.DataPaths.ToPath(f.FileName, ext), f.FileName, w.layout)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	rw, err := kvfile.NewRollingWriter(w.t.FileIO, w.layout, rb.DataPaths,
+		kvfile.WriterOptions{Level: 0, Source: meta.FileSourceAppend, SchemaID: w.r.Schema.ID})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		w.files = append(w.files, rw.Written()...)
+		if err != nil {
+			rw.Abort(ctx)
+		}
+	}()
+	for {
+		kv, _, err := rd.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("renumber %s: %w", f.FileName, err)
+		}
+		kv.Seq += shift
+		if err := rw.Write(ctx, kv); err != nil {
+			return nil, fmt.Errorf("renumber %s: %w", f.FileName, err)
+		}
+	}
+	return rw.Close(ctx)
 }
 
 // maintain runs one bucket's full-text maintainer over the increments, waiting for its builds
@@ -555,23 +723,22 @@ func (w *Writer) Commit(ctx context.Context) (_ *WriteResult, err error) {
 			}
 		}
 	}()
-	res := &WriteResult{}
-	for _, m := range w.prepared {
-		res.Buckets = append(res.Buckets, BucketWrite{Partition: m.Partition, Bucket: m.Bucket, NewFiles: m.NewFiles,
-			Built: m.NewIndexFiles, Retired: m.DeletedIndexFiles})
-	}
 	if len(w.prepared) == 0 {
 		w.done = true
-		return res, nil
+		return &WriteResult{}, nil
 	}
-	dc := &dataCommit{t: w.t, r: w.r, kind: snapshot.CommitAppend, user: w.cfg.commitUser, identifier: w.cfg.identifier,
-		maxRetries: w.cfg.maxRetries, messages: w.prepared, beforePublish: w.cfg.beforePublish}
-	snap, err := dc.run(ctx)
+	cres, err := commit.Run(ctx, w.t, commit.Request{Conflict: commit.ErrWriteConflict, Kind: snapshot.CommitAppend,
+		User: w.cfg.commitUser, Identifier: w.cfg.identifier, MaxRetries: w.cfg.maxRetries, RetryWait: w.cfg.retryWait,
+		BeforePublish: w.cfg.beforePublish, AfterPublish: w.cfg.afterPublish, Schema: w.r.Schema, Paths: w.r.Paths, Planner: w})
 	if err != nil {
 		return nil, err
 	}
 	w.done = true
-	res.Snapshot = snap
+	res := &WriteResult{Snapshot: cres.Snapshot, Commit: cres.Stats}
+	for _, m := range cres.Changes {
+		res.Buckets = append(res.Buckets, BucketWrite{Partition: m.Partition, Bucket: m.Bucket, NewFiles: m.NewFiles,
+			Built: m.NewIndexFiles, Retired: m.DeletedIndexFiles})
+	}
 	return res, nil
 }
 
@@ -585,14 +752,19 @@ func (w *Writer) Abort(ctx context.Context) error {
 	for _, bw := range w.buckets {
 		bw.buffer = nil
 	}
-	err := discardGenerated(ctx, w.t.FileIO, w.pending, w.files, &w.archives)
+	pending := make([]*pkfulltext.Commit, 0, len(w.pending))
+	for _, c := range w.pending {
+		pending = append(pending, c)
+	}
+	err := discardGenerated(ctx, w.t.FileIO, pending, w.files, &w.archives)
 	w.pending, w.files = nil, nil
 	return err
 }
 
 // discardGenerated undoes what a failed write or compaction generated: it aborts the
 // maintainers' pending commits (deleting the archives they built), deletes the data files, and
-// waits until every archive a build produced is gone. It returns every error, joined.
+// waits (archives not nil) until every archive a build produced is gone. It returns every error,
+// joined.
 func discardGenerated(ctx context.Context, fio fileio.FileIO, pending []*pkfulltext.Commit, files []string, archives *archiveTracker) error {
 	var errs []error
 	for _, c := range pending {
@@ -605,7 +777,9 @@ func discardGenerated(ctx context.Context, fio fileio.FileIO, pending []*pkfullt
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, archives.waitGone(archiveCleanupTimeout))
+	if archives != nil {
+		errs = append(errs, archives.waitGone(archiveCleanupTimeout))
+	}
 	return errors.Join(errs...)
 }
 

@@ -74,14 +74,15 @@ func TestCompactRebasesOnConcurrentAppend(t *testing.T) {
 	}
 	checkNoOrphanFiles(t, tbl, root)
 
-	// A concurrent compaction of the same files: conflict, nothing left behind.
+	// A concurrent compaction of the same files: every bucket is compacted again from the new
+	// snapshot (and needs nothing there), nothing is left behind.
 	root = copyGolden(t, "ft-default-partitioned")
 	tbl = table.Open(fileio.NewLocal(), root)
 	if err := appendRows(ctx, tbl, eng, 5000, 30); err != nil {
 		t.Fatal(err)
 	}
 	concurrent := false
-	_, err = tableops.Compact(ctx, tbl, eng, tableops.WithMaxRetries(3), tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+	res, err = tableops.Compact(ctx, tbl, eng, tableops.WithMaxRetries(3), tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
 		if concurrent {
 			return nil
 		}
@@ -89,10 +90,31 @@ func TestCompactRebasesOnConcurrentAppend(t *testing.T) {
 		_, err := tableops.Compact(ctx, tbl, eng)
 		return err
 	}))
-	if !errors.Is(err, tableops.ErrCommitConflict) {
+	if err != nil {
 		t.Fatalf("compaction over a concurrent compaction: %v", err)
 	}
-	// Every file left is referenced by a snapshot: the failed compaction deleted its own.
+	if res.Snapshot != nil || res.Commit.Replans == 0 || res.Commit.Conflicts != 1 {
+		t.Fatalf("compaction over a concurrent compaction committed %v after %+v, want nothing after re-planning", res.Snapshot, res.Commit)
+	}
+	checkNoOrphanFiles(t, tbl, root)
+
+	// Without retries, a lost race is a named conflict, and nothing is left behind.
+	root = copyGolden(t, "ft-default-partitioned")
+	tbl = table.Open(fileio.NewLocal(), root)
+	if err := appendRows(ctx, tbl, eng, 5000, 30); err != nil {
+		t.Fatal(err)
+	}
+	concurrent = false
+	_, err = tableops.Compact(ctx, tbl, eng, tableops.WithMaxRetries(0), tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+		if concurrent {
+			return nil
+		}
+		concurrent = true
+		return appendRows(ctx, tbl, eng, 7000, 10)
+	}))
+	if !errors.Is(err, tableops.ErrCompactConflict) || !errors.Is(err, tableops.ErrCommitConflict) {
+		t.Fatalf("compaction losing its only attempt: %v, want %v", err, tableops.ErrCompactConflict)
+	}
 	checkNoOrphanFiles(t, tbl, root)
 }
 

@@ -214,8 +214,11 @@ func TestMaintain_JSON(t *testing.T) {
 		BaseSnapshotID *int64 `json:"baseSnapshotId"`
 		SnapshotID     *int64 `json:"snapshotId"`
 		Attempts       *int   `json:"attempts"`
-		DurationNanos  *int64 `json:"durationNanos"`
-		Buckets        []struct {
+		Commit         *struct {
+			Attempts, Conflicts, Replaced, Replans int
+		} `json:"commit"`
+		DurationNanos *int64 `json:"durationNanos"`
+		Buckets       []struct {
 			Partition map[string]any `json:"partition"`
 			Bucket    *int32         `json:"bucket"`
 			Built     []map[string]any
@@ -231,7 +234,8 @@ func TestMaintain_JSON(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, out)
 	}
 	if res.DryRun == nil || *res.DryRun || res.BaseSnapshotID == nil || *res.BaseSnapshotID != 7 || res.SnapshotID == nil ||
-		*res.SnapshotID != 8 || res.Attempts == nil || *res.Attempts != 1 || res.DurationNanos == nil || *res.DurationNanos <= 0 {
+		*res.SnapshotID != 8 || res.Attempts == nil || *res.Attempts != 1 || res.DurationNanos == nil || *res.DurationNanos <= 0 ||
+		res.Commit == nil || res.Commit.Attempts != 1 || res.Commit.Conflicts != 0 || res.Commit.Replans != 0 {
 		t.Errorf("result:\n%s", out)
 	}
 	var got []string

@@ -34,6 +34,7 @@ func maintainCommand(logger *slog.Logger) *cobra.Command {
 		dryRun       bool
 		asJSON       bool
 		progressFlag string
+		user         string
 	)
 	cmd := &cobra.Command{
 		Use:   "maintain TABLE_PATH",
@@ -62,6 +63,9 @@ it is a terminal (--progress).`,
 			opts := []pkft.MaintainOption{pkft.WithParallelism(parallel), pkft.WithDryRun(dryRun)}
 			for _, o := range scope {
 				opts = append(opts, o)
+			}
+			if user != "" {
+				opts = append(opts, pkft.WithCommitUser(user))
 			}
 			ctx := cmd.Context()
 			tbl, err := pkft.Open(ctx, args[0])
@@ -99,6 +103,7 @@ it is a terminal (--progress).`,
 	f.BoolVar(&dryRun, "dry-run", false, "show what would be built and retired; write nothing")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr: auto (when stderr is a terminal), always, never")
+	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
 	return cmd
 }
 

@@ -121,10 +121,20 @@ final class TableCommands {
 
     /**
      * args: path, rows (JSON objects by field name; "_rowKind" "+I" / "-D" / "+U" / "-U"),
-     * compact ("full" compacts every bucket the table has before committing). One commit.
+     * compact ("full" compacts every bucket the table has before committing), compactBucket
+     * (a bucket of an unpartitioned table to compact fully before committing), readyFile and
+     * awaitFile (when set, the writer, restored by its writes, creates readyFile, then waits
+     * until awaitFile exists before preparing its commit: a harness lets another writer commit
+     * in between), dynamicOptions (table options for this writer only, as a job's dynamic
+     * options). One commit.
      */
     private static JsonNode write(JsonNode args) throws Exception {
         FileStoreTable table = open(args);
+        if (args.has("dynamicOptions")) {
+            Map<String, String> dynamic = new java.util.HashMap<>();
+            args.path("dynamicOptions").fields().forEachRemaining(e -> dynamic.put(e.getKey(), e.getValue().asText()));
+            table = table.copy(dynamic);
+        }
         RowType rowType = table.rowType();
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         java.nio.file.Path ioDir = Files.createTempDirectory("pkft-runner-io");
@@ -140,10 +150,32 @@ final class TableCommands {
                     write.compact(bucket.getLeft(), bucket.getRight(), true);
                 }
             }
+            if (args.has("compactBucket")) {
+                write.compact(BinaryRow.EMPTY_ROW, args.path("compactBucket").asInt(), true);
+            }
+            String ready = args.path("readyFile").asText("");
+            if (!ready.isEmpty()) {
+                Files.createFile(java.nio.file.Paths.get(ready));
+            }
+            awaitFile(args.path("awaitFile").asText(""));
             commit.commit(write.prepareCommit());
             return Main.JSON.createObjectNode().put("rows", rows);
         } finally {
             deleteRecursively(ioDir.toFile());
+        }
+    }
+
+    /** Waits (up to two minutes) until the file at path exists; an empty path returns at once. */
+    private static void awaitFile(String path) throws Exception {
+        if (path.isEmpty()) {
+            return;
+        }
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (!new java.io.File(path).exists()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("awaitFile: " + path + " did not appear within two minutes");
+            }
+            Thread.sleep(20);
         }
     }
 

@@ -1,4 +1,4 @@
-package tableops
+package commit
 
 import (
 	"context"
@@ -35,7 +35,7 @@ var errNoMerge = errors.New("manifest merge not supported here")
 // does before every commit.
 type manifestMerger struct {
 	t          *table.Table
-	w          *writer
+	w          *MetadataWriter
 	partType   types.DataType
 	target     int64
 	minCount   int
@@ -43,7 +43,7 @@ type manifestMerger struct {
 	sortEnable bool
 }
 
-func newManifestMerger(t *table.Table, w *writer, partType types.DataType, opts map[string]string) (*manifestMerger, error) {
+func newManifestMerger(t *table.Table, w *MetadataWriter, partType types.DataType, opts map[string]string) (*manifestMerger, error) {
 	m := &manifestMerger{t: t, w: w, partType: partType, target: defaultManifestTargetFileSize,
 		minCount: defaultManifestMergeMinCount, fullSize: defaultManifestFullCompactionBytes}
 	var err error
@@ -75,8 +75,8 @@ func (m *manifestMerger) writeBaseList(ctx context.Context, manifests []meta.Man
 	if err != nil {
 		return "", 0, err
 	}
-	return m.w.write(ctx, m.w.factory.NewManifestList, func(out io.Writer) error {
-		return manifest.WriteManifestList(out, merged, m.w.opts)
+	return m.w.Write(ctx, m.w.factory.NewManifestList, func(out io.Writer) error {
+		return manifest.WriteManifestList(out, merged, m.w.Options)
 	})
 }
 
@@ -321,8 +321,8 @@ func (m *manifestMerger) writeManifest(ctx context.Context, entries []meta.Manif
 	if err != nil {
 		return meta.ManifestFileMeta{}, err
 	}
-	name, size, err := m.w.write(ctx, m.w.factory.NewManifestFile, func(out io.Writer) error {
-		return manifest.WriteManifestFile(out, entries, m.w.opts)
+	name, size, err := m.w.Write(ctx, m.w.factory.NewManifestFile, func(out io.Writer) error {
+		return manifest.WriteManifestFile(out, entries, m.w.Options)
 	})
 	if err != nil {
 		return meta.ManifestFileMeta{}, err

@@ -1,4 +1,4 @@
-package tableops
+package commit
 
 import (
 	"context"
