@@ -154,11 +154,7 @@ func newLevel(t *testing.T, ctx context.Context, lib *native.Library, dir string
 	if err != nil {
 		t.Fatal(err)
 	}
-	popts, err := paths.OptionsFromTable(dir, tableOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := paths.NewFileStorePathFactory(popts)
+	fs, err := paths.NewTableFactory(dir, tableOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -880,11 +880,7 @@ func commitIndex(ctx context.Context, t *table.Table, base *snapshot.Snapshot, s
 	if err != nil {
 		return 0, err
 	}
-	popts, err := paths.OptionsFromTable(t.Root, sch.Options)
-	if err != nil {
-		return 0, err
-	}
-	factory, err := paths.NewFileStorePathFactory(popts)
+	factory, err := paths.NewTableFactory(t.Root, sch.Options)
 	if err != nil {
 		return 0, err
 	}

@@ -128,11 +128,7 @@ func TestWriteReadFileRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	fio := fileio.NewLocal()
-	opts, err := paths.OptionsFromTable(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := paths.NewFileStorePathFactory(opts)
+	pf, err := paths.NewTableFactory(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

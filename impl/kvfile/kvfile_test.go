@@ -79,11 +79,7 @@ func writeFiles(t *testing.T, s *schema.TableSchema, n int) (*paths.DataFilePath
 	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
-	popts, err := paths.OptionsFromTable(root, s.Options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := paths.NewFileStorePathFactory(popts)
+	pf, err := paths.NewTableFactory(root, s.Options)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,6 +179,16 @@ func NewFileStorePathFactory(opts Options) (*FileStorePathFactory, error) {
 	return NewFileStorePathFactoryWithUUID(opts, uuid.NewString())
 }
 
+// NewTableFactory is the path factory of the table at root with the given table options
+// ([OptionsFromTable], then [NewFileStorePathFactory]).
+func NewTableFactory(root string, options map[string]string) (*FileStorePathFactory, error) {
+	opts, err := OptionsFromTable(root, options)
+	if err != nil {
+		return nil, fmt.Errorf("table options: %w", err)
+	}
+	return NewFileStorePathFactory(opts)
+}
+
 // NewFileStorePathFactoryWithUUID returns a factory using the given UUID in
 // generated names; tests use it for deterministic names.
 func NewFileStorePathFactoryWithUUID(opts Options, id string) (*FileStorePathFactory, error) {

@@ -112,11 +112,7 @@ type table struct {
 
 func newTable(tb testing.TB, root string, lib *native.Library) *table {
 	tb.Helper()
-	opts, err := paths.OptionsFromTable(root, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	fs, err := paths.NewFileStorePathFactory(opts)
+	fs, err := paths.NewTableFactory(root, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

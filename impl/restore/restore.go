@@ -199,11 +199,7 @@ func NewRestorer(ctx context.Context, t *table.Table) (*Restorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	popts, err := paths.OptionsFromTable(t.Root, sch.Options)
-	if err != nil {
-		return nil, fmt.Errorf("table options: %w", err)
-	}
-	factory, err := paths.NewFileStorePathFactory(popts)
+	factory, err := paths.NewTableFactory(t.Root, sch.Options)
 	if err != nil {
 		return nil, err
 	}

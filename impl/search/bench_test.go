@@ -128,11 +128,7 @@ func benchTable(b *testing.B, rows int, pageIndex bool, lib *native.Library) *ta
 			b.Fatal(err)
 		}
 	}
-	po, err := paths.OptionsFromTable(dir, sch.Options)
-	if err != nil {
-		b.Fatal(err)
-	}
-	factory, err := paths.NewFileStorePathFactory(po)
+	factory, err := paths.NewTableFactory(dir, sch.Options)
 	if err != nil {
 		b.Fatal(err)
 	}

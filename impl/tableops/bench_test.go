@@ -54,11 +54,7 @@ func syntheticTable(tb testing.TB, root string, rows, files int) {
 	if err := os.WriteFile(filepath.Join(root, "schema", "schema-0"), sch.Marshal(), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	popts, err := paths.OptionsFromTable(root, sch.Options)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	factory, err := paths.NewFileStorePathFactory(popts)
+	factory, err := paths.NewTableFactory(root, sch.Options)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,7 +10,6 @@ package tableops
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"math"
 
@@ -38,11 +37,7 @@ func RewriteMetadata(ctx context.Context, t *table.Table, commitUser string) (*s
 	if err != nil {
 		return nil, err
 	}
-	popts, err := paths.OptionsFromTable(t.Root, sch.Options)
-	if err != nil {
-		return nil, fmt.Errorf("table options: %w", err)
-	}
-	factory, err := paths.NewFileStorePathFactory(popts)
+	factory, err := paths.NewTableFactory(t.Root, sch.Options)
 	if err != nil {
 		return nil, err
 	}

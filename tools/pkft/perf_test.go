@@ -174,11 +174,7 @@ func buildArchive(t *testing.T, dir string, files []*meta.DataFileMeta, lib *nat
 	t.Helper()
 	ctx := context.Background()
 	fio := fileio.NewLocal()
-	opts, err := paths.OptionsFromTable(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := paths.NewFileStorePathFactory(opts)
+	fs, err := paths.NewTableFactory(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

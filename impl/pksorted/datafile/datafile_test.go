@@ -21,11 +21,7 @@ func TestReadsNullWithItsPhysicalPosition(t *testing.T) {
 		Version: 3, Fields: []types.DataField{{ID: 0, Name: "id", Type: types.Int().AsNotNull()}, {ID: 1, Name: "payload", Type: types.String()}},
 		HighestFieldID: 1, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1"},
 	}
-	popts, err := paths.OptionsFromTable(t.TempDir(), s.Options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := paths.NewFileStorePathFactory(popts)
+	pf, err := paths.NewTableFactory(t.TempDir(), s.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
