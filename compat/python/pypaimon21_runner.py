@@ -1,0 +1,202 @@
+"""Consumer runner on pypaimon 2.1.0, Apache Paimon's official pure-Python implementation.
+
+pypaimon 2.1.0 reads primary-key full-text tables and searches their archives itself
+(FileStoreTable.new_full_text_search_builder(), which plans PrimaryKeyFullTextScan and
+PrimaryKeyFullTextRead over the bucket archives through the paimon-ftindex wheel). Everything
+this runner reports is pypaimon's own decoding; the conformance suite compares it with Java's
+answers for the same tables.
+
+Speaks the JSON-lines protocol of compat/PROTOCOL.md: one request per line on stdin
+{"id", "cmd", "args"}; one response per line on stdout {"id", "ok": true, "result"} or
+{"id", "ok": false, "error"}; it never dies on a bad request and logs to stderr only.
+
+Commands (a table is named by "path"):
+    ping      {"runner": "pypaimon21", "version", "ftindexVersion"}
+    commands  {"commands": [names]}
+    read      {"rows": [...]}: every visible row at the latest snapshot, sorted by primary key,
+              values rendered as the Java runner's read renders them
+    search    path, query (an engine JSON query, or plain words -> {"match":{"query":WORDS}}),
+              column (default: the table's only pk-full-text.index.columns column), limit
+              (default 10), ranked -> {"snapshotId", "column", "query",
+              "results": [{"key", "text", "score"}]}, the same shape and order as the Java
+              runner's search: by score descending, ties by primary key ascending; with ranked
+              the order is pypaimon's own (PrimaryKeyFullTextRead.read_plan: score descending,
+              ties by partition bytes, bucket, data file name, row position) and every result
+              also carries bucket, dataFile and rowPosition.
+
+list-index is not served: pypaimon 2.1.0 decides which archives are current inside
+PrimaryKeyFullTextScan (_current_payloads) but exposes no stale/current listing.
+
+Run with the interpreter of .cache/pypaimon21-venv (scripts/pypaimon21-env.sh creates it):
+    python pypaimon21_runner.py serve
+"""
+
+import base64
+import datetime
+import decimal
+import json
+import sys
+import traceback
+from importlib.metadata import version as package_version
+
+from pypaimon.common.file_io import FileIO
+from pypaimon.common.identifier import Identifier
+from pypaimon.common.options.options import Options
+from pypaimon.schema.schema_manager import SchemaManager
+from pypaimon.table.file_store_table import FileStoreTable
+
+
+def log(msg):
+    sys.stderr.write("pypaimon21_runner: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def open_table(args):
+    path = args.get("path")
+    if not path:
+        raise ValueError("args.path is required")
+    file_io = FileIO.get(path, Options({}))
+    schema = SchemaManager(file_io, path).latest()
+    if schema is None:
+        raise ValueError("no schema found at %s" % path)
+    return FileStoreTable(file_io, Identifier("default", "table"), path, schema)
+
+
+def to_json(value):
+    """The JSON form of a value pypaimon returns (as the Java runner's Values renders it)."""
+    if isinstance(value, datetime.datetime):
+        return value.strftime("%Y-%m-%dT%H:%M:%S.%f")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return format(value, "f")
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, float) and value != value:
+        return "NaN"
+    return value
+
+
+def key_order(value):
+    """A sort key for one primary-key value: nulls first, then by value."""
+    return (value is not None, value)
+
+
+def read(args):
+    table = open_table(args)
+    builder = table.new_read_builder()
+    rows = builder.new_read().to_arrow(builder.new_scan().plan().splits()).to_pylist()
+    pks = table.table_schema.primary_keys
+    rows.sort(key=lambda r: tuple(key_order(r[k]) for k in pks))
+    return {"rows": [{k: to_json(v) for k, v in r.items()} for r in rows]}
+
+
+def engine_query(q):
+    if not q.strip():
+        raise ValueError("args.query must not be blank")
+    if q.strip().startswith("{"):
+        return q
+    return json.dumps({"match": {"query": q}}, separators=(",", ":"))
+
+
+def search(args):
+    table = open_table(args)
+    column = args.get("column") or ""
+    if not column:
+        configured = table.table_schema.options.get("pk-full-text.index.columns", "")
+        cols = [c.strip() for c in configured.split(",") if c.strip()]
+        if len(cols) != 1:
+            raise ValueError("args.column is required: the table indexes %d columns" % len(cols))
+        column = cols[0]
+    query = engine_query(args.get("query") or "")
+    limit = int(args.get("limit", 10))
+    out = {"column": column, "query": query, "snapshotId": 0, "results": []}
+    if table.snapshot_manager().get_latest_snapshot() is None:
+        return out
+    result = (table.new_full_text_search_builder()
+              .with_query(column, query).with_limit(limit).execute_local())
+    positions = list(getattr(result, "positions", None) or [])
+    if not hasattr(result, "positions"):
+        raise ValueError("the search did not return pypaimon's PrimaryKeyScoredResult but %s"
+                         % type(result).__name__)
+    out["snapshotId"] = result.snapshot_id
+    pks = list(table.table_schema.primary_keys)
+    reader = table.new_read_builder().new_read()
+    by_position = {}
+    # One IndexedSplit per data file, its ranges ascending: the rows come back in that order.
+    for split in result.splits:
+        data_split = split.data_split()
+        data_file = data_split.files[0]
+        mine = sorted(p for p in positions
+                      if p.data_file_name == data_file.file_name and p.bucket == data_split.bucket)
+        rows = reader.to_arrow([split]).to_pylist()
+        mine = sorted(mine, key=lambda p: p.row_position)
+        if len(rows) != len(mine):
+            raise ValueError("%d rows read from %s for %d positions"
+                             % (len(rows), data_file.file_name, len(mine)))
+        for p, row in zip(mine, rows):
+            by_position[(p.partition_bytes, p.bucket, p.data_file_name, p.row_position)] = row
+    results = []
+    for p in positions:
+        row = by_position[(p.partition_bytes, p.bucket, p.data_file_name, p.row_position)]
+        r = {"key": {k: to_json(row[k]) for k in pks}, "text": to_json(row[column]),
+             "score": float(p.score)}
+        if args.get("ranked"):
+            r.update({"bucket": p.bucket, "dataFile": p.data_file_name,
+                      "rowPosition": p.row_position})
+        r["_order"] = tuple(key_order(row[k]) for k in pks)
+        results.append(r)
+    if not args.get("ranked"):
+        results.sort(key=lambda r: (-r["score"], r["_order"]))
+    for r in results:
+        del r["_order"]
+    out["results"] = results
+    return out
+
+
+COMMANDS = {
+    "ping": lambda args: {"runner": "pypaimon21", "version": package_version("pypaimon"),
+                          "ftindexVersion": package_version("paimon-ftindex")},
+    "read": read,
+    "search": search,
+}
+COMMANDS["commands"] = lambda args: {"commands": sorted(COMMANDS)}
+
+
+def handle(line):
+    rid = None
+    try:
+        req = json.loads(line)
+        rid = req.get("id")
+        cmd = req.get("cmd")
+        if cmd not in COMMANDS:
+            raise ValueError("unknown command: %s" % cmd)
+        return {"id": rid, "ok": True, "result": COMMANDS[cmd](req.get("args") or {})}
+    except Exception as e:  # the runner never dies on a bad request
+        traceback.print_exc(file=sys.stderr)
+        return {"id": rid, "ok": False, "error": "%s: %s" % (type(e).__name__, e)}
+
+
+def serve():
+    log("serving on pypaimon %s" % package_version("pypaimon"))
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        sys.stdout.write(json.dumps(handle(line)) + "\n")
+        sys.stdout.flush()
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[1] == "serve":
+        serve()
+        return 0
+    if len(argv) >= 3 and argv[1] in COMMANDS:
+        print(json.dumps(COMMANDS[argv[1]](json.loads(argv[2])), indent=2, ensure_ascii=False))
+        return 0
+    sys.stderr.write("usage: pypaimon21_runner.py serve | pypaimon21_runner.py COMMAND ARGS_JSON\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
