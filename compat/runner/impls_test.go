@@ -1,0 +1,117 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeSupports(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "x.supports")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLoadSupports: a supports file declares every consumer command exactly once and documents
+// known-upstream bugs with their expected error, upstream file and reason; anything else is
+// refused with the line.
+func TestLoadSupports(t *testing.T) {
+	good := "# c\ncommand read\ncommand search\nunsupported list-index no listing\n" +
+		"known-upstream search java/t1 | Err: File *TABLE/index/* missing | up/x.py | reason\n"
+	s, err := LoadSupports(writeSupports(t, good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Commands["read"] || !s.Commands["search"] || s.Unsupported["list-index"] != "no listing" {
+		t.Fatalf("%+v", s)
+	}
+	bug, ok := s.KnownBug("search", "java/t1")
+	if !ok || bug.Source != "up/x.py" {
+		t.Fatalf("known bug %+v %v", bug, ok)
+	}
+	if _, ok := s.KnownBug("read", "java/t1"); ok {
+		t.Fatal("a bug of search reported for read")
+	}
+	if !bug.Matches(errors.New("py runner: search: Err: File /a/t1/index/index-1 missing")) {
+		t.Fatal("the documented error does not match")
+	}
+	for _, other := range []string{"py runner: search: Err: File /a/t2/index/index-1 missing", "Err: File /a/t1/bucket-0/x missing", ""} {
+		if bug.Matches(errors.New(other)) {
+			t.Fatalf("%q matches the documented error", other)
+		}
+	}
+	if bug.Matches(nil) {
+		t.Fatal("no error matches")
+	}
+	for _, bad := range []string{
+		"command read\ncommand search\n",                                                                // list-index undeclared
+		"command read\ncommand search\ncommand list-index\nunsupported read x\n",                        // declared twice
+		"command read\ncommand search\nunsupported list-index\n",                                        // no reason
+		"command read\ncommand search\nunsupported list-index x\nsupport y\n",                           // unknown kind
+		"command read\ncommand search\nunsupported list-index x\nknown-upstream search t | a | b | c\n", // no producer
+		"command read\ncommand search\nunsupported list-index x\nknown-upstream search go/t | a | b\n",  // no reason
+	} {
+		if _, err := LoadSupports(writeSupports(t, bad)); err == nil {
+			t.Fatalf("accepted %q", bad)
+		}
+	}
+}
+
+// TestImpls: pypaimon21 is there by default with its checked-in supports file; PKFT_IMPL_<NAME>
+// adds an implementation with the supports file of PKFT_IMPL_<NAME>_SUPPORTS, and a bad
+// declaration is refused.
+func TestImpls(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	impls, err := Impls(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(impls) != 1 || impls[0].Name != Pypaimon21Name || !impls[0].Builtin ||
+		strings.Join(impls[0].Argv, " ") != Pypaimon21Command || impls[0].Supports.Path != filepath.Join(root, Pypaimon21Supports) {
+		t.Fatalf("default implementations %+v", impls)
+	}
+	sup := writeSupports(t, "command read\nunsupported search x\nunsupported list-index y\n")
+	impls, err = Impls(root, []string{"PKFT_IMPL_CPP=bin/cpp-runner --serve", "PKFT_IMPL_CPP_SUPPORTS=" + sup, "PKFT_IMPL_PYPAIMON21=py r.py", "HOME=/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(impls) != 2 || impls[0].Name != "cpp" || strings.Join(impls[0].Argv, " ") != "bin/cpp-runner --serve" || impls[0].Builtin ||
+		impls[1].Name != Pypaimon21Name || impls[1].Builtin || impls[1].Argv[0] != "py" {
+		t.Fatalf("implementations %+v", impls)
+	}
+	for _, env := range [][]string{
+		{"PKFT_IMPL_CPP=x"},                                  // no supports file
+		{"PKFT_IMPL_CPP_SUPPORTS=" + sup},                    // no command
+		{"PKFT_IMPL_CPP=", "PKFT_IMPL_CPP_SUPPORTS=" + sup},  // empty command
+		{"PKFT_IMPL_cpp=x", "PKFT_IMPL_cpp_SUPPORTS=" + sup}, // not upper case
+		{"PKFT_IMPL_CPP=x", "PKFT_IMPL_CPP_SUPPORTS=/nonexistent"},
+	} {
+		if _, err := Impls(root, env); err == nil {
+			t.Fatalf("accepted %q", env)
+		}
+	}
+}
+
+// TestImplStartMissing: a runner whose program does not exist is unavailable (the consumer cases
+// skip it, or fail it under PKFT_REQUIRE_PYPAIMON=1 for pypaimon21), naming the make target.
+func TestImplStartMissing(t *testing.T) {
+	root := t.TempDir()
+	i := Impl{Name: Pypaimon21Name, Argv: []string{".cache/none/bin/python", "r.py"}, Builtin: true}
+	_, err := i.Start(context.Background(), root)
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "make pypaimon21-env") {
+		t.Fatalf("got %v", err)
+	}
+	i = Impl{Name: "x", Argv: []string{"pkft-no-such-runner-program"}}
+	if _, err := i.Start(context.Background(), root); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("got %v", err)
+	}
+}
