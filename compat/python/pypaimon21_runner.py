@@ -11,8 +11,7 @@ Speaks the JSON-lines protocol of compat/PROTOCOL.md: one request per line on st
 {"id", "ok": false, "error"}; it never dies on a bad request and logs to stderr only.
 
 Commands (a table is named by "path"):
-    ping      {"runner": "pypaimon21", "version", "ftindexVersion"}
-    commands  {"commands": [names]}
+    ping      {"runner": "pypaimon21", "version", "ftindexVersion", "commands": [names]}
     read      {"rows": [...]}: every visible row at the latest snapshot, sorted by primary key,
               values rendered as the Java runner's read renders them
     search    path, query (an engine JSON query, or plain words -> {"match":{"query":WORDS}}),
@@ -65,7 +64,10 @@ def open_table(args):
 def to_json(value):
     """The JSON form of a value pypaimon returns (as the Java runner's Values renders it)."""
     if isinstance(value, datetime.datetime):
-        return value.strftime("%Y-%m-%dT%H:%M:%S.%f")
+        # An ISO local date-time without trailing fractional zeros (the runner's Values).
+        s = value.strftime("%Y-%m-%dT%H:%M:%S")
+        frac = ("%06d" % value.microsecond).rstrip("0")
+        return s + "." + frac if frac else s
     if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
@@ -156,11 +158,11 @@ def search(args):
 
 COMMANDS = {
     "ping": lambda args: {"runner": "pypaimon21", "version": package_version("pypaimon"),
-                          "ftindexVersion": package_version("paimon-ftindex")},
+                          "ftindexVersion": package_version("paimon-ftindex"),
+                          "commands": sorted(COMMANDS)},
     "read": read,
     "search": search,
 }
-COMMANDS["commands"] = lambda args: {"commands": sorted(COMMANDS)}
 
 
 def handle(line):

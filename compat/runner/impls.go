@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -246,7 +247,10 @@ func (i Impl) Start(ctx context.Context, root string) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Call(ctx, "ping", nil, nil); err != nil {
+	var ping struct {
+		Commands []string `json:"commands"`
+	}
+	if err := p.Call(ctx, "ping", nil, &ping); err != nil {
 		p.kill()
 		_ = p.Close()
 		var re *RemoteError
@@ -254,6 +258,15 @@ func (i Impl) Start(ctx context.Context, root string) (*Process, error) {
 			return nil, fmt.Errorf("the %s runner does not answer ping: %w", i.Name, err)
 		}
 		return nil, fmt.Errorf("%w: the %s runner does not serve: %v", ErrUnavailable, i.Name, err)
+	}
+	// The supports file and the runner must agree: a command declared supported is served.
+	if i.Supports != nil {
+		for c := range i.Supports.Commands {
+			if !slices.Contains(ping.Commands, c) {
+				_ = p.Close()
+				return nil, fmt.Errorf("%s declares %s supported, but the %s runner's ping lists only %v", i.Supports.Path, c, i.Name, ping.Commands)
+			}
+		}
 	}
 	return p, nil
 }
