@@ -35,9 +35,9 @@ import datetime
 import decimal
 import json
 import sys
-import traceback
 from importlib.metadata import version as package_version
 
+import jsonlines
 from pypaimon.common.file_io import FileIO
 from pypaimon.common.identifier import Identifier
 from pypaimon.common.options.options import Options
@@ -165,39 +165,9 @@ COMMANDS = {
 }
 
 
-def handle(line):
-    rid = None
-    try:
-        req = json.loads(line)
-        rid = req.get("id")
-        cmd = req.get("cmd")
-        if cmd not in COMMANDS:
-            raise ValueError("unknown command: %s" % cmd)
-        return {"id": rid, "ok": True, "result": COMMANDS[cmd](req.get("args") or {})}
-    except Exception as e:  # the runner never dies on a bad request
-        traceback.print_exc(file=sys.stderr)
-        return {"id": rid, "ok": False, "error": "%s: %s" % (type(e).__name__, e)}
-
-
-def serve():
-    log("serving on pypaimon %s" % package_version("pypaimon"))
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        sys.stdout.write(json.dumps(handle(line)) + "\n")
-        sys.stdout.flush()
-
-
 def main(argv):
-    if len(argv) >= 2 and argv[1] == "serve":
-        serve()
-        return 0
-    if len(argv) >= 3 and argv[1] in COMMANDS:
-        print(json.dumps(COMMANDS[argv[1]](json.loads(argv[2])), indent=2, ensure_ascii=False))
-        return 0
-    sys.stderr.write("usage: pypaimon21_runner.py serve | pypaimon21_runner.py COMMAND ARGS_JSON\n")
-    return 2
+    return jsonlines.main("pypaimon21_runner.py", COMMANDS, argv,
+                          on_serve=lambda: log("serving on pypaimon %s" % package_version("pypaimon")))
 
 
 if __name__ == "__main__":
