@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/paimon-pkft/pkft/internal/testenv"
 )
 
 func writeSupports(t *testing.T, text string) string {
@@ -113,5 +115,60 @@ func TestImplStartMissing(t *testing.T) {
 	i = Impl{Name: "x", Argv: []string{"pkft-no-such-runner-program"}}
 	if _, err := i.Start(context.Background(), root); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestConsumerOutcomesFromSupports runs the pypaimon 2.1.0 runner with supports declarations
+// that do not hold: a known-upstream bug documented for a case that passes, and one whose error
+// is not the documented one, are failures (a fix upstream is noticed); an unsupported command is
+// not run at all; the checked-in declaration of a bug that reproduces is known-upstream.
+func TestConsumerOutcomesFromSupports(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	impls, err := Impls(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := consumerTables(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*consumerTable{}
+	for _, tb := range tables {
+		byID[tb.id()] = tb
+	}
+	passing, buggy := byID["java/ft-default-partitioned"], byID["java/ft-ngram-two-levels"]
+	if passing == nil || buggy == nil {
+		t.Fatal("the corpus lacks java/ft-default-partitioned or java/ft-ngram-two-levels")
+	}
+	impl := impls[0]
+	r := &implRunner{impl: impl, root: root}
+	if _, err := r.get(t); err != nil {
+		testenv.Missing(t, testenv.RequirePypaimonEnv, err.Error())
+	}
+	ctx := context.Background()
+	// The checked-in file: the documented bug reproduces.
+	var o outcome
+	if err := consumerCase(ctx, t, r, "search", buggy, root); !errors.As(err, &o) || o.status != KnownUpstream {
+		t.Fatalf("search of %s: %v, want known-upstream", buggy.id(), err)
+	}
+	if err := consumerCase(ctx, t, r, "list-index", buggy, root); !errors.As(err, &o) || o.status != Unsupported {
+		t.Fatalf("list-index: %v, want unsupported", err)
+	}
+	sup := *impl.Supports
+	sup.Known = []KnownBug{
+		{Command: "read", Table: passing.id(), Expect: "Error", Source: "x.py", Reason: "documented but absent"},
+		{Command: "search", Table: buggy.id(), Expect: "KeyError", Source: "x.py", Reason: "another error"},
+	}
+	r.impl.Supports = &sup
+	err = consumerCase(ctx, t, r, "read", passing, root)
+	if err == nil || errors.As(err, &o) || !strings.Contains(err.Error(), "now passes") {
+		t.Fatalf("a documented bug that no longer shows: %v, want a failure", err)
+	}
+	err = consumerCase(ctx, t, r, "search", buggy, root)
+	if err == nil || errors.As(err, &o) || !strings.Contains(err.Error(), "fails otherwise") {
+		t.Fatalf("a bug other than documented: %v, want a failure", err)
 	}
 }
