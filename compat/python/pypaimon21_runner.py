@@ -43,6 +43,9 @@ from pypaimon.common.identifier import Identifier
 from pypaimon.common.options.options import Options
 from pypaimon.schema.schema_manager import SchemaManager
 from pypaimon.table.file_store_table import FileStoreTable
+# The partition rendering PrimaryKeyFullTextRead ranks and keys positions by.
+from pypaimon.table.source.primary_key_scored_result import (
+    PrimaryKeyScoredResult, _partition_bytes)
 
 
 def log(msg):
@@ -117,10 +120,10 @@ def search(args):
         return out
     result = (table.new_full_text_search_builder()
               .with_query(column, query).with_limit(limit).execute_local())
-    positions = list(getattr(result, "positions", None) or [])
-    if not hasattr(result, "positions"):
+    if not isinstance(result, PrimaryKeyScoredResult):
         raise ValueError("the search did not return pypaimon's PrimaryKeyScoredResult but %s"
                          % type(result).__name__)
+    positions = list(result.positions)
     out["snapshotId"] = result.snapshot_id
     pks = list(table.table_schema.primary_keys)
     reader = table.new_read_builder().new_read()
@@ -129,10 +132,12 @@ def search(args):
     for split in result.splits:
         data_split = split.data_split()
         data_file = data_split.files[0]
-        mine = sorted(p for p in positions
-                      if p.data_file_name == data_file.file_name and p.bucket == data_split.bucket)
+        part = _partition_bytes(data_split.partition)
+        mine = sorted((p for p in positions
+                       if p.partition_bytes == part and p.bucket == data_split.bucket
+                       and p.data_file_name == data_file.file_name),
+                      key=lambda p: p.row_position)
         rows = reader.to_arrow([split]).to_pylist()
-        mine = sorted(mine, key=lambda p: p.row_position)
         if len(rows) != len(mine):
             raise ValueError("%d rows read from %s for %d positions"
                              % (len(rows), data_file.file_name, len(mine)))
