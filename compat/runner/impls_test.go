@@ -172,3 +172,37 @@ func TestConsumerOutcomesFromSupports(t *testing.T) {
 		t.Fatalf("a bug other than documented: %v, want a failure", err)
 	}
 }
+
+// TestSameConsumerHitsTies: in a ranked answer, hits of equal score may come in another order
+// across partitions (pypaimon ranks partitions by another byte form), never within one; scores
+// are compared within 1e-5 relative.
+func TestSameConsumerHitsTies(t *testing.T) {
+	hit := func(id int, file string, row int64, score float64) consumerHit {
+		b := 0
+		return consumerHit{Key: map[string]any{"id": float64(id)}, Text: "t", Score: score, Bucket: &b, DataFile: file, RowPosition: &row}
+	}
+	parts := map[string]string{"a1": `{"p":"a"}`, "a2": `{"p":"a"}`, "b1": `{"p":"b"}`}
+	want := consumerSearchResult{SnapshotID: 3, Results: []consumerHit{hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 2), hit(4, "b1", 2, 1)}}
+	res := func(h ...consumerHit) consumerSearchResult { return consumerSearchResult{SnapshotID: 3, Results: h} }
+	if err := sameConsumerHits(res(want.Results...), want, true, parts); err != nil {
+		t.Fatal(err)
+	}
+	across := res(hit(3, "b1", 1, 2), hit(1, "a1", 0, 2), hit(2, "a2", 5, 2.00001), hit(4, "b1", 2, 1))
+	if err := sameConsumerHits(across, want, true, parts); err != nil {
+		t.Fatalf("a tie across partitions in another order: %v", err)
+	}
+	for name, got := range map[string]consumerSearchResult{
+		"within a partition": res(hit(2, "a2", 5, 2), hit(1, "a1", 0, 2), hit(3, "b1", 1, 2), hit(4, "b1", 2, 1)),
+		"across scores":      res(hit(4, "b1", 2, 1), hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 2)),
+		"a score":            res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 2), hit(4, "b1", 2, 1.001)),
+		"a position":         res(hit(1, "a1", 0, 2), hit(2, "a2", 6, 2), hit(3, "b1", 1, 2), hit(4, "b1", 2, 1)),
+		"a hit":              res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 2)),
+	} {
+		if err := sameConsumerHits(got, want, true, parts); err == nil {
+			t.Fatalf("%s: accepted", name)
+		}
+	}
+	if err := sameConsumerHits(res(hit(2, "a2", 5, 2), hit(1, "a1", 0, 2)), res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2)), false, parts); err == nil {
+		t.Fatal("unranked answers in another order accepted")
+	}
+}
