@@ -30,19 +30,12 @@ Run with the interpreter of .cache/pypaimon21-venv (scripts/pypaimon21-env.sh cr
     python pypaimon21_runner.py serve
 """
 
-import base64
-import datetime
-import decimal
 import json
 import sys
 from importlib.metadata import version as package_version
 
 import jsonlines
-from pypaimon.common.file_io import FileIO
-from pypaimon.common.identifier import Identifier
-from pypaimon.common.options.options import Options
-from pypaimon.schema.schema_manager import SchemaManager
-from pypaimon.table.file_store_table import FileStoreTable
+from pypaimon_tables import open_path, timestamp_trimmed, to_json as render
 # The partition rendering PrimaryKeyFullTextRead ranks and keys positions by.
 from pypaimon.table.source.primary_key_scored_result import (
     PrimaryKeyScoredResult, _partition_bytes)
@@ -57,29 +50,12 @@ def open_table(args):
     path = args.get("path")
     if not path:
         raise ValueError("args.path is required")
-    file_io = FileIO.get(path, Options({}))
-    schema = SchemaManager(file_io, path).latest()
-    if schema is None:
-        raise ValueError("no schema found at %s" % path)
-    return FileStoreTable(file_io, Identifier("default", "table"), path, schema)
+    return open_path(path)
 
 
 def to_json(value):
-    """The JSON form of a value pypaimon returns (as the Java runner's Values renders it)."""
-    if isinstance(value, datetime.datetime):
-        # An ISO local date-time without trailing fractional zeros (the runner's Values).
-        s = value.strftime("%Y-%m-%dT%H:%M:%S")
-        frac = ("%06d" % value.microsecond).rstrip("0")
-        return s + "." + frac if frac else s
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return format(value, "f")
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(value, float) and value != value:
-        return "NaN"
-    return value
+    """The JSON form of a value pypaimon returns, as the Java runner's Values renders it."""
+    return render(value, timestamp=timestamp_trimmed)
 
 
 def key_order(value):

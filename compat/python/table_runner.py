@@ -36,15 +36,11 @@ from importlib.metadata import version as package_version
 
 import jsonlines
 import pyarrow as pa
+from pypaimon_tables import open_path, to_json
 from pypaimon import CatalogFactory, Schema
-from pypaimon.common.file_io import FileIO
-from pypaimon.common.identifier import Identifier
-from pypaimon.common.options.options import Options
 from pypaimon.manifest.manifest_file_manager import ManifestFileManager
 from pypaimon.manifest.manifest_list_manager import ManifestListManager
 from pypaimon.schema.data_types import DataField, DataTypeParser, PyarrowFieldParser
-from pypaimon.schema.schema_manager import SchemaManager
-from pypaimon.table.file_store_table import FileStoreTable
 
 
 def log(msg):
@@ -56,17 +52,6 @@ def log(msg):
 
 def catalog(args):
     return CatalogFactory.create({"warehouse": args["warehouse"]})
-
-
-def open_path(path):
-    """Opens the table at path without a catalog. FileStoreTable.from_path of pypaimon 2.0.0
-    cannot be used: it instantiates the abstract FileIO and fails with "FileIO() takes no
-    arguments"; this is the same construction with the FileIO the catalog would pick."""
-    file_io = FileIO.get(path, Options({}))
-    schema = SchemaManager(file_io, path).latest()
-    if schema is None:
-        raise ValueError("no schema found at %s" % path)
-    return FileStoreTable(file_io, Identifier("default", "table"), path, schema)
 
 
 def open_table(args):
@@ -111,21 +96,6 @@ def from_json(value, tname):
         return decimal.Decimal(value)
     if tname.startswith("BINARY") or tname.startswith("VARBINARY") or tname == "BYTES":
         return base64.b64decode(value)
-    return value
-
-
-def to_json(value):
-    """Converts a value pypaimon returns to its JSON form (see the module documentation)."""
-    if isinstance(value, datetime.datetime):
-        return value.strftime("%Y-%m-%dT%H:%M:%S.%f")
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return format(value, "f")
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(value, float) and value != value:
-        return "NaN"
     return value
 
 

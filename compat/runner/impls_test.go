@@ -65,10 +65,9 @@ func TestLoadSupports(t *testing.T) {
 	}
 }
 
-// TestImpls: pypaimon21 is there by default with its checked-in supports file; PKFT_IMPL_<NAME>
-// adds an implementation with the supports file of PKFT_IMPL_<NAME>_SUPPORTS, and a bad
-// declaration is refused.
-func TestImpls(t *testing.T) {
+// defaultImpls returns the repository root and the implementations with no PKFT_IMPL_ variable.
+func defaultImpls(t *testing.T) (string, []Impl) {
+	t.Helper()
 	root, err := RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -77,12 +76,20 @@ func TestImpls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, impls
+}
+
+// TestImpls: pypaimon21 is there by default with its checked-in supports file; PKFT_IMPL_<NAME>
+// adds an implementation with the supports file of PKFT_IMPL_<NAME>_SUPPORTS, and a bad
+// declaration is refused.
+func TestImpls(t *testing.T) {
+	root, impls := defaultImpls(t)
 	if len(impls) != 1 || impls[0].Name != Pypaimon21Name || !impls[0].Builtin ||
 		strings.Join(impls[0].Argv, " ") != Pypaimon21Command || impls[0].Supports.Path != filepath.Join(root, Pypaimon21Supports) {
 		t.Fatalf("default implementations %+v", impls)
 	}
 	sup := writeSupports(t, "command read\nunsupported search x\nunsupported list-index y\n")
-	impls, err = Impls(root, []string{"PKFT_IMPL_CPP=bin/cpp-runner --serve", "PKFT_IMPL_CPP_SUPPORTS=" + sup, "PKFT_IMPL_PYPAIMON21=py r.py", "HOME=/x"})
+	impls, err := Impls(root, []string{"PKFT_IMPL_CPP=bin/cpp-runner --serve", "PKFT_IMPL_CPP_SUPPORTS=" + sup, "PKFT_IMPL_PYPAIMON21=py r.py", "HOME=/x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,14 +130,7 @@ func TestImplStartMissing(t *testing.T) {
 // is not the documented one, are failures (a fix upstream is noticed); an unsupported command is
 // not run at all; the checked-in declaration of a bug that reproduces is known-upstream.
 func TestConsumerOutcomesFromSupports(t *testing.T) {
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	impls, err := Impls(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, impls := defaultImpls(t)
 	tables, err := consumerTables(root)
 	if err != nil {
 		t.Fatal(err)
