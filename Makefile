@@ -28,6 +28,13 @@ native:
 pypaimon-env:
 	@$(TIMED) pypaimon-env ./scripts/pypaimon-env.sh
 
+# pypaimon 2.1.0 with the paimon-ftindex wheel make native fetched, in .cache/pypaimon21-venv: the
+# consumer runner compat/python/pypaimon21_runner.py (compat/PROTOCOL.md) reads and searches
+# every full-text table of the corpus.
+.PHONY: pypaimon21-env
+pypaimon21-env: native
+	@$(TIMED) pypaimon21-env ./scripts/pypaimon21-env.sh
+
 # The Java runner's full-text indexer: standin (default) builds the runner's stand-ins for the six
 # classes of Paimon's paimon-full-text module over the engine's C ABI library (a JNI shim compiled
 # with the machine's cc); paimon builds against the real org.apache.paimon:paimon-full-text:2.0.0
@@ -118,7 +125,7 @@ compat:
 # The conformance suite runs without -race: it drives the JVM and the engine, where the race
 # detector finds nothing and costs a slow first compile; the Go code it calls runs under -race in
 # gotest.
-conformance: native pypaimon-env runner conformance-compile
+conformance: native pypaimon-env pypaimon21-env runner conformance-compile
 	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
 
 # conformance-compile compiles the suite (into the build cache) without running it.
@@ -224,7 +231,7 @@ endif
 # (removal on every exit path, docker-compose.yml) required to run. Then its results.json must
 # match make compat's (compat/report, when there is one: in CI, make test's run just before) case
 # for case, outcome for outcome.
-compat-docker: docker-images pypaimon-env
+compat-docker: docker-images pypaimon-env pypaimon21-env
 	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) \
 	  TESTCONTAINERS_RYUK_DISABLED=true \
 	  $(TIMED) conformance-docker $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report-docker

@@ -9,11 +9,11 @@ Run with the unpacked wheel on PYTHONPATH (the Go harness does this):
     python3 engine_runner.py serve
 """
 
-import json
 import os
 import sys
-import traceback
 import uuid
+
+import jsonlines
 
 from paimon_ftindex import FullTextIndexReader, FullTextIndexWriter
 
@@ -65,35 +65,8 @@ COMMANDS = {
 }
 
 
-def serve():
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        rid = None
-        try:
-            req = json.loads(line)
-            rid = req.get("id")
-            cmd = req.get("cmd")
-            if cmd not in COMMANDS:
-                raise ValueError("unknown command: %s" % cmd)
-            resp = {"id": rid, "ok": True, "result": COMMANDS[cmd](req.get("args") or {})}
-        except Exception as e:  # the runner never dies on a bad request
-            traceback.print_exc(file=sys.stderr)
-            resp = {"id": rid, "ok": False, "error": "%s: %s" % (type(e).__name__, e)}
-        sys.stdout.write(json.dumps(resp) + "\n")
-        sys.stdout.flush()
-
-
 def main(argv):
-    if len(argv) >= 2 and argv[1] == "serve":
-        serve()
-        return 0
-    if len(argv) >= 3 and argv[1] in COMMANDS:
-        print(json.dumps(COMMANDS[argv[1]](json.loads(argv[2]))))
-        return 0
-    sys.stderr.write("usage: engine_runner.py serve | engine_runner.py COMMAND ARGS_JSON\n")
-    return 2
+    return jsonlines.main("engine_runner.py", COMMANDS, argv)
 
 
 if __name__ == "__main__":

@@ -32,19 +32,15 @@ import datetime
 import decimal
 import json
 import sys
-import traceback
 from importlib.metadata import version as package_version
 
+import jsonlines
 import pyarrow as pa
+from pypaimon_tables import open_path, to_json
 from pypaimon import CatalogFactory, Schema
-from pypaimon.common.file_io import FileIO
-from pypaimon.common.identifier import Identifier
-from pypaimon.common.options.options import Options
 from pypaimon.manifest.manifest_file_manager import ManifestFileManager
 from pypaimon.manifest.manifest_list_manager import ManifestListManager
 from pypaimon.schema.data_types import DataField, DataTypeParser, PyarrowFieldParser
-from pypaimon.schema.schema_manager import SchemaManager
-from pypaimon.table.file_store_table import FileStoreTable
 
 
 def log(msg):
@@ -56,17 +52,6 @@ def log(msg):
 
 def catalog(args):
     return CatalogFactory.create({"warehouse": args["warehouse"]})
-
-
-def open_path(path):
-    """Opens the table at path without a catalog. FileStoreTable.from_path of pypaimon 2.0.0
-    cannot be used: it instantiates the abstract FileIO and fails with "FileIO() takes no
-    arguments"; this is the same construction with the FileIO the catalog would pick."""
-    file_io = FileIO.get(path, Options({}))
-    schema = SchemaManager(file_io, path).latest()
-    if schema is None:
-        raise ValueError("no schema found at %s" % path)
-    return FileStoreTable(file_io, Identifier("default", "table"), path, schema)
 
 
 def open_table(args):
@@ -111,21 +96,6 @@ def from_json(value, tname):
         return decimal.Decimal(value)
     if tname.startswith("BINARY") or tname.startswith("VARBINARY") or tname == "BYTES":
         return base64.b64decode(value)
-    return value
-
-
-def to_json(value):
-    """Converts a value pypaimon returns to its JSON form (see the module documentation)."""
-    if isinstance(value, datetime.datetime):
-        return value.strftime("%Y-%m-%dT%H:%M:%S.%f")
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return format(value, "f")
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(value, float) and value != value:
-        return "NaN"
     return value
 
 
@@ -212,41 +182,9 @@ COMMANDS = {
 }
 
 
-# ---- protocol --------------------------------------------------------------------------------
-
-def handle(line):
-    rid = None
-    try:
-        req = json.loads(line)
-        rid = req.get("id")
-        cmd = req.get("cmd")
-        if cmd not in COMMANDS:
-            raise ValueError("unknown command: %s" % cmd)
-        return {"id": rid, "ok": True, "result": COMMANDS[cmd](req.get("args") or {})}
-    except Exception as e:  # the runner never dies on a bad request
-        traceback.print_exc(file=sys.stderr)
-        return {"id": rid, "ok": False, "error": "%s: %s" % (type(e).__name__, e)}
-
-
-def serve():
-    log("serving on pypaimon %s" % package_version("pypaimon"))
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        sys.stdout.write(json.dumps(handle(line)) + "\n")
-        sys.stdout.flush()
-
-
 def main(argv):
-    if len(argv) >= 2 and argv[1] == "serve":
-        serve()
-        return 0
-    if len(argv) >= 3 and argv[1] in COMMANDS:
-        print(json.dumps(COMMANDS[argv[1]](json.loads(argv[2])), indent=2))
-        return 0
-    sys.stderr.write("usage: table_runner.py serve | table_runner.py COMMAND ARGS_JSON\n")
-    return 2
+    return jsonlines.main("table_runner.py", COMMANDS, argv,
+                          on_serve=lambda: log("serving on pypaimon %s" % package_version("pypaimon")))
 
 
 if __name__ == "__main__":

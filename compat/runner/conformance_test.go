@@ -58,6 +58,15 @@ type unavailable struct {
 
 func (u unavailable) Error() string { return u.err.Error() }
 
+// outcome ends a case with an outcome other than pass, fail or skip: Unsupported (from the
+// implementation's supports file) or KnownUpstream (a documented upstream bug, reproduced exactly).
+type outcome struct {
+	status Status
+	detail string
+}
+
+func (o outcome) Error() string { return string(o.status) + ": " + o.detail }
+
 // runCase runs one matrix cell as a subtest and records its outcome.
 func runCase(t *testing.T, name, direction string, f func(ctx context.Context) error) {
 	t.Helper()
@@ -68,7 +77,12 @@ func runCase(t *testing.T, name, direction string, f func(ctx context.Context) e
 		err := f(ctx)
 		res := Result{Case: name, Direction: direction, Status: Pass, Duration: time.Since(start)}
 		var u unavailable
+		var o outcome
 		switch {
+		case errors.As(err, &o):
+			res.Status, res.Detail = o.status, o.detail
+			report.Add(res)
+			t.Skipf("%s: %s", o.status, o.detail)
 		case errors.As(err, &u) && !testenv.Required(u.env):
 			res.Status, res.Detail = Skip, u.Error()
 			report.Add(res)
@@ -222,6 +236,7 @@ func TestConformance(t *testing.T) {
 	testEngine(t)
 	testTables(t)
 	testPypaimon(t)
+	testConsumers(t)
 	testRewrite(t)
 	testJavaTables(t)
 	testMaintain(t)

@@ -82,10 +82,16 @@ const closeTimeout = 30 * time.Second
 // Start launches argv (argv[0] the program) with the given extra environment and waits for
 // nothing: the first Call tells whether it serves.
 func Start(ctx context.Context, name string, argv []string, env []string) (*Process, error) {
+	return StartIn(ctx, name, "", argv, env)
+}
+
+// StartIn is Start with the runner's working directory dir ("" for the harness's own).
+func StartIn(ctx context.Context, name, dir string, argv []string, env []string) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("start runner: empty command")
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -18,10 +20,17 @@ type Status string
 
 // The outcomes a case can have. Skip means the case could not run here (a missing runner); under
 // PKFT_REQUIRE_JAVA=1 / PKFT_REQUIRE_NATIVE=1 the suite turns such skips into failures.
+// Unsupported means the implementation says, in its checked-in supports file, that it does not
+// serve what the case needs (never inferred from a failure). KnownUpstream means the case shows
+// a documented bug of that implementation, exactly as documented (its reproduction and the
+// upstream file are in the detail); a case whose behaviour no longer matches the documentation
+// is a Fail, so that a fix upstream is noticed.
 const (
-	Pass Status = "pass"
-	Fail Status = "fail"
-	Skip Status = "skip"
+	Pass          Status = "pass"
+	Fail          Status = "fail"
+	Skip          Status = "skip"
+	Unsupported   Status = "unsupported"
+	KnownUpstream Status = "known-upstream"
 )
 
 // Result is one row of the conformance matrix.
@@ -99,12 +108,16 @@ func (r *Report) PrintMatrix(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", res.Case, res.Direction, res.Status, detail)
 	}
 	tw.Flush()
+	r.printGrid(w)
 	r.printSlowest(w, 10)
 	r.mu.Lock()
 	wall := r.wall
 	r.mu.Unlock()
 	if wall > 0 {
 		fmt.Fprintf(w, "conformance wall time: %.1fs\n", wall.Seconds())
+	}
+	if counts[Unsupported]+counts[KnownUpstream] > 0 {
+		fmt.Fprintf(w, "conformance outcomes: %d unsupported, %d known-upstream\n", counts[Unsupported], counts[KnownUpstream])
 	}
 	fmt.Fprintf(w, "conformance: %d passed, %d failed, %d skipped\n", counts[Pass], counts[Fail], counts[Skip])
 }
@@ -131,6 +144,63 @@ func (r *Report) printSlowest(w io.Writer, n int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, x := range res {
 		fmt.Fprintf(tw, "  %.1fs\t%s\t%s\n", x.Duration.Seconds(), x.Case, x.Direction)
+	}
+	tw.Flush()
+}
+
+// printGrid writes the producers x consumers grid: one row per producer, one column per consumer,
+// from the directions of the form PRODUCER->CONSUMER; each cell counts its cases as
+// passed/failed, with the unsupported, known-upstream and skipped ones added when there are any.
+func (r *Report) printGrid(w io.Writer) {
+	type cell map[Status]int
+	grid := map[string]map[string]cell{}
+	var producers, consumers []string
+	for _, res := range r.Results() {
+		from, to, ok := strings.Cut(res.Direction, "->")
+		if !ok || from == "" || to == "" {
+			continue
+		}
+		if grid[from] == nil {
+			grid[from] = map[string]cell{}
+			producers = append(producers, from)
+		}
+		if grid[from][to] == nil {
+			grid[from][to] = cell{}
+			if !slices.Contains(consumers, to) {
+				consumers = append(consumers, to)
+			}
+		}
+		grid[from][to][res.Status]++
+	}
+	if len(producers) == 0 {
+		return
+	}
+	sort.Strings(producers)
+	sort.Strings(consumers)
+	fmt.Fprintln(w, "\nproducers x consumers (passed/failed, then other outcomes):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "  PRODUCER")
+	for _, c := range consumers {
+		fmt.Fprintf(tw, "\t%s", c)
+	}
+	fmt.Fprintln(tw)
+	for _, p := range producers {
+		fmt.Fprintf(tw, "  %s", p)
+		for _, c := range consumers {
+			x, ok := grid[p][c]
+			if !ok {
+				fmt.Fprint(tw, "\t-")
+				continue
+			}
+			s := fmt.Sprintf("%d/%d", x[Pass], x[Fail])
+			for _, o := range []Status{Unsupported, KnownUpstream, Skip} {
+				if x[o] > 0 {
+					s += fmt.Sprintf(" %d %s", x[o], o)
+				}
+			}
+			fmt.Fprintf(tw, "\t%s", s)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }
@@ -164,12 +234,17 @@ func (r *Report) WriteFiles(dir string) error {
 		Message string `xml:"message,attr"`
 		Body    string `xml:",chardata"`
 	}
+	type property struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	}
 	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Time      float64  `xml:"time,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-		Skipped   *failure `xml:"skipped,omitempty"`
+		Name       string     `xml:"name,attr"`
+		Classname  string     `xml:"classname,attr"`
+		Time       float64    `xml:"time,attr"`
+		Properties []property `xml:"properties>property,omitempty"`
+		Failure    *failure   `xml:"failure,omitempty"`
+		Skipped    *failure   `xml:"skipped,omitempty"`
 	}
 	type suite struct {
 		XMLName  xml.Name   `xml:"testsuite"`
@@ -181,14 +256,21 @@ func (r *Report) WriteFiles(dir string) error {
 	}
 	s := suite{Name: "pkft-conformance", Tests: len(results)}
 	for _, res := range results {
-		tc := testcase{Name: res.Direction, Classname: res.Case, Time: res.Duration.Seconds()}
+		tc := testcase{Name: res.Direction, Classname: res.Case, Time: res.Duration.Seconds(),
+			Properties: []property{{"outcome", string(res.Status)}}}
 		switch res.Status {
 		case Fail:
 			s.Failures++
 			tc.Failure = &failure{Message: firstLine(res.Detail), Body: res.Detail}
-		case Skip:
+		case Skip, Unsupported, KnownUpstream:
+			// JUnit has no outcome for these: they are skipped tests whose message says which
+			// outcome (the outcome property carries it too).
 			s.Skipped++
-			tc.Skipped = &failure{Message: firstLine(res.Detail)}
+			msg := firstLine(res.Detail)
+			if res.Status != Skip {
+				msg = string(res.Status) + ": " + msg
+			}
+			tc.Skipped = &failure{Message: msg, Body: res.Detail}
 		}
 		s.Cases = append(s.Cases, tc)
 	}

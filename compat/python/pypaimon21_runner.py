@@ -1,0 +1,155 @@
+"""Consumer runner on pypaimon 2.1.0, Apache Paimon's official pure-Python implementation.
+
+pypaimon 2.1.0 reads primary-key full-text tables and searches their archives itself
+(FileStoreTable.new_full_text_search_builder(), which plans PrimaryKeyFullTextScan and
+PrimaryKeyFullTextRead over the bucket archives through the paimon-ftindex wheel). Everything
+this runner reports is pypaimon's own decoding; the conformance suite compares it with Java's
+answers for the same tables.
+
+Speaks the JSON-lines protocol of compat/PROTOCOL.md: one request per line on stdin
+{"id", "cmd", "args"}; one response per line on stdout {"id", "ok": true, "result"} or
+{"id", "ok": false, "error"}; it never dies on a bad request and logs to stderr only.
+
+Commands (a table is named by "path"):
+    ping      {"runner": "pypaimon21", "version", "ftindexVersion", "commands": [names]}
+    read      {"rows": [...]}: every visible row at the latest snapshot, sorted by primary key,
+              values rendered as the Java runner's read renders them
+    search    path, query (an engine JSON query, or plain words -> {"match":{"query":WORDS}}),
+              column (default: the table's only pk-full-text.index.columns column), limit
+              (default 10), ranked -> {"snapshotId", "column", "query",
+              "results": [{"key", "text", "score"}]}, the same shape and order as the Java
+              runner's search: by score descending, ties by primary key ascending; with ranked
+              the order is pypaimon's own (PrimaryKeyFullTextRead.read_plan: score descending,
+              ties by partition bytes, bucket, data file name, row position) and every result
+              also carries bucket, dataFile and rowPosition.
+
+list-index is not served: pypaimon 2.1.0 decides which archives are current inside
+PrimaryKeyFullTextScan (_current_payloads) but exposes no stale/current listing.
+
+Run with the interpreter of .cache/pypaimon21-venv (scripts/pypaimon21-env.sh creates it):
+    python pypaimon21_runner.py serve
+"""
+
+import json
+import sys
+from importlib.metadata import version as package_version
+
+import jsonlines
+from pypaimon_tables import open_path, timestamp_trimmed, to_json as render
+# The partition rendering PrimaryKeyFullTextRead ranks and keys positions by.
+from pypaimon.table.source.primary_key_scored_result import (
+    PrimaryKeyScoredResult, _partition_bytes)
+
+
+def log(msg):
+    sys.stderr.write("pypaimon21_runner: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def open_table(args):
+    path = args.get("path")
+    if not path:
+        raise ValueError("args.path is required")
+    return open_path(path)
+
+
+def to_json(value):
+    """The JSON form of a value pypaimon returns, as the Java runner's Values renders it."""
+    return render(value, timestamp=timestamp_trimmed)
+
+
+def key_order(value):
+    """A sort key for one primary-key value: nulls first, then by value."""
+    return (value is not None, value)
+
+
+def read(args):
+    table = open_table(args)
+    builder = table.new_read_builder()
+    rows = builder.new_read().to_arrow(builder.new_scan().plan().splits()).to_pylist()
+    pks = table.table_schema.primary_keys
+    rows.sort(key=lambda r: tuple(key_order(r[k]) for k in pks))
+    return {"rows": [{k: to_json(v) for k, v in r.items()} for r in rows]}
+
+
+def engine_query(q):
+    if not q.strip():
+        raise ValueError("args.query must not be blank")
+    if q.strip().startswith("{"):
+        return q
+    return json.dumps({"match": {"query": q}}, separators=(",", ":"))
+
+
+def search(args):
+    table = open_table(args)
+    column = args.get("column") or ""
+    if not column:
+        configured = table.table_schema.options.get("pk-full-text.index.columns", "")
+        cols = [c.strip() for c in configured.split(",") if c.strip()]
+        if len(cols) != 1:
+            raise ValueError("args.column is required: the table indexes %d columns" % len(cols))
+        column = cols[0]
+    query = engine_query(args.get("query") or "")
+    limit = int(args.get("limit", 10))
+    out = {"column": column, "query": query, "snapshotId": 0, "results": []}
+    if table.snapshot_manager().get_latest_snapshot() is None:
+        return out
+    result = (table.new_full_text_search_builder()
+              .with_query(column, query).with_limit(limit).execute_local())
+    if not isinstance(result, PrimaryKeyScoredResult):
+        raise ValueError("the search did not return pypaimon's PrimaryKeyScoredResult but %s"
+                         % type(result).__name__)
+    positions = list(result.positions)
+    out["snapshotId"] = result.snapshot_id
+    pks = list(table.table_schema.primary_keys)
+    reader = table.new_read_builder().new_read()
+    by_position = {}
+    # One IndexedSplit per data file, its ranges ascending: the rows come back in that order.
+    for split in result.splits:
+        data_split = split.data_split()
+        data_file = data_split.files[0]
+        part = _partition_bytes(data_split.partition)
+        mine = sorted((p for p in positions
+                       if p.partition_bytes == part and p.bucket == data_split.bucket
+                       and p.data_file_name == data_file.file_name),
+                      key=lambda p: p.row_position)
+        rows = reader.to_arrow([split]).to_pylist()
+        if len(rows) != len(mine):
+            raise ValueError("%d rows read from %s for %d positions"
+                             % (len(rows), data_file.file_name, len(mine)))
+        for p, row in zip(mine, rows):
+            by_position[(p.partition_bytes, p.bucket, p.data_file_name, p.row_position)] = row
+    results = []
+    for p in positions:
+        row = by_position[(p.partition_bytes, p.bucket, p.data_file_name, p.row_position)]
+        r = {"key": {k: to_json(row[k]) for k in pks}, "text": to_json(row[column]),
+             "score": float(p.score)}
+        if args.get("ranked"):
+            r.update({"bucket": p.bucket, "dataFile": p.data_file_name,
+                      "rowPosition": p.row_position})
+        r["_order"] = tuple(key_order(row[k]) for k in pks)
+        results.append(r)
+    if not args.get("ranked"):
+        results.sort(key=lambda r: (-r["score"], r["_order"]))
+    for r in results:
+        del r["_order"]
+    out["results"] = results
+    return out
+
+
+COMMANDS = {
+    "ping": lambda args: {"runner": "pypaimon21", "version": package_version("pypaimon"),
+                          "ftindexVersion": package_version("paimon-ftindex"),
+                          "commands": sorted(COMMANDS)},
+    "read": read,
+    "search": search,
+}
+
+
+def main(argv):
+    return jsonlines.main("pypaimon21_runner.py", COMMANDS, argv,
+                          on_serve=lambda: log("serving on pypaimon %s" % package_version("pypaimon")))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

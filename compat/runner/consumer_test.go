@@ -1,0 +1,373 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/impl/inspect"
+	"github.com/paimon-pkft/pkft/internal/goldengen"
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+// consumerTable is one full-text table of the corpus with Java's recorded answers for it: its
+// rows, its dump (with each bucket's full-text state) and its search answers.
+type consumerTable struct {
+	producer, name, path string
+	rows                 []any
+	dump                 inspect.Dump
+	search               []json.RawMessage
+	limit                int
+}
+
+// id is the table as supports files name it: PRODUCER/TABLE.
+func (c *consumerTable) id() string { return c.producer + "/" + c.name }
+
+// consumerTables returns every Java-written full-text table (testdata/tables/java/ft-*) and
+// every Go-written table (testdata/tables/go/*) with the answers the Java runner recorded for
+// it under compat/golden (make golden; TestGolden checks Java still gives them).
+func consumerTables(root string) ([]*consumerTable, error) {
+	var out []*consumerTable
+	type source struct {
+		producer, tables, golden, pattern string
+		search                            func(name string) string
+	}
+	for _, s := range []source{
+		{"java", goldengen.JavaTablesDir, goldengen.JavaExpectedDir, "ft-*", func(n string) string { return n + ".fulltext.json" }},
+		{"go", goldengen.GoTablesDir, goldengen.GoExpectedDir, "*", func(n string) string { return n + ".json" }},
+	} {
+		dirs, err := filepath.Glob(filepath.Join(root, s.tables, s.pattern))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(dirs)
+		for _, dir := range dirs {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				continue
+			}
+			c := &consumerTable{producer: s.producer, name: filepath.Base(dir), path: dir}
+			var exp struct {
+				Rows []any        `json:"rows"`
+				Dump inspect.Dump `json:"dump"`
+			}
+			if err := readJSON(filepath.Join(root, s.golden, c.name+".json"), &exp); err != nil {
+				return nil, err
+			}
+			var ft struct {
+				Limit  int               `json:"limit"`
+				Search []json.RawMessage `json:"search"`
+			}
+			if err := readJSON(filepath.Join(root, s.golden, s.search(c.name)), &ft); err != nil {
+				return nil, err
+			}
+			if len(exp.Rows) == 0 || len(ft.Search) == 0 || ft.Limit <= 0 {
+				return nil, fmt.Errorf("%s: Java's recorded answers have no rows or no searches", c.id())
+			}
+			c.rows, c.dump, c.search, c.limit = exp.Rows, exp.Dump, ft.Search, ft.Limit
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// implRunner starts an implementation's runner once, on first use, for all its cases.
+type implRunner struct {
+	impl Impl
+	root string
+	once sync.Once
+	proc *Process
+	err  error
+}
+
+func (r *implRunner) get(t *testing.T) (*Process, error) {
+	r.once.Do(func() {
+		// Not a case's context: the runner outlives the case that starts it.
+		r.proc, r.err = r.impl.Start(context.Background(), r.root)
+		if r.err == nil {
+			p := r.proc
+			t.Cleanup(func() { p.Close() })
+		}
+	})
+	if r.err != nil && r.impl.Builtin && errors.Is(r.err, ErrUnavailable) {
+		return nil, unavailable{testenv.RequirePypaimonEnv, r.err}
+	}
+	return r.proc, r.err
+}
+
+// testConsumers runs every implementation of Impls (pypaimon 2.1.0, and whatever
+// PKFT_IMPL_<NAME> adds; compat/PROTOCOL.md) as a consumer of every full-text table of the
+// corpus: its read, search and list-index answers against Java's.
+func testConsumers(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	impls, err := Impls(root, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := consumerTables(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, impl := range impls {
+		r := &implRunner{impl: impl, root: root}
+		for _, tb := range tables {
+			for _, cmd := range ConsumerCommands {
+				runCase(t, "consumer/"+cmd+"/"+tb.name, tb.producer+"->"+impl.Name, func(ctx context.Context) error {
+					return consumerCase(ctx, t, r, cmd, tb, root)
+				})
+			}
+		}
+	}
+}
+
+// consumerCase runs command cmd of r's implementation on tb, with the outcome its supports file
+// declares: unsupported without running anything, known-upstream when the documented bug shows
+// exactly as documented (a fail when it no longer does).
+func consumerCase(ctx context.Context, t *testing.T, r *implRunner, cmd string, tb *consumerTable, root string) error {
+	sup := r.impl.Supports
+	rel, err := filepath.Rel(root, sup.Path)
+	if err != nil {
+		rel = sup.Path
+	}
+	if reason, ok := sup.Unsupported[cmd]; ok {
+		return outcome{Unsupported, fmt.Sprintf("%s declares %s unsupported: %s", rel, cmd, reason)}
+	}
+	p, err := r.get(t)
+	if err != nil {
+		return err
+	}
+	var check func(context.Context, *Process, *consumerTable) error
+	switch cmd {
+	case "read":
+		check = consumerRead
+	case "search":
+		check = consumerSearch
+	case "list-index":
+		check = consumerListIndex
+	default:
+		return fmt.Errorf("no consumer case for command %s", cmd)
+	}
+	err = check(ctx, p, tb)
+	bug, known := sup.KnownBug(cmd, tb.id())
+	switch {
+	case !known:
+		return err
+	case err == nil:
+		return fmt.Errorf("%s documents a known-upstream bug of %s on %s (%s), but the case now passes: fixed upstream? remove the entry", rel, cmd, tb.id(), bug.Source)
+	case !bug.Matches(err):
+		return fmt.Errorf("%s documents a known-upstream bug of %s on %s (%q), but the case fails otherwise: %w", rel, cmd, tb.id(), bug.Expect, err)
+	}
+	return outcome{KnownUpstream, fmt.Sprintf("%s (upstream %s; declared in %s; reproduction: %s %s on %s): %v",
+		bug.Reason, bug.Source, rel, r.impl.Name, cmd, tb.id(), err)}
+}
+
+// consumerRead compares the implementation's rows of tb with Java's.
+func consumerRead(ctx context.Context, p *Process, tb *consumerTable) error {
+	var got struct {
+		Rows []any `json:"rows"`
+	}
+	if err := p.Call(ctx, "read", map[string]any{"path": tb.path}, &got); err != nil {
+		return err
+	}
+	if len(got.Rows) != len(tb.rows) {
+		return fmt.Errorf("%d rows, Java reads %d", len(got.Rows), len(tb.rows))
+	}
+	for i := range got.Rows {
+		if !reflect.DeepEqual(got.Rows[i], tb.rows[i]) {
+			return fmt.Errorf("row %d: %v, Java reads %v", i, got.Rows[i], tb.rows[i])
+		}
+	}
+	return nil
+}
+
+// consumerHit is one search result of the protocol's search command.
+type consumerHit struct {
+	Key         map[string]any `json:"key"`
+	Text        any            `json:"text"`
+	Score       float64        `json:"score"`
+	Bucket      *int           `json:"bucket"`
+	DataFile    string         `json:"dataFile"`
+	RowPosition *int64         `json:"rowPosition"`
+}
+
+type consumerSearchResult struct {
+	SnapshotID int64         `json:"snapshotId"`
+	Column     string        `json:"column"`
+	Query      string        `json:"query"`
+	Results    []consumerHit `json:"results"`
+}
+
+// consumerSearch runs every query Java answered on tb and compares the answers: the same hits in
+// the same order, scores within 1e-5 relative. Java's recorded order is by score, ties by
+// primary key (the java tables) or Paimon's ranked order with physical positions (the go
+// tables); the implementation is asked for the same order.
+//
+// One tie order differs by design: pypaimon 2.1.0 ranks equal scores by the bytes of
+// _partition_bytes (pypaimon/table/source/primary_key_scored_result.py), which for the
+// GenericRow partitions its scan plans (no to_bytes) is the UTF-8 of repr(tuple(values)), where
+// Java's PrimaryKeySearchPosition#compareTo compares the partition's BinaryRow bytes. So among
+// hits of equal score, those of different partitions may come in another order; within one
+// partition the order (bucket, data file name, row position) must be Java's.
+func consumerSearch(ctx context.Context, p *Process, tb *consumerTable) error {
+	partitions := map[string]string{}
+	for _, b := range tb.dump.Buckets {
+		part, err := json.Marshal(b.Partition)
+		if err != nil {
+			return err
+		}
+		for _, f := range b.DataFiles {
+			partitions[f.FileName] = string(part)
+		}
+	}
+	for _, raw := range tb.search {
+		var want consumerSearchResult
+		if err := json.Unmarshal(raw, &want); err != nil {
+			return fmt.Errorf("java's search of %s: %w", tb.id(), err)
+		}
+		ranked := len(want.Results) > 0 && want.Results[0].DataFile != ""
+		args := map[string]any{"path": tb.path, "column": want.Column, "query": want.Query, "limit": tb.limit, "ranked": ranked}
+		var got consumerSearchResult
+		if err := p.Call(ctx, "search", args, &got); err != nil {
+			return err
+		}
+		if err := sameConsumerHits(got, want, ranked, partitions); err != nil {
+			return fmt.Errorf("query %s: %w", want.Query, err)
+		}
+	}
+	return nil
+}
+
+// sameConsumerHits compares got with Java's want: the same snapshot and hits, scores within 1e-5
+// relative, in the same order; with ranked also at the same positions, hits of equal score in
+// different partitions (partitions maps a data file to its partition) in any order between them.
+func sameConsumerHits(got, want consumerSearchResult, ranked bool, partitions map[string]string) error {
+	if got.SnapshotID != want.SnapshotID {
+		return fmt.Errorf("searched snapshot %d, Java %d", got.SnapshotID, want.SnapshotID)
+	}
+	if len(got.Results) != len(want.Results) {
+		return fmt.Errorf("%d hits, Java %d", len(got.Results), len(want.Results))
+	}
+	for i, g := range got.Results {
+		w := want.Results[i]
+		if math.Abs(g.Score-w.Score) > 1e-5*math.Max(math.Abs(g.Score), math.Abs(w.Score)) {
+			return fmt.Errorf("hit %d (key %v): score %v, Java %v", i, g.Key, g.Score, w.Score)
+		}
+		if !ranked && (!reflect.DeepEqual(g.Key, w.Key) || !reflect.DeepEqual(g.Text, w.Text)) {
+			return fmt.Errorf("hit %d: key %v, Java key %v", i, g.Key, w.Key)
+		}
+		if ranked && (g.Bucket == nil || g.RowPosition == nil) {
+			return fmt.Errorf("hit %d (key %v): no position in a ranked answer", i, g.Key)
+		}
+	}
+	if !ranked {
+		return nil
+	}
+	// Ranked: compare each run of equal Java scores partition by partition.
+	for i := 0; i < len(want.Results); {
+		j := i + 1
+		for j < len(want.Results) && want.Results[j].Score == want.Results[i].Score {
+			j++
+		}
+		byPart := func(hits []consumerHit) (map[string][]consumerHit, error) {
+			out := map[string][]consumerHit{}
+			for _, h := range hits {
+				part, ok := partitions[h.DataFile]
+				if !ok {
+					return nil, fmt.Errorf("hit (key %v) in data file %s, which is not live in Java's dump", h.Key, h.DataFile)
+				}
+				out[part] = append(out[part], h)
+			}
+			return out, nil
+		}
+		gp, err := byPart(got.Results[i:j])
+		if err != nil {
+			return err
+		}
+		wp, err := byPart(want.Results[i:j])
+		if err != nil {
+			return err
+		}
+		for part, ws := range wp {
+			gs := gp[part]
+			if len(gs) != len(ws) {
+				return fmt.Errorf("hits %d-%d (score %v): %d in partition %s, Java %d", i, j-1, want.Results[i].Score, len(gs), part, len(ws))
+			}
+			for k, w := range ws {
+				g := gs[k]
+				if *g.Bucket != *w.Bucket || g.DataFile != w.DataFile || *g.RowPosition != *w.RowPosition ||
+					!reflect.DeepEqual(g.Key, w.Key) || !reflect.DeepEqual(g.Text, w.Text) {
+					return fmt.Errorf("hits %d-%d (score %v), partition %s: key %v at bucket %d %s row %d, Java key %v at bucket %d %s row %d",
+						i, j-1, w.Score, part, g.Key, *g.Bucket, g.DataFile, *g.RowPosition, w.Key, *w.Bucket, w.DataFile, *w.RowPosition)
+				}
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+// consumerArchive is one archive of the protocol's list-index command.
+type consumerArchive struct {
+	Partition map[string]any `json:"partition"`
+	Bucket    int32          `json:"bucket"`
+	FileName  string         `json:"fileName"`
+	Status    string         `json:"status"`
+}
+
+// consumerListIndex compares the implementation's archives and their current/stale status with
+// the full-text state of Java's dump.
+func consumerListIndex(ctx context.Context, p *Process, tb *consumerTable) error {
+	var got struct {
+		Archives []consumerArchive `json:"archives"`
+	}
+	if err := p.Call(ctx, "list-index", map[string]any{"path": tb.path}, &got); err != nil {
+		return err
+	}
+	key := func(a consumerArchive) string {
+		part, _ := json.Marshal(a.Partition)
+		return fmt.Sprintf("%s/%d/%s: %s", part, a.Bucket, a.FileName, a.Status)
+	}
+	var want, have []string
+	for _, b := range tb.dump.Buckets {
+		if b.State == nil {
+			continue
+		}
+		for _, f := range b.State.Current {
+			want = append(want, key(consumerArchive{b.Partition, b.Bucket, f, "current"}))
+		}
+		for _, f := range b.State.Stale {
+			want = append(want, key(consumerArchive{b.Partition, b.Bucket, f, "stale"}))
+		}
+	}
+	for _, a := range got.Archives {
+		have = append(have, key(a))
+	}
+	sort.Strings(want)
+	sort.Strings(have)
+	if !reflect.DeepEqual(have, want) {
+		return fmt.Errorf("archives:\n  %s\nJava's state:\n  %s", strings.Join(have, "\n  "), strings.Join(want, "\n  "))
+	}
+	return nil
+}

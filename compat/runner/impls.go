@@ -1,0 +1,272 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// ImplEnvPrefix starts the variables that add an implementation to the consumer cases:
+// PKFT_IMPL_<NAME>=command starts its runner (compat/PROTOCOL.md) and
+// PKFT_IMPL_<NAME>_SUPPORTS=path names its supports file.
+const ImplEnvPrefix = "PKFT_IMPL_"
+
+// supportsSuffix ends the variable naming an implementation's supports file.
+const supportsSuffix = "_SUPPORTS"
+
+// ConsumerCommands are the protocol commands the consumer cases use. Every supports file
+// declares each of them, supported or not.
+var ConsumerCommands = []string{"read", "search", "list-index"}
+
+// The built-in pypaimon 2.1.0 consumer: what PKFT_IMPL_PYPAIMON21 and PKFT_IMPL_PYPAIMON21_SUPPORTS
+// default to (paths relative to the repository root, where every runner starts).
+const (
+	Pypaimon21Name     = "pypaimon21"
+	Pypaimon21Venv     = ".cache/pypaimon21-venv"
+	Pypaimon21Command  = Pypaimon21Venv + "/bin/python compat/python/pypaimon21_runner.py serve"
+	Pypaimon21Supports = "compat/python/pypaimon21.supports"
+)
+
+// Impl is one implementation in the consumer cases, started through the protocol of
+// compat/PROTOCOL.md.
+type Impl struct {
+	// Name is the lower-case name of the implementation: the consumer in direction names.
+	Name string
+	// Argv is the runner's command line; it starts in the repository root.
+	Argv []string
+	// Supports is the implementation's checked-in declaration of what it serves.
+	Supports *Supports
+	// Builtin is set for the default pypaimon21 entry (no PKFT_IMPL_PYPAIMON21 given): a missing
+	// environment then skips its cases unless PKFT_REQUIRE_PYPAIMON=1.
+	Builtin bool
+}
+
+// Supports is what an implementation's supports file declares: which consumer commands it
+// serves, which it does not (with the reason), and its documented upstream bugs.
+type Supports struct {
+	Path        string
+	Commands    map[string]bool
+	Unsupported map[string]string
+	Known       []KnownBug
+}
+
+// KnownBug is one documented bug of an implementation (a known-upstream line): the command on
+// the table (PRODUCER/TABLE) fails with an error matching Expect (see Matches), because of Source (the
+// upstream file) as Reason explains. The case's request is its reproduction.
+type KnownBug struct {
+	Command, Table, Expect, Source, Reason string
+}
+
+// Matches tells whether err is the documented bug: its message contains the parts of Expect
+// split at '*', in order, with TABLE in them standing for the table's directory name.
+func (k KnownBug) Matches(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	_, name, _ := strings.Cut(k.Table, "/")
+	for _, part := range strings.Split(strings.ReplaceAll(k.Expect, "TABLE", name), "*") {
+		i := strings.Index(msg, part)
+		if i < 0 {
+			return false
+		}
+		msg = msg[i+len(part):]
+	}
+	return true
+}
+
+// KnownBug returns the documented bug of command on table, if any.
+func (s *Supports) KnownBug(command, table string) (KnownBug, bool) {
+	for _, k := range s.Known {
+		if k.Command == command && k.Table == table {
+			return k, true
+		}
+	}
+	return KnownBug{}, false
+}
+
+// LoadSupports reads a supports file: one declaration per line, '#' starting a comment:
+//
+//	command NAME
+//	unsupported NAME REASON...
+//	known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
+//
+// Every command of ConsumerCommands must be declared, by command or unsupported.
+func LoadSupports(path string) (*Supports, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("supports file: %w", err)
+	}
+	defer f.Close()
+	s := &Supports{Path: path, Commands: map[string]bool{}, Unsupported: map[string]string{}}
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		kind, rest, _ := strings.Cut(line, " ")
+		rest = strings.TrimSpace(rest)
+		bad := func(msg string) error { return fmt.Errorf("%s:%d: %s: %q", path, n, msg, line) }
+		switch kind {
+		case "command":
+			if rest == "" || strings.Contains(rest, " ") {
+				return nil, bad("want: command NAME")
+			}
+			s.Commands[rest] = true
+		case "unsupported":
+			name, reason, _ := strings.Cut(rest, " ")
+			if name == "" || strings.TrimSpace(reason) == "" {
+				return nil, bad("want: unsupported NAME REASON")
+			}
+			s.Unsupported[name] = strings.TrimSpace(reason)
+		case "known-upstream":
+			parts := strings.Split(rest, "|")
+			if len(parts) != 4 {
+				return nil, bad("want: known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR | UPSTREAM FILE | REASON")
+			}
+			for i := range parts {
+				parts[i] = strings.TrimSpace(parts[i])
+			}
+			cmd, table, _ := strings.Cut(parts[0], " ")
+			table = strings.TrimSpace(table)
+			if cmd == "" || !strings.Contains(table, "/") || parts[1] == "" || parts[2] == "" || parts[3] == "" {
+				return nil, bad("want: known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR | UPSTREAM FILE | REASON")
+			}
+			s.Known = append(s.Known, KnownBug{Command: cmd, Table: table, Expect: parts[1], Source: parts[2], Reason: parts[3]})
+		default:
+			return nil, bad("unknown declaration " + kind)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("supports file %s: %w", path, err)
+	}
+	for _, c := range ConsumerCommands {
+		if s.Commands[c] == (s.Unsupported[c] != "") {
+			return nil, fmt.Errorf("%s: command %s must be declared exactly once, by command or unsupported", path, c)
+		}
+	}
+	return s, nil
+}
+
+// Impls returns the implementations of the consumer cases: one per PKFT_IMPL_<NAME> variable of
+// environ, and pypaimon21 by its defaults when PKFT_IMPL_PYPAIMON21 is not given. root is the
+// repository root, against which relative supports paths are read.
+func Impls(root string, environ []string) ([]Impl, error) {
+	vars := map[string]string{}
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && strings.HasPrefix(k, ImplEnvPrefix) {
+			vars[k] = v
+		}
+	}
+	var names []string
+	for k := range vars {
+		if !strings.HasSuffix(k, supportsSuffix) {
+			names = append(names, strings.TrimPrefix(k, ImplEnvPrefix))
+		}
+	}
+	for k := range vars {
+		name := strings.TrimSuffix(strings.TrimPrefix(k, ImplEnvPrefix), supportsSuffix)
+		if strings.HasSuffix(k, supportsSuffix) && vars[ImplEnvPrefix+name] == "" && name != strings.ToUpper(Pypaimon21Name) {
+			return nil, fmt.Errorf("%s is set but %s%s is not", k, ImplEnvPrefix, name)
+		}
+	}
+	sort.Strings(names)
+	var out []Impl
+	builtin := strings.ToUpper(Pypaimon21Name)
+	if _, ok := vars[ImplEnvPrefix+builtin]; !ok {
+		names = append([]string{builtin}, names...)
+	}
+	for _, name := range names {
+		cmdline, given := vars[ImplEnvPrefix+name]
+		supports := vars[ImplEnvPrefix+name+supportsSuffix]
+		if name == builtin {
+			if !given {
+				cmdline = Pypaimon21Command
+			}
+			if supports == "" {
+				supports = Pypaimon21Supports
+			}
+		}
+		if name == "" || strings.ToUpper(name) != name || strings.ContainsAny(name, " -") {
+			return nil, fmt.Errorf("%s%s: the name must be upper case letters, digits and underscores", ImplEnvPrefix, name)
+		}
+		argv := strings.Fields(cmdline)
+		if len(argv) == 0 {
+			return nil, fmt.Errorf("%s%s is empty", ImplEnvPrefix, name)
+		}
+		if supports == "" {
+			return nil, fmt.Errorf("%s%s needs its supports file in %s%s%s", ImplEnvPrefix, name, ImplEnvPrefix, name, supportsSuffix)
+		}
+		if !filepath.IsAbs(supports) {
+			supports = filepath.Join(root, supports)
+		}
+		s, err := LoadSupports(supports)
+		if err != nil {
+			return nil, fmt.Errorf("%s%s: %w", ImplEnvPrefix, name, err)
+		}
+		out = append(out, Impl{Name: strings.ToLower(name), Argv: argv, Supports: s, Builtin: name == builtin && !given})
+	}
+	return out, nil
+}
+
+// Start starts the implementation's runner in root and checks it answers ping. A runner whose
+// program does not exist is ErrUnavailable.
+func (i Impl) Start(ctx context.Context, root string) (*Process, error) {
+	prog := i.Argv[0]
+	if strings.Contains(prog, "/") {
+		abs := prog
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(root, prog)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			hint := ""
+			if i.Builtin {
+				hint = " (make pypaimon21-env)"
+			}
+			return nil, fmt.Errorf("%w: %s runner program %s is missing%s", ErrUnavailable, i.Name, abs, hint)
+		}
+	} else if _, err := exec.LookPath(prog); err != nil {
+		return nil, fmt.Errorf("%w: %s runner program %s: %v", ErrUnavailable, i.Name, prog, err)
+	}
+	argv := append([]string(nil), i.Argv...)
+	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) {
+		argv[0] = filepath.Join(root, prog)
+	}
+	p, err := StartIn(ctx, i.Name, root, argv, nil)
+	if err != nil {
+		return nil, err
+	}
+	var ping struct {
+		Commands []string `json:"commands"`
+	}
+	if err := p.Call(ctx, "ping", nil, &ping); err != nil {
+		p.kill()
+		_ = p.Close()
+		var re *RemoteError
+		if errors.As(err, &re) {
+			return nil, fmt.Errorf("the %s runner does not answer ping: %w", i.Name, err)
+		}
+		return nil, fmt.Errorf("%w: the %s runner does not serve: %v", ErrUnavailable, i.Name, err)
+	}
+	// The supports file and the runner must agree: a command declared supported is served.
+	if i.Supports != nil {
+		for c := range i.Supports.Commands {
+			if !slices.Contains(ping.Commands, c) {
+				_ = p.Close()
+				return nil, fmt.Errorf("%s declares %s supported, but the %s runner's ping lists only %v", i.Supports.Path, c, i.Name, ping.Commands)
+			}
+		}
+	}
+	return p, nil
+}

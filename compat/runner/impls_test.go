@@ -1,0 +1,208 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/internal/testenv"
+)
+
+func writeSupports(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "x.supports")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLoadSupports: a supports file declares every consumer command exactly once and documents
+// known-upstream bugs with their expected error, upstream file and reason; anything else is
+// refused with the line.
+func TestLoadSupports(t *testing.T) {
+	good := "# c\ncommand read\ncommand search\nunsupported list-index no listing\n" +
+		"known-upstream search java/t1 | Err: File *TABLE/index/* missing | up/x.py | reason\n"
+	s, err := LoadSupports(writeSupports(t, good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Commands["read"] || !s.Commands["search"] || s.Unsupported["list-index"] != "no listing" {
+		t.Fatalf("%+v", s)
+	}
+	bug, ok := s.KnownBug("search", "java/t1")
+	if !ok || bug.Source != "up/x.py" {
+		t.Fatalf("known bug %+v %v", bug, ok)
+	}
+	if _, ok := s.KnownBug("read", "java/t1"); ok {
+		t.Fatal("a bug of search reported for read")
+	}
+	if !bug.Matches(errors.New("py runner: search: Err: File /a/t1/index/index-1 missing")) {
+		t.Fatal("the documented error does not match")
+	}
+	for _, other := range []string{"py runner: search: Err: File /a/t2/index/index-1 missing", "Err: File /a/t1/bucket-0/x missing", ""} {
+		if bug.Matches(errors.New(other)) {
+			t.Fatalf("%q matches the documented error", other)
+		}
+	}
+	if bug.Matches(nil) {
+		t.Fatal("no error matches")
+	}
+	for _, bad := range []string{
+		"command read\ncommand search\n",                                                                // list-index undeclared
+		"command read\ncommand search\ncommand list-index\nunsupported read x\n",                        // declared twice
+		"command read\ncommand search\nunsupported list-index\n",                                        // no reason
+		"command read\ncommand search\nunsupported list-index x\nsupport y\n",                           // unknown kind
+		"command read\ncommand search\nunsupported list-index x\nknown-upstream search t | a | b | c\n", // no producer
+		"command read\ncommand search\nunsupported list-index x\nknown-upstream search go/t | a | b\n",  // no reason
+	} {
+		if _, err := LoadSupports(writeSupports(t, bad)); err == nil {
+			t.Fatalf("accepted %q", bad)
+		}
+	}
+}
+
+// defaultImpls returns the repository root and the implementations with no PKFT_IMPL_ variable.
+func defaultImpls(t *testing.T) (string, []Impl) {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	impls, err := Impls(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, impls
+}
+
+// TestImpls: pypaimon21 is there by default with its checked-in supports file; PKFT_IMPL_<NAME>
+// adds an implementation with the supports file of PKFT_IMPL_<NAME>_SUPPORTS, and a bad
+// declaration is refused.
+func TestImpls(t *testing.T) {
+	root, impls := defaultImpls(t)
+	if len(impls) != 1 || impls[0].Name != Pypaimon21Name || !impls[0].Builtin ||
+		strings.Join(impls[0].Argv, " ") != Pypaimon21Command || impls[0].Supports.Path != filepath.Join(root, Pypaimon21Supports) {
+		t.Fatalf("default implementations %+v", impls)
+	}
+	sup := writeSupports(t, "command read\nunsupported search x\nunsupported list-index y\n")
+	impls, err := Impls(root, []string{"PKFT_IMPL_CPP=bin/cpp-runner --serve", "PKFT_IMPL_CPP_SUPPORTS=" + sup, "PKFT_IMPL_PYPAIMON21=py r.py", "HOME=/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(impls) != 2 || impls[0].Name != "cpp" || strings.Join(impls[0].Argv, " ") != "bin/cpp-runner --serve" || impls[0].Builtin ||
+		impls[1].Name != Pypaimon21Name || impls[1].Builtin || impls[1].Argv[0] != "py" {
+		t.Fatalf("implementations %+v", impls)
+	}
+	for _, env := range [][]string{
+		{"PKFT_IMPL_CPP=x"},                                  // no supports file
+		{"PKFT_IMPL_CPP_SUPPORTS=" + sup},                    // no command
+		{"PKFT_IMPL_CPP=", "PKFT_IMPL_CPP_SUPPORTS=" + sup},  // empty command
+		{"PKFT_IMPL_cpp=x", "PKFT_IMPL_cpp_SUPPORTS=" + sup}, // not upper case
+		{"PKFT_IMPL_CPP=x", "PKFT_IMPL_CPP_SUPPORTS=/nonexistent"},
+	} {
+		if _, err := Impls(root, env); err == nil {
+			t.Fatalf("accepted %q", env)
+		}
+	}
+}
+
+// TestImplStartMissing: a runner whose program does not exist is unavailable (the consumer cases
+// skip it, or fail it under PKFT_REQUIRE_PYPAIMON=1 for pypaimon21), naming the make target.
+func TestImplStartMissing(t *testing.T) {
+	root := t.TempDir()
+	i := Impl{Name: Pypaimon21Name, Argv: []string{".cache/none/bin/python", "r.py"}, Builtin: true}
+	_, err := i.Start(context.Background(), root)
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "make pypaimon21-env") {
+		t.Fatalf("got %v", err)
+	}
+	i = Impl{Name: "x", Argv: []string{"pkft-no-such-runner-program"}}
+	if _, err := i.Start(context.Background(), root); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestConsumerOutcomesFromSupports runs the pypaimon 2.1.0 runner with supports declarations
+// that do not hold: a known-upstream bug documented for a case that passes, and one whose error
+// is not the documented one, are failures (a fix upstream is noticed); an unsupported command is
+// not run at all; the checked-in declaration of a bug that reproduces is known-upstream.
+func TestConsumerOutcomesFromSupports(t *testing.T) {
+	root, impls := defaultImpls(t)
+	tables, err := consumerTables(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*consumerTable{}
+	for _, tb := range tables {
+		byID[tb.id()] = tb
+	}
+	passing, buggy := byID["java/ft-default-partitioned"], byID["java/ft-ngram-two-levels"]
+	if passing == nil || buggy == nil {
+		t.Fatal("the corpus lacks java/ft-default-partitioned or java/ft-ngram-two-levels")
+	}
+	impl := impls[0]
+	r := &implRunner{impl: impl, root: root}
+	if _, err := r.get(t); err != nil {
+		testenv.Missing(t, testenv.RequirePypaimonEnv, err.Error())
+	}
+	ctx := context.Background()
+	// The checked-in file: the documented bug reproduces.
+	var o outcome
+	if err := consumerCase(ctx, t, r, "search", buggy, root); !errors.As(err, &o) || o.status != KnownUpstream {
+		t.Fatalf("search of %s: %v, want known-upstream", buggy.id(), err)
+	}
+	if err := consumerCase(ctx, t, r, "list-index", buggy, root); !errors.As(err, &o) || o.status != Unsupported {
+		t.Fatalf("list-index: %v, want unsupported", err)
+	}
+	sup := *impl.Supports
+	sup.Known = []KnownBug{
+		{Command: "read", Table: passing.id(), Expect: "Error", Source: "x.py", Reason: "documented but absent"},
+		{Command: "search", Table: buggy.id(), Expect: "KeyError", Source: "x.py", Reason: "another error"},
+	}
+	r.impl.Supports = &sup
+	err = consumerCase(ctx, t, r, "read", passing, root)
+	if err == nil || errors.As(err, &o) || !strings.Contains(err.Error(), "now passes") {
+		t.Fatalf("a documented bug that no longer shows: %v, want a failure", err)
+	}
+	err = consumerCase(ctx, t, r, "search", buggy, root)
+	if err == nil || errors.As(err, &o) || !strings.Contains(err.Error(), "fails otherwise") {
+		t.Fatalf("a bug other than documented: %v, want a failure", err)
+	}
+}
+
+// TestSameConsumerHitsTies: in a ranked answer, hits of equal score may come in another order
+// across partitions (pypaimon ranks partitions by another byte form), never within one; scores
+// are compared within 1e-5 relative.
+func TestSameConsumerHitsTies(t *testing.T) {
+	hit := func(id int, file string, row int64, score float64) consumerHit {
+		b := 0
+		return consumerHit{Key: map[string]any{"id": float64(id)}, Text: "t", Score: score, Bucket: &b, DataFile: file, RowPosition: &row}
+	}
+	parts := map[string]string{"a1": `{"p":"a"}`, "a2": `{"p":"a"}`, "b1": `{"p":"b"}`}
+	want := consumerSearchResult{SnapshotID: 3, Results: []consumerHit{hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 2), hit(4, "b1", 2, 1)}}
+	res := func(h ...consumerHit) consumerSearchResult { return consumerSearchResult{SnapshotID: 3, Results: h} }
+	if err := sameConsumerHits(res(want.Results...), want, true, parts); err != nil {
+		t.Fatal(err)
+	}
+	across := res(hit(3, "b1", 1, 2), hit(1, "a1", 0, 2), hit(2, "a2", 5, 2.00001), hit(4, "b1", 2, 1))
+	if err := sameConsumerHits(across, want, true, parts); err != nil {
+		t.Fatalf("a tie across partitions in another order: %v", err)
+	}
+	for name, got := range map[string]consumerSearchResult{
+		"within a partition": res(hit(2, "a2", 5, 2), hit(1, "a1", 0, 2), hit(3, "b1", 1, 2), hit(4, "b1", 2, 1)),
+		"across scores":      res(hit(4, "b1", 2, 1), hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 2)),
+		"a score":            res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 2), hit(4, "b1", 2, 1.001)),
+		"a position":         res(hit(1, "a1", 0, 2), hit(2, "a2", 6, 2), hit(3, "b1", 1, 2), hit(4, "b1", 2, 1)),
+		"a hit":              res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 2)),
+	} {
+		if err := sameConsumerHits(got, want, true, parts); err == nil {
+			t.Fatalf("%s: accepted", name)
+		}
+	}
+	if err := sameConsumerHits(res(hit(2, "a2", 5, 2), hit(1, "a1", 0, 2)), res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2)), false, parts); err == nil {
+		t.Fatal("unranked answers in another order accepted")
+	}
+}
