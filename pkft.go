@@ -49,10 +49,25 @@ import (
 // (pk-full-text.index.columns is not set).
 var ErrNoFullTextIndex = restore.ErrNoFullTextIndex
 
-// ErrCommitConflict reports a maintenance commit that kept losing the race for the next
-// snapshot to other writers, or whose table changed in a way it cannot follow. Nothing was
-// committed and every file it generated was deleted.
+// ErrCommitConflict reports a commit (of any operation) that kept losing the race for the next
+// snapshot to other writers, whose published snapshot another writer replaced, or whose table
+// changed in a way it cannot follow. Nothing was committed and every file it generated was
+// deleted. Each operation's own conflict error below matches it with errors.Is.
 var ErrCommitConflict = tableops.ErrCommitConflict
+
+// The conflict error of each operation: Table.Maintain, Writer.Commit, Table.Compact and
+// Table.RewriteMetadata. Each matches ErrCommitConflict.
+var (
+	ErrMaintainConflict = tableops.ErrMaintainConflict
+	ErrWriteConflict    = tableops.ErrWriteConflict
+	ErrCompactConflict  = tableops.ErrCompactConflict
+	ErrRewriteConflict  = tableops.ErrRewriteConflict
+)
+
+// ErrSnapshotReplaced reports a snapshot the operation published that another writer replaced
+// before it was verified (a racing Java commit on a file system whose rename replaces); it is
+// joined with the operation's conflict error.
+var ErrSnapshotReplaced = tableops.ErrSnapshotReplaced
 
 // UncertainCommitError reports a commit whose publication could not be confirmed or refused
 // (for example an I/O error while writing the snapshot file). The files it would reference are
