@@ -148,29 +148,49 @@ func (r *Report) printSlowest(w io.Writer, n int) {
 	tw.Flush()
 }
 
+// directionEdges lists the producer -> consumer pairs a case's direction names: A->B is one,
+// A<->B both ways, and a chain A->B->C each step (A->B, B->C). Directions naming no hand-over
+// (go, go+java, java-after-go) name none.
+func directionEdges(dir string) [][2]string {
+	if a, b, ok := strings.Cut(dir, "<->"); ok {
+		if a == "" || b == "" || strings.Contains(b, "->") {
+			return nil
+		}
+		return [][2]string{{a, b}, {b, a}}
+	}
+	parts := strings.Split(dir, "->")
+	var edges [][2]string
+	for i := 1; i < len(parts); i++ {
+		if parts[i-1] == "" || parts[i] == "" {
+			return nil
+		}
+		edges = append(edges, [2]string{parts[i-1], parts[i]})
+	}
+	return edges
+}
+
 // printGrid writes the producers x consumers grid: one row per producer, one column per consumer,
-// from the directions of the form PRODUCER->CONSUMER; each cell counts its cases as
+// from the hand-overs the directions name (directionEdges); each cell counts its cases as
 // passed/failed, with the unsupported, known-upstream and skipped ones added when there are any.
 func (r *Report) printGrid(w io.Writer) {
 	type cell map[Status]int
 	grid := map[string]map[string]cell{}
 	var producers, consumers []string
 	for _, res := range r.Results() {
-		from, to, ok := strings.Cut(res.Direction, "->")
-		if !ok || from == "" || to == "" {
-			continue
-		}
-		if grid[from] == nil {
-			grid[from] = map[string]cell{}
-			producers = append(producers, from)
-		}
-		if grid[from][to] == nil {
-			grid[from][to] = cell{}
-			if !slices.Contains(consumers, to) {
-				consumers = append(consumers, to)
+		for _, e := range directionEdges(res.Direction) {
+			from, to := e[0], e[1]
+			if grid[from] == nil {
+				grid[from] = map[string]cell{}
+				producers = append(producers, from)
 			}
+			if grid[from][to] == nil {
+				grid[from][to] = cell{}
+				if !slices.Contains(consumers, to) {
+					consumers = append(consumers, to)
+				}
+			}
+			grid[from][to][res.Status]++
 		}
-		grid[from][to][res.Status]++
 	}
 	if len(producers) == 0 {
 		return

@@ -114,3 +114,24 @@ func TestOutcomesGridAndFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectionEdges: the grid reads every hand-over a direction names.
+func TestDirectionEdges(t *testing.T) {
+	for dir, want := range map[string]string{
+		"go->java":       "go>java",
+		"go<->java":      "go>java java>go",
+		"java->go->java": "java>go go>java",
+		"go+java":        "",
+		"go":             "",
+		"java-after-go":  "",
+		"->java":         "",
+	} {
+		var got []string
+		for _, e := range directionEdges(dir) {
+			got = append(got, e[0]+">"+e[1])
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s: edges %v, want %q", dir, got, want)
+		}
+	}
+}
