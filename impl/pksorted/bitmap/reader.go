@@ -66,25 +66,23 @@ func Open(r io.ReaderAt, size int64, ser *sortkey.Serializer) (*Reader, error) {
 }
 
 func (rd *Reader) nullRows() (*roaring64.Bitmap, error) {
-	if rd.nulls == nil {
-		b, err := rd.readBitmap(rd.infos[0])
-		if err != nil {
-			return nil, fmt.Errorf("bitmap index: null rows: %w", err)
-		}
-		rd.nulls = b
-	}
-	return rd.nulls.Clone(), nil
+	return rd.cachedBitmap(&rd.nulls, rd.infos[0], "null rows")
 }
 
 func (rd *Reader) nonNullRows() (*roaring64.Bitmap, error) {
-	if rd.nonNulls == nil {
-		b, err := rd.readBitmap(rd.infos[1])
+	return rd.cachedBitmap(&rd.nonNulls, rd.infos[1], "non-null rows")
+}
+
+// cachedBitmap returns a copy of the bitmap at info, read into *cache on first use.
+func (rd *Reader) cachedBitmap(cache **roaring64.Bitmap, info blockInfo, what string) (*roaring64.Bitmap, error) {
+	if *cache == nil {
+		b, err := rd.readBitmap(info)
 		if err != nil {
-			return nil, fmt.Errorf("bitmap index: non-null rows: %w", err)
+			return nil, fmt.Errorf("bitmap index: %s: %w", what, err)
 		}
-		rd.nonNulls = b
+		*cache = b
 	}
-	return rd.nonNulls.Clone(), nil
+	return (*cache).Clone(), nil
 }
 
 // dictBlocks returns the dictionary block index, reading it on first use.
