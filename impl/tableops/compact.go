@@ -21,6 +21,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/dv"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
+	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
@@ -114,7 +115,7 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 	if err != nil {
 		return nil, err
 	}
-	c := &compaction{t: t, r: r, engine: engine, layout: layout, cfg: cfg,
+	c := &compaction{t: t, r: r, engine: engine, layout: layout, cfg: cfg, full: !cfg.minor, clock: cfg.clock,
 		selected: map[commit.BucketKey]bool{}, work: map[commit.BucketKey]*bucketWork{}, results: map[commit.BucketKey]*BucketCompaction{}}
 	if err := c.options(); err != nil {
 		return nil, err
@@ -137,6 +138,11 @@ type compaction struct {
 	layout *kvfile.Layout
 	cfg    maintainConfig
 
+	// full is a forced full compaction; otherwise the table's strategy picks what to compact.
+	full bool
+	// opts are the compaction options the strategy reads; clock its wall clock.
+	opts         mergetree.Options
+	clock        func() mergetree.Clock
 	maxLevel     int32
 	minFileSize  int64
 	dvEnabled    bool
@@ -163,26 +169,17 @@ type bucketWork struct {
 
 func (c *compaction) options() error {
 	opts := c.r.Schema.Options
-	trigger := 5
-	if v, ok := opts[NumSortedRunTrigger]; ok {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("option %s: %w", NumSortedRunTrigger, err)
-		}
-		trigger = n
+	var err error
+	if c.opts, err = mergetree.ParseOptions(opts); err != nil {
+		return err
 	}
-	levels := trigger + 1
-	if v, ok := opts[NumLevelsOption]; ok {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("option %s: %w", NumLevelsOption, err)
-		}
-		levels = n
+	if c.opts.NumLevels < 2 {
+		return fmt.Errorf("option %s: %d levels leave no level to compact into", NumLevelsOption, c.opts.NumLevels)
 	}
-	if levels < 2 {
-		return fmt.Errorf("option %s: %d levels leave no level to compact into", NumLevelsOption, levels)
+	c.maxLevel = c.opts.NumLevels - 1
+	if c.clock == nil {
+		c.clock = func() mergetree.Clock { return mergetree.ClockAt(time.Now()) }
 	}
-	c.maxLevel = int32(levels - 1)
 	target := int64(128 << 20)
 	if v, ok := opts[kvfile.TargetFileSizeOption]; ok {
 		var err error
@@ -396,50 +393,12 @@ type keyedFile struct {
 // compactBucket compacts one bucket; it returns nil results when the bucket needs nothing.
 func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *restore.RestoredBucket) (*BucketCompaction, *commit.Change, error) {
 	start := time.Now()
-	var dvs map[string]dv.DeletionVector
-	if len(rb.DeletionVectorFiles()) > 0 {
-		var err error
-		if dvs, err = rb.ReadDeletionVectors(ctx, c.r); err != nil {
-			return nil, nil, err
-		}
+	bc, err := c.compactFiles(ctx, rb, rb.DataFiles, rb.DataFiles)
+	if err != nil {
+		return nil, nil, err
 	}
-	files := make([]keyedFile, 0, len(rb.DataFiles))
-	levels := map[int32]bool{}
-	for _, f := range rb.DataFiles {
-		lo, err := commit.DecodeKey(c.layout.KeyType, f.MinKey)
-		if err != nil {
-			return nil, nil, fmt.Errorf("min key of %s: %w", f.FileName, err)
-		}
-		hi, err := commit.DecodeKey(c.layout.KeyType, f.MaxKey)
-		if err != nil {
-			return nil, nil, fmt.Errorf("max key of %s: %w", f.FileName, err)
-		}
-		files = append(files, keyedFile{f, lo, hi})
-		levels[f.Level] = true
-		if f.Level > c.maxLevel {
-			return nil, nil, fmt.Errorf("bucket %d: file %s is at level %d above the top level %d", rb.Bucket, f.FileName, f.Level, c.maxLevel)
-		}
-	}
-	bc := &BucketCompaction{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket}
-	removedDV := false
-	// CompactStrategy#pickFullCompaction: one sorted run (no level-0 files, one level) at the top
-	// level only rewrites its files that have deletion vectors, each on its own.
-	onlyTop := len(levels) == 1 && levels[c.maxLevel]
-	if onlyTop {
-		for _, kf := range files {
-			if _, ok := dvs[kf.f.FileName]; !ok || !c.dvEnabled {
-				continue
-			}
-			if err := c.rewrite(ctx, rb, [][][]keyedFile{{{kf}}}, dvs, bc); err != nil {
-				return nil, nil, err
-			}
-			delete(dvs, kf.f.FileName)
-			removedDV = true
-		}
-	} else {
-		if err := c.mergeTreeCompact(ctx, rb, files, dvs, bc, &removedDV); err != nil {
-			return nil, nil, err
-		}
+	if bc == nil {
+		bc = &BucketCompaction{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket}
 	}
 	if len(bc.Before) == 0 && c.r.FullText == nil {
 		return nil, nil, nil
@@ -489,178 +448,11 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 			return nil, nil, nil
 		}
 	}
-	if removedDV {
-		// BucketedDvMaintainer#writeDeletionVectorsIndex: the remaining vectors in one new file,
-		// which replaces the bucket's deletion-vector file in the index manifest, in the order
-		// Java's maintainer map iterates them.
-		var restored [][]string
-		for _, f := range rb.DeletionVectorFiles() {
-			names := make([]string, len(f.DVRanges))
-			for i, r := range f.DVRanges {
-				names[i] = r.DataFileName
-			}
-			restored = append(restored, names)
-		}
-		names := dv.JavaOrder(restored, dvs)
-		entries := make([]dv.Entry, 0, len(names))
-		for _, name := range names {
-			entries = append(entries, dv.Entry{DataFile: name, Vector: dvs[name]})
-		}
-		fr, err := dv.Write(ctx, c.t.FileIO, rb.IndexPaths, entries)
-		if err != nil {
-			return nil, nil, fmt.Errorf("bucket %d: write deletion vectors: %w", rb.Bucket, err)
-		}
-		c.track(rb, fr.Path)
-		im := &meta.IndexFileMeta{IndexType: meta.IndexTypeDeletionVectors, FileName: fr.FileName, FileSize: fr.FileSize,
-			RowCount: int64(len(fr.Ranges)), DVRanges: []meta.DeletionVectorMeta{}}
-		for _, rg := range fr.Ranges {
-			im.DVRanges = append(im.DVRanges, meta.DeletionVectorMeta{DataFileName: rg.DataFile, Offset: rg.Offset, Length: rg.Length, Cardinality: rg.Cardinality})
-		}
-		if fr.ExternalPath != "" {
-			p := fr.ExternalPath
-			im.ExternalPath = &p
-		}
-		bc.DeletionVectors = im
-		msg.NewIndexFiles = append(msg.NewIndexFiles, im)
+	if bc.DeletionVectors != nil {
+		msg.NewIndexFiles = append(msg.NewIndexFiles, bc.DeletionVectors)
 	}
 	bc.Duration = time.Since(start)
 	return bc, msg, nil
-}
-
-// mergeTreeCompact is MergeTreeCompactTask#doCompact for a full compaction into the top level.
-func (c *compaction) mergeTreeCompact(ctx context.Context, rb *restore.RestoredBucket, files []keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
-	var candidate [][][]keyedFile
-	flushCandidate := func() error {
-		if len(candidate) == 0 {
-			return nil
-		}
-		if len(candidate) == 1 && len(candidate[0]) == 1 {
-			// A single non-overlapping run: upgrade its files one by one.
-			run := candidate[0][0]
-			candidate = nil
-			for _, kf := range run {
-				if err := c.upgrade(ctx, rb, kf, dvs, bc, removedDV); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if len(candidate) == 1 && len(candidate[0]) == 0 {
-			candidate = nil
-			return nil
-		}
-		err := c.rewriteAndDropDVs(ctx, rb, candidate, dvs, bc, removedDV)
-		candidate = nil
-		return err
-	}
-	for _, section := range intervalPartition(files) {
-		if len(section) > 1 {
-			candidate = append(candidate, section)
-			continue
-		}
-		for _, kf := range section[0] {
-			if kf.f.FileSize < c.minFileSize {
-				candidate = append(candidate, [][]keyedFile{{kf}})
-				continue
-			}
-			if err := flushCandidate(); err != nil {
-				return err
-			}
-			if err := c.upgrade(ctx, rb, kf, dvs, bc, removedDV); err != nil {
-				return err
-			}
-		}
-	}
-	return flushCandidate()
-}
-
-// upgrade is MergeTreeCompactTask#upgrade at the top level: a file with retractions is
-// rewritten (deletes are dropped there), any other file moves up as it is.
-func (c *compaction) upgrade(ctx context.Context, rb *restore.RestoredBucket, kf keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
-	if kf.f.DeleteRowCount == nil || *kf.f.DeleteRowCount > 0 {
-		return c.rewriteAndDropDVs(ctx, rb, [][][]keyedFile{{{kf}}}, dvs, bc, removedDV)
-	}
-	if kf.f.Level == c.maxLevel {
-		return nil
-	}
-	up := *kf.f
-	up.Level = c.maxLevel
-	bc.Before = append(bc.Before, kf.f)
-	bc.After = append(bc.After, &up)
-	bc.Upgraded++
-	return nil
-}
-
-func (c *compaction) rewriteAndDropDVs(ctx context.Context, rb *restore.RestoredBucket, candidate [][][]keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction, removedDV *bool) error {
-	if err := c.rewrite(ctx, rb, candidate, dvs, bc); err != nil {
-		return err
-	}
-	// LookupMergeTreeCompactRewriter#notifyRewriteCompactBefore.
-	for _, section := range candidate {
-		for _, run := range section {
-			for _, kf := range run {
-				if _, ok := dvs[kf.f.FileName]; ok && c.dvEnabled {
-					delete(dvs, kf.f.FileName)
-					*removedDV = true
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// rewrite merges the sections of candidate into new top-level files
-// (MergeTreeCompactRewriter#rewriteCompaction with drop-delete).
-func (c *compaction) rewrite(ctx context.Context, rb *restore.RestoredBucket, candidate [][][]keyedFile, dvs map[string]dv.DeletionVector, bc *BucketCompaction) (err error) {
-	w, err := kvfile.NewRollingWriter(c.t.FileIO, c.layout, rb.DataPaths,
-		kvfile.WriterOptions{Level: c.maxLevel, Source: meta.FileSourceCompact, SchemaID: c.r.Schema.ID})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		c.track(rb, w.Written()...)
-		if err != nil {
-			w.Abort(ctx)
-		}
-	}()
-	for _, section := range candidate {
-		m, err := newMergeReader(ctx, c, rb, section, dvs)
-		if err != nil {
-			return err
-		}
-		for {
-			kv, err := m.next(ctx)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				m.close()
-				return fmt.Errorf("bucket %d: %w", rb.Bucket, err)
-			}
-			if kv.IsRetract() {
-				continue
-			}
-			if err := w.Write(ctx, kv); err != nil {
-				m.close()
-				return fmt.Errorf("bucket %d: %w", rb.Bucket, err)
-			}
-			bc.RowsWritten++
-		}
-		bc.RowsRead += m.read
-		m.close()
-		for _, run := range section {
-			for _, kf := range run {
-				bc.Before = append(bc.Before, kf.f)
-				bc.Rewritten++
-			}
-		}
-	}
-	out, err := w.Close(ctx)
-	if err != nil {
-		return err
-	}
-	bc.After = append(bc.After, out...)
-	return nil
 }
 
 // intervalPartition is IntervalPartition#partition: files sorted by (min key, max key) are cut
@@ -722,6 +514,8 @@ type runReader struct {
 	dvs   map[string]dv.DeletionVector
 	cur   *kvfile.Reader
 	curDV dv.DeletionVector
+	// level is the level of the file the last record came from.
+	level int32
 	i     int
 	read  int64
 }
@@ -746,7 +540,7 @@ func (r *runReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
 				rd.Close()
 				return nil, fmt.Errorf("data file %s has %d rows, its metadata says %d", f.FileName, rd.NumRows(), f.RowCount)
 			}
-			r.cur, r.curDV = rd, r.dvs[f.FileName]
+			r.cur, r.curDV, r.level = rd, r.dvs[f.FileName], f.Level
 		}
 		kv, pos, err := r.cur.Next(ctx)
 		if err == io.EOF {
@@ -781,11 +575,15 @@ type mergeReader struct {
 	// ignoreDelete skips retractions when picking a key's record (DeduplicateMergeFunction with
 	// ignore-delete), so an older record of the key survives them.
 	ignoreDelete bool
+	// high reports whether a record of the key next returned last came from a level above 0
+	// (LookupMergeFunction#pickHighLevel found one).
+	high bool
 }
 
 type heapItem struct {
-	kv  *kvfile.KeyValue
-	run int
+	kv    *kvfile.KeyValue
+	run   int
+	level int32
 }
 
 type kvHeap []heapItem
@@ -819,7 +617,7 @@ func newMergeReader(ctx context.Context, c *compaction, rb *restore.RestoredBuck
 			m.close()
 			return nil, err
 		}
-		heap.Push(&m.h, heapItem{kv, i})
+		heap.Push(&m.h, heapItem{kv, i, rr.level})
 	}
 	return m, nil
 }
@@ -832,7 +630,7 @@ func (m *mergeReader) advance(ctx context.Context, run int) error {
 	if err != nil {
 		return err
 	}
-	heap.Push(&m.h, heapItem{kv, run})
+	heap.Push(&m.h, heapItem{kv, run, m.runs[run].level})
 	return nil
 }
 
@@ -845,6 +643,7 @@ func (m *mergeReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
 		top := heap.Pop(&m.h).(heapItem)
 		key := top.kv.Key
 		var latest *kvfile.KeyValue
+		m.high = top.level > 0
 		take := func(kv *kvfile.KeyValue) {
 			if m.ignoreDelete && kv.IsRetract() {
 				return
@@ -859,6 +658,7 @@ func (m *mergeReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
 		}
 		for m.h.Len() > 0 && binrow.CompareKeys(m.h[0].Key(), key) == 0 {
 			it := heap.Pop(&m.h).(heapItem)
+			m.high = m.high || it.level > 0
 			take(it.kv)
 			if err := m.advance(ctx, it.run); err != nil {
 				return nil, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/commit"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
@@ -121,6 +122,18 @@ type maintainConfig struct {
 	afterPublish  func(ctx context.Context, next *snapshot.Snapshot) error
 	maxRetries    int
 	retryWait     func(retry int) time.Duration
+	// minor makes Compact let the table's strategy pick (Java's compaction without full).
+	minor bool
+	// clock is the wall clock of compaction picking (default time.Now); a test hook.
+	clock func() mergetree.Clock
+}
+
+// WithMinorCompaction makes Compact a dedicated compaction without full (what Paimon's compact
+// action does without full compaction): in each bucket the table's compaction strategy
+// (MergeTreeCompactManager#triggerCompaction(false)) picks what to compact, which may be
+// nothing.
+func WithMinorCompaction() MaintainOption {
+	return func(c *maintainConfig) { c.minor = true }
 }
 
 // WithCommitUser sets the snapshot's commitUser (default: a random UUID, as a Java writer
