@@ -115,9 +115,8 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 	if err != nil {
 		return nil, err
 	}
-	c := &compaction{t: t, r: r, engine: engine, layout: layout, cfg: cfg, full: !cfg.minor, clock: cfg.clock,
-		selected: map[commit.BucketKey]bool{}, work: map[commit.BucketKey]*bucketWork{}, results: map[commit.BucketKey]*BucketCompaction{}}
-	if err := c.options(); err != nil {
+	c, err := newCompaction(t, r, engine, layout, cfg, !cfg.minor)
+	if err != nil {
 		return nil, err
 	}
 	res, err := c.run(ctx)
@@ -165,6 +164,17 @@ type compaction struct {
 type bucketWork struct {
 	files   []string
 	pending *pkfulltext.Commit
+}
+
+// newCompaction prepares a compaction of t restored by r: a forced full one, or the strategy's
+// pick in each bucket.
+func newCompaction(t *table.Table, r *restore.Restorer, engine fulltext.Engine, layout *kvfile.Layout, cfg maintainConfig, full bool) (*compaction, error) {
+	c := &compaction{t: t, r: r, engine: engine, layout: layout, cfg: cfg, full: full, clock: cfg.clock,
+		selected: map[commit.BucketKey]bool{}, work: map[commit.BucketKey]*bucketWork{}, results: map[commit.BucketKey]*BucketCompaction{}}
+	if err := c.options(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 func (c *compaction) options() error {

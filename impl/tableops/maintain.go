@@ -124,8 +124,17 @@ type maintainConfig struct {
 	retryWait     func(retry int) time.Duration
 	// minor makes Compact let the table's strategy pick (Java's compaction without full).
 	minor bool
+	// writeOnly makes a Writer skip its compaction at commit (write-only as a dynamic option).
+	writeOnly bool
 	// clock is the wall clock of compaction picking (default time.Now); a test hook.
 	clock func() mergetree.Clock
+}
+
+// WithWriteOnly makes a Writer commit its level-0 files without the compaction Java's writer
+// runs at commit, as the table option write-only = true does (Paimon users set it per job, as a
+// dynamic option, when a dedicated compaction job compacts the table).
+func WithWriteOnly() MaintainOption {
+	return func(c *maintainConfig) { c.writeOnly = true }
 }
 
 // WithMinorCompaction makes Compact a dedicated compaction without full (what Paimon's compact
@@ -327,6 +336,15 @@ func (t *archiveTracker) end(produced *meta.IndexFileMeta) {
 func (t *archiveTracker) deleted(name string) {
 	t.mu.Lock()
 	delete(t.live, name)
+	t.mu.Unlock()
+}
+
+// committed forgets archives a published snapshot references: they are the table's now.
+func (t *archiveTracker) committed(files []*meta.IndexFileMeta) {
+	t.mu.Lock()
+	for _, f := range files {
+		delete(t.live, f.FileName)
+	}
 	t.mu.Unlock()
 }
 

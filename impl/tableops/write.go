@@ -43,6 +43,12 @@ const (
 	defaultWriteBufferBytes = 256 << 20
 )
 
+// ErrCompactionAtCommit is matched by the error of a Writer.Commit whose APPEND snapshot was
+// committed but whose compaction at commit was not: the rows are in the table (on level 0, where
+// a later compaction picks them up) and the compaction's files were deleted. The result Commit
+// returns with it describes the append.
+var ErrCompactionAtCommit = errors.New("compaction at commit failed")
+
 // ErrUnsupportedTable reports a table whose configuration the Go writer and compaction do not
 // implement; the message names the option.
 var ErrUnsupportedTable = errors.New("table configuration not supported by the Go writer")
@@ -183,10 +189,15 @@ type Writer struct {
 
 	buckets map[bucketKey]*bucketWriter
 	order   []bucketKey
-	// prepared are the buckets' changes once PrepareCommit ran (nil before), pending their
-	// maintainers' commits; files every data file written and not deleted.
-	prepared map[bucketKey]*commit.Change
-	pending  map[bucketKey]*pkfulltext.Commit
+	// prepared are the buckets' append changes once PrepareCommit ran (nil before), compacted
+	// their at-commit compactions (a bucket whose compaction picked nothing has none), pending
+	// their maintainers' commits; files every data file written and not deleted.
+	prepared  map[bucketKey]*commit.Change
+	compacted map[bucketKey]*commit.Change
+	pending   map[bucketKey]*pkfulltext.Commit
+	// comp runs the compaction Java's writer runs at commit (nil for a write-only table); it
+	// tracks the files those compactions generate.
+	comp *compaction
 	files    []string
 	done     bool
 	// archives follows the archive builds, so that a failure waits until cancelled builds have
@@ -203,6 +214,8 @@ type bucketWriter struct {
 	buffer    []*kvfile.KeyValue
 	bytes     int64
 	newFiles  []*meta.DataFileMeta
+	// compaction is what the at-commit compaction did to the bucket (nil: nothing).
+	compaction *BucketCompaction
 }
 
 // OpenWriter opens a writer on the table's latest snapshot (an empty table is fine). engine
@@ -252,6 +265,14 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	w.partType = r.Schema.PartitionType()
 	for _, k := range r.Schema.PartitionKeys {
 		w.partIdx = append(w.partIdx, slices.IndexFunc(r.Schema.Fields, func(f types.DataField) bool { return f.Name == k }))
+	}
+	comp, err := newCompaction(t, r, engine, layout, cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	if !comp.opts.WriteOnly && !cfg.writeOnly {
+		// MergeTreeCompactManagerFactory: a write-only writer has no compaction manager.
+		w.comp = comp
 	}
 	if w.contents, err = commit.LatestContents(ctx, t); err != nil {
 		return nil, err
@@ -445,11 +466,18 @@ func mergeBuffer(buf []*kvfile.KeyValue) []*kvfile.KeyValue {
 
 // WriteResult is the outcome of a committed write.
 type WriteResult struct {
-	// Snapshot is the committed snapshot; nil when nothing was written.
+	// Snapshot is the committed APPEND snapshot; nil when nothing was written.
 	Snapshot *snapshot.Snapshot
+	// CompactSnapshot is the COMPACT snapshot of the compactions run at commit, committed right
+	// after Snapshot as Java's FileStoreCommitImpl commits a writer's compact increment; nil when
+	// no bucket compacted.
+	CompactSnapshot *snapshot.Snapshot
 	// Buckets describes each written bucket.
 	Buckets []BucketWrite
-	// Commit counts conflicts, re-plans (buckets rebased on a new snapshot) and retries.
+	// Compactions describes each bucket the compaction at commit changed.
+	Compactions []BucketCompaction
+	// Commit counts conflicts, re-plans (buckets rebased on a new snapshot) and retries of both
+	// snapshots.
 	Commit CommitStats
 }
 
@@ -478,6 +506,7 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 		}
 	}()
 	prepared := map[bucketKey]*commit.Change{}
+	w.compacted = map[bucketKey]*commit.Change{}
 	w.pending = map[bucketKey]*pkfulltext.Commit{}
 	for _, key := range w.order {
 		bw := w.buckets[key]
@@ -497,23 +526,55 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 	return nil
 }
 
-// planBucket runs the bucket's full-text maintainer (when the table has the index) over its new
-// files on the bucket tb of a base (nil: the base lacks it) and returns the bucket's change.
+// planBucket plans a bucket's part of the write on the bucket tb of a base (nil: the base lacks
+// it), restored as bw.restored: the compaction Java's writer runs at commit
+// (MergeTreeWriter#flushWriteBuffer's triggerCompaction, waited for by a batch prepareCommit)
+// over the restored files and the new level-0 files, then the bucket's full-text maintainer (when
+// the table has the index) over the new files and that compaction. It returns the bucket's
+// append change and records its compaction change in w.compacted.
 func (w *Writer) planBucket(ctx context.Context, bw *bucketWriter, tb *table.Bucket) (*commit.Change, error) {
 	key := bucketKey{string(bw.partition), bw.bucket}
 	ch := &commit.Change{Partition: bw.partition, Bucket: bw.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: bw.newFiles,
 		Basis: w.fingerprint(tb)}
-	if w.r.FullText == nil {
-		return ch, nil
+	bw.compaction = nil
+	delete(w.compacted, key)
+	if w.comp != nil {
+		bc, err := w.comp.compactFiles(ctx, bw.restored, slices.Concat(bw.restored.DataFiles, bw.newFiles), bw.restored.DataFiles)
+		if err != nil {
+			return nil, err
+		}
+		if bc != nil && len(bc.Before) > 0 {
+			bw.compaction = bc
+		}
 	}
-	c, err := w.maintain(ctx, bw.restored, pkfulltext.DataIncrement{NewFiles: bw.newFiles}, pkfulltext.CompactIncrement{})
-	if err != nil {
-		return nil, err
+	var compact pkfulltext.CompactIncrement
+	var cch *commit.Change
+	if bc := bw.compaction; bc != nil {
+		compact = pkfulltext.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After}
+		cch = &commit.Change{Partition: bw.partition, Bucket: bw.bucket, TotalBuckets: int32(w.numBuckets),
+			CompactBefore: bc.Before, CompactAfter: bc.After}
+		w.compacted[key] = cch
 	}
-	w.pending[key] = c
-	if c.AppendIncrement != nil {
-		ch.NewIndexFiles = c.AppendIncrement.NewIndexFiles
-		ch.DeletedIndexFiles = c.AppendIncrement.DeletedIndexFiles
+	if w.r.FullText != nil {
+		c, err := w.maintain(ctx, bw.restored, pkfulltext.DataIncrement{NewFiles: bw.newFiles}, compact)
+		if err != nil {
+			return nil, err
+		}
+		w.pending[key] = c
+		if c.AppendIncrement != nil {
+			ch.NewIndexFiles = c.AppendIncrement.NewIndexFiles
+			ch.DeletedIndexFiles = c.AppendIncrement.DeletedIndexFiles
+		}
+		if inc := c.CompactIncrement; inc != nil && cch != nil {
+			cch.NewIndexFiles = append(cch.NewIndexFiles, inc.NewIndexFiles...)
+			cch.DeletedIndexFiles = append(cch.DeletedIndexFiles, inc.DeletedIndexFiles...)
+			bw.compaction.Built, bw.compaction.Retired = inc.NewIndexFiles, inc.DeletedIndexFiles
+		}
+	}
+	if cch != nil && bw.compaction.DeletionVectors != nil {
+		// AbstractFileStoreWrite#prepareCommit adds the deletion-vector file after the
+		// primary-key index maintainers' files.
+		cch.NewIndexFiles = append(cch.NewIndexFiles, bw.compaction.DeletionVectors)
 	}
 	return ch, nil
 }
@@ -530,7 +591,7 @@ func (w *Writer) fingerprint(tb *table.Bucket) string {
 		maxSeq = max(maxSeq, f.MaxSequenceNumber)
 	}
 	fp := fmt.Sprintf("buckets=%d seq=%d", tb.TotalBuckets, maxSeq)
-	if w.r.FullText != nil {
+	if w.r.FullText != nil || w.comp != nil {
 		fp += " " + fingerprintCommit(tb)
 	}
 	return fp
@@ -581,6 +642,11 @@ func (w *Writer) Plan(ctx context.Context, contents *table.Contents, keys []comm
 				return nil, fmt.Errorf("abort outdated plan of bucket %d: %w", k.Bucket, err)
 			}
 			delete(w.pending, key)
+		}
+		if w.comp != nil {
+			if err := w.comp.discard(ctx, []commit.BucketKey{k}); err != nil {
+				return nil, fmt.Errorf("discard outdated compaction of bucket %d: %w", k.Bucket, err)
+			}
 		}
 		base := tb
 		if base == nil {
@@ -709,8 +775,13 @@ func runMaintainer(ctx context.Context, r *restore.Restorer, engine fulltext.Eng
 	return c, nil
 }
 
-// Commit prepares (if not done yet) and commits everything written as one APPEND snapshot.
-// With no rows written it commits nothing. On failure every generated file is deleted.
+// Commit prepares (if not done yet) and commits everything written as Java's batch commit does:
+// one APPEND snapshot with the new level-0 files (and the index changes of buckets that did not
+// compact), then, when compactions ran at commit, one COMPACT snapshot with their data transition,
+// deletion vectors and archives, under the same commit user and identifier. With no rows written
+// it commits nothing. On failure every generated file is deleted. When the APPEND snapshot landed
+// but the COMPACT one could not, Commit returns the result of the append with an error: the rows
+// are committed (on level 0) and the compaction's files are deleted.
 func (w *Writer) Commit(ctx context.Context) (_ *WriteResult, err error) {
 	if err := w.PrepareCommit(ctx); err != nil {
 		return nil, err
@@ -727,19 +798,124 @@ func (w *Writer) Commit(ctx context.Context) (_ *WriteResult, err error) {
 		w.done = true
 		return &WriteResult{}, nil
 	}
-	cres, err := commit.Run(ctx, w.t, commit.Request{Conflict: commit.ErrWriteConflict, Kind: snapshot.CommitAppend,
-		User: w.cfg.commitUser, Identifier: w.cfg.identifier, MaxRetries: w.cfg.maxRetries, RetryWait: w.cfg.retryWait,
-		BeforePublish: w.cfg.beforePublish, AfterPublish: w.cfg.afterPublish, Schema: w.r.Schema, Paths: w.r.Paths, Planner: w})
+	cres, err := commit.Run(ctx, w.t, w.request(snapshot.CommitAppend, w))
 	if err != nil {
 		return nil, err
 	}
-	w.done = true
 	res := &WriteResult{Snapshot: cres.Snapshot, Commit: cres.Stats}
 	for _, m := range cres.Changes {
-		res.Buckets = append(res.Buckets, BucketWrite{Partition: m.Partition, Bucket: m.Bucket, NewFiles: m.NewFiles,
-			Built: m.NewIndexFiles, Retired: m.DeletedIndexFiles})
+		bw := BucketWrite{Partition: m.Partition, Bucket: m.Bucket, NewFiles: m.NewFiles,
+			Built: m.NewIndexFiles, Retired: m.DeletedIndexFiles}
+		if cch := w.compacted[bucketKey{string(m.Partition), m.Bucket}]; cch != nil {
+			bw.Built = slices.Concat(bw.Built, w.buckets[bucketKey{string(m.Partition), m.Bucket}].compaction.Built)
+			bw.Retired = slices.Concat(bw.Retired, w.buckets[bucketKey{string(m.Partition), m.Bucket}].compaction.Retired)
+		}
+		res.Buckets = append(res.Buckets, bw)
 	}
+	// The append is the table's now: its files and the archives it carried are no longer ours
+	// to delete. What remains pending belongs to the compactions.
+	w.files = nil
+	for _, m := range cres.Changes {
+		w.archives.committed(m.NewIndexFiles)
+	}
+	for key := range w.pending {
+		if w.compacted[key] == nil {
+			delete(w.pending, key)
+		}
+	}
+	if len(w.compacted) == 0 {
+		w.done = true
+		return res, nil
+	}
+	if err := w.commitCompactions(ctx, cres.Snapshot, res); err != nil {
+		return res, fmt.Errorf("the write committed as snapshot %d: %w: %w", cres.Snapshot.ID, ErrCompactionAtCommit, err)
+	}
+	w.done = true
 	return res, nil
+}
+
+// request is the commit request of one of the write's snapshots.
+func (w *Writer) request(kind snapshot.CommitKind, p commit.Planner) commit.Request {
+	return commit.Request{Conflict: commit.ErrWriteConflict, Kind: kind,
+		User: w.cfg.commitUser, Identifier: w.cfg.identifier, MaxRetries: w.cfg.maxRetries, RetryWait: w.cfg.retryWait,
+		BeforePublish: w.cfg.beforePublish, AfterPublish: w.cfg.afterPublish, Schema: w.r.Schema, Paths: w.r.Paths, Planner: p}
+}
+
+// commitCompactions commits the compactions run at commit as a COMPACT snapshot following the
+// write's APPEND snapshot app. Planned on the table as app left it, a bucket another commit has
+// changed since (levels above 0, index files) is compacted again from the new snapshot.
+func (w *Writer) commitCompactions(ctx context.Context, app *snapshot.Snapshot, res *WriteResult) error {
+	contents, err := w.t.Read(ctx, app)
+	if err != nil {
+		return err
+	}
+	after := map[commit.BucketKey]*table.Bucket{}
+	for _, b := range contents.Buckets {
+		after[commit.KeyOf(b.Partition, b.Bucket)] = b
+	}
+	ac := &atCommitCompaction{c: w.comp, pre: map[commit.BucketKey]*commit.Change{}}
+	for key, cch := range w.compacted {
+		k := commit.KeyOf([]byte(key.partition), key.bucket)
+		cch.Basis = fingerprintCommit(after[k])
+		ac.pre[k] = cch
+		w.comp.selected[k] = true
+		w.comp.results[k] = w.buckets[key].compaction
+		if c := w.pending[key]; c != nil {
+			if w.comp.work[k] == nil {
+				w.comp.work[k] = &bucketWork{}
+			}
+			w.comp.work[k].pending = c
+			delete(w.pending, key)
+		}
+	}
+	cres, err := commit.Run(ctx, w.t, w.request(snapshot.CommitCompact, ac))
+	if err != nil {
+		return err
+	}
+	res.CompactSnapshot = cres.Snapshot
+	for _, ch := range cres.Changes {
+		w.archives.committed(ch.NewIndexFiles)
+		w.comp.archives.committed(ch.NewIndexFiles)
+	}
+	res.Commit.Attempts += cres.Stats.Attempts
+	res.Commit.Conflicts += cres.Stats.Conflicts
+	res.Commit.Replaced += cres.Stats.Replaced
+	res.Commit.Replans += cres.Stats.Replans
+	for _, ch := range cres.Changes {
+		if bc := w.comp.results[ch.Key()]; bc != nil && !ch.Empty() {
+			res.Compactions = append(res.Compactions, *bc)
+		}
+	}
+	w.comp.mu.Lock()
+	clear(w.comp.work)
+	w.comp.mu.Unlock()
+	return nil
+}
+
+// atCommitCompaction is the planner of a write's COMPACT snapshot: the compactions planned at
+// prepare time, and a bucket planned again (the strategy picking on the new snapshot) when a
+// concurrent commit changed it.
+type atCommitCompaction struct {
+	c   *compaction
+	pre map[commit.BucketKey]*commit.Change
+}
+
+func (a *atCommitCompaction) Fingerprint(key commit.BucketKey, b *table.Bucket) string {
+	if _, ok := a.pre[key]; !ok {
+		return ""
+	}
+	return fingerprintCommit(b)
+}
+
+func (a *atCommitCompaction) Plan(ctx context.Context, base *table.Contents, keys []commit.BucketKey) ([]*commit.Change, error) {
+	if keys != nil {
+		return a.c.Plan(ctx, base, keys)
+	}
+	out := make([]*commit.Change, 0, len(a.pre))
+	for _, ch := range a.pre {
+		out = append(out, ch)
+	}
+	return out, nil
 }
 
 // Abort discards everything written: buffered rows, data files, archives built. It is safe to
@@ -756,7 +932,13 @@ func (w *Writer) Abort(ctx context.Context) error {
 	for _, c := range w.pending {
 		pending = append(pending, c)
 	}
-	err := discardGenerated(ctx, w.t.FileIO, pending, w.files, &w.archives)
+	var err error
+	if w.comp != nil {
+		// First the compactions' work (their pending maintainer commits delete archives the
+		// writer's tracker follows), then the writer's own.
+		err = w.comp.abort(ctx)
+	}
+	err = errors.Join(err, discardGenerated(ctx, w.t.FileIO, pending, w.files, &w.archives))
 	w.pending, w.files = nil, nil
 	return err
 }

@@ -17,8 +17,10 @@ import (
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
+// appendRows commits n rows with ids from `from` as a concurrent write-only writer does (one
+// APPEND snapshot of level-0 files, no compaction at commit).
 func appendRows(ctx context.Context, tbl *table.Table, eng fulltext.Engine, from, n int) error {
-	w, err := tableops.OpenWriter(ctx, tbl, eng)
+	w, err := tableops.OpenWriter(ctx, tbl, eng, tableops.WithWriteOnly())
 	if err != nil {
 		return err
 	}

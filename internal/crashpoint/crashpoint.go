@@ -65,6 +65,10 @@ type Reference struct {
 	Before, After string
 	// BeforeID and AfterID are the latest snapshot ids before and after.
 	BeforeID, AfterID int64
+	// Steps are the normalized dumps of the snapshots the operation committed before its last
+	// one, by id (a write's APPEND snapshot before the COMPACT snapshot of its compaction at
+	// commit, as Java's FileStoreCommitImpl commits them one after the other).
+	Steps map[int64]string
 	// Counts are the file operations the run made.
 	Counts faultio.Counts
 }
@@ -76,6 +80,9 @@ type Case struct {
 	Err error
 	// Committed reports that the faulted run's snapshot is the latest one.
 	Committed bool
+	// Partial reports that the faulted run committed one of its snapshots but not its last one
+	// (the table is that of Reference.Steps); the operation must then have failed.
+	Partial bool
 	// Orphans are the files the faulted run left that no snapshot references, relative to the
 	// table root.
 	Orphans []string
@@ -147,7 +154,14 @@ func (h *Harness) Reference(ctx context.Context) (*Reference, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dump after: %w", err)
 	}
-	h.ref = &Reference{Before: before, After: after, BeforeID: beforeID, AfterID: afterID, Counts: f.Counts()}
+	h.ref = &Reference{Before: before, After: after, BeforeID: beforeID, AfterID: afterID, Counts: f.Counts(), Steps: map[int64]string{}}
+	for id := beforeID + 1; id < afterID; id++ {
+		dump, err := stepDump(ctx, root, h.TempDir(), id, afterID, pre)
+		if err != nil {
+			return nil, fmt.Errorf("dump of snapshot %d: %w", id, err)
+		}
+		h.ref.Steps[id] = dump
+	}
 	return h.ref, nil
 }
 
@@ -188,6 +202,11 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 	case gotID == ref.BeforeID && got == ref.Before:
 	case gotID == ref.AfterID && got == ref.After:
 		c.Committed = true
+	case ref.Steps[gotID] != "" && got == ref.Steps[gotID]:
+		c.Partial = true
+		if c.Err == nil {
+			c.fail("(a) the operation reported success but committed only up to snapshot %d of %d", gotID, ref.AfterID)
+		}
 	default:
 		c.fail("(a) snapshot %d is neither the table before (%d) nor after (%d) the operation: %s", gotID, ref.BeforeID, ref.AfterID, firstDiff(got, ref.Before, ref.After))
 	}
@@ -233,7 +252,7 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 		c.Root = keep
 	}
 	// (d) a retry succeeds and ends where a fault-free run ends.
-	if c.Committed && h.Op.NotIdempotent {
+	if (c.Committed || c.Partial) && h.Op.NotIdempotent {
 		return c, nil
 	}
 	if err := runGuarded(ctx, h.Op, fileio.NewLocal(), root); err != nil {
@@ -247,6 +266,38 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 		c.fail("(b) after the retry: %v", err)
 	}
 	return c, nil
+}
+
+// stepDump is the normalized dump of the table at root as of snapshot id (of the ids up to last):
+// a copy of it without the later snapshots and without the LATEST hint.
+func stepDump(ctx context.Context, root, dir string, id, last int64, pre map[string]fileState) (string, error) {
+	cp := filepath.Join(dir, filepath.Base(root))
+	if err := os.CopyFS(cp, os.DirFS(root)); err != nil {
+		return "", err
+	}
+	for k := id + 1; k <= last; k++ {
+		if err := os.Remove(filepath.Join(cp, "snapshot", fmt.Sprintf("snapshot-%d", k))); err != nil {
+			return "", err
+		}
+	}
+	if err := os.Remove(filepath.Join(cp, "snapshot", "LATEST")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	dump, gotID, err := normalizedDump(ctx, cp, pre)
+	if err != nil {
+		return "", err
+	}
+	if gotID != id {
+		return "", fmt.Errorf("the copy's latest snapshot is %d", gotID)
+	}
+	return dump, nil
+}
+
+// Referenced returns the base names of every file a snapshot of the table at root references
+// (manifest lists, manifests, index manifest, data, index and statistics files); it fails when
+// one of them is missing.
+func Referenced(ctx context.Context, root string) (map[string]bool, error) {
+	return checkReferences(ctx, root)
 }
 
 // runGuarded runs the operation, turning a panic into an error.
