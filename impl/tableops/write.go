@@ -197,9 +197,9 @@ type Writer struct {
 	pending   map[bucketKey]*pkfulltext.Commit
 	// comp runs the compaction Java's writer runs at commit (nil for a write-only table); it
 	// tracks the files those compactions generate.
-	comp *compaction
-	files    []string
-	done     bool
+	comp  *compaction
+	files []string
+	done  bool
 	// archives follows the archive builds, so that a failure waits until cancelled builds have
 	// deleted their output.
 	archives archiveTracker
