@@ -38,11 +38,32 @@ type maintainConfig struct {
 
 type compactConfig struct {
 	scope
+	minor bool
 }
 
 type writeConfig struct {
 	commitUser string
+	writeOnly  bool
 }
+
+type writeOnlyOption struct{}
+
+func (writeOnlyOption) applyWrite(c *writeConfig) { c.writeOnly = true }
+
+// WithWriteOnly makes the writer commit its level-0 files without the compaction Java's writer
+// runs at commit, as Paimon's write-only option does for a job whose table a dedicated
+// compaction job compacts. On a deletion-vector table the rows are then invisible to batch
+// readers and searches until a compaction moves them up.
+func WithWriteOnly() WriteOption { return writeOnlyOption{} }
+
+type minorCompactionOption struct{}
+
+func (minorCompactionOption) applyCompact(c *compactConfig) { c.minor = true }
+
+// WithMinorCompaction makes [Table.Compact] a dedicated compaction without full (Paimon's
+// compact action with compact_strategy minor): in each bucket the table's compaction strategy
+// picks what to compact, as Java's writer picks at commit, which may be nothing.
+func WithMinorCompaction() CompactOption { return minorCompactionOption{} }
 
 // PartitionOption selects partitions; it is a [MaintainOption], a [CompactOption], a
 // [SearchOption] and a [ScanOption].

@@ -69,6 +69,12 @@ var (
 // joined with the operation's conflict error.
 var ErrSnapshotReplaced = tableops.ErrSnapshotReplaced
 
+// ErrCompactionAtCommit reports a [Writer.Commit] whose APPEND snapshot was committed but whose
+// compaction at commit was not: the rows are in the table (on level 0, where the next
+// compaction picks them up) and the compaction's files were deleted. Commit then returns the
+// append's result with the error.
+var ErrCompactionAtCommit = tableops.ErrCompactionAtCommit
+
 // UncertainCommitError reports a commit whose publication could not be confirmed or refused
 // (for example an I/O error while writing the snapshot file). The files it would reference are
 // kept, because the snapshot may have been published; read the table again to find out.

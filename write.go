@@ -19,11 +19,12 @@ import (
 // them); the error names each option and value.
 var ErrUnsupportedTable = tableops.ErrUnsupportedTable
 
-// Writer writes rows into a primary-key table as one APPEND snapshot, the way a Java batch
-// writer does: rows go to the bucket Java computes, are merged by key per bucket (the last
-// row of a key wins) and written as level-0 data files; each bucket's full-text maintainer is
-// run at commit. Nothing is visible until [Writer.Commit]; [Writer.Abort] deletes everything
-// written. A Writer is not safe for concurrent use.
+// Writer writes rows into a primary-key table the way a Java batch writer does: rows go to the
+// bucket Java computes, are merged by key per bucket (the last row of a key wins) and written as
+// level-0 data files; at commit each bucket runs the compaction Java's writer runs (on a
+// deletion-vector table level 0 moves up, with deletion vectors for the rows it replaces) and its
+// full-text maintainer. Nothing is visible until [Writer.Commit]; [Writer.Abort] deletes
+// everything written. A Writer is not safe for concurrent use.
 type Writer struct {
 	t      *Table
 	w      *tableops.Writer
@@ -46,6 +47,9 @@ func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, er
 	var topts []tableops.MaintainOption
 	if cfg.commitUser != "" {
 		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
+	}
+	if cfg.writeOnly {
+		topts = append(topts, tableops.WithWriteOnly())
 	}
 	w, err := tableops.OpenWriter(ctx, t.t, engine, topts...)
 	if err != nil {
@@ -106,8 +110,13 @@ func (w *Writer) PrepareCommit(ctx context.Context) error { return w.w.PrepareCo
 
 // WriteResult is the outcome of [Writer.Commit].
 type WriteResult struct {
-	// SnapshotID is the committed snapshot, 0 when nothing was written.
+	// SnapshotID is the committed APPEND snapshot, 0 when nothing was written.
 	SnapshotID int64 `json:"snapshotId"`
+	// CompactSnapshotID is the COMPACT snapshot of the compaction run at commit (Java's writer
+	// compacts level 0 at every commit of a deletion-vector table), 0 when nothing compacted.
+	CompactSnapshotID int64 `json:"compactSnapshotId"`
+	// Compactions describes each bucket the compaction at commit changed.
+	Compactions []CompactBucket `json:"compactions"`
 	// Files is the number of data files written; Rows the records in them (after merging rows
 	// of the same key).
 	Files int   `json:"files"`
@@ -147,17 +156,33 @@ type WriteBucket struct {
 	Retired []Archive `json:"retired"`
 }
 
-// Commit commits everything written as one snapshot. On failure every generated file is
-// deleted (except after an [UncertainCommitError]).
+// Commit commits everything written as Java's batch writer does: an APPEND snapshot of the new
+// level-0 files, then (unless the table or [WithWriteOnly] makes the writer write-only) a
+// COMPACT snapshot of the compaction Java's writer runs at commit, which on a deletion-vector
+// table moves level 0 up so that batch readers and searches see the rows at once. On failure
+// every generated file is deleted (except after an [UncertainCommitError]). When the APPEND
+// snapshot committed but the COMPACT one did not, Commit returns the append's result and an
+// error matching [ErrCompactionAtCommit].
 func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
-	r, err := w.w.Commit(ctx)
-	if err != nil {
-		return nil, opError(err, "commit write to %s", w.t.path)
+	r, cerr := w.w.Commit(ctx)
+	if cerr != nil && (r == nil || !errors.Is(cerr, tableops.ErrCompactionAtCommit)) {
+		return nil, opError(cerr, "commit write to %s", w.t.path)
 	}
-	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets)), Commit: commitStatsOf(r.Commit)}
+	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets)), Compactions: []CompactBucket{}, Commit: commitStatsOf(r.Commit)}
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 	}
+	if r.CompactSnapshot != nil {
+		res.CompactSnapshotID = r.CompactSnapshot.ID
+	}
+	for _, b := range r.Compactions {
+		cb, err := compactBucketOf(w.parts, b)
+		if err != nil {
+			return nil, err
+		}
+		res.Compactions = append(res.Compactions, cb)
+	}
+	var err error
 	for _, b := range r.Buckets {
 		wb := WriteBucket{Bucket: b.Bucket, Files: len(b.NewFiles)}
 		if wb.Partition, err = w.parts.of(b.Partition); err != nil {
@@ -177,6 +202,9 @@ func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
 		res.ArchivesBuilt += len(wb.Built)
 		res.ArchivesRetired += len(wb.Retired)
 		res.Buckets = append(res.Buckets, wb)
+	}
+	if cerr != nil {
+		return res, opError(cerr, "commit write to %s", w.t.path)
 	}
 	return res, nil
 }
@@ -234,6 +262,9 @@ func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactRes
 		return nil, err
 	}
 	topts = append(topts, cfg.commitOptions()...)
+	if cfg.minor {
+		topts = append(topts, tableops.WithMinorCompaction())
+	}
 	if cfg.progress != nil {
 		report := cfg.progress
 		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
@@ -265,23 +296,32 @@ func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactRes
 	}
 	parts := partitionsOf(s)
 	for _, b := range r.Buckets {
-		part, err := parts.of(b.Partition)
+		cb, err := compactBucketOf(parts, b)
 		if err != nil {
 			return nil, err
 		}
-		built, err := archivesOf(b.Built)
-		if err != nil {
-			return nil, err
-		}
-		retired, err := archivesOf(b.Retired)
-		if err != nil {
-			return nil, err
-		}
-		res.Buckets = append(res.Buckets, CompactBucket{Partition: part, Bucket: b.Bucket,
-			FilesBefore: len(b.Before), FilesAfter: len(b.After), Rewritten: b.Rewritten, Upgraded: b.Upgraded,
-			RowsRead: b.RowsRead, RowsWritten: b.RowsWritten, Built: built, Retired: retired,
-			DeletionVectorsRewritten: b.DeletionVectors != nil, Duration: b.Duration})
+		res.Buckets = append(res.Buckets, cb)
 	}
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// compactBucketOf is the facade's form of what a compaction did to one bucket.
+func compactBucketOf(parts partitions, b tableops.BucketCompaction) (CompactBucket, error) {
+	part, err := parts.of(b.Partition)
+	if err != nil {
+		return CompactBucket{}, err
+	}
+	built, err := archivesOf(b.Built)
+	if err != nil {
+		return CompactBucket{}, err
+	}
+	retired, err := archivesOf(b.Retired)
+	if err != nil {
+		return CompactBucket{}, err
+	}
+	return CompactBucket{Partition: part, Bucket: b.Bucket,
+		FilesBefore: len(b.Before), FilesAfter: len(b.After), Rewritten: b.Rewritten, Upgraded: b.Upgraded,
+		RowsRead: b.RowsRead, RowsWritten: b.RowsWritten, Built: built, Retired: retired,
+		DeletionVectorsRewritten: b.DeletionVectors != nil, Duration: b.Duration}, nil
 }

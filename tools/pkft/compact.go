@@ -18,14 +18,17 @@ func compactCommand() *cobra.Command {
 		asJSON       bool
 		user         string
 		progressFlag string
+		strategy     string
 	)
 	cmd := &cobra.Command{
 		Use:   "compact TABLE_PATH",
-		Short: "Fully compact a deduplicate primary-key table, maintaining its full-text archives",
-		Long: `Fully compact every (partition, bucket) of the latest snapshot, or the selected ones, into the
-top level as Java's full compaction does, and commit one COMPACT snapshot in which the new
-level's full-text archives are built and the retired ones removed. Only the deduplicate merge
-engine is supported. Prints a per-bucket summary (--json: the result as JSON); a progress bar of
+		Short: "Compact a deduplicate primary-key table, maintaining its full-text archives",
+		Long: `Compact every (partition, bucket) of the latest snapshot, or the selected ones, as Paimon's
+dedicated compaction does, and commit one COMPACT snapshot in which the full-text archives of the
+changed levels are built and the retired ones removed. --strategy full (default) compacts every
+bucket into the top level as Java's full compaction does; --strategy minor lets the table's
+compaction strategy pick in each bucket (Paimon's compact_strategy minor: what Java's writer
+compacts at commit), which may be nothing. Only the deduplicate merge engine is supported. Prints a per-bucket summary (--json: the result as JSON); a progress bar of
 buckets done is drawn on stderr when it is a terminal (--progress).`,
 		Example: `  pkft compact /data/warehouse/db.db/docs
   pkft compact /data/warehouse/db.db/docs --partition region=eu --bucket 0 --json`,
@@ -39,6 +42,13 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
 				return err
 			}
 			opts := []pkft.CompactOption{pkft.WithParallelism(parallel)}
+			switch strategy {
+			case "full":
+			case "minor":
+				opts = append(opts, pkft.WithMinorCompaction())
+			default:
+				return fmt.Errorf("--strategy %q: want full or minor", strategy)
+			}
 			for _, o := range scope {
 				opts = append(opts, o)
 			}
@@ -77,6 +87,7 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
 	f.IntVar(&parallel, "parallel", 0, "buckets compacted at once (default: one per CPU)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
+	f.StringVar(&strategy, "strategy", "full", "full (every bucket into the top level) or minor (the table's compaction strategy picks)")
 	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr (buckets done): auto (when stderr is a terminal), always, never")
 	return cmd
 }
@@ -102,7 +113,7 @@ func writeCompactSummary(w io.Writer, res *pkft.CompactResult) error {
 	case res.BaseSnapshotID == 0:
 		_, err = fmt.Fprintln(w, "the table has no snapshot; nothing to do")
 	default:
-		_, err = fmt.Fprintf(w, "every selected bucket of snapshot %d is fully compacted; nothing committed\n", res.BaseSnapshotID)
+		_, err = fmt.Fprintf(w, "no selected bucket of snapshot %d needed compaction; nothing committed\n", res.BaseSnapshotID)
 	}
 	return err
 }

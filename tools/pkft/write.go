@@ -24,15 +24,21 @@ const rowKindField = "_rowKind"
 
 func writeCommand() *cobra.Command {
 	var (
-		format string
-		asJSON bool
-		user   string
+		format    string
+		asJSON    bool
+		user      string
+		writeOnly bool
 	)
 	cmd := &cobra.Command{
 		Use:   "write TABLE_PATH [--format parquet FILE...]",
-		Short: "Write rows from stdin into a primary-key table as one snapshot",
-		Long: `Read rows from stdin and commit them to the table as one APPEND snapshot, as a Java batch
-writer does (Java's bucket of each row, level-0 data files, the full-text maintainers run).
+		Short: "Write rows from stdin into a primary-key table, compacting at commit as Java's writer",
+		Long: `Read rows from stdin and commit them to the table as a Java batch writer does: Java's bucket of
+each row, level-0 data files committed as an APPEND snapshot, then the compaction Java's writer
+runs at commit (on a deletion-vector table every commit moves level 0 up, looking the keys up in
+the higher levels and marking the rows they replace in deletion vectors) committed as a COMPACT
+snapshot, with the full-text archives of the changed levels built and the stale ones retired.
+So the rows are read and searched at once. --write-only skips the compaction (Paimon's
+write-only), leaving the rows on level 0 for a dedicated compaction (pkft compact).
 
 --format jsonl (default): one JSON object per line, keys are column names.
 --format csv: a header line naming the columns, then one row per line; \N is NULL, and so is an
@@ -68,6 +74,9 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			var opts []pkft.WriteOption
 			if user != "" {
 				opts = append(opts, pkft.WithCommitUser(user))
+			}
+			if writeOnly {
+				opts = append(opts, pkft.WithWriteOnly())
 			}
 			w, err := tbl.NewWriter(ctx, opts...)
 			if err != nil {
@@ -110,6 +119,10 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			}
 			res, err := w.Commit(ctx)
 			if err != nil {
+				if res != nil {
+					// The append committed; its compaction did not. Nothing is left to abort.
+					return fmt.Errorf("rows committed as snapshot %d, not compacted: %w", res.SnapshotID, err)
+				}
 				return err
 			}
 			if asJSON {
@@ -124,6 +137,9 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "committed snapshot %d: %d rows read, %d records in %d files, %d archives built, %d retired\n",
 				res.SnapshotID, rows, res.Rows, res.Files, res.ArchivesBuilt, res.ArchivesRetired)
+			if err == nil && res.CompactSnapshotID != 0 {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "committed snapshot %d: compaction at commit of %d bucket(s)\n", res.CompactSnapshotID, len(res.Compactions))
+			}
 			return err
 		},
 	}
@@ -131,6 +147,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 	f.StringVar(&format, "format", "jsonl", "input format: jsonl, csv (stdin) or parquet (files)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
+	f.BoolVar(&writeOnly, "write-only", false, "commit level-0 files without the compaction at commit (Paimon's write-only)")
 	return cmd
 }
 

@@ -54,15 +54,21 @@ func TestWriteAndCompactCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res struct {
-		SnapshotID int64 `json:"snapshotId"`
-		RowsRead   int   `json:"rowsRead"`
-		Records    int64 `json:"records"`
+		SnapshotID        int64 `json:"snapshotId"`
+		CompactSnapshotID int64 `json:"compactSnapshotId"`
+		RowsRead          int   `json:"rowsRead"`
+		Records           int64 `json:"records"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if res.SnapshotID != before+1 || res.RowsRead != 3 || res.Records != 2 {
+	// An APPEND snapshot, then the COMPACT snapshot of the compaction at commit.
+	if res.SnapshotID != before+1 || res.CompactSnapshotID != before+2 || res.RowsRead != 3 || res.Records != 2 {
 		t.Errorf("write result %+v", res)
+	}
+	written := latestID(t, dir)
+	if written != before+2 {
+		t.Fatalf("latest snapshot %d after the write, want %d", written, before+2)
 	}
 
 	files := tableFiles(t, dir)
@@ -77,7 +83,7 @@ func TestWriteAndCompactCommands(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: error %v, want %q", bad.in, err, bad.want)
 		}
-		if latestID(t, dir) != before+1 {
+		if latestID(t, dir) != written {
 			t.Fatalf("%q: a snapshot was committed", bad.in)
 		}
 		if now := tableFiles(t, dir); len(now) != len(files) {
@@ -85,7 +91,8 @@ func TestWriteAndCompactCommands(t *testing.T) {
 		}
 	}
 
-	if _, err := pkftRunIn(t, "region,dt,id,content\neu,2024-01-31,9003,\\N\nus,2024-02-01,9004,zebra csv\n", "write", dir, "--format", "csv"); err != nil {
+	// Write-only: level 0 stays, for the compaction below.
+	if _, err := pkftRunIn(t, "region,dt,id,content\neu,2024-01-31,9003,\\N\nus,2024-02-01,9004,zebra csv\n", "write", dir, "--format", "csv", "--write-only"); err != nil {
 		t.Fatal(err)
 	}
 	out, err = pkftRunIn(t, "", "compact", dir, "--json")
@@ -101,7 +108,7 @@ func TestWriteAndCompactCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &cres); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if cres.SnapshotID != before+3 || len(cres.Buckets) == 0 {
+	if cres.SnapshotID != written+2 || len(cres.Buckets) == 0 {
 		t.Errorf("compact result %s", out)
 	}
 	out, err = pkftRunIn(t, "", "search", dir, "--query", "zebra", "--json")
@@ -132,8 +139,8 @@ func TestWriteInputMessages(t *testing.T) {
 			t.Errorf("%q: %v", ok.in, err)
 		}
 	}
-	if got := latestID(t, dir); got != before+2 {
-		t.Fatalf("latest snapshot %d, want %d", got, before+2)
+	if got := latestID(t, dir); got != before+4 {
+		t.Fatalf("latest snapshot %d, want %d (two writes, each an APPEND and a COMPACT snapshot)", got, before+4)
 	}
 	files := tableFiles(t, dir)
 	for _, bad := range []struct{ in, format, want string }{
@@ -151,7 +158,7 @@ func TestWriteInputMessages(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", bad.in, err, bad.want)
 		}
 	}
-	if latestID(t, dir) != before+2 || len(tableFiles(t, dir)) != len(files) {
+	if latestID(t, dir) != before+4 || len(tableFiles(t, dir)) != len(files) {
 		t.Fatal("a refused input changed the table")
 	}
 }
