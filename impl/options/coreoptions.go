@@ -19,7 +19,9 @@ const (
 	reasonDynamic          = "dynamic or cross-partition bucket mode (bucket = -1), which is refused"
 	reasonPostpone         = "postpone bucket mode (bucket = -2), which is refused"
 	reasonMemory           = "memory, spill and thread tuning of Java's writer process; the rows and files Go writes do not depend on it"
-	reasonPick             = "picks Java's minor compactions; Go's writer does not compact at commit and Go's full compaction does not depend on it"
+	reasonPick             = "Java's compaction picking (UniversalCompaction, ForceUpLevel0Compaction, EarlyFullCompaction, OffPeakHours), which Go's writer runs at commit and pkft compact --strategy minor runs"
+	reasonPickTest         = "TestConformance/compaction/pick-differential"
+	reasonNotMergeTree     = "append-table and clustering compaction; the merge tree's picking does not read it"
 	reasonIceberg          = "only used when metadata.iceberg.storage is set, which is refused"
 	reasonOverwrite        = "INSERT OVERWRITE only, which Go does not do"
 	reasonFormattable      = "format tables only (type = format-table is refused)"
@@ -30,7 +32,7 @@ const (
 	reasonSortcompact      = "Java's sort compaction procedure only"
 	reasonDdl              = "schema evolution rules of ALTER TABLE; Go never changes the schema"
 	reasonCommituser       = "prefixes the commit user of Java jobs; pkft takes its commit user from the caller"
-	reasonWriteonly        = "Go's writer never compacts at commit (as a write-only Java writer); pkft compact is the explicit compaction"
+	reasonWriteonly        = "the writer commits level-0 files without compacting at commit, as Java's NoopCompactManager"
 	reasonBuffer           = "the size of the writer's sort buffer: when a level-0 file is flushed, which changes neither the rows nor the merge result"
 )
 
@@ -109,7 +111,7 @@ func declaredOptions() []Entry {
 		{Key: "sort-spill-buffer-size", Source: "CoreOptions", Type: "MemorySize", Default: "64 mb", HasDefault: true, Class: Inert, Reason: reasonMemory},
 		{Key: "spill-compression", Source: "CoreOptions", Type: "String", Default: "zstd", HasDefault: true, Class: Inert, Reason: reasonMemory},
 		{Key: "spill-compression.zstd-level", Source: "CoreOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Inert, Reason: reasonMemory},
-		{Key: "write-only", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Fallback: []string{"write.compaction-skip"}, Class: Inert, Reason: reasonWriteonly},
+		{Key: "write-only", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Fallback: []string{"write.compaction-skip"}, Class: Honoured, Reason: reasonWriteonly, Test: "TestWriteOnlyAndForceLookup"},
 		{Key: "source.split.target-size", Source: "CoreOptions", Type: "MemorySize", Default: "128 mb", HasDefault: true, Class: Inert, Reason: reasonRead},
 		{Key: "source.split.open-file-cost", Source: "CoreOptions", Type: "MemorySize", Default: "4 mb", HasDefault: true, Class: Inert, Reason: reasonRead},
 		{Key: "write-buffer-size", Source: "CoreOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Inert, Reason: reasonBuffer},
@@ -122,31 +124,31 @@ func declaredOptions() []Entry {
 		{Key: "cache-page-size", Source: "CoreOptions", Type: "MemorySize", Default: "64 kb", HasDefault: true, Class: Inert, Reason: reasonMemory},
 		{Key: "target-file-size", Source: "CoreOptions", Type: "MemorySize", Class: Honoured, Reason: "data files roll at the target size as Java's RollingFileWriter does", Test: "TestRollingByTargetFileSize"},
 		{Key: "target-file-row-num", Source: "CoreOptions", Type: "Long", Default: "9223372036854775807", HasDefault: true, Class: Honoured, Reason: "data files roll at the row count as Java's writer does", Test: "TestRollingByRowCount"},
-		{Key: "compaction.small-file-ratio", Source: "CoreOptions", Type: "Double", Default: "0.7", HasDefault: true, Class: Inert, Reason: reasonPick},
+		{Key: "compaction.small-file-ratio", Source: "CoreOptions", Type: "Double", Default: "0.7", HasDefault: true, Class: Honoured, Reason: "the file size below which MergeTreeCompactTask rewrites a file rather than moving it up", Test: "TestWriteVisibleAtCommit"},
 		{Key: "blob.target-file-size", Source: "CoreOptions", Type: "MemorySize", Class: Refused, Reason: "BLOB columns are not implemented by the Go writer"},
 		{Key: "blob.split-by-file-size", Source: "CoreOptions", Type: "Boolean", Class: Refused, Reason: "BLOB columns are not implemented by the Go writer"},
 		{Key: "blob.copy-buffer-size", Source: "CoreOptions", Type: "MemorySize", Default: "4 kb", HasDefault: true, Class: Refused, Reason: "BLOB columns are not implemented by the Go writer"},
-		{Key: "num-sorted-run.compaction-trigger", Source: "CoreOptions", Type: "Integer", Default: "5", HasDefault: true, Class: Honoured, Reason: "the default num-levels (the trigger plus one) a full compaction writes into; Java's minor compactions it triggers are not run by Go's writer", Test: "TestCompactTopLevelFromSortedRunTrigger"},
+		{Key: "num-sorted-run.compaction-trigger", Source: "CoreOptions", Type: "Integer", Default: "5", HasDefault: true, Class: Honoured, Reason: "Java's sorted-run trigger of the compaction picking, and the default num-levels (the trigger plus one)", Test: "TestCompactTopLevelFromSortedRunTrigger"},
 		{Key: "num-sorted-run.stop-trigger", Source: "CoreOptions", Type: "Integer", Class: Inert, Reason: reasonMemory},
 		{Key: "num-levels", Source: "CoreOptions", Type: "Integer", Class: Honoured, Reason: "the top level a full compaction writes into", Test: "TestConformance/scenario/go-compacts-java-archives"},
-		{Key: "commit.force-compact", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Refused, Reason: "Java compacts at every commit; Go's writer does not"},
+		{Key: "commit.force-compact", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Honoured, Reason: "the commit waits for the compaction at commit, as a batch commit always does", Test: "TestWriteVisibleAtCommit"},
 		{Key: "write.sequence-number-init-mode", Source: "CoreOptions", Type: "SequenceNumberInitMode", Default: "scan", HasDefault: true, Class: Honoured, Reason: "the snapshot property Java's snapshot mode needs", Test: "TestMaintainCarriesSequenceNumberProperty"},
 		{Key: "commit.timeout", Source: "CoreOptions", Type: "Duration", Class: Inert, Reason: reasonRetry},
 		{Key: "commit.max-retries", Source: "CoreOptions", Type: "Integer", Default: "10", HasDefault: true, Class: Inert, Reason: reasonRetry},
 		{Key: "commit.min-retry-wait", Source: "CoreOptions", Type: "Duration", Default: "10 ms", HasDefault: true, Class: Inert, Reason: reasonRetry},
 		{Key: "commit.max-retry-wait", Source: "CoreOptions", Type: "Duration", Default: "10000 ms", HasDefault: true, Class: Inert, Reason: reasonRetry},
-		{Key: "compaction.max-size-amplification-percent", Source: "CoreOptions", Type: "Integer", Default: "200", HasDefault: true, Class: Inert, Reason: reasonPick},
-		{Key: "compaction.force-up-level-0", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Inert, Reason: reasonPick},
-		{Key: "compaction.size-ratio", Source: "CoreOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Inert, Reason: reasonPick},
-		{Key: "compaction.offpeak.start.hour", Source: "CoreOptions", Type: "Integer", Default: "-1", HasDefault: true, Class: Inert, Reason: reasonPick},
-		{Key: "compaction.offpeak.end.hour", Source: "CoreOptions", Type: "Integer", Default: "-1", HasDefault: true, Class: Inert, Reason: reasonPick},
-		{Key: "compaction.offpeak-ratio", Source: "CoreOptions", Type: "Integer", Default: "0", HasDefault: true, Class: Inert, Reason: reasonPick},
-		{Key: "compaction.optimization-interval", Source: "CoreOptions", Type: "Duration", Class: Inert, Reason: reasonPick},
-		{Key: "compaction.total-size-threshold", Source: "CoreOptions", Type: "MemorySize", Class: Inert, Reason: reasonPick},
-		{Key: "compaction.incremental-size-threshold", Source: "CoreOptions", Type: "MemorySize", Class: Inert, Reason: reasonPick},
-		{Key: "compaction.min.file-num", Source: "CoreOptions", Type: "Integer", Default: "5", HasDefault: true, Class: Inert, Reason: reasonPick},
-		{Key: "compaction.file-num-limit", Source: "CoreOptions", Type: "Integer", Default: "100000", HasDefault: true, Class: Inert, Reason: reasonPick},
-		{Key: "compaction.delete-ratio-threshold", Source: "CoreOptions", Type: "Double", Default: "0.2", HasDefault: true, Class: Inert, Reason: reasonPick},
+		{Key: "compaction.max-size-amplification-percent", Source: "CoreOptions", Type: "Integer", Default: "200", HasDefault: true, Class: Honoured, Reason: reasonPick, Test: reasonPickTest},
+		{Key: "compaction.force-up-level-0", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Honoured, Reason: reasonPick, Test: reasonPickTest},
+		{Key: "compaction.size-ratio", Source: "CoreOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Honoured, Reason: reasonPick, Test: reasonPickTest},
+		{Key: "compaction.offpeak.start.hour", Source: "CoreOptions", Type: "Integer", Default: "-1", HasDefault: true, Class: Honoured, Reason: reasonPick, Test: reasonPickTest},
+		{Key: "compaction.offpeak.end.hour", Source: "CoreOptions", Type: "Integer", Default: "-1", HasDefault: true, Class: Honoured, Reason: reasonPick, Test: reasonPickTest},
+		{Key: "compaction.offpeak-ratio", Source: "CoreOptions", Type: "Integer", Default: "0", HasDefault: true, Class: Honoured, Reason: reasonPick, Test: reasonPickTest},
+		{Key: "compaction.optimization-interval", Source: "CoreOptions", Type: "Duration", Class: Honoured, Reason: reasonPick, Test: reasonPickTest},
+		{Key: "compaction.total-size-threshold", Source: "CoreOptions", Type: "MemorySize", Class: Honoured, Reason: reasonPick, Test: reasonPickTest},
+		{Key: "compaction.incremental-size-threshold", Source: "CoreOptions", Type: "MemorySize", Class: Honoured, Reason: reasonPick, Test: reasonPickTest},
+		{Key: "compaction.min.file-num", Source: "CoreOptions", Type: "Integer", Default: "5", HasDefault: true, Class: Inert, Reason: reasonNotMergeTree},
+		{Key: "compaction.file-num-limit", Source: "CoreOptions", Type: "Integer", Default: "100000", HasDefault: true, Class: Inert, Reason: reasonNotMergeTree},
+		{Key: "compaction.delete-ratio-threshold", Source: "CoreOptions", Type: "Double", Default: "0.2", HasDefault: true, Class: Inert, Reason: reasonNotMergeTree},
 		{Key: "changelog-producer", Source: "CoreOptions", Type: "ChangelogProducer", Default: "none", HasDefault: true, Class: Honoured, Reason: "none; input, full-compaction and lookup changelogs are refused", Test: "TestRefusedOptionsFailEveryOperation", Accept: acceptOneOf("none")},
 		{Key: "changelog-producer.row-deduplicate", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Inert, Reason: reasonChangelog},
 		{Key: "changelog-producer.row-deduplicate-ignore-fields", Source: "CoreOptions", Type: "String", Class: Inert, Reason: reasonChangelog},
@@ -275,10 +277,10 @@ func declaredOptions() []Entry {
 		{Key: "record-level.time-field", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "Java's compaction drops expired records; Go keeps them"},
 		{Key: "fields.default-aggregate-function", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "the aggregation merge engine is not implemented"},
 		{Key: "commit.user-prefix", Source: "CoreOptions", Type: "String", Class: Inert, Reason: reasonCommituser},
-		{Key: "force-lookup", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Refused, Reason: "Java compacts with lookup (level 0 eagerly); Go does not"},
-		{Key: "lookup-wait", Source: "CoreOptions", Type: "Boolean", Default: "true", HasDefault: true, Fallback: []string{"changelog-producer.lookup-wait"}, Class: Refused, Reason: "Java waits for lookup compaction at commit; Go does not compact at commit"},
-		{Key: "lookup-compact", Source: "CoreOptions", Type: "LookupCompactMode", Default: "RADICAL", HasDefault: true, Class: Refused, Reason: "Java's lookup compaction mode; Go does not compact at commit"},
-		{Key: "lookup-compact.max-interval", Source: "CoreOptions", Type: "Integer", Class: Refused, Reason: "Java's lookup compaction mode; Go does not compact at commit"},
+		{Key: "force-lookup", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Honoured, Reason: "level 0 compacted at every commit with lookup (ForceUpLevel0Compaction), as for deletion vectors", Test: "TestWriteOnlyAndForceLookup"},
+		{Key: "lookup-wait", Source: "CoreOptions", Type: "Boolean", Default: "true", HasDefault: true, Fallback: []string{"changelog-producer.lookup-wait"}, Class: Honoured, Reason: "a batch commit waits for its lookup compaction whatever the value (it decides a streaming writer's wait)", Test: "TestWriteVisibleAtCommit"},
+		{Key: "lookup-compact", Source: "CoreOptions", Type: "LookupCompactMode", Default: "RADICAL", HasDefault: true, Class: Honoured, Reason: "radical or gentle lookup compaction picking (ForceUpLevel0Compaction's max interval)", Test: reasonPickTest},
+		{Key: "lookup-compact.max-interval", Source: "CoreOptions", Type: "Integer", Class: Honoured, Reason: "the gentle mode's interval of forced level-0 compactions", Test: reasonPickTest},
 		{Key: "file-operation.thread-num", Source: "CoreOptions", Type: "Integer", Fallback: []string{"delete-file.thread-num"}, Class: Inert, Reason: reasonMemory},
 		{Key: "scan.fallback-branch", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "fallback branches are not implemented"},
 		{Key: "scan.fallback-branch.read-fail-fast", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Inert, Reason: reasonRead},

@@ -47,10 +47,26 @@ func copyJavaTable(t *testing.T, name string) string {
 // copyJavaTableWith is copyJavaTable adding the options extra as well.
 func copyJavaTableWith(t *testing.T, name string, extra map[string]string) string {
 	t.Helper()
+	keys := []string{pkfulltext.ColumnsOption}
+	opts := map[string]string{pkfulltext.ColumnsOption: "content"}
+	for k, v := range extra {
+		keys = append(keys, k)
+		opts[k] = v
+	}
+	return copyGoldenWith(t, name, keys, opts)
+}
+
+// copyGoldenWith copies the Java-written golden table name and commits a next schema adding the
+// options opts (in the order of keys), as Java's SchemaManager commits an option change.
+func copyGoldenWith(t *testing.T, name string, keys []string, opts map[string]string) string {
+	t.Helper()
 	src := filepath.Join("..", "..", "testdata", "tables", "java", name)
 	dst := filepath.Join(t.TempDir(), name)
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
+	}
+	if len(keys) == 0 {
+		return dst
 	}
 	ctx := context.Background()
 	tbl := table.Open(fileio.NewLocal(), dst)
@@ -64,10 +80,9 @@ func copyJavaTableWith(t *testing.T, name string, extra map[string]string) strin
 	for k, v := range s.Options {
 		next.Options[k] = v
 	}
-	next.Options[pkfulltext.ColumnsOption] = "content"
-	next.OptionOrder = append(slices.Clone(s.OptionOrder), pkfulltext.ColumnsOption)
-	for k, v := range extra {
-		next.Options[k] = v
+	next.OptionOrder = slices.Clone(s.OptionOrder)
+	for _, k := range keys {
+		next.Options[k] = opts[k]
 		next.OptionOrder = append(next.OptionOrder, k)
 	}
 	if err := os.WriteFile(filepath.Join(dst, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {

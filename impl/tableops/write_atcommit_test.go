@@ -235,3 +235,85 @@ func firstMapDiff(got, want map[string]string) string {
 	}
 	return "none"
 }
+
+// TestWriteOnlyAndForceLookup: write-only (and its fallback key write.compaction-skip) makes the
+// writer commit level-0 files with no compaction, as Java's NoopCompactManager; force-lookup on
+// a table without deletion vectors compacts level 0 at every commit (ForceUpLevel0Compaction)
+// with no deletion vectors, and the table merges to the rows written.
+func TestWriteOnlyAndForceLookup(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		table   string
+		options map[string]string
+		compact bool
+	}{
+		{"two-levels", map[string]string{"write-only": "true"}, false},
+		{"two-levels", map[string]string{"write.compaction-skip": "true"}, false},
+		{"full-compaction", nil, false},
+		{"full-compaction", map[string]string{"force-lookup": "true"}, true},
+	} {
+		t.Run(fmt.Sprint(c.table, c.options), func(t *testing.T) {
+			var keys []string
+			for k := range c.options {
+				keys = append(keys, k)
+			}
+			root := copyGoldenWith(t, c.table, keys, c.options)
+			tbl := table.Open(fileio.NewLocal(), root)
+			w, err := tableops.OpenWriter(ctx, tbl, eng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 20 {
+				row := []any{int32(7000 + i), fmt.Sprintf("write-only %d", i)}
+				if len(w.Schema().Fields) == 3 {
+					row = append(row, int64(i))
+				}
+				if err := w.Write(ctx, types.Insert, row); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := w.Commit(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.CompactSnapshot != nil; got != c.compact {
+				t.Fatalf("compaction at commit: %v, want %v", got, c.compact)
+			}
+			latest, err := tbl.Latest(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			contents, err := tbl.Read(ctx, latest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			level0 := 0
+			for _, b := range contents.Buckets {
+				for _, f := range b.DataFiles {
+					if f.Level == 0 {
+						level0++
+					}
+				}
+				for _, f := range b.IndexFiles {
+					if f.IndexType == meta.IndexTypeDeletionVectors && c.options["force-lookup"] != "" {
+						t.Errorf("force-lookup without deletion vectors wrote deletion vectors %s", f.FileName)
+					}
+				}
+			}
+			if (level0 == 0) != c.compact {
+				t.Errorf("%d level-0 files after the commit (compaction at commit: %v)", level0, c.compact)
+			}
+			rows := mergedRows(t, tbl)
+			for i := range 20 {
+				found := false
+				for _, row := range rows {
+					found = found || (row[0] == int32(7000+i) && row[1] == fmt.Sprintf("write-only %d", i))
+				}
+				if !found {
+					t.Fatalf("row %d missing", 7000+i)
+				}
+			}
+		})
+	}
+}
