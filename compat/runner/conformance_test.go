@@ -241,6 +241,7 @@ func TestConformance(t *testing.T) {
 	testJavaTables(t)
 	testMaintain(t)
 	testWrite(t)
+	testAtCommit(t)
 	testLibrary(t)
 	testPick(t)
 	testFaults(t)

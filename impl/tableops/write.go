@@ -799,6 +799,12 @@ func (w *Writer) Commit(ctx context.Context) (_ *WriteResult, err error) {
 		return &WriteResult{}, nil
 	}
 	cres, err := commit.Run(ctx, w.t, w.request(snapshot.CommitAppend, w))
+	var uncertain *UncertainCommitError
+	if errors.As(err, &uncertain) {
+		// The APPEND snapshot may reference the write's data files and archives: keep them.
+		// The compactions were never committed: delete what they generated.
+		return nil, errors.Join(err, w.discardCompactions(ctx))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -832,6 +838,23 @@ func (w *Writer) Commit(ctx context.Context) (_ *WriteResult, err error) {
 	}
 	w.done = true
 	return res, nil
+}
+
+// discardCompactions deletes what the compactions at commit generated (data and
+// deletion-vector files, and the archives of their buckets' maintainers, which a compacting
+// bucket's maintainer routes to the COMPACT snapshot only).
+func (w *Writer) discardCompactions(ctx context.Context) error {
+	if w.comp == nil {
+		return nil
+	}
+	err := w.comp.abort(ctx)
+	for key := range w.compacted {
+		if c := w.pending[key]; c != nil {
+			err = errors.Join(err, c.Abort(ctx))
+			delete(w.pending, key)
+		}
+	}
+	return err
 }
 
 // request is the commit request of one of the write's snapshots.

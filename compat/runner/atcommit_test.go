@@ -1,0 +1,372 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/inspect"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/scan"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/types"
+)
+
+// testAtCommit runs the cases of the compaction Go's writer runs at commit, as Java's writer does
+// on tables that need lookup (deletion vectors): write/visible-at-commit/<variant> (go->java),
+// write/lookup-dvs (go<->java) and scenario/alternating-no-full (go+java).
+func testAtCommit(t *testing.T) {
+	g := startGroup(t)
+	for _, v := range visibleVariants() {
+		runCase(t, "write/visible-at-commit/"+v.name, "go->java", func(ctx context.Context) error {
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			return visibleAtCommit(ctx, g, v)
+		})
+	}
+	runCase(t, "write/lookup-dvs", "go<->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return lookupDVs(ctx, g)
+	})
+	runCase(t, "scenario/alternating-no-full", "go+java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return alternatingNoFull(ctx, g, alternatingRounds)
+	})
+}
+
+// visibleVariant is one table shape of write/visible-at-commit.
+type visibleVariant struct {
+	name     string
+	fields   []field
+	pks      []string
+	partKeys []string
+	options  map[string]string
+	rows     func(lo, hi int, seed uint64) []row
+	fullText bool
+}
+
+func visibleVariants() []visibleVariant {
+	part := []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}}
+	idText := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+	dv := func(buckets string, fullText bool) map[string]string {
+		o := map[string]string{"bucket": buckets, "deletion-vectors.enabled": "true"}
+		if fullText {
+			o[pkfulltext.ColumnsOption] = "content"
+		}
+		return o
+	}
+	return []visibleVariant{
+		{"full-text-partitioned-3-buckets", part, []string{"region", "dt", "id"}, []string{"region", "dt"}, dv("3", true), partTextRows, true},
+		{"full-text-1-bucket", idText, []string{"id"}, nil, dv("1", true), textRows, true},
+		{"dv-partitioned-3-buckets", part, []string{"region", "dt", "id"}, []string{"region", "dt"}, dv("3", false), partTextRows, false},
+		{"dv-1-bucket", idText, []string{"id"}, nil, dv("1", false), textRows, false},
+	}
+}
+
+// visibleAtCommit is write/visible-at-commit: on a Java-created table with deletion vectors,
+// rounds of Go writes (inserts, updates and deletes) with no pkft compact in between; after each
+// one Java's batch read returns the model's rows, and on full-text tables Java's state shows
+// every archive current and Java's searches equal Go's.
+func visibleAtCommit(ctx context.Context, g *maintainGroup, v visibleVariant) error {
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "visible-"+v.name), "visible-"+v.name, v.fields, v.pks, v.partKeys, v.options, nil)
+	if err != nil {
+		return err
+	}
+	m := newRowModel(v.pks)
+	next := 0
+	for round := range 5 {
+		r := rand.New(rand.NewPCG(uint64(round), 17))
+		n := 15 + r.IntN(30)
+		rows := v.rows(next, next+n, uint64(500+round))
+		next += n
+		if len(m.rows) > 0 {
+			rows = append(rows, updatesAndDeletes(m, uint64(600+round), r.IntN(12), r.IntN(8))...)
+		}
+		if err := goWrite(ctx, g, path, rows); err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		m.apply(rows)
+		if err := sameAsModel(ctx, g, path, m, v.fields); err != nil {
+			return fmt.Errorf("round %d: straight after the Go write: %w", round, err)
+		}
+		if !v.fullText {
+			continue
+		}
+		jd, err := javaDump(ctx, g.proc, path)
+		if err != nil {
+			return err
+		}
+		if err := allCurrent(jd); err != nil {
+			return fmt.Errorf("round %d: Java's state: %w", round, err)
+		}
+	}
+	if v.fullText {
+		return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+	}
+	return nil
+}
+
+// fileShapes lists, per bucket of a dump, its live data files as (level, row count, rows its
+// deletion vector deletes), sorted: what two writers that made the same decisions leave.
+func fileShapes(d *inspect.Dump) map[string][]string {
+	out := map[string][]string{}
+	for _, b := range d.Buckets {
+		deleted := map[string]int64{}
+		for _, f := range b.IndexFiles {
+			for _, r := range f.DeletionVectors {
+				if r.Cardinality != nil {
+					deleted[r.DataFile] = *r.Cardinality
+				}
+			}
+		}
+		key := fmt.Sprintf("%v/%d", b.Partition, b.Bucket)
+		for _, f := range b.DataFiles {
+			out[key] = append(out[key], fmt.Sprintf("L%d rows=%d dv=%d", f.Level, f.RowCount, deleted[f.FileName]))
+		}
+		slices.Sort(out[key])
+	}
+	return out
+}
+
+// copyTable copies the table directory src to dst.
+func copyTable(src, dst string) error {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		return fmt.Errorf("copy table: %w", err)
+	}
+	return nil
+}
+
+// lookupDVs is write/lookup-dvs: one Java-written table with a compacted top level and a level
+// below it is copied twice; the same write sequence is applied by Java's writer to one copy and by
+// Go's to the other: after every write both copies hold the same file shapes (levels, row counts,
+// deletion-vector cardinalities per file) and the model's rows. Then Java writes and fully
+// compacts after Go, and Go writes after Java: both copies read the model's rows.
+func lookupDVs(ctx context.Context, g *maintainGroup) error {
+	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+	pks := []string{"id"}
+	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
+	base, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "lookup-dvs"), "lookup-dvs", fields, pks, nil, opts, nil)
+	if err != nil {
+		return err
+	}
+	m := newRowModel(pks)
+	first := textRows(0, 120, 41)
+	if err := g.proc.Call(ctx, "write", map[string]any{"path": base, "rows": first, "compact": "full"}, nil); err != nil {
+		return err
+	}
+	m.apply(first)
+	second := append(textRows(120, 160, 42), updatesAndDeletes(m, 43, 15, 5)...)
+	if err := g.proc.Call(ctx, "write", map[string]any{"path": base, "rows": second}, nil); err != nil {
+		return err
+	}
+	m.apply(second)
+	javaCopy, goCopy := base+"-java", base+"-go"
+	if err := copyTable(base, javaCopy); err != nil {
+		return err
+	}
+	if err := copyTable(base, goCopy); err != nil {
+		return err
+	}
+	next := 160
+	// The case must exercise lookups: deletion vectors on files of a level the writes did not
+	// rewrite, and files below the top level.
+	var sawDV, sawLower bool
+	for step := range 6 {
+		r := rand.New(rand.NewPCG(uint64(step), 23))
+		n := 5 + r.IntN(25)
+		rows := append(textRows(next, next+n, uint64(700+step)), updatesAndDeletes(m, uint64(800+step), 3+r.IntN(12), r.IntN(6))...)
+		next += n
+		if err := g.proc.Call(ctx, "write", map[string]any{"path": javaCopy, "rows": rows}, nil); err != nil {
+			return fmt.Errorf("step %d: java write: %w", step, err)
+		}
+		if err := goWrite(ctx, g, goCopy, rows); err != nil {
+			return fmt.Errorf("step %d: %w", step, err)
+		}
+		m.apply(rows)
+		jd, err := javaDump(ctx, g.proc, javaCopy)
+		if err != nil {
+			return err
+		}
+		gd, err := javaDump(ctx, g.proc, goCopy)
+		if err != nil {
+			return err
+		}
+		shapes := fileShapes(jd)
+		if d := cmp.Diff(shapes, fileShapes(gd)); d != "" {
+			return fmt.Errorf("step %d: Java's writer and Go's leave other files (-java +go):\n%s", step, d)
+		}
+		for _, files := range shapes {
+			for _, f := range files {
+				sawDV = sawDV || !strings.HasSuffix(f, " dv=0")
+				sawLower = sawLower || !strings.HasPrefix(f, "L5 ")
+			}
+		}
+		for _, p := range []string{javaCopy, goCopy} {
+			if err := sameAsModel(ctx, g, p, m, fields); err != nil {
+				return fmt.Errorf("step %d: %s: %w", step, filepath.Base(p), err)
+			}
+		}
+	}
+	if !sawDV || !sawLower {
+		return fmt.Errorf("the writes left no deletion vector (%v) or no file below the top level (%v): the case does not exercise lookup compaction", sawDV, sawLower)
+	}
+	// Each side continues the other's table.
+	last := append(textRows(next, next+30, 900), updatesAndDeletes(m, 901, 10, 5)...)
+	if err := g.proc.Call(ctx, "write", map[string]any{"path": goCopy, "rows": last, "compact": "full"}, nil); err != nil {
+		return fmt.Errorf("java after go: %w", err)
+	}
+	if err := goWrite(ctx, g, javaCopy, last); err != nil {
+		return fmt.Errorf("go after java: %w", err)
+	}
+	m.apply(last)
+	for _, p := range []string{javaCopy, goCopy} {
+		if err := sameAsModel(ctx, g, p, m, fields); err != nil {
+			return fmt.Errorf("%s after the other side: %w", filepath.Base(p), err)
+		}
+		if err := goReadsAsJava(ctx, g, p); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Base(p), err)
+		}
+	}
+	return nil
+}
+
+// alternatingNoFull is scenario/alternating-no-full: rounds alternating Go and Java writes with
+// only the compactions their commits run (no full compaction); after every round Java's read and
+// Go's own read equal the model and every archive is current by Java's and Go's state.
+func alternatingNoFull(ctx context.Context, g *maintainGroup, rounds int) error {
+	fields := []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}}
+	pks := []string{"region", "dt", "id"}
+	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "alternating-no-full"), "alternating-no-full", fields, pks, []string{"region", "dt"}, opts, nil)
+	if err != nil {
+		return err
+	}
+	m := newRowModel(pks)
+	next := 0
+	for round := range rounds {
+		r := rand.New(rand.NewPCG(uint64(round), 77))
+		n := 10 + r.IntN(40)
+		rows := partTextRows(next, next+n, uint64(3000+round))
+		next += n
+		if len(m.rows) > 0 {
+			rows = append(rows, updatesAndDeletes(m, uint64(4000+round), r.IntN(15), r.IntN(10))...)
+		}
+		side := "go"
+		if round%2 == 1 {
+			side = "java"
+			if err := g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil); err != nil {
+				return fmt.Errorf("round %d (java): %w", round, err)
+			}
+		} else if err := goWrite(ctx, g, path, rows); err != nil {
+			return fmt.Errorf("round %d (go): %w", round, err)
+		}
+		m.apply(rows)
+		if err := sameAsModel(ctx, g, path, m, fields); err != nil {
+			return fmt.Errorf("round %d (%s): %w", round, side, err)
+		}
+		if err := goReadsAsJava(ctx, g, path); err != nil {
+			return fmt.Errorf("round %d (%s): %w", round, side, err)
+		}
+		jd, err := javaDump(ctx, g.proc, path)
+		if err != nil {
+			return err
+		}
+		if err := allCurrent(jd); err != nil {
+			return fmt.Errorf("round %d (%s): Java's state: %w", round, side, err)
+		}
+		gd, err := goDump(ctx, path)
+		if err != nil {
+			return err
+		}
+		if err := allCurrent(gd); err != nil {
+			return fmt.Errorf("round %d (%s): Go's state: %w", round, side, err)
+		}
+	}
+	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+}
+
+// goReadsAsJava checks Go's batch read of the table (impl/scan) returns the rows Java's does.
+func goReadsAsJava(ctx context.Context, g *maintainGroup, path string) error {
+	jrows, err := javaRead(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	tbl := table.Open(fileio.NewLocal(), path)
+	sch, err := tbl.LatestSchema(ctx)
+	if err != nil {
+		return err
+	}
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	buckets, err := scan.Read(ctx, tbl, latest, scan.Options{})
+	if err != nil {
+		return fmt.Errorf("go read: %w", err)
+	}
+	// Rows compared by their string and integer columns (dates differ in form between the
+	// runner's JSON and Go's values and are covered by the key columns' uniqueness here).
+	var want, got []string
+	for _, r := range jrows {
+		var parts []string
+		for _, f := range sch.Fields {
+			if f.Type.Root == types.RootDate {
+				continue
+			}
+			parts = append(parts, fmt.Sprint(jsonScalar(r[f.Name])))
+		}
+		want = append(want, strings.Join(parts, "|"))
+	}
+	for _, b := range buckets {
+		for _, row := range b.Rows {
+			var parts []string
+			for i, f := range sch.Fields {
+				if f.Type.Root == types.RootDate {
+					continue
+				}
+				parts = append(parts, fmt.Sprint(jsonScalar(row[i])))
+			}
+			got = append(got, strings.Join(parts, "|"))
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if d := cmp.Diff(want, got); d != "" {
+		return fmt.Errorf("Go's read differs from Java's (-java +go):\n%s", d)
+	}
+	return nil
+}
+
+// jsonScalar puts a JSON-decoded or Go value into one comparable form: numbers as their
+// integer text when integral.
+func jsonScalar(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x)
+		}
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	}
+	return v
+}
