@@ -114,7 +114,7 @@ func declaredOptions() []Entry {
 		{Key: "write-only", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Fallback: []string{"write.compaction-skip"}, Class: Honoured, Reason: reasonWriteonly, Test: "TestWriteOnlyAndForceLookup"},
 		{Key: "source.split.target-size", Source: "CoreOptions", Type: "MemorySize", Default: "128 mb", HasDefault: true, Class: Inert, Reason: reasonRead},
 		{Key: "source.split.open-file-cost", Source: "CoreOptions", Type: "MemorySize", Default: "4 mb", HasDefault: true, Class: Inert, Reason: reasonRead},
-		{Key: "write-buffer-size", Source: "CoreOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Inert, Reason: reasonBuffer},
+		{Key: "write-buffer-size", Source: "CoreOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Honoured, Reason: "the memory of all of a writer's bucket buffers together; when full, the bucket holding the most writes a level-0 file (Java without write-buffer-spillable; with it Java spills sorted runs to local disk first, which pkft does not: the rows are the same, the level-0 files before the compaction at commit may be more)", Test: "TestSharedWriteBuffer"},
 		{Key: "write-buffer-spill.max-disk-size", Source: "CoreOptions", Type: "MemorySize", Default: "9223372036854775807 bytes", HasDefault: true, Class: Inert, Reason: reasonMemory},
 		{Key: "write-buffer-spillable", Source: "CoreOptions", Type: "Boolean", Default: "true", HasDefault: true, Class: Inert, Reason: reasonMemory},
 		{Key: "write-buffer-for-append", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Inert, Reason: reasonAppend},

@@ -185,7 +185,9 @@ type Writer struct {
 	ignoreDelete, ignoreUpdateBefore bool
 	partType                         types.DataType
 	partIdx                          []int
-	bufferMax                        int64
+	// bufferMax is write-buffer-size: the memory of all the buckets' buffers together
+	// (Java's MemoryPoolFactory over one pool per writer); buffered is what they hold.
+	bufferMax, buffered int64
 
 	buckets map[bucketKey]*bucketWriter
 	order   []bucketKey
@@ -365,9 +367,20 @@ func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
 	}
 	bw.nextSeq++
 	bw.buffer = append(bw.buffer, kv)
-	bw.bytes += approxSize(row)
-	if bw.bytes >= w.bufferMax {
-		return w.flush(ctx, bw)
+	size := approxSize(row)
+	bw.bytes += size
+	w.buffered += size
+	if w.buffered >= w.bufferMax {
+		// The writer's buffer is full: the bucket holding the most gives its memory back by
+		// writing its records as a level-0 file (MemoryPoolFactory#preemptMemory asking the
+		// largest owner to flushMemory, as Java does without write-buffer-spillable).
+		largest := bw
+		for _, key := range w.order {
+			if b := w.buckets[key]; b.bytes > largest.bytes {
+				largest = b
+			}
+		}
+		return w.flush(ctx, largest)
 	}
 	return nil
 }
@@ -422,6 +435,7 @@ func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
 		return nil
 	}
 	records := mergeBuffer(bw.buffer)
+	w.buffered -= bw.bytes
 	bw.buffer, bw.bytes = nil, 0
 	rw, err := kvfile.NewRollingWriter(w.t.FileIO, w.layout, bw.restored.DataPaths,
 		kvfile.WriterOptions{Level: 0, Source: meta.FileSourceAppend, SchemaID: w.r.Schema.ID})

@@ -317,3 +317,55 @@ func TestWriteOnlyAndForceLookup(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedWriteBuffer: write-buffer-size bounds the buffers of all of a writer's buckets
+// together; when they hold it, the bucket holding the most writes its records as a level-0
+// file. Many small flushes across four buckets, the same keys updated between them, still merge
+// to the rows written, write-only as well as compacted at commit.
+func TestSharedWriteBuffer(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	for _, writeOnly := range []bool{true, false} {
+		t.Run(fmt.Sprint("write-only=", writeOnly), func(t *testing.T) {
+			root := copyJavaTableWith(t, "ft-default-partitioned", map[string]string{"write-buffer-size": "16 kb"})
+			tbl := table.Open(fileio.NewLocal(), root)
+			var opts []tableops.MaintainOption
+			if writeOnly {
+				opts = append(opts, tableops.WithWriteOnly())
+			}
+			w, err := tableops.OpenWriter(ctx, tbl, eng, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{}
+			for i := range 600 {
+				id := int32(20000 + i%150)
+				row := []any{[]string{"eu", "中国"}[i%2], int32(19753 + 29*(i%2)), id, fmt.Sprintf("buffered %d version %d", id, i)}
+				if err := w.Write(ctx, types.Insert, row); err != nil {
+					t.Fatal(err)
+				}
+				want[fmt.Sprint(row[0], row[1], row[2])] = fmt.Sprint(row)
+			}
+			res, err := w.Commit(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := 0
+			for _, b := range res.Buckets {
+				files += len(b.NewFiles)
+			}
+			if files <= len(res.Buckets) {
+				t.Fatalf("%d level-0 files in %d buckets: a 16 kb buffer for 600 rows flushed nothing early", files, len(res.Buckets))
+			}
+			got := map[string]string{}
+			for _, row := range mergedRows(t, tbl) {
+				if id := row[2].(int32); id >= 20000 && id < 20150 {
+					got[fmt.Sprint(row[0], row[1], row[2])] = fmt.Sprint(row)
+				}
+			}
+			if !mapsEqual(got, want) {
+				t.Fatalf("the files merge to %d of the written keys, want %d (%s)", len(got), len(want), firstMapDiff(got, want))
+			}
+		})
+	}
+}
