@@ -272,6 +272,9 @@ func goCreated(ctx context.Context, g *maintainGroup, v goCreatedVariant) error 
 			return err
 		}
 		last := res.SnapshotID
+		if res.CompactSnapshotID != 0 {
+			last = res.CompactSnapshotID // the compaction at commit
+		}
 		apply(st.rec, st.del)
 		if dv || i == len(steps)-1 {
 			cr, err := tbl.Compact(ctx, pkft.WithCommitUser("pkft-conformance"))

@@ -233,13 +233,16 @@ func (g GoTable) Run(ctx context.Context, path string, engine fulltext.Engine) (
 	return out, nil
 }
 
-// write writes rows with a pkft.Writer and commits them.
+// write writes rows with a write-only pkft.Writer and commits them.
 func write(ctx context.Context, t *pkft.Table, rows []map[string]any) (*pkft.WriteResult, error) {
 	sch, err := table.Open(fileio.NewLocal(), t.Path()).LatestSchema(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w, err := t.NewWriter(ctx, pkft.WithCommitUser(GoCommitUser))
+	// Write-only: the recipe's writes stay on level 0 until its compaction steps (the corpus
+	// and the answers Java recorded of it were made so, and the tail write's level-0 rows are
+	// what go-written-jieba exercises).
+	w, err := t.NewWriter(ctx, pkft.WithCommitUser(GoCommitUser), pkft.WithWriteOnly())
 	if err != nil {
 		return nil, err
 	}
