@@ -668,30 +668,6 @@ func TestMaintainerConcurrentCallers(t *testing.T) {
 	}
 }
 
-func TestSameIndexFileFollowsJavaEquals(t *testing.T) {
-	data := mntDataFile("data")
-	a, b := mntPayload(t, "p", data), mntPayload(t, "p", data)
-	if !sameIndexFile(a, b) {
-		t.Fatal("equal values differ")
-	}
-	b.GlobalIndex.IndexMeta = []byte{}
-	if sameIndexFile(a, b) {
-		t.Fatal("null and empty index meta compare equal")
-	}
-	a.GlobalIndex.IndexMeta = []byte{}
-	one, two := int64(1), int64(1)
-	a.DVRanges = []meta.DeletionVectorMeta{{DataFileName: "x", Cardinality: &one}, {DataFileName: "y"}}
-	b.DVRanges = []meta.DeletionVectorMeta{{DataFileName: "y"}, {DataFileName: "x", Cardinality: &two}}
-	if !sameIndexFile(a, b) {
-		t.Fatal("deletion-vector ranges compared by order or pointer")
-	}
-	path := "ext"
-	b.ExternalPath = &path
-	if sameIndexFile(a, b) || sameIndexFile(a, nil) {
-		t.Fatal("external path ignored")
-	}
-}
-
 // --- test doubles and helpers ---
 
 type buildStep func(ctx context.Context, files []*meta.DataFileMeta) (*meta.IndexFileMeta, error)
