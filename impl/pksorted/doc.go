@@ -7,6 +7,8 @@
 //   - sst: the SST blocks and files the BTree index is made of
 //   - btree: the BTree global index file (writer, reader, predicate evaluation)
 //   - bitmap: the bitmap global index file (writer, reader, predicate evaluation)
+//   - state: a bucket's payloads classified against its data files, and the shared level planner
+//   - maintainer: one definition's bucket maintainer (Java BucketedSortedIndexMaintainer)
 //
 // Java's org.apache.paimon.globalindex.{btree,bitmap} and org.apache.paimon.sst at
 // release-2.0.0 are the specification; files written here are byte-identical to Java's for the
