@@ -154,14 +154,7 @@ func (m *Maintainer) PrepareCommit(ctx context.Context, appendIncrement DataIncr
 	}
 
 	commit := &Commit{}
-	if len(call.created) > 0 || len(call.removed) > 0 {
-		inc := &IndexIncrement{NewIndexFiles: slices.Clone(call.created), DeletedIndexFiles: slices.Clone(call.removed)}
-		if compactIncrement.HasDataTransition() {
-			commit.CompactIncrement = inc
-		} else {
-			commit.AppendIncrement = inc
-		}
-	}
+	commit.AppendIncrement, commit.CompactIncrement = pkindex.RouteChanges(call.created, call.removed, compactIncrement)
 	generated := slices.Clone(call.generated)
 	commit.abort = func(ctx context.Context) error {
 		m.mu.Lock()
@@ -188,15 +181,11 @@ func (m *Maintainer) Close(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
-	err := p.cancel(context.WithoutCancel(ctx), m.deleter)
-	select {
-	case <-p.done:
-	case <-ctx.Done():
-		return errors.Join(err, fmt.Errorf("close full-text maintainer: %w", ctx.Err()))
+	err := p.Cancel(context.WithoutCancel(ctx), m.deleter)
+	if werr := p.Wait(ctx, "the cancelled full-text archive build"); werr != nil {
+		return errors.Join(err, fmt.Errorf("close full-text maintainer: %w", werr))
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return errors.Join(err, p.orphanErr)
+	return errors.Join(err, p.OrphanErr())
 }
 
 // State classifies the current archives against the active source files.
@@ -293,26 +282,15 @@ func (m *Maintainer) finishPendingBuild(ctx context.Context, blocking bool) (*co
 	if p == nil {
 		return nil, nil
 	}
-	if blocking {
-		select {
-		case <-p.done:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("wait for full-text archive build of data level %d: %w", p.plan.DataLevel(), ctx.Err())
-		}
-	} else {
-		select {
-		case <-p.done:
-		default:
-			return nil, nil
-		}
+	payload, finished, err := p.Take(ctx, blocking, fmt.Sprintf("full-text archive build of data level %d", p.plan.DataLevel()))
+	if !finished {
+		return nil, err
 	}
 	m.pending = nil
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.err != nil {
-		return nil, fmt.Errorf("build full-text archive of data level %d: %w", p.plan.DataLevel(), p.err)
+	if err != nil {
+		return nil, fmt.Errorf("build full-text archive of data level %d: %w", p.plan.DataLevel(), err)
 	}
-	return &completedBuild{plan: p.plan, payload: p.result}, nil
+	return &completedBuild{plan: p.plan, payload: payload}, nil
 }
 
 // canAccept reports whether a finished build may replace its level's archive: the plan and
@@ -410,7 +388,7 @@ func (m *Maintainer) rollback(ctx context.Context, saved savedState, generated [
 	var errs []error
 	if p := m.pending; p != nil {
 		m.pending = nil
-		errs = append(errs, p.cancel(ctx, m.deleter))
+		errs = append(errs, p.Cancel(ctx, m.deleter))
 	}
 	for _, g := range generated {
 		if err := m.deleter.DeleteIndexFile(ctx, g); err != nil {
@@ -421,11 +399,13 @@ func (m *Maintainer) rollback(ctx context.Context, saved savedState, generated [
 }
 
 func (m *Maintainer) startBuild(ctx context.Context, plan *pkindex.Plan[*meta.IndexFileMeta, *meta.DataFileMeta]) {
-	// The build outlives this call, so it keeps ctx's values but not its cancellation.
-	buildCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	p := &pendingBuild{plan: plan, stop: stop, done: make(chan struct{})}
-	go p.run(buildCtx, m.builder, m.deleter, plan.SourceFiles())
-	m.pending = p
+	files := plan.SourceFiles()
+	m.pending = &pendingBuild{plan: plan, BackgroundBuild: pkindex.StartBackgroundBuild(ctx, archiveKind, m.deleter,
+		func(ctx context.Context) (*meta.IndexFileMeta, error) {
+			return pkindex.CallBuilder(ctx, archiveKind, func(ctx context.Context) (*meta.IndexFileMeta, error) {
+				return m.builder.Build(ctx, files)
+			})
+		})}
 }
 
 // validateActiveSourceRows rejects a current archive naming an active file with another row
@@ -452,76 +432,14 @@ func (m *Maintainer) activeFiles() []*meta.DataFileMeta {
 	return files
 }
 
-// pendingBuild is one background archive build (Java PendingBuild). Whoever sees the result
-// last deletes it when the build was cancelled: cancel when the build had finished, the build
-// goroutine otherwise.
+// pendingBuild is one background archive build (Java PendingBuild) with the plan it serves.
 type pendingBuild struct {
 	plan *pkindex.Plan[*meta.IndexFileMeta, *meta.DataFileMeta]
-	stop context.CancelFunc
-	done chan struct{} // closed when the goroutine has exited
-
-	mu        sync.Mutex
-	cancelled bool
-	result    *meta.IndexFileMeta
-	err       error
-	orphanErr error // failure deleting the output of a cancelled build
+	*pkindex.BackgroundBuild
 }
 
-func (p *pendingBuild) run(ctx context.Context, builder ArchiveBuilder, deleter IndexFileDeleter, files []*meta.DataFileMeta) {
-	defer close(p.done)
-	defer p.stop()
-	payload, err := safeBuild(ctx, builder, files)
-	cleanup := context.WithoutCancel(ctx)
-	if err != nil && payload != nil {
-		if derr := deleter.DeleteIndexFile(cleanup, payload); derr != nil {
-			err = errors.Join(err, fmt.Errorf("delete failed full-text archive %s: %w", payload.FileName, derr))
-		}
-		payload = nil
-	}
-	if err == nil && payload == nil {
-		err = errors.New("full-text archive builder returned no archive")
-	}
-
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.cancelled {
-		p.result, p.err = payload, err
-		return
-	}
-	if payload != nil {
-		if derr := deleter.DeleteIndexFile(cleanup, payload); derr != nil {
-			p.orphanErr = fmt.Errorf("delete cancelled full-text archive %s: %w", payload.FileName, derr)
-		}
-	}
-}
-
-// cancel stops the build and deletes its archive if it had already finished.
-func (p *pendingBuild) cancel(ctx context.Context, deleter IndexFileDeleter) error {
-	p.mu.Lock()
-	p.cancelled = true
-	built := p.result
-	p.result = nil
-	p.mu.Unlock()
-	p.stop()
-	if built == nil {
-		return nil
-	}
-	if err := deleter.DeleteIndexFile(ctx, built); err != nil {
-		return fmt.Errorf("delete cancelled full-text archive %s: %w", built.FileName, err)
-	}
-	return nil
-}
-
-// safeBuild calls the builder, turning a panic into an error as Java's executor turns a
-// thrown error into a failed future.
-func safeBuild(ctx context.Context, builder ArchiveBuilder, files []*meta.DataFileMeta) (payload *meta.IndexFileMeta, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			payload, err = nil, fmt.Errorf("full-text archive builder panicked: %v", r)
-		}
-	}()
-	return builder.Build(ctx, files)
-}
+// archiveKind names full-text archives in the shared build machinery's errors.
+const archiveKind = "full-text archive"
 
 func payloadSourceMeta(p *meta.IndexFileMeta) (pkindex.SourceMeta, error) {
 	if p.GlobalIndex == nil {

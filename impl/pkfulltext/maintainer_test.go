@@ -424,7 +424,7 @@ func TestMaintainerCloseDeletesPendingOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.mu.Lock()
-		done := m.pending.done
+		done := m.pending.Done()
 		m.mu.Unlock()
 		mntAwait(t, done, "build end")
 		if err := m.Close(mntCtx(t)); err != nil {
@@ -508,7 +508,7 @@ func TestMaintainerPartiallyWrittenFailedBuild(t *testing.T) {
 	t.Run("builder returning nothing", func(t *testing.T) {
 		m := mntRestore(t, scripted(returns(nil)), &recordingDeleter{}, []*meta.DataFileMeta{newData}, nil)
 		_, err := m.PrepareCommit(mntCtx(t), DataIncrement{}, CompactIncrement{}, true)
-		wantError(t, err, "returned no archive")
+		wantError(t, err, "returned no payload")
 	})
 }
 

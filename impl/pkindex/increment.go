@@ -145,3 +145,17 @@ func samePtr[T comparable](a, b *T) bool {
 	}
 	return *a == *b
 }
+
+// RouteChanges builds a maintainer call's index increment from the payloads it created and
+// removed, as Java's maintainers route it: none when nothing changed, else one increment, for the
+// compact snapshot when compact moves data files and for the append snapshot otherwise.
+func RouteChanges(created, removed []*meta.IndexFileMeta, compact CompactIncrement) (appendInc, compactInc *IndexIncrement) {
+	if len(created) == 0 && len(removed) == 0 {
+		return nil, nil
+	}
+	inc := &IndexIncrement{NewIndexFiles: slices.Clone(created), DeletedIndexFiles: slices.Clone(removed)}
+	if compact.HasDataTransition() {
+		return nil, inc
+	}
+	return inc, nil
+}

@@ -182,14 +182,7 @@ func (m *Maintainer) PrepareCommit(ctx context.Context, appendIncrement pkindex.
 	}
 
 	commit := &Commit{}
-	if len(call.created) > 0 || len(call.removed) > 0 {
-		inc := &pkindex.IndexIncrement{NewIndexFiles: slices.Clone(call.created), DeletedIndexFiles: slices.Clone(call.removed)}
-		if compactIncrement.HasDataTransition() {
-			commit.CompactIncrement = inc
-		} else {
-			commit.AppendIncrement = inc
-		}
-	}
+	commit.AppendIncrement, commit.CompactIncrement = pkindex.RouteChanges(call.created, call.removed, compactIncrement)
 	created := slices.Clone(call.created)
 	commit.abort = func(ctx context.Context) error {
 		m.mu.Lock()
@@ -222,7 +215,8 @@ func (m *Maintainer) HasPendingMaintenance() (bool, error) {
 }
 
 // Close cancels a pending build and makes sure its payload is deleted, waiting (as long as ctx
-// allows) for the build goroutine to exit. The maintainer stays usable.
+// allows) for the build goroutine to exit; a failure to delete is returned. The maintainer stays
+// usable.
 func (m *Maintainer) Close(ctx context.Context) error {
 	m.mu.Lock()
 	p := m.build
@@ -231,14 +225,15 @@ func (m *Maintainer) Close(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
-	p.cancel(context.WithoutCancel(ctx), m.deleter)
-	select {
-	case <-p.done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("close %s index maintainer: %w", m.indexType, ctx.Err())
+	err := p.Cancel(context.WithoutCancel(ctx), m.deleter)
+	if werr := p.Wait(ctx, "the cancelled "+m.kind()+" build"); werr != nil {
+		return errors.Join(err, fmt.Errorf("close %s index maintainer: %w", m.indexType, werr))
 	}
+	return errors.Join(err, p.OrphanErr())
 }
+
+// kind names the definition's payloads in errors.
+func (m *Maintainer) kind() string { return m.indexType + " index payload" }
 
 // State classifies the current payloads against the active source files (Java state()).
 func (m *Maintainer) State() state.BucketState {
@@ -343,26 +338,15 @@ func (m *Maintainer) finishPendingBuild(ctx context.Context, blocking bool) (*co
 	if p == nil {
 		return nil, nil
 	}
-	if blocking {
-		select {
-		case <-p.done:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("wait for %s index build of data level %d: %w", m.indexType, p.plan.DataLevel(), ctx.Err())
-		}
-	} else {
-		select {
-		case <-p.done:
-		default:
-			return nil, nil
-		}
+	payload, finished, err := p.Take(ctx, blocking, fmt.Sprintf("%s index build of data level %d", m.indexType, p.plan.DataLevel()))
+	if !finished {
+		return nil, err
 	}
 	m.build = nil
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.err != nil {
-		return nil, fmt.Errorf("build %s index of data level %d: %w", m.indexType, p.plan.DataLevel(), p.err)
+	if err != nil {
+		return nil, fmt.Errorf("build %s index of data level %d: %w", m.indexType, p.plan.DataLevel(), err)
 	}
-	return &completedBuild{plan: p.plan, payload: p.result}, nil
+	return &completedBuild{plan: p.plan, payload: payload}, nil
 }
 
 // acceptOrDelete publishes a finished build in place of its input group when the plan is still
@@ -470,11 +454,11 @@ func (m *Maintainer) rollback(ctx context.Context, saved savedState, created []*
 	m.active = maps.Clone(saved.active)
 	m.groups = slices.Clone(saved.groups)
 	m.pending = slices.Clone(saved.pending)
+	var errs []error
 	if p := m.build; p != nil {
 		m.build = nil
-		p.cancel(ctx, m.deleter)
+		errs = append(errs, p.Cancel(ctx, m.deleter))
 	}
-	var errs []error
 	for _, p := range created {
 		if err := m.deleter.DeleteIndexFile(ctx, p); err != nil {
 			errs = append(errs, fmt.Errorf("delete generated %s index payload %s: %w", m.indexType, p.FileName, err))
@@ -484,11 +468,11 @@ func (m *Maintainer) rollback(ctx context.Context, saved savedState, created []*
 }
 
 func (m *Maintainer) startBuild(ctx context.Context, plan *pkindex.Plan[*state.Group, *meta.DataFileMeta]) {
-	// The build outlives this call, so it keeps ctx's values but not its cancellation.
-	buildCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	p := &pendingBuild{plan: plan, stop: stop, done: make(chan struct{})}
-	go p.run(buildCtx, m.builder, m.deleter, m.backoff)
-	m.build = p
+	files := plan.SourceFiles()
+	m.build = &pendingBuild{plan: plan, BackgroundBuild: pkindex.StartBackgroundBuild(ctx, m.kind(), m.deleter,
+		func(ctx context.Context) (*meta.IndexFileMeta, error) {
+			return m.buildWithRetries(ctx, files)
+		})}
 }
 
 // activeFiles returns the active source files in Java name order.
@@ -498,88 +482,42 @@ func (m *Maintainer) activeFiles() []*meta.DataFileMeta {
 	return files
 }
 
-// pendingBuild is one background build (Java PendingBuild). Whoever sees the result last
-// deletes it when the build was cancelled: cancel when the build had finished, the build
-// goroutine otherwise.
+// pendingBuild is one background build (Java PendingBuild) with the plan it serves.
 type pendingBuild struct {
 	plan *pkindex.Plan[*state.Group, *meta.DataFileMeta]
-	stop context.CancelFunc
-	done chan struct{} // closed when the goroutine has exited
-
-	mu        sync.Mutex
-	cancelled bool
-	result    *meta.IndexFileMeta
-	err       error
-}
-
-func (p *pendingBuild) run(ctx context.Context, builder Builder, deleter pkindex.IndexFileDeleter, backoff time.Duration) {
-	defer close(p.done)
-	defer p.stop()
-	payload, err := buildWithRetries(ctx, builder, deleter, p.plan.SourceFiles(), backoff)
-
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.cancelled {
-		p.result, p.err = payload, err
-		return
-	}
-	if payload != nil {
-		_ = deleter.DeleteIndexFile(context.WithoutCancel(ctx), payload)
-	}
+	*pkindex.BackgroundBuild
 }
 
 // buildWithRetries tries the build up to maxBuildAttempts times, pausing backoff, 2×backoff, …
 // between attempts; the last attempt's failure is the build's. A cancelled ctx ends it.
-func buildWithRetries(ctx context.Context, builder Builder, deleter pkindex.IndexFileDeleter,
-	files []*meta.DataFileMeta, backoff time.Duration) (*meta.IndexFileMeta, error) {
+func (m *Maintainer) buildWithRetries(ctx context.Context, files []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
 	for attempt := 1; ; attempt++ {
-		payload, err := safeBuild(ctx, builder, files)
+		payload, err := pkindex.CallBuilder(ctx, m.kind(), func(ctx context.Context) (*meta.IndexFileMeta, error) {
+			return m.builder.Build(ctx, files)
+		})
 		if err == nil && payload == nil {
-			err = errors.New("sorted index builder returned no payload")
+			err = fmt.Errorf("%s builder returned no payload", m.kind())
 		}
 		if err != nil && payload != nil {
-			_ = deleter.DeleteIndexFile(context.WithoutCancel(ctx), payload)
+			// A failed attempt's output is an orphan; Java's builders delete their own.
+			_ = m.deleter.DeleteIndexFile(context.WithoutCancel(ctx), payload)
 			payload = nil
 		}
 		if err == nil {
 			return payload, nil
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("sorted index build cancelled: %w", errors.Join(ctx.Err(), err))
+			return nil, fmt.Errorf("%s build cancelled: %w", m.kind(), errors.Join(ctx.Err(), err))
 		}
 		if attempt >= maxBuildAttempts {
 			return nil, err
 		}
-		t := time.NewTimer(backoff << (attempt - 1))
+		t := time.NewTimer(m.backoff << (attempt - 1))
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fmt.Errorf("sorted index build cancelled: %w", ctx.Err())
+			return nil, fmt.Errorf("%s build cancelled: %w", m.kind(), ctx.Err())
 		}
 	}
-}
-
-// cancel stops the build and deletes its payload if it had already finished.
-func (p *pendingBuild) cancel(ctx context.Context, deleter pkindex.IndexFileDeleter) {
-	p.mu.Lock()
-	p.cancelled = true
-	built := p.result
-	p.result = nil
-	p.mu.Unlock()
-	p.stop()
-	if built != nil {
-		_ = deleter.DeleteIndexFile(ctx, built)
-	}
-}
-
-// safeBuild calls the builder, turning a panic into an error as Java's executor turns a thrown
-// error into a failed future.
-func safeBuild(ctx context.Context, builder Builder, files []*meta.DataFileMeta) (payload *meta.IndexFileMeta, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			payload, err = nil, fmt.Errorf("sorted index builder panicked: %v", r)
-		}
-	}()
-	return builder.Build(ctx, files)
 }

@@ -631,7 +631,7 @@ func waitBuild(t *testing.T, m *Maintainer) {
 	p := m.build
 	m.mu.Unlock()
 	if p != nil {
-		waitClosed(t, p.done)
+		waitClosed(t, p.Done())
 	}
 }
 

@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * maintainer-scenario / sorted-maintainer-scenario: runs a decision-differential script (package
@@ -81,12 +82,16 @@ final class MaintainerCommands {
     }
 
     /** A successful prepareCommit: its increments (null for Optional.empty()) and its abort. */
-    interface Handle {
-        ObjectNode append();
+    static final class Handle {
+        final ObjectNode append;
+        final ObjectNode compact;
+        final Consumer<Throwable> abort;
 
-        ObjectNode compact();
-
-        void abort(Throwable failure);
+        Handle(Optional<ObjectNode> append, Optional<ObjectNode> compact, Consumer<Throwable> abort) {
+            this.append = append.orElse(null);
+            this.compact = compact.orElse(null);
+            this.abort = abort;
+        }
     }
 
     /** Restores a family's maintainer inside a scenario. */
@@ -107,22 +112,10 @@ final class MaintainerCommands {
         @Override
         public Handle prepareCommit(DataIncrement append, CompactIncrement compact, JsonNode step) throws Exception {
             FullTextIndexCommit c = m.prepareCommit(append, compact, step.path("wait").asBoolean(false));
-            return new Handle() {
-                @Override
-                public ObjectNode append() {
-                    return c.appendIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())).orElse(null);
-                }
-
-                @Override
-                public ObjectNode compact() {
-                    return c.compactIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())).orElse(null);
-                }
-
-                @Override
-                public void abort(Throwable failure) {
-                    c.abort(failure);
-                }
-            };
+            return new Handle(
+                    c.appendIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())),
+                    c.compactIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())),
+                    c::abort);
         }
 
         @Override
@@ -162,22 +155,10 @@ final class MaintainerCommands {
         public Handle prepareCommit(DataIncrement append, CompactIncrement compact, JsonNode step) throws Exception {
             SortedIndexCommit c = m.prepareCommit(append, compact, step.path("wait").asBoolean(false),
                     !step.path("noBuildStart").asBoolean(false));
-            return new Handle() {
-                @Override
-                public ObjectNode append() {
-                    return c.appendIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())).orElse(null);
-                }
-
-                @Override
-                public ObjectNode compact() {
-                    return c.compactIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())).orElse(null);
-                }
-
-                @Override
-                public void abort(Throwable failure) {
-                    c.abort(failure);
-                }
-            };
+            return new Handle(
+                    c.appendIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())),
+                    c.compactIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())),
+                    c::abort);
         }
 
         @Override
@@ -294,7 +275,7 @@ final class MaintainerCommands {
                         st.put("skipped", true);
                     } else {
                         try {
-                            lastCommit.abort(new RuntimeException("aborted by the scenario"));
+                            lastCommit.abort.accept(new RuntimeException("aborted by the scenario"));
                         } catch (Throwable t) {
                             error = classify(t);
                             message = String.valueOf(t.getMessage());
@@ -317,11 +298,11 @@ final class MaintainerCommands {
                                         new DataIncrement(append, Collections.emptyList(), Collections.emptyList()),
                                         new CompactIncrement(before, after, Collections.emptyList()),
                                         step);
-                        if (commit.append() != null) {
-                            st.set("append", commit.append());
+                        if (commit.append != null) {
+                            st.set("append", commit.append);
                         }
-                        if (commit.compact() != null) {
-                            st.set("compact", commit.compact());
+                        if (commit.compact != null) {
+                            st.set("compact", commit.compact);
                         }
                     } catch (Throwable t) {
                         error = classify(t);
