@@ -76,6 +76,12 @@ func testSortedIndex(t *testing.T) {
 		}
 		return sortedSameLevel(ctx, jt.proc, filepath.Join(jt.dir, "same-level"))
 	})
+	runCase(t, "index/sorted/dump", "java->go", func(ctx context.Context) error {
+		if err := jt.need(ctx, tableCommands); err != nil {
+			return err
+		}
+		return sortedDump(ctx, jt.proc, jt.dir)
+	})
 	runCase(t, "index/sorted/state", "java<->go", func(ctx context.Context) error {
 		if err := jt.need(ctx, []string{"sorted-state"}); err != nil {
 			return err
