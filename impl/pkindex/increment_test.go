@@ -1,6 +1,7 @@
 package pkindex
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/paimon-pkft/pkft/impl/meta"
@@ -66,5 +67,15 @@ func TestApplyCompactTransition(t *testing.T) {
 	}
 	if !(CompactIncrement{CompactAfter: []*meta.DataFileMeta{file("c", 0)}}).HasDataTransition() || (CompactIncrement{}).HasDataTransition() {
 		t.Fatal("HasDataTransition")
+	}
+}
+
+func TestIndexColumnsSplitsAsJava(t *testing.T) {
+	opts := map[string]string{"pk-btree.index.columns": " a ,,b\t"}
+	if got := IndexColumns(opts, "pk-btree.index.columns"); !slices.Equal(got, []string{"a", "", "b"}) {
+		t.Fatalf("IndexColumns = %q", got)
+	}
+	if got := IndexColumns(opts, "pk-bitmap.index.columns"); got != nil {
+		t.Fatalf("unset option gave %q", got)
 	}
 }

@@ -6,9 +6,8 @@ package definition
 
 import (
 	"slices"
-	"strings"
 
-	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
 	"github.com/paimon-pkft/pkft/impl/pksorted/bitmap"
 	"github.com/paimon-pkft/pkft/impl/pksorted/btree"
 	"github.com/paimon-pkft/pkft/impl/types"
@@ -30,24 +29,10 @@ type Definition struct {
 	IndexType string
 }
 
-// Columns is CoreOptions#primaryKeyIndexColumns for key: nil when unset, else every
-// comma-separated part trimmed (empty parts kept).
-func Columns(options map[string]string, key string) []string {
-	v, ok := options[key]
-	if !ok {
-		return nil
-	}
-	parts := strings.Split(v, ",")
-	for i := range parts {
-		parts[i] = javacompat.Trim(parts[i])
-	}
-	return parts
-}
-
 // FromSchema returns the sorted definitions of a table with options and fields, in field order.
 // Listed columns that are no field are skipped (Java's schema validation refuses them first).
 func FromSchema(options map[string]string, fields []types.DataField) []Definition {
-	btreeCols, bitmapCols := Columns(options, BTreeColumnsOption), Columns(options, BitmapColumnsOption)
+	btreeCols, bitmapCols := pkindex.IndexColumns(options, BTreeColumnsOption), pkindex.IndexColumns(options, BitmapColumnsOption)
 	var out []Definition
 	for _, f := range fields {
 		switch {

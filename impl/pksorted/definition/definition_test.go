@@ -20,7 +20,4 @@ func TestFromSchemaFollowsFieldOrder(t *testing.T) {
 	if d := FromSchema(map[string]string{}, fields); d != nil {
 		t.Fatalf("no options: %v", d)
 	}
-	if c := Columns(map[string]string{BTreeColumnsOption: "a,,b"}, BTreeColumnsOption); !slices.Equal(c, []string{"a", "", "b"}) {
-		t.Fatalf("Columns kept %v", c)
-	}
 }
