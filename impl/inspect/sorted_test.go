@@ -6,41 +6,27 @@ import (
 	"testing"
 
 	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/pkindex"
 	"github.com/paimon-pkft/pkft/impl/pksorted/filemeta"
+	"github.com/paimon-pkft/pkft/impl/pksorted/pksortedtest"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
 func sortedDataFile(name string, level int32, rows int64) *meta.DataFileMeta {
-	src := meta.FileSourceCompact
-	return &meta.DataFileMeta{FileName: name, Level: level, RowCount: rows, FileSource: &src}
+	return pksortedtest.DataFile(name, rows, level)
 }
 
+// sortedPayload is a payload over files whose index meta is a decodable SortedIndexFileMeta.
 func sortedPayload(t *testing.T, typ, name string, field int32, level int32, files ...*meta.DataFileMeta) *meta.IndexFileMeta {
 	t.Helper()
-	var sources []pkindex.SourceFile
 	var rows int64
 	for _, f := range files {
-		s, err := pkindex.NewSourceFile(f.FileName, f.RowCount)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sources = append(sources, s)
 		rows += f.RowCount
 	}
-	sm, err := pkindex.NewSourceMeta(level, sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sm.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &meta.IndexFileMeta{IndexType: typ, FileName: name, FileSize: 1, RowCount: rows,
-		GlobalIndex: &meta.GlobalIndexMeta{RowRangeEnd: rows - 1, IndexFieldID: field, SourceMeta: raw,
-			IndexMeta: filemeta.Meta{FirstKey: []byte{1}, HasNulls: true}.Encode()}}
+	p := pksortedtest.Payload(t, typ, name, field, level, rows, files...)
+	p.GlobalIndex.IndexMeta = filemeta.Meta{FirstKey: []byte{1}, HasNulls: true}.Encode()
+	return p
 }
 
 // TestSortedStates: each sorted definition of the schema, in field order, classifies only its own

@@ -14,6 +14,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/pksorted/pksortedtest"
 )
 
 // The tests below port BucketedSortedIndexMaintainerTest at release-2.0.0 method by method
@@ -533,9 +534,7 @@ func compact(before, after []*meta.DataFileMeta) pkindex.CompactIncrement {
 
 // dataFile is the Java test's dataFile: compaction output upgraded to level 1.
 func dataFile(name string, rows int64) *meta.DataFileMeta {
-	src := meta.FileSourceCompact
-	return &meta.DataFileMeta{FileName: name, FileSize: 100, RowCount: rows, Level: 1, FileSource: &src,
-		MinSequenceNumber: 1, MaxSequenceNumber: 1, KeyStats: meta.EmptyStats(), ValueStats: meta.EmptyStats()}
+	return pksortedtest.DataFile(name, rows, 1)
 }
 
 func payload(t *testing.T, name string, rows int64, files ...*meta.DataFileMeta) *meta.IndexFileMeta {
@@ -547,26 +546,7 @@ func payload(t *testing.T, name string, rows int64, files ...*meta.DataFileMeta)
 // the files and whose source meta records level and the files.
 func payloadOnLevel(t *testing.T, name string, rows int64, level int32, files ...*meta.DataFileMeta) *meta.IndexFileMeta {
 	t.Helper()
-	var sources []pkindex.SourceFile
-	var total int64
-	for _, f := range files {
-		s, err := pkindex.NewSourceFile(f.FileName, f.RowCount)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sources = append(sources, s)
-		total += f.RowCount
-	}
-	sm, err := pkindex.NewSourceMeta(level, sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sm.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &meta.IndexFileMeta{IndexType: "btree", FileName: name, FileSize: 1, RowCount: rows,
-		GlobalIndex: &meta.GlobalIndexMeta{RowRangeEnd: total - 1, IndexFieldID: 7, IndexMeta: []byte{1}, SourceMeta: raw}}
+	return pksortedtest.Payload(t, "btree", name, 7, level, rows, files...)
 }
 
 func fileNames(files []*meta.DataFileMeta) []string {
