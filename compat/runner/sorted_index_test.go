@@ -80,7 +80,7 @@ func testSortedIndex(t *testing.T) {
 		if err := jt.need(ctx, tableCommands); err != nil {
 			return err
 		}
-		return sortedDump(ctx, jt.proc, jt.dir)
+		return sortedDump(ctx, jt)
 	})
 	runCase(t, "index/sorted/state", "java<->go", func(ctx context.Context) error {
 		if err := jt.need(ctx, []string{"sorted-state"}); err != nil {

@@ -10,10 +10,12 @@ import org.apache.paimon.index.IndexFileMeta;
 import org.apache.paimon.index.pk.PrimaryKeyIndexSourceMeta;
 import org.apache.paimon.index.pkfulltext.BucketedFullTextIndexMaintainer;
 import org.apache.paimon.index.pkfulltext.BucketedFullTextIndexMaintainer.FullTextIndexCommit;
+import org.apache.paimon.index.pkfulltext.BucketedFullTextIndexMaintainer.FullTextIndexIncrement;
 import org.apache.paimon.index.pkfulltext.PkFullTextIndexBuilder;
 import org.apache.paimon.index.pkfulltext.PkFullTextIndexFile;
 import org.apache.paimon.index.pksorted.BucketedSortedIndexMaintainer;
 import org.apache.paimon.index.pksorted.BucketedSortedIndexMaintainer.SortedIndexCommit;
+import org.apache.paimon.index.pksorted.BucketedSortedIndexMaintainer.SortedIndexIncrement;
 import org.apache.paimon.index.pksorted.PkSortedIndexFile;
 import org.apache.paimon.index.pksorted.PkSortedIndexGroup;
 import org.apache.paimon.io.CompactIncrement;
@@ -39,6 +41,7 @@ import java.util.Optional;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * maintainer-scenario / sorted-maintainer-scenario: runs a decision-differential script (package
@@ -87,10 +90,17 @@ final class MaintainerCommands {
         final ObjectNode compact;
         final Consumer<Throwable> abort;
 
-        Handle(Optional<ObjectNode> append, Optional<ObjectNode> compact, Consumer<Throwable> abort) {
-            this.append = append.orElse(null);
-            this.compact = compact.orElse(null);
+        private Handle(ObjectNode append, ObjectNode compact, Consumer<Throwable> abort) {
+            this.append = append;
+            this.compact = compact;
             this.abort = abort;
+        }
+
+        /** A handle over a family's commit: its increments' new and deleted files, and its abort. */
+        static <I> Handle of(Optional<I> append, Optional<I> compact, Function<I, List<IndexFileMeta>> created,
+                Function<I, List<IndexFileMeta>> deleted, Consumer<Throwable> abort) {
+            Function<I, ObjectNode> render = i -> increment(created.apply(i), deleted.apply(i));
+            return new Handle(append.map(render).orElse(null), compact.map(render).orElse(null), abort);
         }
     }
 
@@ -112,10 +122,8 @@ final class MaintainerCommands {
         @Override
         public Handle prepareCommit(DataIncrement append, CompactIncrement compact, JsonNode step) throws Exception {
             FullTextIndexCommit c = m.prepareCommit(append, compact, step.path("wait").asBoolean(false));
-            return new Handle(
-                    c.appendIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())),
-                    c.compactIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())),
-                    c::abort);
+            return Handle.of(c.appendIncrement(), c.compactIncrement(), FullTextIndexIncrement::newIndexFiles,
+                    FullTextIndexIncrement::deletedIndexFiles, c::abort);
         }
 
         @Override
@@ -155,10 +163,8 @@ final class MaintainerCommands {
         public Handle prepareCommit(DataIncrement append, CompactIncrement compact, JsonNode step) throws Exception {
             SortedIndexCommit c = m.prepareCommit(append, compact, step.path("wait").asBoolean(false),
                     !step.path("noBuildStart").asBoolean(false));
-            return new Handle(
-                    c.appendIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())),
-                    c.compactIncrement().map(i -> increment(i.newIndexFiles(), i.deletedIndexFiles())),
-                    c::abort);
+            return Handle.of(c.appendIncrement(), c.compactIncrement(), SortedIndexIncrement::newIndexFiles,
+                    SortedIndexIncrement::deletedIndexFiles, c::abort);
         }
 
         @Override
