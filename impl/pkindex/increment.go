@@ -7,7 +7,9 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/paths"
 )
 
 // DataIncrement is the part of a writer's append increment (Java DataIncrement) a primary-key
@@ -158,4 +160,15 @@ func RouteChanges(created, removed []*meta.IndexFileMeta, compact CompactIncreme
 		return nil, inc
 	}
 	return inc, nil
+}
+
+// DeleteIndexFileQuietly deletes the index file file describes through fio, at its recorded
+// external path or under p, like Java's IndexFile#delete: quietly, so a file that cannot be
+// deleted is left behind as an orphan rather than failing the commit that retires it.
+func DeleteIndexFileQuietly(ctx context.Context, fio fileio.FileIO, p paths.IndexPathFactory, file *meta.IndexFileMeta) {
+	ext := ""
+	if file.ExternalPath != nil {
+		ext = *file.ExternalPath
+	}
+	fio.DeleteQuietly(ctx, p.ToPathOf(file.FileName, ext))
 }
