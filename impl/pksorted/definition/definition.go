@@ -6,9 +6,12 @@ package definition
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
@@ -59,8 +62,8 @@ func FromSchema(options map[string]string, fields []types.DataField) []Definitio
 // every table option except sorted-index.records-per-range, plus the JSON object in
 // fields.<column>.pk-<family>.index.options, whose keys are qualified with the algorithm prefix
 // (btree-index. or bitmap-index.) unless they already carry it or start with "fields.". It fails
-// on a value that is not a JSON object of string values, an empty key, or a key whose value
-// conflicts with the table's.
+// as Java does on a value that is not a JSON object, an empty key, or a key whose value conflicts
+// with the table's, and refuses values Java would re-serialize (see parseOptionsObject).
 func IndexOptions(tableOptions map[string]string, column, indexType string) (map[string]string, error) {
 	var family, prefix string
 	switch indexType {
@@ -81,26 +84,77 @@ func IndexOptions(tableOptions map[string]string, column, indexType string) (map
 	if !ok || javacompat.Trim(serialized) == "" {
 		return resolved, nil
 	}
-	var parsed map[string]*string
-	if err := json.Unmarshal([]byte(serialized), &parsed); err != nil || parsed == nil {
-		return nil, fmt.Errorf("%s must be a JSON object of option key-value pairs.", key)
+	keys, values, err := parseOptionsObject(serialized)
+	if err != nil {
+		return nil, fmt.Errorf("%s %w", key, err)
 	}
-	for _, k := range slices.Sorted(maps.Keys(parsed)) {
-		v := parsed[k]
+	for _, k := range keys {
+		v := values[k]
 		if javacompat.Trim(k) == "" {
 			return nil, fmt.Errorf("%s contains an empty option key.", key)
-		}
-		if v == nil {
-			return nil, fmt.Errorf("%s value for key %s must not be null.", key, k)
 		}
 		qualified := k
 		if !strings.HasPrefix(k, prefix) && !strings.HasPrefix(k, "fields.") {
 			qualified = prefix + k
 		}
-		if previous, ok := resolved[qualified]; ok && previous != *v {
+		if previous, ok := resolved[qualified]; ok && previous != v {
 			return nil, fmt.Errorf("%s defines conflicting values for %s.", key, qualified)
 		}
-		resolved[qualified] = *v
+		resolved[qualified] = v
 	}
 	return resolved, nil
+}
+
+// errNotOptionsObject ends the message of a column's index options that are no JSON object.
+var errNotOptionsObject = errors.New("must be a JSON object of option key-value pairs.")
+
+// parseOptionsObject reads a JSON object as Java's JsonSerdeUtil.parseJsonMap(s, String.class)
+// does: keys in order of first appearance (a repeated key keeps its place and takes its last
+// value), string values as they are, other values as their JSON text (null, true, false and
+// integers; fractions, exponents, objects and arrays are refused, since Java re-serializes them
+// with its own number and escape formatting); anything after the object is ignored.
+func parseOptionsObject(s string) ([]string, map[string]string, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil, errNotOptionsObject
+	}
+	var keys []string
+	values := map[string]string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, errNotOptionsObject
+		}
+		k, _ := tok.(string)
+		var raw any
+		if err := dec.Decode(&raw); err != nil {
+			return nil, nil, errNotOptionsObject
+		}
+		var v string
+		switch x := raw.(type) {
+		case string:
+			v = x
+		case nil:
+			v = "null"
+		case bool:
+			v = strconv.FormatBool(x)
+		case json.Number:
+			n, ok := new(big.Int).SetString(x.String(), 10)
+			if !ok {
+				return nil, nil, fmt.Errorf("value %s of key %s: pkft resolves only string, integer, boolean and null values", x, k)
+			}
+			v = n.String()
+		default:
+			return nil, nil, fmt.Errorf("value of key %s: pkft resolves only string, integer, boolean and null values", k)
+		}
+		if _, seen := values[k]; !seen {
+			keys = append(keys, k)
+		}
+		values[k] = v
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, nil, errNotOptionsObject
+	}
+	return keys, values, nil
 }

@@ -2,6 +2,7 @@ package definition
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/paimon-pkft/pkft/impl/pkindex"
@@ -78,7 +79,6 @@ func TestIndexOptionsRefusals(t *testing.T) {
 		`[1]`:                   key + " must be a JSON object of option key-value pairs.",
 		`{`:                     key + " must be a JSON object of option key-value pairs.",
 		`{" ":"x"}`:             key + " contains an empty option key.",
-		`{"a":null}`:            key + " value for key a must not be null.",
 		`{"block-size":"1 kb"}`: key + " defines conflicting values for btree-index.block-size.",
 	} {
 		_, err := IndexOptions(map[string]string{key: value, "btree-index.block-size": "2 kb"}, "c", "btree")
@@ -95,5 +95,15 @@ func TestIndexOptionsRefusals(t *testing.T) {
 	}
 	if got, err := IndexOptions(map[string]string{key: "  "}, "c", "btree"); err != nil || len(got) != 1 {
 		t.Fatalf("blank options: %v, %v", got, err)
+	}
+	// Non-string values become their JSON text, as Java's parseJsonMap writes them.
+	got, err = IndexOptions(map[string]string{key: `{"a":null,"b":-0,"c":true,"a":7} trailing`}, "c", "btree")
+	if err != nil || got["btree-index.a"] != "7" || got["btree-index.b"] != "0" || got["btree-index.c"] != "true" {
+		t.Fatalf("IndexOptions = %v, %v", got, err)
+	}
+	for _, v := range []string{`{"a":1.5}`, `{"a":{"x":1}}`, `{"a":[1]}`} {
+		if _, err := IndexOptions(map[string]string{key: v}, "c", "btree"); err == nil || !strings.Contains(err.Error(), "pkft resolves only") {
+			t.Errorf("%s: error %v, want a refusal", v, err)
+		}
 	}
 }
