@@ -123,12 +123,16 @@ func (b *BackgroundBuild) Finished() bool {
 	}
 }
 
-// CallBuilder calls build, turning a panic into an error as Java's executor turns a thrown
-// error into a failed future; what names the builder in the error.
+// ErrBuilderPanicked is wrapped by CallBuilder's error for a builder that panicked: Java's
+// counterpart is an Error, which its maintainers do not retry.
+var ErrBuilderPanicked = errors.New("builder panicked")
+
+// CallBuilder calls build, turning a panic into an error wrapping ErrBuilderPanicked, as Java's
+// executor turns a thrown error into a failed future; what names the builder in the error.
 func CallBuilder(ctx context.Context, what string, build BuildFunc) (payload *meta.IndexFileMeta, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			payload, err = nil, fmt.Errorf("%s builder panicked: %v", what, r)
+			payload, err = nil, fmt.Errorf("%s %w: %v", what, ErrBuilderPanicked, r)
 		}
 	}()
 	return build(ctx)

@@ -489,7 +489,8 @@ type pendingBuild struct {
 }
 
 // buildWithRetries tries the build up to maxBuildAttempts times, pausing backoff, 2×backoff, …
-// between attempts; the last attempt's failure is the build's. A cancelled ctx ends it.
+// between attempts; the last attempt's failure is the build's. A panic is not retried, and a
+// cancelled ctx ends it.
 func (m *Maintainer) buildWithRetries(ctx context.Context, files []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
 	for attempt := 1; ; attempt++ {
 		payload, err := pkindex.CallBuilder(ctx, m.kind(), func(ctx context.Context) (*meta.IndexFileMeta, error) {
@@ -509,7 +510,9 @@ func (m *Maintainer) buildWithRetries(ctx context.Context, files []*meta.DataFil
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s build cancelled: %w", m.kind(), errors.Join(ctx.Err(), err))
 		}
-		if attempt >= maxBuildAttempts {
+		if attempt >= maxBuildAttempts || errors.Is(err, pkindex.ErrBuilderPanicked) {
+			// A panic is Java's Error, which the maintainer's retry loop (catching Exception)
+			// does not retry.
 			return nil, err
 		}
 		t := time.NewTimer(m.backoff << (attempt - 1))

@@ -324,15 +324,21 @@ func TestLevelCompletionIsDiscardedWhenPlannedSourceRetires(t *testing.T) {
 
 // TestPanickingBuildFailsAndRollsBackSourceTransition stands for Java's
 // testRejectedSubmissionThrowsAndRollsBackSourceTransition: Go starts builds in goroutines, which
-// cannot be refused, so the build that cannot run is one that panics on every attempt; the call
-// fails, nothing is pending and the source transition is undone.
+// cannot be refused, so the build that cannot run is one that panics (Java's Error, not retried);
+// the call fails, nothing is pending and the source transition is undone.
 func TestPanickingBuildFailsAndRollsBackSourceTransition(t *testing.T) {
 	source := dataFile("data-1", 3)
-	m := newMaintainer(t, buildFunc(func([]*meta.DataFileMeta) (*meta.IndexFileMeta, error) { panic("refused") }),
-		&trackingDeleter{}, nil, nil)
+	var attempts atomic.Int32
+	m := newMaintainer(t, buildFunc(func([]*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
+		attempts.Add(1)
+		panic("refused")
+	}), &trackingDeleter{}, nil, nil)
 	_, err := m.PrepareCommit(context.Background(), pkindex.DataIncrement{}, compact(nil, []*meta.DataFileMeta{source}), true, true)
-	if err == nil || !strings.Contains(err.Error(), "panicked") {
+	if !errors.Is(err, pkindex.ErrBuilderPanicked) || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("error %v", err)
+	}
+	if attempts.Load() != 1 {
+		t.Fatalf("a panicking build was attempted %d times; Java does not retry an Error", attempts.Load())
 	}
 	if m.BuildNotCompleted() {
 		t.Fatal("build pending")
