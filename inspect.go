@@ -14,9 +14,10 @@ import (
 
 // Dump returns the canonical dump of the table's latest snapshot as JSON: the snapshot, the
 // schema, and per (partition, bucket) the live data files, the index files with their decoded
-// global index meta, deletion-vector ranges, and the full-text state and next plan. It is the
-// document the Java conformance runner prints for the same table, so the two compare with a
-// plain JSON diff.
+// global index meta (a btree or bitmap payload's SortedIndexFileMeta decoded), deletion-vector
+// ranges, the full-text state and next plan, and each sorted index definition's state and next
+// plan. It is the document the Java conformance runner prints for the same table, so the two
+// compare with a plain JSON diff.
 func (t *Table) Dump(ctx context.Context) (json.RawMessage, error) {
 	d, err := inspect.TableDump(ctx, t.t, inspect.FullTextState)
 	if err != nil {
@@ -29,13 +30,14 @@ func (t *Table) Dump(ctx context.Context) (json.RawMessage, error) {
 	return b, nil
 }
 
-// TableState is the full-text state of every (partition, bucket) of a snapshot.
+// TableState is the full-text and sorted-index state of every (partition, bucket) of a snapshot.
 type TableState struct {
 	SnapshotID int64         `json:"snapshotId"`
 	Buckets    []BucketState `json:"buckets"`
 }
 
-// BucketState is the full-text state and next plan of one (partition, bucket).
+// BucketState is the full-text state and next plan, and the sorted indexes' states, of one
+// (partition, bucket).
 type BucketState struct {
 	Partition Partition `json:"partition"`
 	Bucket    int32     `json:"bucket"`
@@ -43,6 +45,39 @@ type BucketState struct {
 	State *FullTextState `json:"state"`
 	// Plan is the next build the planner would do; nil when every level is current.
 	Plan *BuildPlan `json:"plan"`
+	// Sorted is the state of each sorted index definition (pk-btree, pk-bitmap column) of the
+	// table, in field order; absent for a table without one.
+	Sorted []SortedIndexState `json:"sorted,omitempty"`
+}
+
+// SortedIndexState classifies one sorted index definition's payloads in a bucket as Java's
+// maintainer restores them (PkSortedBucketIndexState over the payloads of its index type and
+// field): the covered levels, the eligible data files of covered and uncovered levels, the
+// payloads that cover nothing, and the next rebuild the shared level planner would do.
+type SortedIndexState struct {
+	// IndexType is "btree" or "bitmap".
+	IndexType string `json:"indexType"`
+	// Column and FieldID name the indexed column.
+	Column  string `json:"column"`
+	FieldID int32  `json:"fieldId"`
+	// Groups are the covered levels in ascending order.
+	Groups []SortedIndexGroup `json:"groups"`
+	// Covered and Uncovered are the eligible data files of covered and uncovered levels.
+	Covered   []string `json:"covered"`
+	Uncovered []string `json:"uncovered"`
+	// Rejected are the payloads that cover no level as it is (deleted by the next maintenance).
+	Rejected []string `json:"rejected"`
+	// Plan is the next rebuild (Input: the payloads it replaces); nil when every level is current.
+	Plan *BuildPlan `json:"plan"`
+	// Error is set when the state cannot be computed.
+	Error string `json:"error,omitempty"`
+}
+
+// SortedIndexGroup is one covered level: its data files in name order and its payload.
+type SortedIndexGroup struct {
+	Level    int32    `json:"level"`
+	Sources  []string `json:"sources"`
+	Payloads []string `json:"payloads"`
 }
 
 // FullTextState classifies a bucket's full-text archives as Java's PkFullTextBucketIndexState
@@ -79,8 +114,8 @@ type BuildPlan struct {
 	Files []string `json:"files"`
 }
 
-// State reads the latest snapshot and classifies the full-text archives of every (partition,
-// bucket).
+// State reads the latest snapshot and classifies the full-text archives and the payloads of each
+// sorted index definition of every (partition, bucket).
 func (t *Table) State(ctx context.Context) (*TableState, error) {
 	d, err := inspect.TableDump(ctx, t.t, inspect.FullTextState)
 	if err != nil {
@@ -116,6 +151,17 @@ func (t *Table) State(ctx context.Context) (*TableState, error) {
 		}
 		if b.Plan != nil {
 			bs.Plan = &BuildPlan{Level: b.Plan.Level, Input: b.Plan.Input, Files: b.Plan.Files}
+		}
+		for _, sd := range b.Sorted {
+			ss := SortedIndexState{IndexType: sd.IndexType, Column: sd.Column, FieldID: sd.FieldID, Covered: sd.Covered,
+				Uncovered: sd.Uncovered, Rejected: sd.Rejected, Error: sd.Error}
+			for _, g := range sd.Groups {
+				ss.Groups = append(ss.Groups, SortedIndexGroup{Level: g.Level, Sources: g.Sources, Payloads: g.Payloads})
+			}
+			if sd.Plan != nil {
+				ss.Plan = &BuildPlan{Level: sd.Plan.Level, Input: sd.Plan.Input, Files: sd.Plan.Files}
+			}
+			bs.Sorted = append(bs.Sorted, ss)
 		}
 		out.Buckets = append(out.Buckets, bs)
 	}

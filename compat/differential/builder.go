@@ -12,14 +12,27 @@ import (
 // detBuilder is the deterministic builder of the package documentation for the Go maintainer.
 // The executor sets the current step's outcomes before each call; builds with a later outcome
 // block until the executor releases them at the next step.
+//
+// In a sorted-family script (family set) the maintainer retries a failed build, calling Build
+// again from the same goroutine: an outcome then belongs to the request (the goroutine's first
+// call), and later calls of that goroutine are further attempts of it, which never block.
 type detBuilder struct {
 	fieldID int32
+	family  string
 
 	mu       sync.Mutex
 	outcomes []Outcome // the current step's remaining outcomes
 	attempts map[string]int
 	records  []BuildRecord
 	calls    []*buildCall
+	// tasks are the sorted family's build requests by goroutine id.
+	tasks map[uint64]*buildTask
+}
+
+// buildTask is one sorted-family build request: its outcome and the attempts made so far.
+type buildTask struct {
+	outcome  Outcome
+	attempts int
 }
 
 // buildCall is one invocation of Build, tracked so the executor can tell when the goroutine
@@ -34,8 +47,8 @@ type buildCall struct {
 	finished bool
 }
 
-func newDetBuilder(fieldID int32) *detBuilder {
-	return &detBuilder{fieldID: fieldID, attempts: map[string]int{}}
+func newDetBuilder(family string, fieldID int32) *detBuilder {
+	return &detBuilder{fieldID: fieldID, family: family, attempts: map[string]int{}, tasks: map[uint64]*buildTask{}}
 }
 
 // setOutcomes starts a step: its builds take outcomes from list.
@@ -45,17 +58,30 @@ func (b *detBuilder) setOutcomes(list []Outcome) {
 	b.outcomes = slices.Clone(list)
 }
 
-// Build implements pkfulltext.ArchiveBuilder.
+// Build implements pkfulltext.ArchiveBuilder and maintainer.Builder.
 func (b *detBuilder) Build(ctx context.Context, files []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files requested", ErrBuildFailed)
 	}
 	b.mu.Lock()
+	if b.family != FamilyFullText {
+		if task, ok := b.tasks[goroutineID()]; ok {
+			task.attempts++
+			attempt := task.attempts
+			b.mu.Unlock()
+			return b.materialize(files, task.outcome, attempt)
+		}
+	}
 	outcome := Succeed
 	if len(b.outcomes) > 0 {
 		outcome, b.outcomes = b.outcomes[0], b.outcomes[1:]
 	}
 	call := &buildCall{goroutine: goroutineID(), outcome: outcome}
+	attempt := 0
+	if b.family != FamilyFullText {
+		attempt = 1
+		b.tasks[call.goroutine] = &buildTask{outcome: outcome, attempts: 1}
+	}
 	if outcome.later() {
 		call.release = make(chan struct{})
 	}
@@ -71,25 +97,26 @@ func (b *detBuilder) Build(ctx context.Context, files []*meta.DataFileMeta) (*me
 			return nil, ctx.Err()
 		}
 	}
-	return b.materialize(files, outcome)
+	return b.materialize(files, outcome, attempt)
 }
 
-// materialize records the outcome of a request and returns its archive or failure.
-func (b *detBuilder) materialize(files []*meta.DataFileMeta, outcome Outcome) (*meta.IndexFileMeta, error) {
+// materialize records the outcome of a request (attempt 0 for the full-text family, whose
+// builds are tried once) and returns its payload or failure.
+func (b *detBuilder) materialize(files []*meta.DataFileMeta, outcome Outcome, attempt int) (*meta.IndexFileMeta, error) {
 	level := files[0].Level
 	sources := sourceFilesOf(files)
 	key := buildKey(sources, level)
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	rec := BuildRecord{Key: key, Level: level, Files: sources, Outcome: outcome}
-	if !outcome.generates() {
+	rec := BuildRecord{Key: key, Level: level, Files: sources, Outcome: outcome, Attempt: attempt}
+	if !outcome.generates() || (attempt > 0 && outcome.failsAttempt(attempt)) {
 		b.records = append(b.records, rec)
 		return nil, fmt.Errorf("%w: %s (%s)", ErrBuildFailed, key, outcome)
 	}
 	b.attempts[key]++
 	rec.Name = fmt.Sprintf("%s-%d", key, b.attempts[key])
-	m, err := builtMeta(rec.Name, b.fieldID, level, sources, outcome)
+	m, err := builtMeta(b.family, rec.Name, b.fieldID, level, sources, outcome)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +182,7 @@ type recordingDeleter struct {
 	deleted []string
 }
 
-// DeleteIndexFile implements pkfulltext.IndexFileDeleter.
+// DeleteIndexFile implements pkindex.IndexFileDeleter.
 func (d *recordingDeleter) DeleteIndexFile(_ context.Context, f *meta.IndexFileMeta) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -1,8 +1,11 @@
-// Package differential is the decision differential of the full-text maintainer: scripted
-// scenarios that Java's BucketedFullTextIndexMaintainer (inside the Java runner, command
+// Package differential is the decision differential of the primary-key index maintainers:
+// scripted scenarios that Java's BucketedFullTextIndexMaintainer (inside the Java runner, command
 // maintainer-scenario) and Go's pkfulltext.Maintainer (RunGo) both execute, the per-step traces
 // they produce, a seeded generator of adversarial scenarios (Generate), and invariants every
-// correct maintainer satisfies on any trace (Check).
+// correct maintainer satisfies on any trace (Check). The sorted family has the same differential
+// (see "The sorted family" below): Java's BucketedSortedIndexMaintainer (command
+// sorted-maintainer-scenario) against Go's pksorted maintainer, scripts from GenerateSorted and
+// invariants CheckSorted.
 //
 // # Script
 //
@@ -101,7 +104,34 @@
 // surfaced: Java's exception whose cause chain holds the runner's build-failure exception, Go's
 // error wrapping ErrBuildFailed), "other" (anything else).
 //
+// # The sorted family
+//
+// A script with "family": "btree" or "bitmap" drives the sorted maintainer of that index type for
+// fieldId (Java BucketedSortedIndexMaintainer, Go pksorted/maintainer). The rules above hold with
+// these differences:
+//
+//   - payloads (restored and built) have that index type; otherType gives a restored payload the
+//     other sorted type (bitmap for btree, btree for bitmap). The maintainer ignores payloads of
+//     another type or field, so those are neither used nor deleted;
+//   - a prepareCommit step may have "noBuildStart": true (allowBuildStart = false);
+//   - the maintainer tries a build up to three times: an outcome belongs to the request (Java: the
+//     task the executor runs, at once or at the start of the next step as above), and every
+//     attempt of it calls the builder. fail and failLater fail every attempt; "failOnce" fails the
+//     first attempt only; "wrongLevel" succeeds with an output whose source meta records level + 1
+//     (the maintainer must delete it); the other outcomes succeed on the first attempt. Every
+//     attempt is recorded with "attempt" (1, 2, 3); full-text records have none;
+//   - the state lists as current the payloads of the maintainer's groups in its list order, each
+//     with its group's level; as retired the restored payloads awaiting deletion; and adds
+//     "pendingMaintenance" (hasPendingMaintenance());
+//   - "invalidAppend" is Java's IllegalArgumentException "Append files must not be primary-key
+//     sorted index sources.".
+//
+// GenerateSorted turns Generate's script of a seed into a sorted one (btree for odd seeds, bitmap
+// for even), adding calls without build start and failOnce / wrongLevel outcomes.
+//
 // # Runner command
 //
-// maintainer-scenario takes a Script as its args and returns its Trace as the result.
+// maintainer-scenario takes a full-text Script as its args and returns its Trace as the result;
+// sorted-maintainer-scenario does the same for a sorted-family script. Each refuses the other
+// family's scripts.
 package differential

@@ -157,7 +157,7 @@ func applyTransition(active map[string]DataFile, st Step) {
 }
 
 func (c *checker) checkRestore(active map[string]DataFile) {
-	metas, err := restoredPayloadMetas(c.s.FieldID, c.s.Restore.Payloads)
+	metas, err := restoredPayloadMetas(c.s.Family, c.s.FieldID, c.s.Restore.Payloads)
 	if err != nil {
 		c.failf("restore", "payloads: %v", err)
 		return
@@ -362,11 +362,11 @@ func (c *checker) addDeleted(where string, names []string) {
 // payload reconstructs the metadata of a restored or generated payload.
 func (c *checker) payload(name string) (*meta.IndexFileMeta, error) {
 	if r, ok := c.built[name]; ok {
-		return builtMeta(r.Name, c.s.FieldID, r.Level, r.Files, r.Outcome)
+		return builtMeta(c.s.Family, r.Name, c.s.FieldID, r.Level, r.Files, r.Outcome)
 	}
 	for _, p := range c.s.Restore.Payloads {
 		if p.Name == name {
-			return payloadMeta(c.s.FieldID, p)
+			return payloadMeta(c.s.Family, c.s.FieldID, p)
 		}
 	}
 	return nil, fmt.Errorf("%s is neither restored nor generated", name)

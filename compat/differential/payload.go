@@ -65,9 +65,9 @@ func encodeSourceMeta(level int32, files []SourceFile) ([]byte, error) {
 	return w.Bytes(), nil
 }
 
-// archiveMeta is the payload rule: the IndexFileMeta of an archive named name over files on
-// level for fieldID.
-func archiveMeta(name string, fieldID, level int32, files []SourceFile) (*meta.IndexFileMeta, error) {
+// archiveMeta is the payload rule: the IndexFileMeta of a payload of indexType named name over
+// files on level for fieldID.
+func archiveMeta(indexType, name string, fieldID, level int32, files []SourceFile) (*meta.IndexFileMeta, error) {
 	encoded, err := encodeSourceMeta(level, files)
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", name, err)
@@ -77,7 +77,7 @@ func archiveMeta(name string, fieldID, level int32, files []SourceFile) (*meta.I
 		total += f.Rows
 	}
 	return &meta.IndexFileMeta{
-		IndexType: pkfulltext.IndexType,
+		IndexType: indexType,
 		FileName:  name,
 		FileSize:  total,
 		RowCount:  total,
@@ -92,10 +92,10 @@ func archiveMeta(name string, fieldID, level int32, files []SourceFile) (*meta.I
 
 // restoredPayloadMetas applies the payload rule and the corruption tags to the restored
 // payloads, expanding duplicates.
-func restoredPayloadMetas(fieldID int32, payloads []Payload) ([]*meta.IndexFileMeta, error) {
+func restoredPayloadMetas(family string, fieldID int32, payloads []Payload) ([]*meta.IndexFileMeta, error) {
 	var out []*meta.IndexFileMeta
 	for _, p := range payloads {
-		m, err := payloadMeta(fieldID, p)
+		m, err := payloadMeta(family, fieldID, p)
 		if err != nil {
 			return nil, err
 		}
@@ -109,9 +109,9 @@ func restoredPayloadMetas(fieldID int32, payloads []Payload) ([]*meta.IndexFileM
 	return out, nil
 }
 
-// payloadMeta is one restored payload's IndexFileMeta.
-func payloadMeta(fieldID int32, p Payload) (*meta.IndexFileMeta, error) {
-	m, err := archiveMeta(p.Name, fieldID, p.Level, p.Files)
+// payloadMeta is one restored payload's IndexFileMeta in a script of family.
+func payloadMeta(family string, fieldID int32, p Payload) (*meta.IndexFileMeta, error) {
+	m, err := archiveMeta(indexTypeOf(family), p.Name, fieldID, p.Level, p.Files)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func payloadMeta(fieldID int32, p Payload) (*meta.IndexFileMeta, error) {
 				g.SourceMeta = append(g.SourceMeta, 0)
 			}
 		case CorruptOtherType:
-			m.IndexType = "btree"
+			m.IndexType = otherIndexType(family)
 		}
 	}
 	for _, c := range p.Corrupt {
@@ -157,13 +157,17 @@ func buildKey(files []SourceFile, level int32) string {
 	return fmt.Sprintf("%s%d-%s", builtPrefix, level, hex.EncodeToString(sum[:])[:8])
 }
 
-// builtMeta is the archive the deterministic builder generates for a request with a generating
-// outcome.
-func builtMeta(name string, fieldID, level int32, files []SourceFile, o Outcome) (*meta.IndexFileMeta, error) {
+// builtMeta is the payload the deterministic builder generates, in a script of family, for a
+// request with a generating outcome.
+func builtMeta(family, name string, fieldID, level int32, files []SourceFile, o Outcome) (*meta.IndexFileMeta, error) {
 	if o == WrongField {
 		fieldID++
 	}
-	m, err := archiveMeta(name, fieldID, level, files)
+	recorded := level
+	if o == WrongLevel {
+		recorded++
+	}
+	m, err := archiveMeta(indexTypeOf(family), name, fieldID, recorded, files)
 	if err != nil {
 		return nil, err
 	}
@@ -171,4 +175,24 @@ func builtMeta(name string, fieldID, level int32, files []SourceFile, o Outcome)
 		m.RowCount++
 	}
 	return m, nil
+}
+
+// indexTypeOf is the index type of a script's payloads: full-text for the full-text family
+// (family ""), else the sorted family's index type.
+func indexTypeOf(family string) string {
+	if family == FamilyFullText {
+		return pkfulltext.IndexType
+	}
+	return family
+}
+
+// otherIndexType is the index type the otherType corruption gives a payload: btree for
+// full-text scripts (as before the sorted mode), the other sorted type for sorted ones.
+func otherIndexType(family string) string {
+	switch family {
+	case FamilyBTree:
+		return FamilyBitmap
+	default:
+		return FamilyBTree
+	}
 }

@@ -6,22 +6,24 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
 )
 
-// RunGo executes s on the Go maintainer (pkfulltext.Maintainer) with the deterministic builder
-// and a recording deleter, and returns its trace. The maintainer's own failures are part of the
-// trace; an error means the script is invalid or the harness could not run it (for example a
-// build goroutine that never settled).
+// RunGo executes s on the Go maintainer of its family (pkfulltext.Maintainer, or the sorted
+// family's maintainer.Maintainer) with the deterministic builder and a recording deleter, and
+// returns its trace. The maintainer's own failures are part of the trace; an error means the
+// script is invalid or the harness could not run it (for example a build goroutine that never
+// settled).
 func RunGo(ctx context.Context, s Script) (Trace, error) {
 	if err := s.Validate(); err != nil {
 		return Trace{}, fmt.Errorf("invalid script: %w", err)
 	}
-	payloads, err := restoredPayloadMetas(s.FieldID, s.Restore.Payloads)
+	payloads, err := restoredPayloadMetas(s.Family, s.FieldID, s.Restore.Payloads)
 	if err != nil {
 		return Trace{}, fmt.Errorf("restored payloads: %w", err)
 	}
 	e := &goExec{
-		builder: newDetBuilder(s.FieldID),
+		builder: newDetBuilder(s.Family, s.FieldID),
 		deleter: &recordingDeleter{},
 		known:   map[string]DataFile{},
 	}
@@ -30,7 +32,7 @@ func RunGo(ctx context.Context, s Script) (Trace, error) {
 	}
 
 	var tr Trace
-	m, err := pkfulltext.NewMaintainer(s.FieldID, e.builder, e.deleter, dataFileMetas(s.Restore.DataFiles), payloads)
+	m, err := newSubject(s, e.builder, e.deleter, dataFileMetas(s.Restore.DataFiles), payloads)
 	if err != nil {
 		tr.RestoreError, tr.RestoreMessage = classify(err), message(err)
 		tr.Steps = []StepTrace{}
@@ -43,14 +45,14 @@ func RunGo(ctx context.Context, s Script) (Trace, error) {
 			return
 		}
 		e.builder.releaseLater()
-		_ = m.Close(context.WithoutCancel(ctx))
+		_ = m.close(context.WithoutCancel(ctx))
 	}()
 
-	if tr.Restored, err = maintainerState(m); err != nil {
+	if tr.Restored, err = m.state(); err != nil {
 		return Trace{}, err
 	}
 	tr.Steps = make([]StepTrace, 0, len(s.Steps))
-	var last *pkfulltext.Commit
+	var last commitHandle
 	for i, st := range s.Steps {
 		step, commit, err := e.step(ctx, st, last)
 		if err != nil {
@@ -65,9 +67,57 @@ func RunGo(ctx context.Context, s Script) (Trace, error) {
 	return tr, nil
 }
 
+// subject is the maintainer a script drives, whatever its family.
+type subject interface {
+	prepareCommit(ctx context.Context, app pkindex.DataIncrement, compact pkindex.CompactIncrement, st Step) (commitHandle, error)
+	buildNotCompleted() bool
+	close(ctx context.Context) error
+	state() (State, error)
+}
+
+// commitHandle is a successful prepareCommit's result: its increments and its abort.
+type commitHandle interface {
+	increments() (app, compact *pkindex.IndexIncrement)
+	abort(ctx context.Context) error
+}
+
+// newSubject restores the maintainer of s's family.
+func newSubject(s Script, b *detBuilder, d *recordingDeleter, data []*meta.DataFileMeta, payloads []*meta.IndexFileMeta) (subject, error) {
+	if s.sorted() {
+		return newSortedSubject(s, b, d, data, payloads)
+	}
+	m, err := pkfulltext.NewMaintainer(s.FieldID, b, d, data, payloads)
+	if err != nil {
+		return nil, err
+	}
+	return fullTextSubject{m}, nil
+}
+
+// fullTextSubject drives pkfulltext.Maintainer.
+type fullTextSubject struct{ m *pkfulltext.Maintainer }
+
+func (f fullTextSubject) prepareCommit(ctx context.Context, app pkindex.DataIncrement, compact pkindex.CompactIncrement, st Step) (commitHandle, error) {
+	c, err := f.m.PrepareCommit(ctx, app, compact, st.Wait)
+	if err != nil {
+		return nil, err
+	}
+	return fullTextCommit{c}, nil
+}
+
+func (f fullTextSubject) buildNotCompleted() bool         { return f.m.BuildNotCompleted() }
+func (f fullTextSubject) close(ctx context.Context) error { return f.m.Close(ctx) }
+func (f fullTextSubject) state() (State, error)           { return maintainerState(f.m) }
+
+type fullTextCommit struct{ c *pkfulltext.Commit }
+
+func (c fullTextCommit) increments() (app, compact *pkindex.IndexIncrement) {
+	return c.c.AppendIncrement, c.c.CompactIncrement
+}
+func (c fullTextCommit) abort(ctx context.Context) error { return c.c.Abort(ctx) }
+
 // goExec is the state of one RunGo.
 type goExec struct {
-	m       *pkfulltext.Maintainer
+	m       subject
 	builder *detBuilder
 	deleter *recordingDeleter
 	// known maps each name to the data file the script last introduced under it, for
@@ -77,7 +127,7 @@ type goExec struct {
 }
 
 // step runs one script step and returns its trace and the commit a following abort would abort.
-func (e *goExec) step(ctx context.Context, st Step, last *pkfulltext.Commit) (StepTrace, *pkfulltext.Commit, error) {
+func (e *goExec) step(ctx context.Context, st Step, last commitHandle) (StepTrace, commitHandle, error) {
 	_, recs0 := e.builder.counts()
 	del0 := e.deleter.count()
 	out := StepTrace{Op: st.Op}
@@ -87,7 +137,7 @@ func (e *goExec) step(ctx context.Context, st Step, last *pkfulltext.Commit) (St
 		return out, nil, err
 	}
 
-	var commit *pkfulltext.Commit
+	var commit commitHandle
 	switch st.Op {
 	case OpPrepareCommit:
 		for _, f := range st.Append {
@@ -107,13 +157,13 @@ func (e *goExec) step(ctx context.Context, st Step, last *pkfulltext.Commit) (St
 
 		calls0, _ := e.builder.counts()
 		e.builder.setOutcomes(st.Builds)
-		c, err := e.m.PrepareCommit(ctx,
-			pkfulltext.DataIncrement{NewFiles: dataFileMetas(st.Append)},
-			pkfulltext.CompactIncrement{CompactBefore: before, CompactAfter: dataFileMetas(st.CompactAfter)},
-			st.Wait)
+		c, err := e.m.prepareCommit(ctx,
+			pkindex.DataIncrement{NewFiles: dataFileMetas(st.Append)},
+			pkindex.CompactIncrement{CompactBefore: before, CompactAfter: dataFileMetas(st.CompactAfter)},
+			st)
 		// A non-waiting call that leaves a build pending started it; its goroutine must reach
 		// the builder before the step's outcomes are withdrawn.
-		if err == nil && !st.Wait && e.m.BuildNotCompleted() {
+		if err == nil && !st.Wait && e.m.buildNotCompleted() {
 			if werr := waitFor(ctx, "the pending build to reach the builder", func() bool {
 				n, _ := e.builder.counts()
 				return n > calls0
@@ -128,14 +178,15 @@ func (e *goExec) step(ctx context.Context, st Step, last *pkfulltext.Commit) (St
 		out.Error, out.Message = classify(err), message(err)
 		if err == nil {
 			commit = c
-			out.Append, out.Compact = increment(c.AppendIncrement), increment(c.CompactIncrement)
+			app, compact := c.increments()
+			out.Append, out.Compact = increment(app), increment(compact)
 		}
 	case OpAbort:
 		if last == nil {
 			out.Skipped = true
 			break
 		}
-		err := last.Abort(ctx)
+		err := last.abort(ctx)
 		out.Error, out.Message = classify(err), message(err)
 		if serr := e.settle(ctx); serr != nil {
 			return out, nil, serr
@@ -146,7 +197,7 @@ func (e *goExec) step(ctx context.Context, st Step, last *pkfulltext.Commit) (St
 
 	out.Builds = e.builder.recordsSince(recs0)
 	out.Deleted = e.deleter.since(del0)
-	state, err := maintainerState(e.m)
+	state, err := e.m.state()
 	if err != nil {
 		return out, nil, err
 	}
@@ -161,7 +212,7 @@ func (e *goExec) close(ctx context.Context) (CloseTrace, error) {
 	if err := e.release(ctx); err != nil {
 		return CloseTrace{}, err
 	}
-	err := e.m.Close(ctx)
+	err := e.m.close(ctx)
 	e.closed = true
 	if serr := e.settle(ctx); serr != nil {
 		return CloseTrace{}, serr
@@ -201,7 +252,7 @@ func (e *goExec) settle(ctx context.Context) error {
 }
 
 // increment turns a Go increment into its trace form.
-func increment(inc *pkfulltext.IndexIncrement) *Increment {
+func increment(inc *pkindex.IndexIncrement) *Increment {
 	if inc == nil {
 		return nil
 	}

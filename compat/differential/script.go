@@ -12,6 +12,9 @@ import (
 type Script struct {
 	// Seed is the generator seed the script came from; informational.
 	Seed int64 `json:"seed"`
+	// Family selects the maintainer: FamilyFullText (absent) for the full-text maintainer, or
+	// the index type of a sorted definition (FamilyBTree, FamilyBitmap) for the sorted one.
+	Family string `json:"family,omitempty"`
 	// FieldID is the indexed text field id.
 	FieldID int32 `json:"fieldId"`
 	// Restore is what the maintainer is constructed from.
@@ -33,6 +36,16 @@ type DataFile struct {
 	Rows   int64  `json:"rows"`
 	Source Source `json:"source"`
 }
+
+// The maintainer families a script can drive.
+const (
+	FamilyFullText = ""
+	FamilyBTree    = "btree"
+	FamilyBitmap   = "bitmap"
+)
+
+// sorted reports whether the script drives the sorted family's maintainer.
+func (s Script) sorted() bool { return s.Family != FamilyFullText }
 
 // Source is a data file's file source.
 type Source string
@@ -102,6 +115,8 @@ type Step struct {
 	Wait bool `json:"wait,omitempty"`
 	// Builds are the outcomes of the builds requested during the step, in request order.
 	Builds []Outcome `json:"builds,omitempty"`
+	// NoBuildStart is allowBuildStart = false (prepareCommit of the sorted family only).
+	NoBuildStart bool `json:"noBuildStart,omitempty"`
 }
 
 // HasCompactTransition reports whether the step's compact increment moves data files, which
@@ -121,6 +136,9 @@ const (
 	WrongRows   Outcome = "wrongRows"
 	FinishLater Outcome = "finishLater"
 	FailLater   Outcome = "failLater"
+	// FailOnce and WrongLevel exist in sorted-family scripts only.
+	FailOnce   Outcome = "failOnce"
+	WrongLevel Outcome = "wrongLevel"
 )
 
 // later reports whether the outcome completes only at the next step.
@@ -131,6 +149,14 @@ func (o Outcome) generates() bool { return o != Fail && o != FailLater }
 
 var outcomes = []Outcome{Succeed, Fail, WrongField, WrongRows, FinishLater, FailLater}
 
+// sortedOnlyOutcomes are the outcomes only sorted-family scripts use.
+var sortedOnlyOutcomes = []Outcome{FailOnce, WrongLevel}
+
+// failsAttempt reports whether attempt (from 1) of a sorted-family build with outcome o fails.
+func (o Outcome) failsAttempt(attempt int) bool {
+	return o == Fail || o == FailLater || (o == FailOnce && attempt == 1)
+}
+
 // builtPrefix starts every name the deterministic builder generates; restored payloads may not
 // use it, so a name tells which side it came from.
 const builtPrefix = "ft-L"
@@ -138,6 +164,11 @@ const builtPrefix = "ft-L"
 // Validate reports what makes s impossible to execute identically on both sides.
 func (s Script) Validate() error {
 	var errs []error
+	switch s.Family {
+	case FamilyFullText, FamilyBTree, FamilyBitmap:
+	default:
+		errs = append(errs, fmt.Errorf("unknown family %q", s.Family))
+	}
 	checkFile := func(where string, f DataFile) {
 		if f.Name == "" {
 			errs = append(errs, fmt.Errorf("%s: data file without a name", where))
@@ -185,16 +216,21 @@ func (s Script) Validate() error {
 			for _, f := range st.CompactAfter {
 				checkFile(where+" compactAfter", f)
 			}
+			if st.NoBuildStart && !s.sorted() {
+				errs = append(errs, fmt.Errorf("%s: noBuildStart in a full-text script", where))
+			}
 			for _, o := range st.Builds {
 				switch {
-				case !slices.Contains(outcomes, o):
+				case slices.Contains(sortedOnlyOutcomes, o) && !s.sorted():
+					errs = append(errs, fmt.Errorf("%s: outcome %s in a full-text script", where, o))
+				case !slices.Contains(outcomes, o) && !slices.Contains(sortedOnlyOutcomes, o):
 					errs = append(errs, fmt.Errorf("%s: unknown build outcome %q", where, o))
 				case o.later() && st.Wait:
 					errs = append(errs, fmt.Errorf("%s: outcome %s in a waiting step", where, o))
 				}
 			}
 		case OpAbort:
-			if len(st.Append) > 0 || len(st.CompactBefore) > 0 || len(st.CompactAfter) > 0 || st.Wait || len(st.Builds) > 0 {
+			if len(st.Append) > 0 || len(st.CompactBefore) > 0 || len(st.CompactAfter) > 0 || st.Wait || len(st.Builds) > 0 || st.NoBuildStart {
 				errs = append(errs, fmt.Errorf("%s: abort takes no arguments", where))
 			}
 		default:

@@ -24,13 +24,18 @@ func (f *Failure) Unwrap() error { return f.Err }
 // and checks the invariants on its trace and that a second run yields the same trace (the
 // executor is deterministic). The first failing seed is returned as a *Failure.
 func CheckSeeds(ctx context.Context, first int64, n int) error {
+	return checkSeeds(ctx, first, n, Generate, Check)
+}
+
+// checkSeeds is CheckSeeds with the generator and invariants of a family.
+func checkSeeds(ctx context.Context, first int64, n int, generate func(int64) Script, check func(Script, Trace) error) error {
 	for seed := first; seed < first+int64(n); seed++ {
-		s := Generate(seed)
+		s := generate(seed)
 		tr, err := RunGo(ctx, s)
 		if err != nil {
 			return &Failure{Seed: seed, Script: s, Err: fmt.Errorf("run on Go: %w", err)}
 		}
-		if err := Check(s, tr); err != nil {
+		if err := check(s, tr); err != nil {
 			return &Failure{Seed: seed, Script: s, Err: fmt.Errorf("invariants of the Go trace:\n%w", err)}
 		}
 		again, err := RunGo(ctx, s)
@@ -49,8 +54,14 @@ func CheckSeeds(ctx context.Context, first int64, n int) error {
 // (Diff), and other's trace must satisfy the invariants too. The first failing seed is returned
 // as a *Failure.
 func Differential(ctx context.Context, first int64, n int, other func(context.Context, Script) (Trace, error)) error {
+	return differential(ctx, first, n, Generate, Check, other)
+}
+
+// differential is Differential with the generator and invariants of a family.
+func differential(ctx context.Context, first int64, n int, generate func(int64) Script, check func(Script, Trace) error,
+	other func(context.Context, Script) (Trace, error)) error {
 	for seed := first; seed < first+int64(n); seed++ {
-		s := Generate(seed)
+		s := generate(seed)
 		goTrace, err := RunGo(ctx, s)
 		if err != nil {
 			return &Failure{Seed: seed, Script: s, Err: fmt.Errorf("run on Go: %w", err)}
@@ -62,7 +73,7 @@ func Differential(ctx context.Context, first int64, n int, other func(context.Co
 		if d := Diff(theirs, goTrace); d != "" {
 			return &Failure{Seed: seed, Script: s, Err: fmt.Errorf("traces differ (-reference +go):\n%s\nreference trace:\n%s", d, traceJSON(theirs))}
 		}
-		if err := Check(s, theirs); err != nil {
+		if err := check(s, theirs); err != nil {
 			return &Failure{Seed: seed, Script: s, Err: fmt.Errorf("invariants of the reference trace:\n%w", err)}
 		}
 	}

@@ -67,7 +67,10 @@ type BuildRecord struct {
 	Level   int32        `json:"level"`
 	Files   []SourceFile `json:"files"`
 	Outcome Outcome      `json:"outcome"`
-	Name    string       `json:"name,omitempty"`
+	// Attempt counts the attempts of one sorted-family build request, from 1 (absent for
+	// full-text builds, which are tried once).
+	Attempt int    `json:"attempt,omitempty"`
+	Name    string `json:"name,omitempty"`
 }
 
 // State is the maintainer's state between calls.
@@ -80,6 +83,8 @@ type State struct {
 	Active []DataFile `json:"active"`
 	// BuildPending is buildNotCompleted().
 	BuildPending bool `json:"buildPending"`
+	// PendingMaintenance is hasPendingMaintenance() (sorted family only; absent for full-text).
+	PendingMaintenance *bool `json:"pendingMaintenance,omitempty"`
 }
 
 // PayloadRef names a current payload and the data level its source meta records.
@@ -104,6 +109,9 @@ var ErrBuildFailed = errors.New("deterministic build failure")
 // files; Go's error is not typed, so its message is the contract.
 const invalidAppendMessage = "append files must not be primary-key full-text index sources"
 
+// invalidSortedAppendMessage is the sorted maintainer's counterpart of invalidAppendMessage.
+const invalidSortedAppendMessage = "append files must not be primary-key sorted index sources"
+
 // classify maps a Go maintainer error to its class.
 func classify(err error) string {
 	switch {
@@ -111,7 +119,7 @@ func classify(err error) string {
 		return ErrClassNone
 	case errors.Is(err, ErrBuildFailed):
 		return ErrClassBuildFailed
-	case strings.Contains(err.Error(), invalidAppendMessage):
+	case strings.Contains(err.Error(), invalidAppendMessage), strings.Contains(err.Error(), invalidSortedAppendMessage):
 		return ErrClassInvalidAppend
 	default:
 		return ErrClassOther

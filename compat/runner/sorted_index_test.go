@@ -76,6 +76,18 @@ func testSortedIndex(t *testing.T) {
 		}
 		return sortedSameLevel(ctx, jt.proc, filepath.Join(jt.dir, "same-level"))
 	})
+	runCase(t, "index/sorted/options", "go<->java", func(ctx context.Context) error {
+		if err := jt.need(ctx, []string{"sorted-index-options"}); err != nil {
+			return err
+		}
+		return sortedOptions(ctx, jt.proc)
+	})
+	runCase(t, "index/sorted/dump", "java->go", func(ctx context.Context) error {
+		if err := jt.need(ctx, tableCommands); err != nil {
+			return err
+		}
+		return sortedDump(ctx, jt)
+	})
 	runCase(t, "index/sorted/state", "java<->go", func(ctx context.Context) error {
 		if err := jt.need(ctx, []string{"sorted-state"}); err != nil {
 			return err

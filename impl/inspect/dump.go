@@ -1,11 +1,12 @@
 // Package inspect produces the canonical dump of a table (ARCHITECTURE.md section 3): the latest
 // snapshot, the schema, and per (partition, bucket) the live data files, index files with their
-// decoded global index meta, deletion-vector ranges, and the full-text bucket state and next
-// plan. Both sides of the harness print the same JSON, so dumps compare with a plain diff.
+// decoded global index meta, deletion-vector ranges, the full-text bucket state and next plan,
+// and the state and next plan of each sorted index definition. Both sides of the harness print the same JSON, so dumps compare with a plain diff.
 package inspect
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -16,9 +17,15 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/javaio"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/pksorted/bitmap"
+	"github.com/paimon-pkft/pkft/impl/pksorted/btree"
+	"github.com/paimon-pkft/pkft/impl/pksorted/definition"
+	"github.com/paimon-pkft/pkft/impl/pksorted/filemeta"
+	"github.com/paimon-pkft/pkft/impl/pksorted/state"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/types"
@@ -56,6 +63,32 @@ type BucketDump struct {
 	IndexFiles []IndexFileDump `json:"indexFiles"`
 	State      *StateDump      `json:"state,omitempty"`
 	Plan       *PlanDump       `json:"plan,omitempty"`
+	// Sorted is the state of each sorted index definition (pk-btree, pk-bitmap) of the table, in
+	// field order; absent for a table without one.
+	Sorted []SortedDump `json:"sorted,omitempty"`
+}
+
+// SortedDump is one sorted index definition's state in a bucket, as Java's maintainer restores
+// it: the bucket's payloads of the definition (its index type and field) classified by
+// PkSortedBucketIndexState against the eligible data files, and the next rebuild
+// PrimaryKeyIndexLevels plans over the covered groups (nil when every level is current).
+type SortedDump struct {
+	IndexType string            `json:"indexType"`
+	Column    string            `json:"column"`
+	FieldID   int32             `json:"fieldId"`
+	Groups    []SortedGroupDump `json:"groups"`
+	Covered   []string          `json:"covered"`
+	Uncovered []string          `json:"uncovered"`
+	Rejected  []string          `json:"rejected"`
+	Plan      *PlanDump         `json:"plan"`
+	Error     string            `json:"error,omitempty"`
+}
+
+// SortedGroupDump is one covered level: its source files in name order and its payload.
+type SortedGroupDump struct {
+	Level    int32    `json:"level"`
+	Sources  []string `json:"sources"`
+	Payloads []string `json:"payloads"`
 }
 
 // DataFileDump is one live data file.
@@ -80,8 +113,10 @@ type IndexFileDump struct {
 	DeletionVectors []DVRangeDump    `json:"deletionVectors,omitempty"`
 }
 
-// GlobalIndexDump is a decoded GlobalIndexMeta. IndexMeta is the parsed JSON when the bytes are
-// a JSON document, else their text; SourceMeta is decoded, or carries the decoding error.
+// GlobalIndexDump is a decoded GlobalIndexMeta. IndexMeta is, for a btree or bitmap payload, its
+// decoded SortedIndexFileMeta {"firstKey", "lastKey" (base64, null for a null key), "hasNulls"}
+// or {"error": Unparsable}; for others the parsed JSON when the bytes are a JSON document, else their
+// text. SourceMeta is decoded, or carries the decoding error.
 type GlobalIndexDump struct {
 	RowRangeStart int64           `json:"rowRangeStart"`
 	RowRangeEnd   int64           `json:"rowRangeEnd"`
@@ -175,6 +210,7 @@ func TableDump(ctx context.Context, t *table.Table, state StateFunc) (*Dump, err
 		if state != nil {
 			bd.State, bd.Plan = state(sch, b)
 		}
+		bd.Sorted = sortedStates(sch, b)
 		d.Buckets = append(d.Buckets, bd)
 	}
 	return d, nil
@@ -242,7 +278,9 @@ func dumpIndexFile(f *meta.IndexFileMeta) IndexFileDump {
 	}
 	if g := f.GlobalIndex; g != nil {
 		gd := &GlobalIndexDump{RowRangeStart: g.RowRangeStart, RowRangeEnd: g.RowRangeEnd, IndexFieldID: g.IndexFieldID, ExtraFieldIDs: g.ExtraFieldIDs}
-		if g.IndexMeta != nil {
+		if g.IndexMeta != nil && (f.IndexType == btree.Identifier || f.IndexType == bitmap.Identifier) {
+			gd.IndexMeta = sortedIndexMeta(g.IndexMeta)
+		} else if g.IndexMeta != nil {
 			var parsed any
 			if json.Unmarshal(g.IndexMeta, &parsed) == nil {
 				gd.IndexMeta = parsed
@@ -350,4 +388,87 @@ func FullTextState(s *schema.TableSchema, b *table.Bucket) (*StateDump, *PlanDum
 		plan.Files = append(plan.Files, f.FileName)
 	}
 	return st, plan
+}
+
+// sortedIndexMeta decodes a sorted payload's index meta for the dump.
+func sortedIndexMeta(raw []byte) map[string]any {
+	m, err := filemeta.Decode(raw)
+	if err != nil {
+		return map[string]any{"error": Unparsable}
+	}
+	key := func(k []byte) any {
+		if k == nil {
+			return nil
+		}
+		return base64.StdEncoding.EncodeToString(k)
+	}
+	return map[string]any{"firstKey": key(m.FirstKey), "lastKey": key(m.LastKey), "hasNulls": m.HasNulls}
+}
+
+// sortedStates is the state of every sorted definition of the table in bucket b.
+func sortedStates(s *schema.TableSchema, b *table.Bucket) []SortedDump {
+	var out []SortedDump
+	for _, def := range definition.FromSchema(s.Options, s.Fields) {
+		out = append(out, sortedState(def, b))
+	}
+	return out
+}
+
+func sortedState(def definition.Definition, b *table.Bucket) SortedDump {
+	d := SortedDump{IndexType: def.IndexType, Column: def.Column, FieldID: def.FieldID,
+		Groups: []SortedGroupDump{}, Covered: []string{}, Uncovered: []string{}, Rejected: []string{}}
+	var own []*meta.IndexFileMeta
+	for _, p := range b.IndexFiles {
+		if p.IndexType == def.IndexType && p.GlobalIndex != nil && p.GlobalIndex.IndexFieldID == def.FieldID {
+			own = append(own, p)
+		}
+	}
+	// Java's dump passes the bucket's index files ordered by name.
+	slices.SortStableFunc(own, func(x, y *meta.IndexFileMeta) int { return javaio.CompareJava(x.FileName, y.FileName) })
+	st := state.FromActiveDataFiles(def.FieldID, def.IndexType, b.DataFiles, own)
+	groups := make([]*state.Group, len(st.Groups))
+	for i := range st.Groups {
+		g := &st.Groups[i]
+		groups[i] = g
+		gd := SortedGroupDump{Level: g.DataLevel, Sources: []string{}, Payloads: []string{}}
+		for _, f := range g.SourceFiles {
+			gd.Sources = append(gd.Sources, f.FileName())
+		}
+		for _, p := range g.Payloads {
+			gd.Payloads = append(gd.Payloads, p.FileName)
+		}
+		d.Groups = append(d.Groups, gd)
+	}
+	for _, f := range st.Covered {
+		d.Covered = append(d.Covered, f.FileName())
+	}
+	for _, f := range st.Uncovered {
+		d.Uncovered = append(d.Uncovered, f.FileName())
+	}
+	for _, p := range st.Rejected {
+		d.Rejected = append(d.Rejected, p.FileName)
+	}
+	active := map[string]*meta.DataFileMeta{}
+	for _, f := range b.DataFiles {
+		if pkindex.ShouldReadDataFile(f) {
+			active[f.FileName] = f
+		}
+	}
+	plan, err := state.Levels().Pick(groups, active)
+	if err != nil {
+		return SortedDump{IndexType: def.IndexType, Column: def.Column, FieldID: def.FieldID, Error: StateError}
+	}
+	if plan != nil {
+		pd := &PlanDump{Level: plan.DataLevel(), Input: []string{}, Files: []string{}}
+		for _, g := range plan.InputUnits() {
+			for _, p := range g.Payloads {
+				pd.Input = append(pd.Input, p.FileName)
+			}
+		}
+		for _, f := range plan.SourceFiles() {
+			pd.Files = append(pd.Files, f.FileName)
+		}
+		d.Plan = pd
+	}
+	return d
 }

@@ -263,11 +263,7 @@ func (r *fileTextReader) Close() error {
 // deletes quietly, it never fails: a file that cannot be deleted is left behind as an orphan
 // rather than failing the commit that retires it.
 func (f *IndexFile) DeleteIndexFile(ctx context.Context, file *meta.IndexFileMeta) error {
-	ext := ""
-	if file.ExternalPath != nil {
-		ext = *file.ExternalPath
-	}
-	f.FileIO.DeleteQuietly(ctx, f.Paths.ToPathOf(file.FileName, ext))
+	pkindex.DeleteIndexFileQuietly(ctx, f.FileIO, f.Paths, file)
 	return nil
 }
 

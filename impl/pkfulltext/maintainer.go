@@ -1,7 +1,6 @@
 package pkfulltext
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,46 +25,22 @@ type ArchiveBuilder interface {
 }
 
 // IndexFileDeleter deletes an archive the maintainer generated and no longer needs (Java
-// IndexFile.delete, reached through PkFullTextIndexFile). Java deletes quietly, so an
-// implementation matching Java ignores missing files and I/O failures; an error returned here
-// fails the PrepareCommit call that needed the deletion, which then rolls back, and is joined
-// into the result of Abort and Close.
-type IndexFileDeleter interface {
-	// DeleteIndexFile removes the file file describes.
-	DeleteIndexFile(ctx context.Context, file *meta.IndexFileMeta) error
-}
+// IndexFile.delete, reached through PkFullTextIndexFile); an error returned here fails the
+// PrepareCommit call that needed the deletion, which then rolls back, and is joined into the
+// result of Abort and Close. The type is shared with the sorted family's maintainer.
+type IndexFileDeleter = pkindex.IndexFileDeleter
 
-// DataIncrement is the part of a writer's append increment (Java DataIncrement) the
-// maintainer reads: only NewFiles, which must contain no index source files.
-type DataIncrement struct {
-	// NewFiles are the data files written by the append.
-	NewFiles []*meta.DataFileMeta
-	// DeletedFiles are the data files the append deleted; the maintainer ignores them.
-	DeletedFiles []*meta.DataFileMeta
-	// ChangelogFiles are the changelog files of the append; the maintainer ignores them.
-	ChangelogFiles []*meta.DataFileMeta
-}
+// DataIncrement is a writer's append increment (Java DataIncrement), shared by every
+// primary-key index family: only NewFiles is read, and it must contain no index source files.
+type DataIncrement = pkindex.DataIncrement
 
-// CompactIncrement is the data transition of a compaction (Java CompactIncrement). A call
-// whose CompactBefore or CompactAfter is non-empty routes its index changes to the compact
-// snapshot.
-type CompactIncrement struct {
-	// CompactBefore are the data files the compaction removed.
-	CompactBefore []*meta.DataFileMeta
-	// CompactAfter are the data files the compaction produced or re-levelled.
-	CompactAfter []*meta.DataFileMeta
-	// ChangelogFiles are the changelog files of the compaction; the maintainer ignores them.
-	ChangelogFiles []*meta.DataFileMeta
-}
+// CompactIncrement is the data transition of a compaction (Java CompactIncrement), shared by
+// every primary-key index family.
+type CompactIncrement = pkindex.CompactIncrement
 
 // IndexIncrement lists the full-text archives one PrepareCommit call adds to and removes from
 // the index manifest (Java FullTextIndexIncrement).
-type IndexIncrement struct {
-	// NewIndexFiles are the archives to add.
-	NewIndexFiles []*meta.IndexFileMeta
-	// DeletedIndexFiles are the archives to remove.
-	DeletedIndexFiles []*meta.IndexFileMeta
-}
+type IndexIncrement = pkindex.IndexIncrement
 
 // Commit is what PrepareCommit prepared for Paimon's append or compact snapshot (Java
 // FullTextIndexCommit). At most one of the increments is set.
@@ -162,7 +137,7 @@ func (m *Maintainer) PrepareCommit(ctx context.Context, appendIncrement DataIncr
 	m.mu.Lock()
 	defer m.mu.Unlock()
 
-	if err := checkNoNil(appendIncrement.NewFiles, compactIncrement.CompactBefore, compactIncrement.CompactAfter); err != nil {
+	if err := pkindex.CheckNoNilFiles(appendIncrement.NewFiles, compactIncrement.CompactBefore, compactIncrement.CompactAfter); err != nil {
 		return nil, fmt.Errorf("prepare full-text index commit: %w", err)
 	}
 	for _, f := range appendIncrement.NewFiles {
@@ -179,14 +154,7 @@ func (m *Maintainer) PrepareCommit(ctx context.Context, appendIncrement DataIncr
 	}
 
 	commit := &Commit{}
-	if len(call.created) > 0 || len(call.removed) > 0 {
-		inc := &IndexIncrement{NewIndexFiles: slices.Clone(call.created), DeletedIndexFiles: slices.Clone(call.removed)}
-		if len(compactIncrement.CompactBefore) > 0 || len(compactIncrement.CompactAfter) > 0 {
-			commit.CompactIncrement = inc
-		} else {
-			commit.AppendIncrement = inc
-		}
-	}
+	commit.AppendIncrement, commit.CompactIncrement = pkindex.RouteChanges(call.created, call.removed, compactIncrement)
 	generated := slices.Clone(call.generated)
 	commit.abort = func(ctx context.Context) error {
 		m.mu.Lock()
@@ -213,15 +181,11 @@ func (m *Maintainer) Close(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
-	err := p.cancel(context.WithoutCancel(ctx), m.deleter)
-	select {
-	case <-p.done:
-	case <-ctx.Done():
-		return errors.Join(err, fmt.Errorf("close full-text maintainer: %w", ctx.Err()))
+	err := p.Cancel(context.WithoutCancel(ctx), m.deleter)
+	if werr := p.Wait(ctx, "the cancelled full-text archive build"); werr != nil {
+		return errors.Join(err, fmt.Errorf("close full-text maintainer: %w", werr))
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return errors.Join(err, p.orphanErr)
+	return errors.Join(err, p.OrphanErr())
 }
 
 // State classifies the current archives against the active source files.
@@ -258,7 +222,7 @@ func (m *Maintainer) snapshot() savedState {
 
 // update runs the body of PrepareCommit; the caller rolls back when it fails.
 func (m *Maintainer) update(ctx context.Context, compact CompactIncrement, wait bool, call *callChanges) error {
-	m.applyDataTransition(compact)
+	pkindex.ApplyCompactTransition(m.active, compact)
 	call.removed = slices.Clone(m.retired)
 	m.retired = nil
 
@@ -305,19 +269,6 @@ func (m *Maintainer) update(ctx context.Context, compact CompactIncrement, wait 
 	}
 }
 
-func (m *Maintainer) applyDataTransition(compact CompactIncrement) {
-	for _, f := range compact.CompactBefore {
-		if !slices.ContainsFunc(compact.CompactAfter, func(a *meta.DataFileMeta) bool { return a.FileName == f.FileName }) {
-			delete(m.active, f.FileName)
-		}
-	}
-	for _, f := range compact.CompactAfter {
-		if pkindex.ShouldReadDataFile(f) {
-			m.active[f.FileName] = f
-		}
-	}
-}
-
 // completedBuild is a finished build taken over from the pending slot.
 type completedBuild struct {
 	plan    *pkindex.Plan[*meta.IndexFileMeta, *meta.DataFileMeta]
@@ -331,26 +282,15 @@ func (m *Maintainer) finishPendingBuild(ctx context.Context, blocking bool) (*co
 	if p == nil {
 		return nil, nil
 	}
-	if blocking {
-		select {
-		case <-p.done:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("wait for full-text archive build of data level %d: %w", p.plan.DataLevel(), ctx.Err())
-		}
-	} else {
-		select {
-		case <-p.done:
-		default:
-			return nil, nil
-		}
+	payload, finished, err := p.Take(ctx, blocking, fmt.Sprintf("full-text archive build of data level %d", p.plan.DataLevel()))
+	if !finished {
+		return nil, err
 	}
 	m.pending = nil
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.err != nil {
-		return nil, fmt.Errorf("build full-text archive of data level %d: %w", p.plan.DataLevel(), p.err)
+	if err != nil {
+		return nil, fmt.Errorf("build full-text archive of data level %d: %w", p.plan.DataLevel(), err)
 	}
-	return &completedBuild{plan: p.plan, payload: p.result}, nil
+	return &completedBuild{plan: p.plan, payload: payload}, nil
 }
 
 // canAccept reports whether a finished build may replace its level's archive: the plan and
@@ -362,7 +302,7 @@ func (m *Maintainer) canAccept(b *completedBuild) (bool, error) {
 		return false, nil
 	}
 	for _, in := range inputs {
-		if !slices.ContainsFunc(m.current, func(c *meta.IndexFileMeta) bool { return sameIndexFile(c, in) }) {
+		if !slices.ContainsFunc(m.current, func(c *meta.IndexFileMeta) bool { return pkindex.SameIndexFile(c, in) }) {
 			return false, nil
 		}
 	}
@@ -387,7 +327,7 @@ func (m *Maintainer) canAccept(b *completedBuild) (bool, error) {
 	}
 
 	retained := slices.DeleteFunc(slices.Clone(m.current), func(c *meta.IndexFileMeta) bool {
-		return slices.ContainsFunc(inputs, func(in *meta.IndexFileMeta) bool { return sameIndexFile(c, in) })
+		return slices.ContainsFunc(inputs, func(in *meta.IndexFileMeta) bool { return pkindex.SameIndexFile(c, in) })
 	})
 	covered := map[string]bool{}
 	for _, r := range retained {
@@ -415,10 +355,10 @@ func (m *Maintainer) canAccept(b *completedBuild) (bool, error) {
 func (m *Maintainer) removePayloads(ctx context.Context, inputs []*meta.IndexFileMeta, call *callChanges) error {
 	for _, in := range inputs {
 		var ok bool
-		if m.current, ok = removeFirst(m.current, in); !ok {
+		if m.current, ok = pkindex.RemoveIndexFile(m.current, in); !ok {
 			return errors.New("full-text rebuild input is no longer active")
 		}
-		if call.created, ok = removeFirst(call.created, in); ok {
+		if call.created, ok = pkindex.RemoveIndexFile(call.created, in); ok {
 			if err := m.deleteGenerated(ctx, in, call); err != nil {
 				return err
 			}
@@ -433,7 +373,7 @@ func (m *Maintainer) deleteGenerated(ctx context.Context, payload *meta.IndexFil
 	if err := m.deleter.DeleteIndexFile(ctx, payload); err != nil {
 		return fmt.Errorf("delete generated full-text archive %s: %w", payload.FileName, err)
 	}
-	call.generated, _ = removeFirst(call.generated, payload)
+	call.generated, _ = pkindex.RemoveIndexFile(call.generated, payload)
 	return nil
 }
 
@@ -448,7 +388,7 @@ func (m *Maintainer) rollback(ctx context.Context, saved savedState, generated [
 	var errs []error
 	if p := m.pending; p != nil {
 		m.pending = nil
-		errs = append(errs, p.cancel(ctx, m.deleter))
+		errs = append(errs, p.Cancel(ctx, m.deleter))
 	}
 	for _, g := range generated {
 		if err := m.deleter.DeleteIndexFile(ctx, g); err != nil {
@@ -459,11 +399,13 @@ func (m *Maintainer) rollback(ctx context.Context, saved savedState, generated [
 }
 
 func (m *Maintainer) startBuild(ctx context.Context, plan *pkindex.Plan[*meta.IndexFileMeta, *meta.DataFileMeta]) {
-	// The build outlives this call, so it keeps ctx's values but not its cancellation.
-	buildCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	p := &pendingBuild{plan: plan, stop: stop, done: make(chan struct{})}
-	go p.run(buildCtx, m.builder, m.deleter, plan.SourceFiles())
-	m.pending = p
+	files := plan.SourceFiles()
+	m.pending = &pendingBuild{plan: plan, BackgroundBuild: pkindex.StartBackgroundBuild(ctx, archiveKind, m.deleter,
+		func(ctx context.Context) (*meta.IndexFileMeta, error) {
+			return pkindex.CallBuilder(ctx, archiveKind, func(ctx context.Context) (*meta.IndexFileMeta, error) {
+				return m.builder.Build(ctx, files)
+			})
+		})}
 }
 
 // validateActiveSourceRows rejects a current archive naming an active file with another row
@@ -490,149 +432,18 @@ func (m *Maintainer) activeFiles() []*meta.DataFileMeta {
 	return files
 }
 
-// pendingBuild is one background archive build (Java PendingBuild). Whoever sees the result
-// last deletes it when the build was cancelled: cancel when the build had finished, the build
-// goroutine otherwise.
+// pendingBuild is one background archive build (Java PendingBuild) with the plan it serves.
 type pendingBuild struct {
 	plan *pkindex.Plan[*meta.IndexFileMeta, *meta.DataFileMeta]
-	stop context.CancelFunc
-	done chan struct{} // closed when the goroutine has exited
-
-	mu        sync.Mutex
-	cancelled bool
-	result    *meta.IndexFileMeta
-	err       error
-	orphanErr error // failure deleting the output of a cancelled build
+	*pkindex.BackgroundBuild
 }
 
-func (p *pendingBuild) run(ctx context.Context, builder ArchiveBuilder, deleter IndexFileDeleter, files []*meta.DataFileMeta) {
-	defer close(p.done)
-	defer p.stop()
-	payload, err := safeBuild(ctx, builder, files)
-	cleanup := context.WithoutCancel(ctx)
-	if err != nil && payload != nil {
-		if derr := deleter.DeleteIndexFile(cleanup, payload); derr != nil {
-			err = errors.Join(err, fmt.Errorf("delete failed full-text archive %s: %w", payload.FileName, derr))
-		}
-		payload = nil
-	}
-	if err == nil && payload == nil {
-		err = errors.New("full-text archive builder returned no archive")
-	}
-
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.cancelled {
-		p.result, p.err = payload, err
-		return
-	}
-	if payload != nil {
-		if derr := deleter.DeleteIndexFile(cleanup, payload); derr != nil {
-			p.orphanErr = fmt.Errorf("delete cancelled full-text archive %s: %w", payload.FileName, derr)
-		}
-	}
-}
-
-// cancel stops the build and deletes its archive if it had already finished.
-func (p *pendingBuild) cancel(ctx context.Context, deleter IndexFileDeleter) error {
-	p.mu.Lock()
-	p.cancelled = true
-	built := p.result
-	p.result = nil
-	p.mu.Unlock()
-	p.stop()
-	if built == nil {
-		return nil
-	}
-	if err := deleter.DeleteIndexFile(ctx, built); err != nil {
-		return fmt.Errorf("delete cancelled full-text archive %s: %w", built.FileName, err)
-	}
-	return nil
-}
-
-// safeBuild calls the builder, turning a panic into an error as Java's executor turns a
-// thrown error into a failed future.
-func safeBuild(ctx context.Context, builder ArchiveBuilder, files []*meta.DataFileMeta) (payload *meta.IndexFileMeta, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			payload, err = nil, fmt.Errorf("full-text archive builder panicked: %v", r)
-		}
-	}()
-	return builder.Build(ctx, files)
-}
+// archiveKind names full-text archives in the shared build machinery's errors.
+const archiveKind = "full-text archive"
 
 func payloadSourceMeta(p *meta.IndexFileMeta) (pkindex.SourceMeta, error) {
 	if p.GlobalIndex == nil {
 		return pkindex.SourceMeta{}, fmt.Errorf("index file %s has no global index meta", p.FileName)
 	}
 	return pkindex.SourceMetaFromIndexFile(p.FileName, p.GlobalIndex.SourceMeta)
-}
-
-func checkNoNil(lists ...[]*meta.DataFileMeta) error {
-	for _, list := range lists {
-		if slices.Contains(list, nil) {
-			return errors.New("increment contains a nil data file")
-		}
-	}
-	return nil
-}
-
-// removeFirst returns list without its first element equal to x, as Java's List.remove does.
-func removeFirst(list []*meta.IndexFileMeta, x *meta.IndexFileMeta) ([]*meta.IndexFileMeta, bool) {
-	i := slices.IndexFunc(list, func(p *meta.IndexFileMeta) bool { return sameIndexFile(p, x) })
-	if i < 0 {
-		return list, false
-	}
-	return append(slices.Clone(list[:i]), list[i+1:]...), true
-}
-
-// sameIndexFile compares index file metadata by value, as Java's IndexFileMeta.equals does.
-func sameIndexFile(a, b *meta.IndexFileMeta) bool {
-	if a == b {
-		return true
-	}
-	if a == nil || b == nil {
-		return false
-	}
-	return a.IndexType == b.IndexType && a.FileName == b.FileName && a.FileSize == b.FileSize &&
-		a.RowCount == b.RowCount && sameDVRanges(a.DVRanges, b.DVRanges) &&
-		samePtr(a.ExternalPath, b.ExternalPath) && sameGlobalIndex(a.GlobalIndex, b.GlobalIndex)
-}
-
-// sameDVRanges compares deletion-vector ranges as Java compares the LinkedHashMap keyed by
-// data file name: null only equals null, order does not matter.
-func sameDVRanges(a, b []meta.DeletionVectorMeta) bool {
-	if (a == nil) != (b == nil) {
-		return false
-	}
-	index := func(list []meta.DeletionVectorMeta) map[string]meta.DeletionVectorMeta {
-		m := make(map[string]meta.DeletionVectorMeta, len(list))
-		for _, d := range list {
-			m[d.DataFileName] = d
-		}
-		return m
-	}
-	am, bm := index(a), index(b)
-	return maps.EqualFunc(am, bm, func(x, y meta.DeletionVectorMeta) bool {
-		return x.Offset == y.Offset && x.Length == y.Length && samePtr(x.Cardinality, y.Cardinality)
-	})
-}
-
-func sameGlobalIndex(a, b *meta.GlobalIndexMeta) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.RowRangeStart == b.RowRangeStart && a.RowRangeEnd == b.RowRangeEnd &&
-		a.IndexFieldID == b.IndexFieldID &&
-		(a.ExtraFieldIDs == nil) == (b.ExtraFieldIDs == nil) && slices.Equal(a.ExtraFieldIDs, b.ExtraFieldIDs) &&
-		sameBytes(a.IndexMeta, b.IndexMeta) && sameBytes(a.SourceMeta, b.SourceMeta)
-}
-
-func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
-
-func samePtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -424,7 +424,7 @@ func TestMaintainerCloseDeletesPendingOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.mu.Lock()
-		done := m.pending.done
+		done := m.pending.Done()
 		m.mu.Unlock()
 		mntAwait(t, done, "build end")
 		if err := m.Close(mntCtx(t)); err != nil {
@@ -508,7 +508,7 @@ func TestMaintainerPartiallyWrittenFailedBuild(t *testing.T) {
 	t.Run("builder returning nothing", func(t *testing.T) {
 		m := mntRestore(t, scripted(returns(nil)), &recordingDeleter{}, []*meta.DataFileMeta{newData}, nil)
 		_, err := m.PrepareCommit(mntCtx(t), DataIncrement{}, CompactIncrement{}, true)
-		wantError(t, err, "returned no archive")
+		wantError(t, err, "returned no payload")
 	})
 }
 
@@ -665,30 +665,6 @@ func TestMaintainerConcurrentCallers(t *testing.T) {
 	}
 	if m.BuildNotCompleted() {
 		t.Fatal("build pending after waiting")
-	}
-}
-
-func TestSameIndexFileFollowsJavaEquals(t *testing.T) {
-	data := mntDataFile("data")
-	a, b := mntPayload(t, "p", data), mntPayload(t, "p", data)
-	if !sameIndexFile(a, b) {
-		t.Fatal("equal values differ")
-	}
-	b.GlobalIndex.IndexMeta = []byte{}
-	if sameIndexFile(a, b) {
-		t.Fatal("null and empty index meta compare equal")
-	}
-	a.GlobalIndex.IndexMeta = []byte{}
-	one, two := int64(1), int64(1)
-	a.DVRanges = []meta.DeletionVectorMeta{{DataFileName: "x", Cardinality: &one}, {DataFileName: "y"}}
-	b.DVRanges = []meta.DeletionVectorMeta{{DataFileName: "y"}, {DataFileName: "x", Cardinality: &two}}
-	if !sameIndexFile(a, b) {
-		t.Fatal("deletion-vector ranges compared by order or pointer")
-	}
-	path := "ext"
-	b.ExternalPath = &path
-	if sameIndexFile(a, b) || sameIndexFile(a, nil) {
-		t.Fatal("external path ignored")
 	}
 }
 

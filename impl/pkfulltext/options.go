@@ -15,6 +15,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
 	"github.com/paimon-pkft/pkft/impl/javaio"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
 )
 
 // Table option keys that configure the primary-key full-text index.
@@ -35,15 +36,7 @@ func FieldOptionsKey(column string) string {
 // IndexColumns returns the columns named by pk-full-text.index.columns as Java splits them
 // (every comma separates, each part trimmed, empty parts kept), or nil when the option is unset.
 func IndexColumns(tableOptions map[string]string) []string {
-	v, ok := tableOptions[ColumnsOption]
-	if !ok {
-		return nil
-	}
-	parts := strings.Split(v, ",")
-	for i := range parts {
-		parts[i] = javacompat.Trim(parts[i])
-	}
-	return parts
+	return pkindex.IndexColumns(tableOptions, ColumnsOption)
 }
 
 // AnalyzerOptions are the engine options of one indexed column, in the order Java records them

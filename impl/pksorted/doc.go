@@ -7,6 +7,9 @@
 //   - sst: the SST blocks and files the BTree index is made of
 //   - btree: the BTree global index file (writer, reader, predicate evaluation)
 //   - bitmap: the bitmap global index file (writer, reader, predicate evaluation)
+//   - state: a bucket's payloads classified against its data files, and the shared level planner
+//   - maintainer: one definition's bucket maintainer (Java BucketedSortedIndexMaintainer)
+//   - definition: a table's pk-btree and pk-bitmap definitions from its options and fields
 //
 // Java's org.apache.paimon.globalindex.{btree,bitmap} and org.apache.paimon.sst at
 // release-2.0.0 are the specification; files written here are byte-identical to Java's for the

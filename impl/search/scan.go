@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paimon-pkft/pkft/impl/internal/javacompat"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
@@ -74,7 +73,7 @@ func ResolveDefinition(s *schema.TableSchema, column string) (Definition, error)
 func validateIndexColumns(opts map[string]string, fullText []string) error {
 	owner := map[string]bool{}
 	for _, key := range []string{optionVectorColumns, optionBTreeColumns, optionBitmapColumns, pkfulltext.ColumnsOption} {
-		cols := splitColumns(opts, key)
+		cols := pkindex.IndexColumns(opts, key)
 		if key == pkfulltext.ColumnsOption {
 			cols = fullText
 		}
@@ -97,23 +96,11 @@ func validateIndexColumns(opts map[string]string, fullText []string) error {
 
 func claimedByOtherFamily(opts map[string]string, column string) bool {
 	for _, key := range []string{optionVectorColumns, optionBTreeColumns, optionBitmapColumns} {
-		if contains(splitColumns(opts, key), column) {
+		if contains(pkindex.IndexColumns(opts, key), column) {
 			return true
 		}
 	}
 	return false
-}
-
-func splitColumns(opts map[string]string, key string) []string {
-	v, ok := opts[key]
-	if !ok {
-		return nil
-	}
-	parts := strings.Split(v, ",")
-	for i := range parts {
-		parts[i] = javacompat.Trim(parts[i])
-	}
-	return parts
 }
 
 func contains(list []string, s string) bool {

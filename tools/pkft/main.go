@@ -8,7 +8,8 @@
 //	                        search the current archives (Q: plain words or the engine's JSON query)
 //	pkft dump  TABLE_PATH   the canonical dump of the latest snapshot (JSON)
 //	pkft state TABLE_PATH   per (partition, bucket): eligible files per level, current and stale
-//	                        full-text payloads, and the next plan (JSON)
+//	                        full-text payloads, and the next plan; each pk-btree/pk-bitmap
+//	                        definition's groups, rejected payloads and next plan (JSON)
 //	pkft rewrite-metadata TABLE_PATH
 //	                        re-encode the metadata as the next snapshot
 //	pkft options TABLE_PATH [--json]
@@ -126,7 +127,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 		},
 		&cobra.Command{
 			Use:     "state TABLE_PATH",
-			Short:   "Print the full-text state and next plan of every bucket",
+			Short:   "Print the full-text and sorted-index state and next plan of every bucket",
 			Example: "  pkft state /data/db.db/docs",
 			Args:    cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {

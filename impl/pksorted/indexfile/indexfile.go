@@ -41,6 +41,16 @@ type IndexFile struct {
 	Paths  paths.IndexPathFactory
 }
 
+// DeleteIndexFile deletes the payload file describes, at its recorded external path or in the
+// index directory, quietly like Java's IndexFile#delete (PkSortedIndexFile inherits it): it never
+// fails, a file that cannot be deleted is left behind as an orphan.
+func (f *IndexFile) DeleteIndexFile(ctx context.Context, file *meta.IndexFileMeta) error {
+	pkindex.DeleteIndexFileQuietly(ctx, f.FileIO, f.Paths, file)
+	return nil
+}
+
+var _ pkindex.IndexFileDeleter = (*IndexFile)(nil)
+
 // rowWriter is what both formats' writers offer the build.
 type rowWriter interface {
 	Write(key any, rowID int64) error

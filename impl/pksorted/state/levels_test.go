@@ -23,9 +23,10 @@ func TestLevelsIsTheSharedPlanner(t *testing.T) {
 	if len(st.Groups) != 1 {
 		t.Fatalf("groups %+v", st.Groups)
 	}
-	stale := Group{DataLevel: 4, SourceFiles: []pkindex.SourceFile{mustSource(t, "gone", 1)}}
+	current := &st.Groups[0]
+	stale := &Group{DataLevel: 4, SourceFiles: []pkindex.SourceFile{mustSource(t, "gone", 1)}}
 	active := map[string]*meta.DataFileMeta{"a": a, "b": b, "c": c}
-	plan, err := l.Pick(append(st.Groups, stale), active)
+	plan, err := l.Pick([]*Group{current, stale}, active)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,15 +34,15 @@ func TestLevelsIsTheSharedPlanner(t *testing.T) {
 		plan.SourceFiles()[0].FileName != "b" || plan.SourceFiles()[1].FileName != "c" {
 		t.Fatalf("first plan %+v", plan)
 	}
-	covered := Group{DataLevel: 3, SourceFiles: []pkindex.SourceFile{mustSource(t, "b", 2), mustSource(t, "c", 4)}}
-	plan, err = l.Pick(append(st.Groups, covered, stale), active)
+	covered := &Group{DataLevel: 3, SourceFiles: []pkindex.SourceFile{mustSource(t, "b", 2), mustSource(t, "c", 4)}}
+	plan, err = l.Pick([]*Group{current, covered, stale}, active)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if plan == nil || plan.DataLevel() != 4 || !plan.Removes() {
 		t.Fatalf("second plan %+v", plan)
 	}
-	plan, err = l.Pick(append(st.Groups, covered), active)
+	plan, err = l.Pick([]*Group{current, covered}, active)
 	if err != nil || plan != nil {
 		t.Fatalf("exact levels planned %+v (%v)", plan, err)
 	}

@@ -6,10 +6,10 @@
 package state
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
+	"github.com/paimon-pkft/pkft/impl/javaio"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
 )
@@ -98,7 +98,7 @@ func FromActiveDataFiles(fieldID int32, indexType string, dataFiles []*meta.Data
 		sources[f.Level] = append(sources[f.Level], sf)
 	}
 	for _, l := range sources {
-		slices.SortFunc(l, func(a, b pkindex.SourceFile) int { return cmp.Compare(a.FileName(), b.FileName()) })
+		slices.SortFunc(l, func(a, b pkindex.SourceFile) int { return javaio.CompareJava(a.FileName(), b.FileName()) })
 	}
 	var st BucketState
 	byLevel := map[int32][]*meta.IndexFileMeta{}

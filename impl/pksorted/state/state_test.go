@@ -2,49 +2,28 @@ package state
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/pksorted/pksortedtest"
 )
 
 func dataFile(name string, rows int64, level int32) *meta.DataFileMeta {
-	src := meta.FileSourceCompact
-	return &meta.DataFileMeta{FileName: name, FileSize: 100, RowCount: rows, Level: level, FileSource: &src}
+	return pksortedtest.DataFile(name, rows, level)
 }
 
+// payload is a btree payload for field 7 over files sorted by name, with their rows.
 func payload(t *testing.T, name string, level int32, files ...*meta.DataFileMeta) *meta.IndexFileMeta {
 	t.Helper()
 	sorted := slices.Clone(files)
-	slices.SortFunc(sorted, func(a, b *meta.DataFileMeta) int {
-		if a.FileName < b.FileName {
-			return -1
-		}
-		if a.FileName > b.FileName {
-			return 1
-		}
-		return 0
-	})
-	var sources []pkindex.SourceFile
+	slices.SortFunc(sorted, func(a, b *meta.DataFileMeta) int { return strings.Compare(a.FileName, b.FileName) })
 	var rows int64
 	for _, f := range sorted {
-		sf, err := pkindex.NewSourceFile(f.FileName, f.RowCount)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sources = append(sources, sf)
 		rows += f.RowCount
 	}
-	sm, err := pkindex.NewSourceMeta(level, sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := sm.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &meta.IndexFileMeta{IndexType: "btree", FileName: name, FileSize: 100, RowCount: rows,
-		GlobalIndex: &meta.GlobalIndexMeta{RowRangeEnd: rows - 1, IndexFieldID: 7, IndexMeta: []byte{1}, SourceMeta: enc}}
+	return pksortedtest.Payload(t, "btree", name, 7, level, rows, sorted...)
 }
 
 func names(fs []pkindex.SourceFile) []string {

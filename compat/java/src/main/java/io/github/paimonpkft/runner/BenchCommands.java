@@ -150,7 +150,7 @@ final class BenchCommands {
             for (JsonNode s : p.path("files")) {
                 sources.add(new String[] {s.get(0).asText(), s.get(1).asText()});
             }
-            payloads.add(MaintainerCommands.archive(p.path("name").asText(), field, p.path("level").asInt(), sources));
+            payloads.add(MaintainerCommands.archive("full-text", p.path("name").asText(), field, p.path("level").asInt(), sources));
         }
         int warmup = args.path("warmup").asInt(3);
         int minRuns = Math.max(1, args.path("minRuns").asInt(3));

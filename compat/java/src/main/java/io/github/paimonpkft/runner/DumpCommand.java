@@ -10,11 +10,16 @@ import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.index.DeletionVectorMeta;
 import org.apache.paimon.index.GlobalIndexMeta;
+import org.apache.paimon.globalindex.SortedIndexFileMeta;
 import org.apache.paimon.index.IndexFileMeta;
+import org.apache.paimon.index.pk.PrimaryKeyIndexDefinition;
+import org.apache.paimon.index.pk.PrimaryKeyIndexDefinitions;
 import org.apache.paimon.index.pk.PrimaryKeyIndexLevels;
 import org.apache.paimon.index.pk.PrimaryKeyIndexSourceMeta;
 import org.apache.paimon.index.pk.PrimaryKeyIndexSourcePolicy;
 import org.apache.paimon.index.pkfulltext.PkFullTextBucketIndexState;
+import org.apache.paimon.index.pksorted.PkSortedBucketIndexState;
+import org.apache.paimon.index.pksorted.PkSortedIndexGroup;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.FileKind;
 import org.apache.paimon.manifest.IndexManifestEntry;
@@ -26,6 +31,7 @@ import org.apache.paimon.types.RowType;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -37,7 +43,9 @@ import java.util.TreeMap;
 /**
  * dump: the canonical dump of the latest snapshot (ARCHITECTURE.md section 3), in the JSON the Go
  * side's inspect.Dump prints. The bucket state and plan are computed by Paimon's own
- * PkFullTextBucketIndexState and PrimaryKeyIndexLevels.
+ * PkFullTextBucketIndexState and PrimaryKeyIndexLevels; the state of each sorted index definition
+ * (PrimaryKeyIndexDefinitions) by PkSortedBucketIndexState and PrimaryKeyIndexLevels over its
+ * groups.
  */
 final class DumpCommand {
 
@@ -75,9 +83,23 @@ final class DumpCommand {
         }
         RowType partitionType = schema.logicalPartitionType();
         Integer textFieldId = fullTextFieldId(schema);
+        List<PrimaryKeyIndexDefinition> sorted = new ArrayList<>();
+        for (PrimaryKeyIndexDefinition def : PrimaryKeyIndexDefinitions.create(schema).definitions()) {
+            if (def.family() == PrimaryKeyIndexDefinition.Family.BTREE
+                    || def.family() == PrimaryKeyIndexDefinition.Family.BITMAP) {
+                sorted.add(def);
+            }
+        }
         ArrayNode bucketNodes = out.putArray("buckets");
         for (Bucket b : buckets.values()) {
-            bucketNodes.add(bucket(partitionType, textFieldId, b));
+            ObjectNode bucketNode = bucket(partitionType, textFieldId, b);
+            if (!sorted.isEmpty()) {
+                ArrayNode states = bucketNode.putArray("sorted");
+                for (PrimaryKeyIndexDefinition def : sorted) {
+                    states.add(sortedState(def, b));
+                }
+            }
+            bucketNodes.add(bucketNode);
         }
         return out;
     }
@@ -191,6 +213,8 @@ final class DumpCommand {
             }
             if (g.indexMeta() == null) {
                 gd.putNull("indexMeta");
+            } else if (f.indexType().equals("btree") || f.indexType().equals("bitmap")) {
+                gd.set("indexMeta", sortedIndexMeta(g.indexMeta()));
             } else {
                 String text = new String(g.indexMeta(), java.nio.charset.StandardCharsets.UTF_8);
                 try {
@@ -278,5 +302,87 @@ final class DumpCommand {
             st.removeAll();
             st.put("error", "error");
         }
+    }
+
+    /** A btree or bitmap payload's SortedIndexFileMeta: keys in base64 (null for a null key). */
+    private static ObjectNode sortedIndexMeta(byte[] bytes) {
+        ObjectNode m = Main.JSON.createObjectNode();
+        try {
+            SortedIndexFileMeta meta = SortedIndexFileMeta.deserialize(bytes);
+            m.put("firstKey", meta.firstKey() == null ? null : Base64.getEncoder().encodeToString(meta.firstKey()));
+            m.put("lastKey", meta.lastKey() == null ? null : Base64.getEncoder().encodeToString(meta.lastKey()));
+            m.put("hasNulls", meta.hasNulls());
+        } catch (RuntimeException e) {
+            m.removeAll();
+            m.put("error", UNPARSABLE);
+        }
+        return m;
+    }
+
+    /**
+     * One sorted definition's state in a bucket, as its maintainer restores it: the definition's
+     * payloads classified by PkSortedBucketIndexState and the next plan over the groups.
+     */
+    private static ObjectNode sortedState(PrimaryKeyIndexDefinition def, Bucket b) {
+        ObjectNode d = Main.JSON.createObjectNode();
+        d.put("indexType", def.indexType());
+        d.put("column", def.column());
+        d.put("fieldId", def.fieldId());
+        try {
+            List<IndexFileMeta> own = new ArrayList<>();
+            for (IndexFileMeta p : b.indexFiles) {
+                if (def.indexType().equals(p.indexType())
+                        && p.globalIndexMeta() != null
+                        && p.globalIndexMeta().indexFieldId() == def.fieldId()) {
+                    own.add(p);
+                }
+            }
+            List<DataFileMeta> eligible = new ArrayList<>();
+            Map<String, DataFileMeta> active = new LinkedHashMap<>();
+            for (DataFileMeta f : b.dataFiles) {
+                if (PrimaryKeyIndexSourcePolicy.shouldRead(f)) {
+                    eligible.add(f);
+                    active.put(f.fileName(), f);
+                }
+            }
+            PkSortedBucketIndexState st =
+                    PkSortedBucketIndexState.fromActiveDataFiles(def.fieldId(), def.indexType(), eligible, own);
+            ArrayNode groups = d.putArray("groups");
+            for (PkSortedIndexGroup g : st.groups()) {
+                ObjectNode gn = groups.addObject();
+                gn.put("level", g.dataLevel());
+                ArrayNode sources = gn.putArray("sources");
+                g.sourceFiles().forEach(f -> sources.add(f.fileName()));
+                ArrayNode payloads = gn.putArray("payloads");
+                g.payloads().forEach(p -> payloads.add(p.fileName()));
+            }
+            ArrayNode covered = d.putArray("covered");
+            st.coveredSourceFiles().forEach(f -> covered.add(f.fileName()));
+            ArrayNode uncovered = d.putArray("uncovered");
+            st.uncoveredSourceFiles().forEach(f -> uncovered.add(f.fileName()));
+            ArrayNode rejected = d.putArray("rejected");
+            st.rejectedPayloads().forEach(p -> rejected.add(p.fileName()));
+            PrimaryKeyIndexLevels<PkSortedIndexGroup> levels =
+                    new PrimaryKeyIndexLevels<>(PkSortedIndexGroup::dataLevel, PkSortedIndexGroup::sourceFiles);
+            Optional<PrimaryKeyIndexLevels.Plan<PkSortedIndexGroup>> plan = levels.pick(st.groups(), active);
+            if (plan.isPresent()) {
+                ObjectNode pd = d.putObject("plan");
+                pd.put("level", plan.get().dataLevel());
+                ArrayNode input = pd.putArray("input");
+                plan.get().inputUnits().forEach(g -> g.payloads().forEach(p -> input.add(p.fileName())));
+                ArrayNode files = pd.putArray("files");
+                plan.get().sourceFiles().forEach(f -> files.add(f.fileName()));
+            } else {
+                d.putNull("plan");
+            }
+        } catch (RuntimeException e) {
+            ObjectNode failed = Main.JSON.createObjectNode();
+            failed.put("indexType", def.indexType());
+            failed.put("column", def.column());
+            failed.put("fieldId", def.fieldId());
+            failed.put("error", "error");
+            return failed;
+        }
+        return d;
     }
 }

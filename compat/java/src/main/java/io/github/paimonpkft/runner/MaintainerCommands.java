@@ -13,6 +13,11 @@ import org.apache.paimon.index.pkfulltext.BucketedFullTextIndexMaintainer.FullTe
 import org.apache.paimon.index.pkfulltext.BucketedFullTextIndexMaintainer.FullTextIndexIncrement;
 import org.apache.paimon.index.pkfulltext.PkFullTextIndexBuilder;
 import org.apache.paimon.index.pkfulltext.PkFullTextIndexFile;
+import org.apache.paimon.index.pksorted.BucketedSortedIndexMaintainer;
+import org.apache.paimon.index.pksorted.BucketedSortedIndexMaintainer.SortedIndexCommit;
+import org.apache.paimon.index.pksorted.BucketedSortedIndexMaintainer.SortedIndexIncrement;
+import org.apache.paimon.index.pksorted.PkSortedIndexFile;
+import org.apache.paimon.index.pksorted.PkSortedIndexGroup;
 import org.apache.paimon.io.CompactIncrement;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.io.DataIncrement;
@@ -35,18 +40,31 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
- * maintainer-scenario: runs a decision-differential script (package compat/differential of the Go
- * side documents the format) on Paimon's own BucketedFullTextIndexMaintainer with a deterministic
- * builder, and returns the trace.
+ * maintainer-scenario / sorted-maintainer-scenario: runs a decision-differential script (package
+ * compat/differential of the Go side documents the format) on Paimon's own
+ * BucketedFullTextIndexMaintainer or, for a script of the sorted family, its
+ * BucketedSortedIndexMaintainer, with a deterministic builder, and returns the trace.
  */
 final class MaintainerCommands {
 
     private MaintainerCommands() {}
 
     static void register(Map<String, Main.Command> commands) {
-        commands.put("maintainer-scenario", args -> new Scenario(args).run());
+        commands.put("maintainer-scenario", args -> new Scenario(requireFamily(args, false), FullTextSubject::new).run());
+        commands.put("sorted-maintainer-scenario", args -> new Scenario(requireFamily(args, true), SortedSubject::new).run());
+    }
+
+    /** Refuses a script of the other family's command. */
+    private static JsonNode requireFamily(JsonNode script, boolean sorted) {
+        String family = script.path("family").asText("");
+        if (sorted ? !(family.equals("btree") || family.equals("bitmap")) : !family.isEmpty()) {
+            throw new IllegalArgumentException("script family '" + family + "' is not for this command");
+        }
+        return script;
     }
 
     /** The deterministic builder's failure; an error whose cause chain holds it is "buildFailed". */
@@ -56,9 +74,142 @@ final class MaintainerCommands {
         }
     }
 
-    private static final class Scenario {
+    /** The maintainer a script drives, whatever its family. */
+    interface Subject {
+        /** Calls prepareCommit; the returned handle aborts it and renders its increments. */
+        Handle prepareCommit(DataIncrement append, CompactIncrement compact, JsonNode step) throws Exception;
+
+        ObjectNode state() throws Exception;
+
+        void close();
+    }
+
+    /** A successful prepareCommit: its increments (null for Optional.empty()) and its abort. */
+    static final class Handle {
+        final ObjectNode append;
+        final ObjectNode compact;
+        final Consumer<Throwable> abort;
+
+        private Handle(ObjectNode append, ObjectNode compact, Consumer<Throwable> abort) {
+            this.append = append;
+            this.compact = compact;
+            this.abort = abort;
+        }
+
+        /** A handle over a family's commit: its increments' new and deleted files, and its abort. */
+        static <I> Handle of(Optional<I> append, Optional<I> compact, Function<I, List<IndexFileMeta>> created,
+                Function<I, List<IndexFileMeta>> deleted, Consumer<Throwable> abort) {
+            Function<I, ObjectNode> render = i -> increment(created.apply(i), deleted.apply(i));
+            return new Handle(append.map(render).orElse(null), compact.map(render).orElse(null), abort);
+        }
+    }
+
+    /** Restores a family's maintainer inside a scenario. */
+    interface SubjectFactory {
+        Subject create(Scenario scenario, List<DataFileMeta> files, List<IndexFileMeta> payloads) throws Exception;
+    }
+
+    /** Paimon's BucketedFullTextIndexMaintainer. */
+    private static final class FullTextSubject implements Subject {
+        private final BucketedFullTextIndexMaintainer m;
+
+        FullTextSubject(Scenario sc, List<DataFileMeta> files, List<IndexFileMeta> payloads) {
+            m = new BucketedFullTextIndexMaintainer(
+                    sc.fieldId, sc.new RecordingIndexFile(), sc.new DeterministicBuilder(),
+                    files, payloads, sc.new ScriptedExecutor());
+        }
+
+        @Override
+        public Handle prepareCommit(DataIncrement append, CompactIncrement compact, JsonNode step) throws Exception {
+            FullTextIndexCommit c = m.prepareCommit(append, compact, step.path("wait").asBoolean(false));
+            return Handle.of(c.appendIncrement(), c.compactIncrement(), FullTextIndexIncrement::newIndexFiles,
+                    FullTextIndexIncrement::deletedIndexFiles, c::abort);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public ObjectNode state() throws Exception {
+            ObjectNode s = Main.JSON.createObjectNode();
+            ArrayNode current = s.putArray("current");
+            for (IndexFileMeta p : m.payloads()) {
+                current.addObject().put("name", p.fileName())
+                        .put("level", PrimaryKeyIndexSourceMeta.fromIndexFile(p).dataLevel());
+            }
+            ArrayNode retired = s.putArray("retired");
+            for (IndexFileMeta p : (List<IndexFileMeta>) field(m, "retiredPayloads")) {
+                retired.add(p.fileName());
+            }
+            activeAndPending(s, (Map<String, DataFileMeta>) field(m, "activeSourceFiles"), m.buildNotCompleted());
+            return s;
+        }
+
+        @Override
+        public void close() {
+            m.close();
+        }
+    }
+
+    /** Paimon's BucketedSortedIndexMaintainer for the script's index type. */
+    private static final class SortedSubject implements Subject {
+        private final BucketedSortedIndexMaintainer m;
+
+        SortedSubject(Scenario sc, List<DataFileMeta> files, List<IndexFileMeta> payloads) {
+            m = new BucketedSortedIndexMaintainer(
+                    sc.fieldId, sc.family, sc.new RecordingSortedIndexFile(), sc::build,
+                    files, payloads, sc.new ScriptedExecutor());
+        }
+
+        @Override
+        public Handle prepareCommit(DataIncrement append, CompactIncrement compact, JsonNode step) throws Exception {
+            SortedIndexCommit c = m.prepareCommit(append, compact, step.path("wait").asBoolean(false),
+                    !step.path("noBuildStart").asBoolean(false));
+            return Handle.of(c.appendIncrement(), c.compactIncrement(), SortedIndexIncrement::newIndexFiles,
+                    SortedIndexIncrement::deletedIndexFiles, c::abort);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public ObjectNode state() throws Exception {
+            ObjectNode s = Main.JSON.createObjectNode();
+            ArrayNode current = s.putArray("current");
+            for (PkSortedIndexGroup g : (List<PkSortedIndexGroup>) field(m, "groups")) {
+                for (IndexFileMeta p : g.payloads()) {
+                    current.addObject().put("name", p.fileName()).put("level", g.dataLevel());
+                }
+            }
+            ArrayNode retired = s.putArray("retired");
+            for (IndexFileMeta p : (List<IndexFileMeta>) field(m, "pendingRestoredDeletions")) {
+                retired.add(p.fileName());
+            }
+            activeAndPending(s, (Map<String, DataFileMeta>) field(m, "activeSourceFiles"), m.buildNotCompleted());
+            s.put("pendingMaintenance", m.hasPendingMaintenance());
+            return s;
+        }
+
+        @Override
+        public void close() {
+            m.close();
+        }
+    }
+
+    /** Adds the active source files (sorted by name) and the pending flag to a state. */
+    private static void activeAndPending(ObjectNode s, Map<String, DataFileMeta> activeFiles, boolean pending) {
+        List<DataFileMeta> active = new ArrayList<>(activeFiles.values());
+        active.sort((a, b) -> a.fileName().compareTo(b.fileName()));
+        ArrayNode activeNode = s.putArray("active");
+        for (DataFileMeta f : active) {
+            activeNode.addObject().put("name", f.fileName()).put("level", f.level())
+                    .put("rows", f.rowCount()).put("source", f.fileSource().map(Enum::name).orElse(""));
+        }
+        s.put("buildPending", pending);
+    }
+
+    static final class Scenario {
         private final JsonNode script;
         private final int fieldId;
+        /** "" for the full-text family, else the sorted definition's index type. */
+        private final String family;
+        private final SubjectFactory factory;
         private final Map<String, DataFileMeta> introduced = new HashMap<>();
 
         // The deterministic builder's state.
@@ -68,10 +219,18 @@ final class MaintainerCommands {
         private final List<String> deleted = new ArrayList<>();
         private final Deque<Runnable> later = new ArrayDeque<>();
         private String runningOutcome = "succeed";
+        /** The attempts the running sorted-family build request has made. */
+        private int runningAttempt;
 
-        Scenario(JsonNode script) {
+        Scenario(JsonNode script, SubjectFactory factory) {
             this.script = script;
             this.fieldId = script.path("fieldId").asInt();
+            this.family = script.path("family").asText("");
+            this.factory = factory;
+        }
+
+        private boolean sorted() {
+            return !family.isEmpty();
         }
 
         JsonNode run() throws Exception {
@@ -87,12 +246,9 @@ final class MaintainerCommands {
                     }
                 }
             }
-            BucketedFullTextIndexMaintainer maintainer;
+            Subject maintainer;
             try {
-                maintainer =
-                        new BucketedFullTextIndexMaintainer(
-                                fieldId, new RecordingIndexFile(), new DeterministicBuilder(),
-                                restoredFiles, restoredPayloads, new ScriptedExecutor());
+                maintainer = factory.create(this, restoredFiles, restoredPayloads);
             } catch (Throwable t) {
                 trace.put("restoreError", classify(t));
                 trace.put("restoreMessage", String.valueOf(t.getMessage()));
@@ -105,9 +261,9 @@ final class MaintainerCommands {
                 return trace;
             }
             trace.put("restoreError", "");
-            trace.set("restored", state(maintainer));
+            trace.set("restored", maintainer.state());
             ArrayNode steps = trace.putArray("steps");
-            FullTextIndexCommit lastCommit = null;
+            Handle lastCommit = null;
             for (JsonNode step : script.path("steps")) {
                 int recordMark = records.size();
                 int deleteMark = deleted.size();
@@ -119,13 +275,13 @@ final class MaintainerCommands {
                 st.putNull("compact");
                 String error = "";
                 String message = null;
-                FullTextIndexCommit commit = null;
+                Handle commit = null;
                 if (op.equals("abort")) {
                     if (lastCommit == null) {
                         st.put("skipped", true);
                     } else {
                         try {
-                            lastCommit.abort(new RuntimeException("aborted by the scenario"));
+                            lastCommit.abort.accept(new RuntimeException("aborted by the scenario"));
                         } catch (Throwable t) {
                             error = classify(t);
                             message = String.valueOf(t.getMessage());
@@ -147,9 +303,13 @@ final class MaintainerCommands {
                                 maintainer.prepareCommit(
                                         new DataIncrement(append, Collections.emptyList(), Collections.emptyList()),
                                         new CompactIncrement(before, after, Collections.emptyList()),
-                                        step.path("wait").asBoolean(false));
-                        commit.appendIncrement().ifPresent(i -> st.set("append", increment(i)));
-                        commit.compactIncrement().ifPresent(i -> st.set("compact", increment(i)));
+                                        step);
+                        if (commit.append != null) {
+                            st.set("append", commit.append);
+                        }
+                        if (commit.compact != null) {
+                            st.set("compact", commit.compact);
+                        }
                     } catch (Throwable t) {
                         error = classify(t);
                         message = String.valueOf(t.getMessage());
@@ -162,7 +322,7 @@ final class MaintainerCommands {
                 }
                 st.set("builds", since(records, recordMark));
                 st.set("deleted", namesSince(deleteMark));
-                st.set("state", state(maintainer));
+                st.set("state", maintainer.state());
             }
             int recordMark = records.size();
             int deleteMark = deleted.size();
@@ -208,30 +368,6 @@ final class MaintainerCommands {
             return s;
         }
 
-        @SuppressWarnings("unchecked")
-        private ObjectNode state(BucketedFullTextIndexMaintainer m) throws Exception {
-            ObjectNode s = Main.JSON.createObjectNode();
-            ArrayNode current = s.putArray("current");
-            for (IndexFileMeta p : m.payloads()) {
-                current.addObject().put("name", p.fileName())
-                        .put("level", PrimaryKeyIndexSourceMeta.fromIndexFile(p).dataLevel());
-            }
-            ArrayNode retired = s.putArray("retired");
-            for (IndexFileMeta p : (List<IndexFileMeta>) field(m, "retiredPayloads")) {
-                retired.add(p.fileName());
-            }
-            List<DataFileMeta> active =
-                    new ArrayList<>(((Map<String, DataFileMeta>) field(m, "activeSourceFiles")).values());
-            active.sort((a, b) -> a.fileName().compareTo(b.fileName()));
-            ArrayNode activeNode = s.putArray("active");
-            for (DataFileMeta f : active) {
-                activeNode.addObject().put("name", f.fileName()).put("level", f.level())
-                        .put("rows", f.rowCount()).put("source", f.fileSource().map(Enum::name).orElse(""));
-            }
-            s.put("buildPending", m.buildNotCompleted());
-            return s;
-        }
-
         private ArrayNode namesSince(int mark) {
             ArrayNode out = Main.JSON.createArrayNode();
             deleted.subList(mark, deleted.size()).forEach(out::add);
@@ -265,46 +401,78 @@ final class MaintainerCommands {
 
             @Override
             public IndexFileMeta build(List<DataFileMeta> files) throws IOException {
+                return Scenario.this.build(files);
+            }
+        }
+
+        /** The sorted family's deletions, recorded instead of performed. */
+        private final class RecordingSortedIndexFile extends PkSortedIndexFile {
+            RecordingSortedIndexFile() {
+                super(null, null);
+            }
+
+            @Override
+            public void delete(IndexFileMeta file) {
                 synchronized (Scenario.this) {
-                    String outcome = runningOutcome;
-                    if (files.isEmpty()) {
-                        throw new BuildFailure("no files requested");
-                    }
-                    int level = files.get(0).level();
-                    StringBuilder text = new StringBuilder();
-                    ArrayNode sources = Main.JSON.createArrayNode();
-                    long total = 0;
-                    for (DataFileMeta f : files) {
-                        text.append(f.fileName()).append(':').append(f.rowCount()).append('\n');
-                        sources.addObject().put("name", f.fileName()).put("rows", f.rowCount());
-                        total += f.rowCount();
-                    }
-                    String key = "ft-L" + level + "-" + sha1(text.toString()).substring(0, 8);
-                    ObjectNode rec = Main.JSON.createObjectNode();
-                    rec.put("key", key).put("level", level);
-                    rec.set("files", sources);
-                    rec.put("outcome", outcome);
-                    if (outcome.equals("fail") || outcome.equals("failLater")) {
-                        records.add(rec);
-                        throw new BuildFailure("deterministic build failure: " + key + " (" + outcome + ")");
-                    }
-                    int attempt = attempts.merge(key, 1, Integer::sum);
-                    String name = key + "-" + attempt;
-                    rec.put("name", name);
-                    records.add(rec);
-                    int field = outcome.equals("wrongField") ? fieldId + 1 : fieldId;
-                    List<String[]> named = new ArrayList<>();
-                    for (DataFileMeta f : files) {
-                        named.add(new String[] {f.fileName(), String.valueOf(f.rowCount())});
-                    }
-                    IndexFileMeta meta = archive(name, field, level, named);
-                    if (outcome.equals("wrongRows")) {
-                        meta = new IndexFileMeta(meta.indexType(), meta.fileName(), meta.fileSize(),
-                                meta.rowCount() + 1, meta.globalIndexMeta(), meta.externalPath());
-                    }
-                    return meta;
+                    deleted.add(file.fileName());
                 }
             }
+        }
+
+        /**
+         * The deterministic builder: builds by the running request's outcome; names derive from the
+         * requested files. A sorted-family request may be attempted several times: each call is one
+         * attempt of the running request.
+         */
+        IndexFileMeta build(List<DataFileMeta> files) throws IOException {
+            synchronized (this) {
+                String outcome = runningOutcome;
+                int attempt = sorted() ? ++runningAttempt : 0;
+                if (files.isEmpty()) {
+                    throw new BuildFailure("no files requested");
+                }
+                int level = files.get(0).level();
+                StringBuilder text = new StringBuilder();
+                ArrayNode sources = Main.JSON.createArrayNode();
+                for (DataFileMeta f : files) {
+                    text.append(f.fileName()).append(':').append(f.rowCount()).append('\n');
+                    sources.addObject().put("name", f.fileName()).put("rows", f.rowCount());
+                }
+                String key = "ft-L" + level + "-" + sha1(text.toString()).substring(0, 8);
+                ObjectNode rec = Main.JSON.createObjectNode();
+                rec.put("key", key).put("level", level);
+                rec.set("files", sources);
+                rec.put("outcome", outcome);
+                if (attempt > 0) {
+                    rec.put("attempt", attempt);
+                }
+                if (outcome.equals("fail") || outcome.equals("failLater")
+                        || (outcome.equals("failOnce") && attempt == 1)) {
+                    records.add(rec);
+                    throw new BuildFailure("deterministic build failure: " + key + " (" + outcome + ")");
+                }
+                int generation = attempts.merge(key, 1, Integer::sum);
+                String name = key + "-" + generation;
+                rec.put("name", name);
+                records.add(rec);
+                int field = outcome.equals("wrongField") ? fieldId + 1 : fieldId;
+                int recordedLevel = outcome.equals("wrongLevel") ? level + 1 : level;
+                List<String[]> named = new ArrayList<>();
+                for (DataFileMeta f : files) {
+                    named.add(new String[] {f.fileName(), String.valueOf(f.rowCount())});
+                }
+                IndexFileMeta meta = archive(indexType(), name, field, recordedLevel, named);
+                if (outcome.equals("wrongRows")) {
+                    meta = new IndexFileMeta(meta.indexType(), meta.fileName(), meta.fileSize(),
+                            meta.rowCount() + 1, meta.globalIndexMeta(), meta.externalPath());
+                }
+                return meta;
+            }
+        }
+
+        /** The index type of the script's payloads. */
+        private String indexType() {
+            return sorted() ? family : "full-text";
         }
 
         /**
@@ -317,6 +485,7 @@ final class MaintainerCommands {
                 String outcome = outcomes.isEmpty() ? "succeed" : outcomes.poll();
                 Runnable bound = () -> {
                     runningOutcome = outcome;
+                    runningAttempt = 0;
                     try {
                         task.run();
                     } finally {
@@ -359,7 +528,7 @@ final class MaintainerCommands {
             for (JsonNode f : p.path("files")) {
                 files.add(new String[] {f.path("name").asText(), String.valueOf(f.path("rows").asLong())});
             }
-            IndexFileMeta m = archive(p.path("name").asText(), fieldId, p.path("level").asInt(), files);
+            IndexFileMeta m = archive(indexType(), p.path("name").asText(), fieldId, p.path("level").asInt(), files);
             String indexType = m.indexType();
             long rowCount = m.rowCount();
             GlobalIndexMeta g = m.globalIndexMeta();
@@ -398,7 +567,7 @@ final class MaintainerCommands {
                         noGlobal = true;
                         break;
                     case "otherType":
-                        indexType = "btree";
+                        indexType = family.equals("btree") ? "bitmap" : "btree";
                         break;
                     default:
                         break;
@@ -410,8 +579,9 @@ final class MaintainerCommands {
         }
     }
 
-    /** The payload rule: an archive named name over files on level for field. */
-    static IndexFileMeta archive(String name, int field, int level, List<String[]> files) throws IOException {
+    /** The payload rule: a payload of indexType named name over files on level for field. */
+    static IndexFileMeta archive(String indexType, String name, int field, int level, List<String[]> files)
+            throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream out = new DataOutputStream(bytes);
         out.writeInt(1);
@@ -426,7 +596,7 @@ final class MaintainerCommands {
         }
         out.flush();
         return new IndexFileMeta(
-                "full-text", name, total, total,
+                indexType, name, total, total,
                 new GlobalIndexMeta(0, total - 1, field, null, null, bytes.toByteArray()), null);
     }
 
@@ -438,12 +608,12 @@ final class MaintainerCommands {
         return level > 0 ? meta.upgrade(level) : meta;
     }
 
-    private static ObjectNode increment(FullTextIndexIncrement increment) {
+    private static ObjectNode increment(List<IndexFileMeta> newFiles, List<IndexFileMeta> deletedFiles) {
         ObjectNode out = Main.JSON.createObjectNode();
         ArrayNode created = out.putArray("new");
-        increment.newIndexFiles().forEach(f -> created.add(f.fileName()));
+        newFiles.forEach(f -> created.add(f.fileName()));
         ArrayNode removed = out.putArray("deleted");
-        increment.deletedIndexFiles().forEach(f -> removed.add(f.fileName()));
+        deletedFiles.forEach(f -> removed.add(f.fileName()));
         return out;
     }
 
@@ -460,8 +630,10 @@ final class MaintainerCommands {
                 return "buildFailed";
             }
         }
+        String message = String.valueOf(t.getMessage());
         if (t instanceof IllegalArgumentException
-                && String.valueOf(t.getMessage()).contains("Append files must not be primary-key full-text index sources")) {
+                && (message.contains("Append files must not be primary-key full-text index sources")
+                        || message.contains("Append files must not be primary-key sorted index sources"))) {
             return "invalidAppend";
         }
         return "other";

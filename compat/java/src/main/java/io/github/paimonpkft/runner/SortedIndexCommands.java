@@ -56,6 +56,7 @@ final class SortedIndexCommands {
         commands.put("sorted-index-read", SortedIndexCommands::read);
         commands.put("sorted-index-build", SortedIndexCommands::build);
         commands.put("sorted-state", SortedIndexCommands::state);
+        commands.put("sorted-index-options", SortedIndexCommands::indexOptions);
     }
 
     private static GlobalIndexer indexer(JsonNode args, DataType type) {
@@ -310,5 +311,29 @@ final class SortedIndexCommands {
             default:
                 throw new IllegalArgumentException("no key form for " + type);
         }
+    }
+
+    /**
+     * args: options {} (table options), column, indexType (btree or bitmap). Result: {options {}}
+     * as CoreOptions#primaryKeyBTreeIndexOptions / primaryKeyBitmapIndexOptions resolve them, or
+     * {error} with the IllegalArgumentException's message.
+     */
+    private static JsonNode indexOptions(JsonNode args) {
+        java.util.Map<String, String> table = new java.util.HashMap<>();
+        args.path("options").fields().forEachRemaining(e -> table.put(e.getKey(), e.getValue().asText()));
+        String column = args.path("column").asText();
+        org.apache.paimon.CoreOptions core = new org.apache.paimon.CoreOptions(table);
+        ObjectNode out = Main.JSON.createObjectNode();
+        try {
+            Options resolved =
+                    args.path("indexType").asText().equals("btree")
+                            ? core.primaryKeyBTreeIndexOptions(column)
+                            : core.primaryKeyBitmapIndexOptions(column);
+            ObjectNode o = out.putObject("options");
+            new java.util.TreeMap<>(resolved.toMap()).forEach(o::put);
+        } catch (IllegalArgumentException e) {
+            out.put("error", String.valueOf(e.getMessage()));
+        }
+        return out;
     }
 }
