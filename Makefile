@@ -156,6 +156,16 @@ conformance-compile:
 golden: native pypaimon-env runner
 	$(GO) test -count=1 ./compat/runner/ -run TestGolden -args -update
 
+# corpus-bundle: the released fixture bundle of the golden corpus (compat/bundle): every golden table
+# (Java-, Go- and pypaimon-written, as checked in; make golden regenerates them) with a
+# language-neutral manifest (compat/bundle/manifest.schema.json) in
+# compat/report/pkft-corpus-$(CORPUS_VERSION).tar.gz. TestBundle checks it opens with tar, validates
+# and reads every table it lists.
+CORPUS_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+.PHONY: corpus-bundle
+corpus-bundle:
+	@$(TIMED) corpus-bundle $(GO) run ./compat/bundle/cmd/corpus-bundle -version $(CORPUS_VERSION) -out compat/report
+
 # bench: pkft against Java Paimon and against the engine's own limit, on the same generated tables
 # in one run (compat/bench, TestBench): one level's archive build at 100k and 1M rows with the
 # default and ngram analyzers (the engine fed from memory, Go from the Parquet files, Java's
