@@ -291,3 +291,21 @@ fn score(column: &dyn Array, row: usize) -> Result<f64, CommandError> {
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_json_as_is_words_as_match() {
+        assert_eq!(
+            engine_query(r#"{"match":{"query":"a"}}"#).unwrap(),
+            r#"{"match":{"query":"a"}}"#
+        );
+        assert_eq!(
+            engine_query("apache paimon").unwrap(),
+            r#"{"match":{"query":"apache paimon"}}"#
+        );
+        assert!(engine_query("  ").is_err());
+    }
+}

@@ -133,3 +133,66 @@ fn main() {
         std::process::exit(1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(line: &str) -> Value {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        handle(&rt, line)
+    }
+
+    #[test]
+    fn ping_lists_the_commands() {
+        let v = answer(r#"{"id":1,"cmd":"ping"}"#);
+        assert_eq!(v["id"], 1);
+        assert_eq!(v["ok"], true);
+        assert_eq!(v["result"]["runner"], "rust");
+        assert_eq!(v["result"]["commands"], json!(["ping", "read", "search"]));
+        assert_eq!(v["result"]["tantivyVersion"], "0.26.1");
+    }
+
+    #[test]
+    fn bad_requests_are_error_responses() {
+        for (line, id, error) in [
+            ("not json", Value::Null, "InvalidRequest: "),
+            (
+                r#"{"id":2}"#,
+                json!(2),
+                "InvalidRequest: the request has no cmd",
+            ),
+            (
+                r#"{"id":3,"cmd":"read","args":[1]}"#,
+                json!(3),
+                "InvalidRequest: args must be an object",
+            ),
+            (
+                r#"{"id":4,"cmd":"list-index","args":{}}"#,
+                json!(4),
+                "UnknownCommand: unknown command: list-index",
+            ),
+            (
+                r#"{"id":5,"cmd":"read","args":{}}"#,
+                json!(5),
+                "InvalidArgument: args.path is required",
+            ),
+            (
+                r#"{"id":6,"cmd":"search","args":{"path":"/nonexistent","query":"x"}}"#,
+                json!(6),
+                "InvalidArgument: no table directory",
+            ),
+        ] {
+            let v = answer(line);
+            assert_eq!(v["id"], id, "{line}");
+            assert_eq!(v["ok"], false, "{line}");
+            assert!(
+                v["error"].as_str().unwrap().starts_with(error),
+                "{line}: {v}"
+            );
+        }
+    }
+}
