@@ -49,7 +49,7 @@ rust-runner:
 	@$(TIMED) rust-runner ./scripts/rust-runner.sh
 
 rust-runner-test: rust-runner
-	@CARGO_TARGET_DIR="$(RUST_TARGET_DIR)" $(TIMED) rust-runner-test nice -n 10 cargo test --release --locked -q -j $(RUST_JOBS) --manifest-path compat/rust/Cargo.toml
+	@$(TIMED) rust-runner-test ./scripts/rust-runner.sh test
 
 # The Java runner's full-text indexer: standin (default) builds the runner's stand-ins for the six
 # classes of Paimon's paimon-full-text module over the engine's C ABI library (a JNI shim compiled

@@ -1,10 +1,12 @@
 //! Records the versions Cargo.lock resolved for paimon, paimon-ftindex-core and tantivy, so that
-//! ping reports what the runner was built on (not what Cargo.toml asks for).
+//! ping reports what the runner was built on (not what Cargo.toml asks for). Rebuilds the runner
+//! when PKFT_RUST_SOURCES, the digest of its sources scripts/rust-runner.sh passes, changes.
 
 use std::fs;
 
 fn main() {
     println!("cargo:rerun-if-changed=Cargo.lock");
+    println!("cargo:rerun-if-env-changed=PKFT_RUST_SOURCES");
     let lock = fs::read_to_string("Cargo.lock").expect("Cargo.lock is committed beside Cargo.toml");
     for (krate, var) in [
         ("paimon", "PKFT_PAIMON_VERSION"),
