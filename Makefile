@@ -8,12 +8,14 @@ RUNNER_JAR := compat/java/target/pkft-runner.jar
 # TIMED PHASE CMD...: runs CMD and prints "phase PHASE: 12.3s" (scripts/timed.sh).
 TIMED    := ./scripts/timed.sh
 
-# make test requires the native engine, the Java runner (with its full-text indexer) and pypaimon.
+# make test requires the native engine, the Java runner (with its full-text indexer), pypaimon
+# and the paimon-rust runner.
 PKFT_REQUIRE_NATIVE        ?= 1
 PKFT_REQUIRE_JAVA          ?= 1
 PKFT_REQUIRE_JAVA_FULLTEXT ?= 1
 PKFT_REQUIRE_PYPAIMON      ?= 1
-export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA PKFT_REQUIRE_JAVA_FULLTEXT PKFT_REQUIRE_PYPAIMON
+PKFT_REQUIRE_RUST          ?= 1
+export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA PKFT_REQUIRE_JAVA_FULLTEXT PKFT_REQUIRE_PYPAIMON PKFT_REQUIRE_RUST
 
 .PHONY: all test compat native runner golden bench clean check-fmt vet gotest
 
@@ -34,6 +36,20 @@ pypaimon-env:
 .PHONY: pypaimon21-env
 pypaimon21-env: native
 	@$(TIMED) pypaimon21-env ./scripts/pypaimon21-env.sh
+
+# The paimon-rust 0.4.0 consumer runner (compat/rust, compat/PROTOCOL.md), built with Cargo into
+# RUST_TARGET_DIR, outside the clone, so that a fresh clone or a second CI run on the same machine
+# compiles nothing (scripts/rust-runner.sh); the program is copied to .cache/rust-runner/.
+# rust-runner-test runs the runner's own unit tests on the same (release) dependencies.
+RUST_TARGET_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pkft/rust-target
+RUST_JOBS       ?= 2
+export RUST_TARGET_DIR RUST_JOBS
+.PHONY: rust-runner rust-runner-test
+rust-runner:
+	@$(TIMED) rust-runner ./scripts/rust-runner.sh
+
+rust-runner-test: rust-runner
+	@$(TIMED) rust-runner-test ./scripts/rust-runner.sh test
 
 # The Java runner's full-text indexer: standin (default) builds the runner's stand-ins for the six
 # classes of Paimon's paimon-full-text module over the engine's C ABI library (a JNI shim compiled
@@ -83,6 +99,7 @@ runner-test: native runner
 check-fmt:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.cache/*')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@cargo fmt --check --manifest-path compat/rust/Cargo.toml || { echo "cargo fmt needed in compat/rust"; exit 1; }
 
 vet:
 	$(GO) vet ./...
@@ -110,14 +127,14 @@ faults: native
 	if [ $$rc -ne 0 ]; then grep -v 'leaves orphans' $$out | tail -200; fi; \
 	sed -n 's/.*faults| //p' $$out; rm -f $$out; exit $$rc
 
-# test: formatting, vet, actionlint on the CI workflows, the Java runner's unit tests, every Go test
-# under the race detector, then the conformance suite.
-test: check-fmt vet actionlint runner-test gotest faults fuzz-short
+# test: formatting, vet, actionlint on the CI workflows, the Java runner's and the Rust runner's unit
+# tests, every Go test under the race detector, then the conformance suite.
+test: check-fmt vet actionlint runner-test rust-runner-test gotest faults fuzz-short
 	$(MAKE) --no-print-directory conformance
 
 # compat: the conformance suite on its own, with every runner required. Its preparations run in
 # parallel (-j4): compiling the suite, which takes most of a first run, overlaps the downloads of
-# the engine wheel, the Paimon jar, Maven's dependencies and pypaimon.
+# the engine wheel, the Paimon jar, Maven's dependencies, pypaimon and the Rust runner's build.
 compat:
 	$(MAKE) -j4 --no-print-directory conformance
 
@@ -125,7 +142,7 @@ compat:
 # The conformance suite runs without -race: it drives the JVM and the engine, where the race
 # detector finds nothing and costs a slow first compile; the Go code it calls runs under -race in
 # gotest.
-conformance: native pypaimon-env pypaimon21-env runner conformance-compile
+conformance: native pypaimon-env pypaimon21-env rust-runner runner conformance-compile
 	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
 
 # conformance-compile compiles the suite (into the build cache) without running it.
@@ -138,6 +155,16 @@ conformance-compile:
 # compat/golden/go (the Java runner's dump, rows and search answers of each).
 golden: native pypaimon-env runner
 	$(GO) test -count=1 ./compat/runner/ -run TestGolden -args -update
+
+# corpus-bundle: the released fixture bundle of the golden corpus (compat/bundle): every golden table
+# (Java-, Go- and pypaimon-written, as checked in; make golden regenerates them) with a
+# language-neutral manifest (compat/bundle/manifest.schema.json) in
+# compat/report/pkft-corpus-$(CORPUS_VERSION).tar.gz. TestBundle checks it opens with tar, validates
+# and reads every table it lists.
+CORPUS_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+.PHONY: corpus-bundle
+corpus-bundle:
+	@$(TIMED) corpus-bundle $(GO) run ./compat/bundle/cmd/corpus-bundle -version $(CORPUS_VERSION) -out compat/report
 
 # bench: pkft against Java Paimon and against the engine's own limit, on the same generated tables
 # in one run (compat/bench, TestBench): one level's archive build at 100k and 1M rows with the
@@ -231,7 +258,7 @@ endif
 # (removal on every exit path, docker-compose.yml) required to run. Then its results.json must
 # match make compat's (compat/report, when there is one: in CI, make test's run just before) case
 # for case, outcome for outcome.
-compat-docker: docker-images pypaimon-env pypaimon21-env
+compat-docker: docker-images pypaimon-env pypaimon21-env rust-runner
 	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) \
 	  TESTCONTAINERS_RYUK_DISABLED=true \
 	  $(TIMED) conformance-docker $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report-docker

@@ -34,6 +34,35 @@ const (
 	Pypaimon21Supports = "compat/python/pypaimon21.supports"
 )
 
+// The built-in paimon-rust 0.4.0 consumer: what PKFT_IMPL_RUST and PKFT_IMPL_RUST_SUPPORTS default
+// to. make rust-runner builds compat/rust (its Cargo target directory outside the clone) and
+// copies the program to RustProgram.
+const (
+	RustName     = "rust"
+	RustProgram  = ".cache/rust-runner/pkft-rust-runner"
+	RustCommand  = RustProgram + " serve"
+	RustSupports = "compat/rust/rust.supports"
+)
+
+// Builtin is an implementation the consumer cases run by default: its runner's command line and
+// supports file when PKFT_IMPL_<NAME> does not replace them, the variable that makes a missing
+// runner a failure instead of a skip, and the make target that provides it.
+type Builtin struct {
+	Name, Command, Supports, RequireEnv, MakeTarget string
+}
+
+// Builtins are the default consumers, in the order their cases run.
+var Builtins = []Builtin{
+	{Pypaimon21Name, Pypaimon21Command, Pypaimon21Supports, "PKFT_REQUIRE_PYPAIMON", "make pypaimon21-env"},
+	{RustName, RustCommand, RustSupports, "PKFT_REQUIRE_RUST", "make rust-runner"},
+}
+
+// ConsumerFeatures are parts of a consumer command a supports file may declare unsupported on
+// their own: search-positions, the physical position (bucket, dataFile, rowPosition) of each
+// ranked search hit. A consumer without it answers ranked searches without positions, and its
+// ranked order is compared with Java's hit for hit, ties across partitions included.
+var ConsumerFeatures = []string{"search-positions"}
+
 // Impl is one implementation in the consumer cases, started through the protocol of
 // compat/PROTOCOL.md.
 type Impl struct {
@@ -43,9 +72,9 @@ type Impl struct {
 	Argv []string
 	// Supports is the implementation's checked-in declaration of what it serves.
 	Supports *Supports
-	// Builtin is set for the default pypaimon21 entry (no PKFT_IMPL_PYPAIMON21 given): a missing
-	// environment then skips its cases unless PKFT_REQUIRE_PYPAIMON=1.
-	Builtin bool
+	// Builtin is set for a default entry of Builtins whose PKFT_IMPL_<NAME> is not given: a
+	// missing runner then skips its cases unless its Builtin.RequireEnv is 1.
+	Builtin *Builtin
 }
 
 // Supports is what an implementation's supports file declares: which consumer commands it
@@ -128,6 +157,9 @@ func LoadSupports(path string) (*Supports, error) {
 			if name == "" || strings.TrimSpace(reason) == "" {
 				return nil, bad("want: unsupported NAME REASON")
 			}
+			if !slices.Contains(ConsumerCommands, name) && !slices.Contains(ConsumerFeatures, name) {
+				return nil, bad(fmt.Sprintf("unsupported names a consumer command %v or feature %v", ConsumerCommands, ConsumerFeatures))
+			}
 			s.Unsupported[name] = strings.TrimSpace(reason)
 		case "known-upstream":
 			parts := strings.Split(rest, "|")
@@ -158,9 +190,10 @@ func LoadSupports(path string) (*Supports, error) {
 	return s, nil
 }
 
-// Impls returns the implementations of the consumer cases: one per PKFT_IMPL_<NAME> variable of
-// environ, and pypaimon21 by its defaults when PKFT_IMPL_PYPAIMON21 is not given. root is the
-// repository root, against which relative supports paths are read.
+// Impls returns the implementations of the consumer cases: every entry of Builtins, by its
+// defaults where PKFT_IMPL_<NAME> does not replace them, then one per other PKFT_IMPL_<NAME>
+// variable of environ, by name. root is the repository root, against which relative supports
+// paths are read.
 func Impls(root string, environ []string) ([]Impl, error) {
 	vars := map[string]string{}
 	for _, kv := range environ {
@@ -169,33 +202,39 @@ func Impls(root string, environ []string) ([]Impl, error) {
 			vars[k] = v
 		}
 	}
+	builtins := map[string]*Builtin{}
 	var names []string
+	for i := range Builtins {
+		b := &Builtins[i]
+		builtins[strings.ToUpper(b.Name)] = b
+		names = append(names, strings.ToUpper(b.Name))
+	}
+	var others []string
 	for k := range vars {
-		if !strings.HasSuffix(k, supportsSuffix) {
-			names = append(names, strings.TrimPrefix(k, ImplEnvPrefix))
+		name := strings.TrimPrefix(k, ImplEnvPrefix)
+		if !strings.HasSuffix(k, supportsSuffix) && builtins[name] == nil {
+			others = append(others, name)
 		}
 	}
 	for k := range vars {
 		name := strings.TrimSuffix(strings.TrimPrefix(k, ImplEnvPrefix), supportsSuffix)
-		if strings.HasSuffix(k, supportsSuffix) && vars[ImplEnvPrefix+name] == "" && name != strings.ToUpper(Pypaimon21Name) {
+		if strings.HasSuffix(k, supportsSuffix) && vars[ImplEnvPrefix+name] == "" && builtins[name] == nil {
 			return nil, fmt.Errorf("%s is set but %s%s is not", k, ImplEnvPrefix, name)
 		}
 	}
-	sort.Strings(names)
+	sort.Strings(others)
+	names = append(names, others...)
 	var out []Impl
-	builtin := strings.ToUpper(Pypaimon21Name)
-	if _, ok := vars[ImplEnvPrefix+builtin]; !ok {
-		names = append([]string{builtin}, names...)
-	}
 	for _, name := range names {
 		cmdline, given := vars[ImplEnvPrefix+name]
 		supports := vars[ImplEnvPrefix+name+supportsSuffix]
-		if name == builtin {
+		builtin := builtins[name]
+		if builtin != nil {
 			if !given {
-				cmdline = Pypaimon21Command
+				cmdline = builtin.Command
 			}
 			if supports == "" {
-				supports = Pypaimon21Supports
+				supports = builtin.Supports
 			}
 		}
 		if name == "" || strings.ToUpper(name) != name || strings.ContainsAny(name, " -") {
@@ -215,7 +254,11 @@ func Impls(root string, environ []string) ([]Impl, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s%s: %w", ImplEnvPrefix, name, err)
 		}
-		out = append(out, Impl{Name: strings.ToLower(name), Argv: argv, Supports: s, Builtin: name == builtin && !given})
+		impl := Impl{Name: strings.ToLower(name), Argv: argv, Supports: s}
+		if builtin != nil && !given {
+			impl.Builtin = builtin
+		}
+		out = append(out, impl)
 	}
 	return out, nil
 }
@@ -231,8 +274,8 @@ func (i Impl) Start(ctx context.Context, root string) (*Process, error) {
 		}
 		if _, err := os.Stat(abs); err != nil {
 			hint := ""
-			if i.Builtin {
-				hint = " (make pypaimon21-env)"
+			if i.Builtin != nil {
+				hint = " (" + i.Builtin.MakeTarget + ")"
 			}
 			return nil, fmt.Errorf("%w: %s runner program %s is missing%s", ErrUnavailable, i.Name, abs, hint)
 		}

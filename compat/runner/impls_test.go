@@ -51,6 +51,10 @@ func TestLoadSupports(t *testing.T) {
 	if bug.Matches(nil) {
 		t.Fatal("no error matches")
 	}
+	s, err = LoadSupports(writeSupports(t, good+"unsupported search-positions not exposed\n"))
+	if err != nil || s.Unsupported["search-positions"] != "not exposed" {
+		t.Fatalf("search-positions declared unsupported: %+v, %v", s, err)
+	}
 	for _, bad := range []string{
 		"command read\ncommand search\n",                                                                // list-index undeclared
 		"command read\ncommand search\ncommand list-index\nunsupported read x\n",                        // declared twice
@@ -58,6 +62,7 @@ func TestLoadSupports(t *testing.T) {
 		"command read\ncommand search\nunsupported list-index x\nsupport y\n",                           // unknown kind
 		"command read\ncommand search\nunsupported list-index x\nknown-upstream search t | a | b | c\n", // no producer
 		"command read\ncommand search\nunsupported list-index x\nknown-upstream search go/t | a | b\n",  // no reason
+		"command read\ncommand search\nunsupported list-index x\nunsupported search-position y\n",       // no such feature
 	} {
 		if _, err := LoadSupports(writeSupports(t, bad)); err == nil {
 			t.Fatalf("accepted %q", bad)
@@ -79,22 +84,32 @@ func defaultImpls(t *testing.T) (string, []Impl) {
 	return root, impls
 }
 
-// TestImpls: pypaimon21 is there by default with its checked-in supports file; PKFT_IMPL_<NAME>
-// adds an implementation with the supports file of PKFT_IMPL_<NAME>_SUPPORTS, and a bad
-// declaration is refused.
+// TestImpls: pypaimon21 and rust are there by default with their checked-in supports files and
+// the variables that require them; PKFT_IMPL_<NAME> replaces a default or adds an implementation
+// with the supports file of PKFT_IMPL_<NAME>_SUPPORTS, and a bad declaration is refused.
 func TestImpls(t *testing.T) {
 	root, impls := defaultImpls(t)
-	if len(impls) != 1 || impls[0].Name != Pypaimon21Name || !impls[0].Builtin ||
-		strings.Join(impls[0].Argv, " ") != Pypaimon21Command || impls[0].Supports.Path != filepath.Join(root, Pypaimon21Supports) {
+	if len(impls) != 2 {
 		t.Fatalf("default implementations %+v", impls)
+	}
+	for i, want := range []struct{ name, command, supports, env string }{
+		{Pypaimon21Name, Pypaimon21Command, Pypaimon21Supports, testenv.RequirePypaimonEnv},
+		{RustName, RustCommand, RustSupports, testenv.RequireRustEnv},
+	} {
+		got := impls[i]
+		if got.Name != want.name || got.Builtin == nil || got.Builtin.RequireEnv != want.env ||
+			strings.Join(got.Argv, " ") != want.command || got.Supports.Path != filepath.Join(root, want.supports) {
+			t.Fatalf("default implementation %d: %+v", i, got)
+		}
 	}
 	sup := writeSupports(t, "command read\nunsupported search x\nunsupported list-index y\n")
 	impls, err := Impls(root, []string{"PKFT_IMPL_CPP=bin/cpp-runner --serve", "PKFT_IMPL_CPP_SUPPORTS=" + sup, "PKFT_IMPL_PYPAIMON21=py r.py", "HOME=/x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(impls) != 2 || impls[0].Name != "cpp" || strings.Join(impls[0].Argv, " ") != "bin/cpp-runner --serve" || impls[0].Builtin ||
-		impls[1].Name != Pypaimon21Name || impls[1].Builtin || impls[1].Argv[0] != "py" {
+	if len(impls) != 3 || impls[0].Name != Pypaimon21Name || impls[0].Builtin != nil || impls[0].Argv[0] != "py" ||
+		impls[1].Name != RustName || impls[1].Builtin == nil ||
+		impls[2].Name != "cpp" || strings.Join(impls[2].Argv, " ") != "bin/cpp-runner --serve" || impls[2].Builtin != nil {
 		t.Fatalf("implementations %+v", impls)
 	}
 	for _, env := range [][]string{
@@ -111,15 +126,17 @@ func TestImpls(t *testing.T) {
 }
 
 // TestImplStartMissing: a runner whose program does not exist is unavailable (the consumer cases
-// skip it, or fail it under PKFT_REQUIRE_PYPAIMON=1 for pypaimon21), naming the make target.
+// skip a default one, or fail it under its PKFT_REQUIRE_ variable), naming the make target.
 func TestImplStartMissing(t *testing.T) {
 	root := t.TempDir()
-	i := Impl{Name: Pypaimon21Name, Argv: []string{".cache/none/bin/python", "r.py"}, Builtin: true}
-	_, err := i.Start(context.Background(), root)
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "make pypaimon21-env") {
-		t.Fatalf("got %v", err)
+	for _, b := range Builtins {
+		i := Impl{Name: b.Name, Argv: []string{".cache/none/bin/" + b.Name, "serve"}, Builtin: &b}
+		_, err := i.Start(context.Background(), root)
+		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), b.MakeTarget) {
+			t.Fatalf("%s: got %v", b.Name, err)
+		}
 	}
-	i = Impl{Name: "x", Argv: []string{"pkft-no-such-runner-program"}}
+	i := Impl{Name: "x", Argv: []string{"pkft-no-such-runner-program"}}
 	if _, err := i.Start(context.Background(), root); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("got %v", err)
 	}
@@ -204,5 +221,35 @@ func TestSameConsumerHitsTies(t *testing.T) {
 	}
 	if err := sameConsumerHits(res(hit(2, "a2", 5, 2), hit(1, "a1", 0, 2)), res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2)), false, parts); err == nil {
 		t.Fatal("unranked answers in another order accepted")
+	}
+}
+
+// TestSameRankedHitsWithoutPositions: a ranked answer of a consumer without search positions must
+// carry none and come in Java's ranked order hit for hit, ties across partitions included.
+func TestSameRankedHitsWithoutPositions(t *testing.T) {
+	bucket, row := 0, int64(3)
+	hit := func(id int, score float64) consumerHit {
+		return consumerHit{Key: map[string]any{"id": float64(id)}, Text: "t", Score: score}
+	}
+	res := func(h ...consumerHit) consumerSearchResult { return consumerSearchResult{SnapshotID: 2, Results: h} }
+	want := res(hit(1, 2), hit(2, 2), hit(3, 1))
+	for i := range want.Results {
+		want.Results[i].Bucket, want.Results[i].DataFile, want.Results[i].RowPosition = &bucket, "f", &row
+	}
+	if err := sameRankedHitsWithoutPositions(res(hit(1, 2), hit(2, 2.00001), hit(3, 1)), want); err != nil {
+		t.Fatal(err)
+	}
+	positioned := res(hit(1, 2), hit(2, 2), hit(3, 1))
+	positioned.Results[1].DataFile = "f"
+	for name, got := range map[string]consumerSearchResult{
+		"a tie in another order": res(hit(2, 2), hit(1, 2), hit(3, 1)),
+		"a score":                res(hit(1, 2), hit(2, 2), hit(3, 1.01)),
+		"a hit":                  res(hit(1, 2), hit(2, 2)),
+		"a position":             positioned,
+		"the snapshot":           {SnapshotID: 1, Results: res(hit(1, 2), hit(2, 2), hit(3, 1)).Results},
+	} {
+		if err := sameRankedHitsWithoutPositions(got, want); err == nil {
+			t.Fatalf("%s: accepted", name)
+		}
 	}
 }

@@ -110,43 +110,6 @@ func startGroup(t *testing.T) *maintainGroup {
 	return g
 }
 
-// goScan returns Go's scan of the table at path in canonical row texts, sorted, and the scan's
-// Arrow schema.
-func goScan(ctx context.Context, path string) ([]string, *arrow.Schema, error) {
-	tbl, err := pkft.Open(ctx, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	rr, err := tbl.Scan(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rr.Release()
-	var rows []string
-	for rr.Next() {
-		rows = append(rows, arrowrows.Canonical(rr.RecordBatch())...)
-	}
-	if err := rr.Err(); err != nil {
-		return nil, nil, err
-	}
-	slices.Sort(rows)
-	return rows, rr.Schema(), nil
-}
-
-// canonicalJSONRows renders rows read by Java as canonical texts of sch, sorted.
-func canonicalJSONRows(sch *arrow.Schema, rows []map[string]json.RawMessage) ([]string, error) {
-	out := make([]string, 0, len(rows))
-	for _, r := range rows {
-		s, err := arrowrows.CanonicalJSON(sch, r)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
 func javaReadRaw(ctx context.Context, g *maintainGroup, path string) ([]map[string]json.RawMessage, error) {
 	var res struct {
 		Rows []map[string]json.RawMessage `json:"rows"`
@@ -184,11 +147,11 @@ func scanEqualsRecorded(ctx context.Context, dir, goldenFile string) error {
 
 // scanEquals checks Go's scan of the table at path has exactly the rows read (by what).
 func scanEquals(ctx context.Context, path string, read []map[string]json.RawMessage, what string) error {
-	got, sch, err := goScan(ctx, path)
+	got, sch, err := arrowrows.Scan(ctx, path)
 	if err != nil {
 		return err
 	}
-	want, err := canonicalJSONRows(sch, read)
+	want, err := arrowrows.CanonicalJSONRows(sch, read)
 	if err != nil {
 		return err
 	}
@@ -323,7 +286,7 @@ func javaReadsModel(ctx context.Context, g *maintainGroup, path string, model ma
 		want = append(want, r)
 	}
 	slices.Sort(want)
-	got, sch, err := goScan(ctx, path)
+	got, sch, err := arrowrows.Scan(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -334,7 +297,7 @@ func javaReadsModel(ctx context.Context, g *maintainGroup, path string, model ma
 	if err != nil {
 		return err
 	}
-	java, err := canonicalJSONRows(sch, raw)
+	java, err := arrowrows.CanonicalJSONRows(sch, raw)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ const (
 	RequireNativeEnv   = "PKFT_REQUIRE_NATIVE"
 	RequireJavaEnv     = "PKFT_REQUIRE_JAVA"
 	RequirePypaimonEnv = "PKFT_REQUIRE_PYPAIMON"
+	// RequireRustEnv covers the paimon-rust consumer runner (make rust-runner).
+	RequireRustEnv = "PKFT_REQUIRE_RUST"
 	// RequireJavaFullTextEnv covers what needs Java's full-text engine (Paimon's full-text
 	// indexer and its native library) inside the Java runner.
 	RequireJavaFullTextEnv = "PKFT_REQUIRE_JAVA_FULLTEXT"
