@@ -18,6 +18,7 @@ func compactCommand() *cobra.Command {
 		asJSON       bool
 		user         string
 		progressFlag string
+		sharding     shardFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "compact TABLE_PATH",
@@ -35,6 +36,11 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
 			if err != nil {
 				return err
 			}
+			more, err := sharding.options()
+			if err != nil {
+				return err
+			}
+			scope = append(scope, more...)
 			if err := checkParallel(parallel); err != nil {
 				return err
 			}
@@ -50,7 +56,7 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
 				return err
 			}
 			ctx := cmd.Context()
-			tbl, err := pkft.Open(ctx, args[0])
+			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
 				return err
 			}
@@ -72,6 +78,7 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
 		},
 	}
 	f := cmd.Flags()
+	sharding.add(f, "compact")
 	f.StringArrayVar(&partitions, "partition", nil, "compact only partition k=v[,k=v...] (repeatable)")
 	f.Int32SliceVar(&buckets, "bucket", nil, "compact only bucket N (repeatable or comma-separated)")
 	f.IntVar(&parallel, "parallel", 0, "buckets compacted at once (default: one per CPU)")
