@@ -248,6 +248,7 @@ func TestConformance(t *testing.T) {
 	testHostileQueries(t)
 	testOptions(t)
 	testSortedIndex(t)
+	testS3(t)
 }
 
 func testEngine(t *testing.T) {
