@@ -542,15 +542,7 @@ func (w *writer) Abort() error {
 
 // WriteFileAtomic writes a new object, refusing an existing name with ErrExists.
 func (f *FS) WriteFileAtomic(ctx context.Context, p string, data []byte) error {
-	w, err := f.Create(ctx, p)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(data); err != nil {
-		w.Abort()
-		return err
-	}
-	return w.Commit(ctx)
+	return fileio.WriteNew(ctx, f, p, data)
 }
 
 // OverwriteFile replaces an object with one PUT (readers see the old or the new content).
