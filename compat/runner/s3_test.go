@@ -147,6 +147,15 @@ func testS3(t *testing.T) {
 		}
 		return g.s3CommitRace(ctx, env)
 	})
+	runCase(t, "s3/range-reads", "go", func(ctx context.Context) error {
+		if env.err != nil {
+			return env.err
+		}
+		if g.engErr != nil {
+			return g.engErr
+		}
+		return g.s3RangeReads(ctx, env)
+	})
 }
 
 // s3JavaWritten is s3/java-written (java->go): Java creates a partitioned 2-bucket table on the

@@ -42,6 +42,9 @@ type Config struct {
 	// ListPageSize is the number of keys a listing asks for per page (0: the server's default,
 	// 1000 on S3).
 	ListPageSize int32
+	// ReadObserver, when set, is told the bytes every GET received, with the object's path as the
+	// caller named it (tests count what a search reads of one archive).
+	ReadObserver func(path string, n int64)
 }
 
 // option names (after the prefix), each with the Config field it sets.

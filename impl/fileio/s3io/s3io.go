@@ -217,8 +217,9 @@ func (f *FS) OpenReaderAt(ctx context.Context, p string) (fileio.ReadAtFile, err
 }
 
 // reader is an object opened for random access. Every read is a ranged GET pinned to the ETag
-// seen at open (a replaced object fails the read instead of mixing two versions); reads smaller
-// than minRead fetch minRead bytes and keep them for the reads that follow.
+// seen at open (a replaced object fails the read instead of mixing two versions). Reads smaller
+// than minRead fetch minRead bytes; the ranges fetched last (up to cacheBytes) are kept, and a
+// read inside one is served from memory: the engine reads some blocks of an archive once per hit.
 type reader struct {
 	fs   *FS
 	ctx  context.Context
@@ -227,17 +228,26 @@ type reader struct {
 	size int64
 	etag string
 
-	mu       sync.Mutex
-	bufStart int64
-	buf      []byte
-	closed   bool
+	mu     sync.Mutex
+	spans  []span
+	cached int64
+	closed bool
 }
+
+// span is a fetched range of the object.
+type span struct {
+	start int64
+	data  []byte
+}
+
+// cacheBytes bounds the fetched ranges one open reader keeps.
+const cacheBytes = 8 << 20
 
 func (r *reader) Size() int64 { return r.size }
 
 func (r *reader) Close() error {
 	r.mu.Lock()
-	r.closed, r.buf = true, nil
+	r.closed, r.spans, r.cached = true, nil, 0
 	r.mu.Unlock()
 	return nil
 }
@@ -261,20 +271,16 @@ func (r *reader) ReadAt(p []byte, off int64) (int, error) {
 		r.mu.Unlock()
 		return 0, fmt.Errorf("read %s: file closed", r.path)
 	}
-	if off >= r.bufStart && off+want <= r.bufStart+int64(len(r.buf)) {
-		n := copy(p[:want], r.buf[off-r.bufStart:])
-		r.mu.Unlock()
-		return r.result(n, len(p))
+	for i := len(r.spans) - 1; i >= 0; i-- {
+		sp := r.spans[i]
+		if off >= sp.start && off+want <= sp.start+int64(len(sp.data)) {
+			n := copy(p[:want], sp.data[off-sp.start:])
+			r.mu.Unlock()
+			return r.result(n, len(p))
+		}
 	}
 	r.mu.Unlock()
-	if want >= minRead {
-		n, err := r.fetch(p[:want], off)
-		if err != nil {
-			return n, err
-		}
-		return r.result(n, len(p))
-	}
-	block := int64(minRead)
+	block := max(want, minRead)
 	if off+block > r.size {
 		block = r.size - off
 	}
@@ -283,10 +289,18 @@ func (r *reader) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	r.mu.Lock()
-	r.bufStart, r.buf = off, buf[:n]
-	r.mu.Unlock()
-	return r.result(copy(p[:want], buf[:n]), len(p))
+	buf = buf[:n]
+	if int64(n) <= cacheBytes {
+		r.mu.Lock()
+		r.spans = append(r.spans, span{start: off, data: buf})
+		r.cached += int64(n)
+		for r.cached > cacheBytes {
+			r.cached -= int64(len(r.spans[0].data))
+			r.spans = r.spans[1:]
+		}
+		r.mu.Unlock()
+	}
+	return r.result(copy(p[:want], buf), len(p))
 }
 
 func (r *reader) result(n, asked int) (int, error) {
@@ -314,6 +328,9 @@ func (r *reader) fetch(p []byte, off int64) (int, error) {
 	defer out.Body.Close()
 	n, err := io.ReadFull(out.Body, p)
 	r.fs.read.Add(int64(n))
+	if obs := r.fs.cfg.ReadObserver; obs != nil {
+		obs(r.path, int64(n))
+	}
 	if err != nil {
 		return n, fmt.Errorf("read %s at %d: %w", r.path, off, err)
 	}
@@ -334,17 +351,22 @@ func (f *FS) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
-	return &countingBody{ReadCloser: out.Body, n: &f.read}, nil
+	return &countingBody{ReadCloser: out.Body, n: &f.read, path: p, obs: f.cfg.ReadObserver}, nil
 }
 
 type countingBody struct {
 	io.ReadCloser
-	n *atomic.Int64
+	n    *atomic.Int64
+	path string
+	obs  func(string, int64)
 }
 
 func (c *countingBody) Read(p []byte) (int, error) {
 	n, err := c.ReadCloser.Read(p)
 	c.n.Add(int64(n))
+	if c.obs != nil && n > 0 {
+		c.obs(c.path, int64(n))
+	}
 	return n, err
 }
 

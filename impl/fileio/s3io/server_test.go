@@ -161,6 +161,17 @@ func TestServer(t *testing.T) {
 		if gets, read := st.Gets-before.Gets, st.BytesRead-before.BytesRead; gets != 2 || read != 2*minRead {
 			t.Fatalf("three small reads (two within one block) took %d GETs and %d bytes, want 2 and %d", gets, read, 2*minRead)
 		}
+		// A large read, then the same range again: the second comes from the kept range.
+		before = f.Stats()
+		big := make([]byte, 100_000)
+		for i := 0; i < 3; i++ {
+			if n, err := r.ReadAt(big, 300_000); n != len(big) || err != nil || !bytes.Equal(big, data[300_000:400_000]) {
+				t.Fatalf("ReadAt(300000) = %d, %v", n, err)
+			}
+		}
+		if gets := f.Stats().Gets - before.Gets; gets != 1 {
+			t.Fatalf("three reads of one range took %d GETs, want 1", gets)
+		}
 		n, err := r.ReadAt(make([]byte, 10), int64(len(data)-4))
 		if n != 4 || err != io.EOF {
 			t.Fatalf("read past the end: %d, %v", n, err)
