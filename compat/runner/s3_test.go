@@ -102,8 +102,8 @@ type s3Table struct {
 	model s3Model
 }
 
-// testS3 runs s3/java-written (java->go), s3/go-written (go->java) and s3/commit-race (go->java)
-// on a SeaweedFS warehouse: Java reaches it through Paimon's HadoopFileIO over hadoop-aws's S3A,
+// testS3 runs s3/java-written (java->go), s3/go-written (go->java), s3/commit-race (go->java),
+// scale/shards (go->java) and s3/range-reads (go) on a SeaweedFS warehouse: Java reaches it through Paimon's HadoopFileIO over hadoop-aws's S3A,
 // Go through impl/fileio/s3io. The Java runner is a local JVM in every runner mode: the runner's
 // container has no network to reach the server with.
 func testS3(t *testing.T) {
@@ -146,6 +146,12 @@ func testS3(t *testing.T) {
 			return err
 		}
 		return g.s3CommitRace(ctx, env)
+	})
+	runCase(t, "scale/shards", "go->java", func(ctx context.Context) error {
+		if err := need(ctx); err != nil {
+			return err
+		}
+		return g.scaleShards(ctx, env)
 	})
 	runCase(t, "s3/range-reads", "go", func(ctx context.Context) error {
 		if env.err != nil {
