@@ -32,7 +32,8 @@ const (
 )
 
 // stopGrace is how long Stop waits after SIGTERM before SIGKILL: weed was measured not to stop
-// within 7 s of SIGTERM, and its data directory is thrown away anyway.
+// within 7 s of SIGTERM (nor within 4 s with -volume.preStopSeconds=0), and its data directory is
+// thrown away anyway.
 const stopGrace = 2 * time.Second
 
 // Server is a running weed server.

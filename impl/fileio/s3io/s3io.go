@@ -536,6 +536,8 @@ func (w *writer) commit(ctx context.Context) error {
 		return nil
 	case isTaken(err):
 		return fmt.Errorf("publish %s: %w", w.path, fileio.ErrExists)
+	case w.fs.cfg.ConditionalWrites && httpStatus(err) == http.StatusNotImplemented:
+		return fmt.Errorf("publish %s: the server does not implement If-None-Match (s3.conditional-writes=false publishes after a HEAD instead, as Java does): %w", w.path, err)
 	default:
 		return fmt.Errorf("publish %s: %w", w.path, err)
 	}
