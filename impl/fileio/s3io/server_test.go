@@ -54,6 +54,23 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	t.Run("without-conditional-writes", func(t *testing.T) {
+		cfg := f.cfg
+		cfg.ConditionalWrites = false
+		plain := New(cfg)
+		p := root + "/t/snapshot/snapshot-9"
+		if err := plain.WriteFileAtomic(ctx, p, []byte("first")); err != nil {
+			t.Fatal(err)
+		}
+		// The HEAD before the PUT refuses the taken name, as Java's check does.
+		if err := plain.WriteFileAtomic(ctx, p, []byte("second")); !errors.Is(err, fileio.ErrExists) {
+			t.Fatalf("second publication: %v, want ErrExists", err)
+		}
+		if err := plain.Rename(ctx, p, root+"/t/snapshot/snapshot-1"); !errors.Is(err, fileio.ErrExists) {
+			t.Fatalf("rename onto a taken name: %v, want ErrExists", err)
+		}
+	})
+
 	t.Run("racing-publications-one-wins", func(t *testing.T) {
 		p := root + "/t/snapshot/snapshot-2"
 		var wg sync.WaitGroup
