@@ -220,6 +220,7 @@ func (f *FS) OpenReaderAt(ctx context.Context, p string) (fileio.ReadAtFile, err
 // seen at open (a replaced object fails the read instead of mixing two versions). Reads smaller
 // than minRead fetch minRead bytes; the ranges fetched last (up to cacheBytes) are kept, and a
 // read inside one is served from memory: the engine reads some blocks of an archive once per hit.
+// As with a local file, the reads do not end with the context the file was opened with.
 type reader struct {
 	fs   *FS
 	ctx  context.Context
@@ -529,7 +530,11 @@ func (w *writer) commit(ctx context.Context) error {
 		if err = publish(); err == nil || !isConditionalConflict(err) {
 			break
 		}
-		time.Sleep(time.Duration(50*(attempt+1)) * time.Millisecond)
+		select {
+		case <-time.After(time.Duration(50*(attempt+1)) * time.Millisecond):
+		case <-ctx.Done():
+			return fmt.Errorf("publish %s: %w", w.path, ctx.Err())
+		}
 	}
 	switch {
 	case err == nil:
