@@ -15,7 +15,8 @@ PKFT_REQUIRE_JAVA          ?= 1
 PKFT_REQUIRE_JAVA_FULLTEXT ?= 1
 PKFT_REQUIRE_PYPAIMON      ?= 1
 PKFT_REQUIRE_RUST          ?= 1
-export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA PKFT_REQUIRE_JAVA_FULLTEXT PKFT_REQUIRE_PYPAIMON PKFT_REQUIRE_RUST
+PKFT_REQUIRE_S3            ?= 1
+export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA PKFT_REQUIRE_JAVA_FULLTEXT PKFT_REQUIRE_PYPAIMON PKFT_REQUIRE_RUST PKFT_REQUIRE_S3
 
 .PHONY: all test compat native runner golden bench clean check-fmt vet gotest
 
@@ -96,6 +97,22 @@ $(RUNNER_JAR): compat/java/pom.xml $(shell find compat/java/src -type f 2>/dev/n
 runner-test: native runner
 	cd compat/java && $(MVN) -q -B test $(RUNNER_PROFILE) $(RUNNER_MVN_ARGS)
 
+# The S3 server of the s3/* cases and impl/fileio/s3io's tests: SeaweedFS's weed, built from its Go
+# module at the version pinned in scripts/seaweedfs.version by scripts/seaweedfs-build.sh and
+# cached outside the clone (${XDG_CACHE_HOME:-$$HOME/.cache}/pkft/seaweedfs/<version>/weed), so a
+# machine builds it once (about 8 minutes on 2 cores) and later runs build nothing. The suites
+# start and stop their own server on loopback ports; s3-up starts one that stays up (for trying
+# pkft on s3:// paths by hand: it prints the AWS_* variables that reach it) and s3-down stops it.
+.PHONY: seaweedfs s3-up s3-down
+seaweedfs:
+	@$(TIMED) seaweedfs ./scripts/seaweedfs-build.sh >/dev/null
+
+s3-up: seaweedfs
+	@$(GO) run ./internal/s3server/s3up -dir .cache/s3
+
+s3-down:
+	@./scripts/s3-down.sh .cache/s3
+
 check-fmt:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.cache/*')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -113,7 +130,7 @@ actionlint:
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) -shellcheck= -pyflakes= .github/workflows/*.yml
 
 # The conformance package runs in its own step, with the matrix printed.
-gotest: native runner
+gotest: native runner seaweedfs
 	$(TIMED) unit-tests $(GO) test -race -count=1 -skip '^TestCrashPoints$$' $$($(GO) list ./... | grep -v '/compat/runner$$')
 
 # faults: the crash-point suites (internal/crashpoint): every table-writing operation is failed or
@@ -142,7 +159,7 @@ compat:
 # The conformance suite runs without -race: it drives the JVM and the engine, where the race
 # detector finds nothing and costs a slow first compile; the Go code it calls runs under -race in
 # gotest.
-conformance: native pypaimon-env pypaimon21-env rust-runner runner conformance-compile
+conformance: native pypaimon-env pypaimon21-env rust-runner runner seaweedfs conformance-compile
 	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
 
 # conformance-compile compiles the suite (into the build cache) without running it.
@@ -258,7 +275,7 @@ endif
 # (removal on every exit path, docker-compose.yml) required to run. Then its results.json must
 # match make compat's (compat/report, when there is one: in CI, make test's run just before) case
 # for case, outcome for outcome.
-compat-docker: docker-images pypaimon-env pypaimon21-env rust-runner
+compat-docker: docker-images pypaimon-env pypaimon21-env rust-runner seaweedfs
 	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) \
 	  TESTCONTAINERS_RYUK_DISABLED=true \
 	  $(TIMED) conformance-docker $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report-docker

@@ -18,7 +18,6 @@ import (
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/pkfthook"
 )
 
 // ErrTableExists reports a [Create] on a directory that already holds a schema, as Java's
@@ -153,9 +152,13 @@ func Create(ctx context.Context, path string, def TableDefinition, opts ...Creat
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", path, err)
 	}
-	fio := pkfthook.FileIO(ctx)
-	if fio == nil {
-		fio = fileio.NewLocal()
+	var ocfg openConfig
+	for _, o := range cfg.open {
+		o.applyOpen(&ocfg)
+	}
+	fio, err := fileIOFor(ctx, path, ocfg)
+	if err != nil {
+		return nil, fmt.Errorf("create table: %w", err)
 	}
 	t := table.Open(fio, path)
 	if _, err := t.LatestSchema(ctx); err == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -213,7 +212,10 @@ func (cfg scope) commitOptions() []tableops.MaintainOption {
 // (search.MatchPartition) of the buckets the latest snapshot has; a partition that appears only
 // in a snapshot committed later is matched by its directory values.
 func (t *Table) bucketFilter(ctx context.Context, cfg scope) (func([]paths.PartitionKV, int32) bool, error) {
-	if len(cfg.partitions) == 0 && len(cfg.buckets) == 0 {
+	if cfg.shard != nil && (cfg.shard.count < 1 || cfg.shard.index < 0 || cfg.shard.index >= cfg.shard.count) {
+		return nil, fmt.Errorf("select buckets of %s: shard %d/%d: want 0 <= index < count", t.path, cfg.shard.index, cfg.shard.count)
+	}
+	if len(cfg.partitions) == 0 && len(cfg.buckets) == 0 && cfg.shard == nil {
 		return nil, nil
 	}
 	var known map[string]bool // partition directory path -> selected
@@ -267,9 +269,16 @@ func (t *Table) bucketFilter(ctx context.Context, cfg scope) (func([]paths.Parti
 		}
 	}
 	specs := cfg.partitions
-	buckets := slices.Clone(cfg.buckets)
+	buckets := make(map[int32]bool, len(cfg.buckets))
+	for _, b := range cfg.buckets {
+		buckets[b] = true
+	}
+	sh := cfg.shard
 	return func(spec []paths.PartitionKV, bucket int32) bool {
-		if len(buckets) > 0 && !slices.Contains(buckets, bucket) {
+		if len(buckets) > 0 && !buckets[bucket] {
+			return false
+		}
+		if sh != nil && ShardOf(dirKey(spec), bucket, sh.count) != sh.index {
 			return false
 		}
 		if len(specs) == 0 {

@@ -1,5 +1,7 @@
 package pkft
 
+import "strconv"
+
 // Every operation takes its own option type, so that an option an operation does not honour
 // does not compile: [Table.Compact] cannot be given [WithDryRun], [Table.NewWriter] cannot be
 // given [WithBucket]. A setting that several operations honour is one constructor whose result
@@ -26,6 +28,7 @@ type SearchOption interface{ applySearch(*searchConfig) }
 type scope struct {
 	partitions  []map[string]string
 	buckets     []int32
+	shard       *shard
 	parallelism int
 	progress    func(Progress)
 	commitUser  string
@@ -101,6 +104,34 @@ func (o bucketOption) applyCompact(c *compactConfig)   { c.buckets = append(c.bu
 // WithBucket restricts maintenance or compaction to bucket n (of every selected partition).
 // Given several times, any of the buckets is selected.
 func WithBucket(n int32) BucketOption { return bucketOption(n) }
+
+// shard is a WithShard selection: the buckets whose ShardOf is index.
+type shard struct{ index, count int }
+
+func (o shard) applyMaintain(c *maintainConfig) { s := o; c.shard = &s }
+func (o shard) applyCompact(c *compactConfig)   { s := o; c.shard = &s }
+
+// WithShard restricts maintenance or compaction to shard index of count (0 <= index < count):
+// the (partition, bucket) pairs for which [ShardOf] is index. The count workers given shards
+// 0..count-1 of one table split its buckets with no overlap and no gap, whatever the table's
+// partitions and bucket numbers, and each commits only its own buckets through the commit
+// protocol (workers that race re-base and retry). Combined with [WithPartition] and
+// [WithBucket], a bucket must match all of them. An index outside [0, count) fails the call.
+func WithShard(index, count int) BucketOption { return shard{index: index, count: count} }
+
+// ShardOf is the shard of count that (partition, bucket) belongs to: the FNV-1a 64-bit hash of
+// the partition's directory path as Paimon names it (for example "region=eu/dt=2024-01-31",
+// empty for an unpartitioned table), a "/" and the bucket number in decimal, modulo count. It is
+// stable across processes, machines and releases (the hash is part of the documented behaviour).
+func ShardOf(partitionPath string, bucket int32, count int) int {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, c := range []byte(partitionPath + "/" + strconv.Itoa(int(bucket))) {
+		h ^= uint64(c)
+		h *= prime
+	}
+	return int(h % uint64(count))
+}
 
 // ParallelismOption bounds the work done at once; it is a [MaintainOption], a [CompactOption]
 // and a [SearchOption].

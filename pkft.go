@@ -36,6 +36,7 @@ import (
 	"sync"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/fileio/resolve"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/restore"
@@ -116,6 +117,37 @@ type Table struct {
 
 type openConfig struct {
 	engineLibrary string
+	fsOptions     map[string]string
+}
+
+type fileSystemOptions map[string]string
+
+func (o fileSystemOptions) applyOpen(c *openConfig) {
+	if c.fsOptions == nil {
+		c.fsOptions = map[string]string{}
+	}
+	for k, v := range o {
+		c.fsOptions[k] = v
+	}
+}
+
+// WithFileSystemOptions configures the file system the table lives on, with the keys of
+// Paimon's catalog options for it. Tables on S3 (s3://bucket/path or s3a://bucket/path) take
+// s3.endpoint, s3.region (or s3.endpoint.region), s3.access-key, s3.secret-key,
+// s3.session.token, s3.path.style.access, s3.multipart.size and pkft's s3.conditional-writes,
+// each also spelled s3a.* or fs.s3a.* as Java's S3FileIO accepts; they override the AWS_*
+// environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
+// AWS_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL). Any other key, and any key for a local
+// table, is refused by name when the table is opened.
+func WithFileSystemOptions(opts map[string]string) OpenOption { return fileSystemOptions(opts) }
+
+// fileIOFor is the file system of the table at path: the one the context carries (tests), else
+// the one path's scheme names, configured by the WithFileSystemOptions of cfg.
+func fileIOFor(ctx context.Context, path string, cfg openConfig) (fileio.FileIO, error) {
+	if fio := pkfthook.FileIO(ctx); fio != nil {
+		return fio, nil
+	}
+	return resolve.ForPath(path, cfg.fsOptions, nil)
 }
 
 type engineLibraryOption string
@@ -138,9 +170,9 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) 
 	if path == "" {
 		return nil, errors.New("open table: empty path")
 	}
-	fio := pkfthook.FileIO(ctx)
-	if fio == nil {
-		fio = fileio.NewLocal()
+	fio, err := fileIOFor(ctx, path, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open table: %w", err)
 	}
 	t := table.Open(fio, path)
 	s, err := t.LatestSchema(ctx)

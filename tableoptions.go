@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/options"
 	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/internal/pkfthook"
 )
 
 // OptionDecision is what pkft does with one option a table sets.
@@ -33,14 +31,18 @@ type OptionDecision struct {
 }
 
 // TableOptions reads the latest schema of the table at path and returns what pkft does with
-// each option it sets, ordered by key.
-func TableOptions(ctx context.Context, path string) ([]OptionDecision, error) {
+// each option it sets, ordered by key. Of opts, only [WithFileSystemOptions] matters here.
+func TableOptions(ctx context.Context, path string, opts ...OpenOption) ([]OptionDecision, error) {
 	if path == "" {
 		return nil, errors.New("table options: empty path")
 	}
-	fio := pkfthook.FileIO(ctx)
-	if fio == nil {
-		fio = fileio.NewLocal()
+	var cfg openConfig
+	for _, o := range opts {
+		o.applyOpen(&cfg)
+	}
+	fio, err := fileIOFor(ctx, path, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("table options: %w", err)
 	}
 	s, err := table.Open(fio, path).LatestSchema(ctx)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -43,6 +44,10 @@ type TableSpec struct {
 	Buckets        int
 	FilesPerBucket int
 	Analyzer       Analyzer
+	// Marker, when set, appends the word Marker(i) to row i's text of every data file (a word
+	// the corpus does not hold; "" leaves the row as it is): selective queries for the tables of
+	// conformance cases. The bench leaves it nil.
+	Marker func(i int) string
 }
 
 // TableOptions are the table options of a generated table: deletion vectors, the full-text
@@ -81,7 +86,16 @@ func (s TableSpec) fileRows(b, f int) int {
 // indexes exactly what a build reads from the data file.
 func (s TableSpec) FileTexts(b, f int) func(i int) ([]byte, bool) {
 	t := &texts{seed: uint64(b*s.FilesPerBucket + f + 1), chunk: -1}
-	return t.text
+	if s.Marker == nil {
+		return t.text
+	}
+	return func(i int) ([]byte, bool) {
+		text, null := t.text(i)
+		if m := s.Marker(i); !null && m != "" {
+			text = append(append(slices.Clone(text), ' '), m...)
+		}
+		return text, null
+	}
 }
 
 // texts streams corpus texts (internal/corpus, multilingual) for one data file, about 5% of

@@ -249,6 +249,7 @@ func TestConformance(t *testing.T) {
 	testHostileQueries(t)
 	testOptions(t)
 	testSortedIndex(t)
+	testS3(t)
 }
 
 func testEngine(t *testing.T) {

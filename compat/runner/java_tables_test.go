@@ -470,7 +470,12 @@ func javaDump(ctx context.Context, p *Process, path string) (*inspect.Dump, erro
 // goDump is Go's canonical dump of the table at path, passed through its JSON form so that it
 // compares with a decoded Java dump (numbers in partitions and index meta become float64).
 func goDump(ctx context.Context, path string) (*inspect.Dump, error) {
-	d, err := inspect.TableDump(ctx, table.Open(fileio.NewLocal(), path), inspect.FullTextState)
+	return goDumpOn(ctx, fileio.NewLocal(), path)
+}
+
+// goDumpOn is goDump of a table on the file system fio.
+func goDumpOn(ctx context.Context, fio fileio.FileIO, path string) (*inspect.Dump, error) {
+	d, err := inspect.TableDump(ctx, table.Open(fio, path), inspect.FullTextState)
 	if err != nil {
 		return nil, fmt.Errorf("go dump: %w", err)
 	}

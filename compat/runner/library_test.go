@@ -94,9 +94,14 @@ func testLibrary(t *testing.T) {
 // startGroup starts the JVM and loads the engine for a family of cases; what cannot start is
 // recorded in the group (its cases report it through need).
 func startGroup(t *testing.T) *maintainGroup {
+	return startGroupWith(t, StartJava)
+}
+
+// startGroupWith is startGroup with the Java runner start gives.
+func startGroupWith(t *testing.T, start func(context.Context) (*Process, error)) *maintainGroup {
 	g := &maintainGroup{dir: t.TempDir(), tables: map[string]*maintainTable{}}
 	ctx := context.Background()
-	if p, err := StartJava(ctx); err != nil {
+	if p, err := start(ctx); err != nil {
 		g.startErr = unavailable{testenv.RequireJavaEnv, err}
 	} else {
 		t.Cleanup(func() { p.Close() })

@@ -40,6 +40,8 @@ type maintainGroup struct {
 	engine   fulltext.Engine
 	engErr   error
 	dir      string
+	// fio is the file system the group's tables live on; nil is the local one.
+	fio fileio.FileIO
 
 	tables map[string]*maintainTable
 	// searchTables are the tables the search cases run on, in order.
@@ -133,6 +135,14 @@ func testMaintain(t *testing.T) {
 		return g.realProcesses(ctx, realProcessRounds)
 	})
 	testSearchTables(t, g)
+}
+
+// fileIO is the file system of the group's tables.
+func (g *maintainGroup) fileIO() fileio.FileIO {
+	if g.fio == nil {
+		return fileio.NewLocal()
+	}
+	return g.fio
 }
 
 // need fails unless the JVM and the engine are available and the runner serves cmds.
@@ -389,7 +399,7 @@ func (g *maintainGroup) sameState(ctx context.Context, path string, wantID int64
 	if err != nil {
 		return nil, err
 	}
-	gd, err := goDump(ctx, path)
+	gd, err := goDumpOn(ctx, g.fileIO(), path)
 	if err != nil {
 		return nil, err
 	}

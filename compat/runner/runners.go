@@ -36,6 +36,17 @@ func StartJava(ctx context.Context) (*Process, error) {
 	if os.Getenv("PKFT_RUNNER") == "docker" {
 		return startJavaContainer(ctx, root)
 	}
+	return StartLocalJava(ctx)
+}
+
+// StartLocalJava starts the Java runner as a local JVM whatever PKFT_RUNNER says: the s3/* cases
+// need a runner that reaches the S3 server on the loopback interface, which the runner's
+// container (no network) cannot.
+func StartLocalJava(ctx context.Context) (*Process, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
 	jar := filepath.Join(root, RunnerJar)
 	if _, err := os.Stat(jar); err != nil {
 		return nil, fmt.Errorf("%w: Java runner jar %s is not built (make runner)", ErrUnavailable, jar)

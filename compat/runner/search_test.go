@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/search"
 	"github.com/paimon-pkft/pkft/impl/table"
 )
@@ -84,7 +83,7 @@ type javaRankedResult struct {
 // sameSearches runs every query with every limit through Java's read path and Go's search on
 // the table at path and compares the results; at least half the queries must hit something.
 func (g *maintainGroup) sameSearches(ctx context.Context, path string, queries []string, limits []int) error {
-	tbl := table.Open(fileio.NewLocal(), path)
+	tbl := table.Open(g.fileIO(), path)
 	sch, err := tbl.LatestSchema(ctx)
 	if err != nil {
 		return err

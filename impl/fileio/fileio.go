@@ -100,3 +100,22 @@ type FileIO interface {
 	// created.
 	Rename(ctx context.Context, src, dst string) error
 }
+
+// Creator is the part of FileIO that starts atomic writes.
+type Creator interface {
+	Create(ctx context.Context, path string) (AtomicWriter, error)
+}
+
+// WriteNew writes data to path through c's Create, Write and Commit (aborting on a failed
+// write): the WriteFileAtomic of every implementation whose publication is its Commit.
+func WriteNew(ctx context.Context, c Creator, path string, data []byte) error {
+	w, err := c.Create(ctx, path)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Commit(ctx)
+}

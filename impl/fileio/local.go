@@ -235,15 +235,7 @@ func (w *localWriter) Abort() error {
 
 // WriteFileAtomic writes data to a new file published without overwriting.
 func (l Local) WriteFileAtomic(ctx context.Context, path string, data []byte) error {
-	w, err := l.Create(ctx, path)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(data); err != nil {
-		w.Abort()
-		return err
-	}
-	return w.Commit(ctx)
+	return WriteNew(ctx, l, path, data)
 }
 
 // OverwriteFile replaces the content of path. Unlike Java's LocalFileIO, which

@@ -381,15 +381,7 @@ func (w *writer) Abort() error {
 
 // WriteFileAtomic writes through Create and Commit: a write and a publication.
 func (f *FS) WriteFileAtomic(ctx context.Context, path string, data []byte) error {
-	w, err := f.Create(ctx, path)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(data); err != nil {
-		w.Abort()
-		return err
-	}
-	return w.Commit(ctx)
+	return fileio.WriteNew(ctx, f, path, data)
 }
 
 // OverwriteFile is a write followed by a publication.

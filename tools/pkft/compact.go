@@ -19,6 +19,7 @@ func compactCommand() *cobra.Command {
 		user         string
 		progressFlag string
 		strategy     string
+		sharding     shardFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "compact TABLE_PATH",
@@ -38,6 +39,11 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
 			if err != nil {
 				return err
 			}
+			more, err := sharding.options()
+			if err != nil {
+				return err
+			}
+			scope = append(scope, more...)
 			if err := checkParallel(parallel); err != nil {
 				return err
 			}
@@ -60,7 +66,7 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
 				return err
 			}
 			ctx := cmd.Context()
-			tbl, err := pkft.Open(ctx, args[0])
+			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
 				return err
 			}
@@ -82,6 +88,7 @@ buckets done is drawn on stderr when it is a terminal (--progress).`,
 		},
 	}
 	f := cmd.Flags()
+	sharding.add(f, "compact")
 	f.StringArrayVar(&partitions, "partition", nil, "compact only partition k=v[,k=v...] (repeatable)")
 	f.Int32SliceVar(&buckets, "bucket", nil, "compact only bucket N (repeatable or comma-separated)")
 	f.IntVar(&parallel, "parallel", 0, "buckets compacted at once (default: one per CPU)")

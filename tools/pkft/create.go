@@ -39,7 +39,7 @@ schema as JSON.`,
 			if err != nil {
 				return fmt.Errorf("--schema %s: %w", schemaFile, err)
 			}
-			tbl, err := pkft.Create(cmd.Context(), args[0], def)
+			tbl, err := pkft.Create(cmd.Context(), args[0], def, pkft.WithOpenOptions(fsOptions(cmd.Context())...))
 			if err != nil {
 				return err
 			}

@@ -102,6 +102,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
   pkft search /data/db.db/docs --query "lake format"`,
 	}
 	root.SetOut(out)
+	addFileSystemFlag(root)
 	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
 	root.AddCommand(writeCommand())
 	root.AddCommand(compactCommand())
@@ -114,7 +115,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 			Example: "  pkft dump /data/db.db/docs",
 			Args:    cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				tbl, err := pkft.Open(cmd.Context(), args[0])
+				tbl, err := pkft.Open(cmd.Context(), args[0], fsOptions(cmd.Context())...)
 				if err != nil {
 					return err
 				}
@@ -131,7 +132,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 			Example: "  pkft state /data/db.db/docs",
 			Args:    cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				tbl, err := pkft.Open(cmd.Context(), args[0])
+				tbl, err := pkft.Open(cmd.Context(), args[0], fsOptions(cmd.Context())...)
 				if err != nil {
 					return err
 				}

@@ -35,6 +35,7 @@ func maintainCommand(logger *slog.Logger) *cobra.Command {
 		asJSON       bool
 		progressFlag string
 		user         string
+		sharding     shardFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "maintain TABLE_PATH",
@@ -60,6 +61,11 @@ it is a terminal (--progress).`,
 			if err != nil {
 				return err
 			}
+			more, err := sharding.options()
+			if err != nil {
+				return err
+			}
+			scope = append(scope, more...)
 			opts := []pkft.MaintainOption{pkft.WithParallelism(parallel), pkft.WithDryRun(dryRun)}
 			for _, o := range scope {
 				opts = append(opts, o)
@@ -68,7 +74,7 @@ it is a terminal (--progress).`,
 				opts = append(opts, pkft.WithCommitUser(user))
 			}
 			ctx := cmd.Context()
-			tbl, err := pkft.Open(ctx, args[0])
+			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
 				return err
 			}
@@ -97,6 +103,7 @@ it is a terminal (--progress).`,
 		},
 	}
 	f := cmd.Flags()
+	sharding.add(f, "maintain")
 	f.StringArrayVar(&partitions, "partition", nil, "maintain only partition k=v[,k=v...] (repeatable; DATE as yyyy-mm-dd or day number)")
 	f.Int32SliceVar(&buckets, "bucket", nil, "maintain only bucket N (repeatable or comma-separated)")
 	f.IntVar(&parallel, "parallel", 0, "buckets maintained at once (default: one per CPU)")

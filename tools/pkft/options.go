@@ -22,7 +22,7 @@ option pkft does not know is refused. The last line says whether pkft will write
   pkft options /data/warehouse/db.db/docs --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			decisions, err := pkft.TableOptions(cmd.Context(), args[0])
+			decisions, err := pkft.TableOptions(cmd.Context(), args[0], fsOptions(cmd.Context())...)
 			if err != nil {
 				return err
 			}

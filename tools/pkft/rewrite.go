@@ -13,7 +13,7 @@ func rewriteCommand() *cobra.Command {
 		Example: "  pkft rewrite-metadata /data/db.db/docs",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tbl, err := pkft.Open(cmd.Context(), args[0])
+			tbl, err := pkft.Open(cmd.Context(), args[0], fsOptions(cmd.Context())...)
 			if err != nil {
 				return err
 			}

@@ -39,7 +39,7 @@ row (Arrow's JSON form of the values); otherwise a table. --snapshot scans an ea
 			if limit < 0 {
 				return fmt.Errorf("--limit %d is negative", limit)
 			}
-			tbl, err := pkft.Open(ctx, args[0])
+			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
 				return err
 			}

@@ -67,7 +67,7 @@ and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is s
 				ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("search timed out after %s (--timeout)", timeout))
 				defer cancel()
 			}
-			tbl, err := pkft.Open(ctx, args[0])
+			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
 				return err
 			}

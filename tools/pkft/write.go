@@ -67,7 +67,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				return fmt.Errorf("--format %s reads stdin: unexpected arguments %v", format, args[1:])
 			}
 			ctx := cmd.Context()
-			tbl, err := pkft.Open(ctx, args[0])
+			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
 				return err
 			}

@@ -33,6 +33,7 @@ public final class Main {
     private Main() {
         commands.put("ping", args -> ping());
         TableCommands.register(commands);
+        StorageCommands.register(commands);
         DumpCommand.register(commands);
         SourceMetaCommands.register(commands);
         MaintainerCommands.register(commands);

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
@@ -16,7 +15,6 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.fs.Path;
-import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
@@ -69,7 +67,7 @@ final class TableCommands {
         if (path.isEmpty()) {
             throw new IllegalArgumentException("args.path (the table directory) is required");
         }
-        return FileStoreTableFactory.create(LocalFileIO.create(), new Path(path));
+        return FileStoreTableFactory.create(StorageCommands.fileIO(path), new Path(path));
     }
 
     /**
@@ -79,7 +77,7 @@ final class TableCommands {
     private static JsonNode createTable(JsonNode args) throws Exception {
         Options catalogOptions = new Options();
         catalogOptions.set("warehouse", args.path("warehouse").asText());
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(catalogOptions))) {
+        try (Catalog catalog = CatalogFactory.createCatalog(StorageCommands.catalogContext(catalogOptions))) {
             String database = args.path("database").asText("default");
             catalog.createDatabase(database, true);
             Schema.Builder schema = Schema.newBuilder();

@@ -1,0 +1,437 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/impl/fileio/s3io"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/s3server"
+)
+
+// s3Bucket is the bucket of the s3/* cases' warehouse.
+const s3Bucket = "pkft-conformance"
+
+// s3Commands are the runner commands the s3/* cases need.
+var s3Commands = append(slices.Clone(maintainCommands), "configure-s3")
+
+// s3Env is the S3 server of the s3/* cases (SeaweedFS, started by the suite on loopback ports),
+// an S3 FileIO on it and the options that reach it through pkft's facade.
+type s3Env struct {
+	srv  *s3server.Server
+	cfg  s3io.Config
+	fs   *s3io.FS
+	opts map[string]string
+	err  error
+}
+
+// startS3 starts the SeaweedFS server (its binary built by make s3-up) for the cases; what cannot
+// start is recorded in the result.
+func startS3(t *testing.T) *s3Env {
+	ctx := context.Background()
+	bin, err := s3server.Binary()
+	if err != nil {
+		return &s3Env{err: unavailable{s3server.RequireEnv, err}}
+	}
+	start := time.Now()
+	srv, err := s3server.Start(ctx, bin, t.TempDir())
+	if err != nil {
+		return &s3Env{err: err}
+	}
+	t.Cleanup(srv.Stop)
+	env := &s3Env{srv: srv, opts: map[string]string{
+		"s3.endpoint": srv.Endpoint, "s3.access-key": s3server.AccessKey, "s3.secret-key": s3server.SecretKey,
+	}}
+	if env.cfg, err = s3io.LoadConfig(env.opts, nil); err != nil {
+		return &s3Env{err: err}
+	}
+	env.fs = s3io.New(env.cfg)
+	if err := env.fs.CreateBucket(ctx, s3Bucket); err != nil {
+		return &s3Env{err: err}
+	}
+	report.AddNote(fmt.Sprintf("s3: SeaweedFS (weed server -s3, %s) answered %s after %s", bin, srv.Endpoint, time.Since(start).Round(10*time.Millisecond)))
+	return env
+}
+
+// s3Model is the rows a table of partitionedFields must hold: content by region|dt|id.
+type s3Model map[string]any
+
+func s3Key(r map[string]any) string { return fmt.Sprintf("%v|%v|%v", r["region"], r["dt"], r["id"]) }
+
+func (m s3Model) apply(rows []row) {
+	for _, r := range rows {
+		if r["_rowKind"] == "-D" {
+			delete(m, s3Key(r))
+			continue
+		}
+		m[s3Key(r)] = r["content"]
+	}
+}
+
+// javaReadsS3Model checks Java's read of the table is exactly the model's rows.
+func (g *maintainGroup) javaReadsS3Model(ctx context.Context, path string, model s3Model) error {
+	rows, err := javaRead(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	got := s3Model{}
+	for _, r := range rows {
+		got[s3Key(r)] = r["content"]
+	}
+	if d := cmp.Diff(map[string]any(model), map[string]any(got)); d != "" {
+		return fmt.Errorf("Java reads other rows than the model (-model +java):\n%s", d)
+	}
+	return nil
+}
+
+// s3Table is the table s3/java-written leaves for s3/go-written.
+type s3Table struct {
+	path  string
+	model s3Model
+}
+
+// testS3 runs s3/java-written (java->go), s3/go-written (go->java), s3/commit-race (go->java),
+// scale/shards (go->java) and s3/range-reads (go) on a SeaweedFS warehouse: Java reaches it through Paimon's HadoopFileIO over hadoop-aws's S3A,
+// Go through impl/fileio/s3io. The Java runner is a local JVM in every runner mode: the runner's
+// container has no network to reach the server with.
+func testS3(t *testing.T) {
+	g := startGroupWith(t, StartLocalJava)
+	env := startS3(t)
+	if env.err == nil {
+		g.fio = env.fs
+	}
+	need := func(ctx context.Context) error {
+		if env.err != nil {
+			return env.err
+		}
+		if err := g.need(ctx, s3Commands...); err != nil {
+			return err
+		}
+		return g.proc.Call(ctx, "configure-s3", map[string]any{
+			"bucket": s3Bucket, "endpoint": env.srv.Endpoint, "accessKey": s3server.AccessKey, "secretKey": s3server.SecretKey,
+		}, nil)
+	}
+	var shared *s3Table
+	runCase(t, "s3/java-written", "java->go", func(ctx context.Context) error {
+		if err := need(ctx); err != nil {
+			return err
+		}
+		tb, err := g.s3JavaWritten(ctx, env)
+		shared = tb
+		return err
+	})
+	runCase(t, "s3/go-written", "go->java", func(ctx context.Context) error {
+		if err := need(ctx); err != nil {
+			return err
+		}
+		if shared == nil {
+			return errors.New("s3/java-written did not pass: no table to continue")
+		}
+		return g.s3GoWritten(ctx, env, shared)
+	})
+	runCase(t, "s3/commit-race", "go->java", func(ctx context.Context) error {
+		if err := need(ctx); err != nil {
+			return err
+		}
+		return g.s3CommitRace(ctx, env)
+	})
+	runCase(t, "scale/shards", "go->java", func(ctx context.Context) error {
+		if err := need(ctx); err != nil {
+			return err
+		}
+		return g.scaleShards(ctx, env)
+	})
+	runCase(t, "s3/range-reads", "go", func(ctx context.Context) error {
+		if env.err != nil {
+			return env.err
+		}
+		if g.engErr != nil {
+			return g.engErr
+		}
+		return g.s3RangeReads(ctx, env)
+	})
+}
+
+// s3JavaWritten is s3/java-written (java->go): Java creates a partitioned 2-bucket table on the
+// S3 warehouse (s3a://), writes, compacts, writes updates and deletes and sets the full-text
+// index; Go (s3://) maintains it (Java's dump of Go's snapshot equals Go's, every archive current
+// by Java's state, Java reads the same rows, Java's searches equal Go's), then Go compacts and
+// maintains it and Java reads exactly the rows written.
+func (g *maintainGroup) s3JavaWritten(ctx context.Context, env *s3Env) (*s3Table, error) {
+	steps := indexLater([]tableStep{
+		{rows: ftPartitionRows(601, 0, 40)},
+		{rows: ftPartitionRows(602, 30, 60)},
+		{},
+		{rows: append(ftPartitionRows(603, 0, 5), deletes(ftPartitionRows(604, 10, 13))...)},
+	}, "content", "")
+	model := s3Model{}
+	for _, s := range steps {
+		model.apply(s.rows)
+	}
+	javaPath, err := createJavaTable(ctx, g.proc, "s3a://"+s3Bucket+"/java", "s3_docs", partitionedFields(),
+		[]string{"region", "dt", "id"}, []string{"region", "dt"}, map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"}, steps)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(javaPath, "s3a://"+s3Bucket+"/") {
+		return nil, fmt.Errorf("Java created the table at %s, not in the S3 warehouse", javaPath)
+	}
+	// Java's s3a://bucket/key is Go's s3://bucket/key: the same objects.
+	path := "s3://" + strings.TrimPrefix(javaPath, "s3a://")
+	tbl := table.Open(env.fs, path)
+	before, err := tbl.Latest(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("go reads the Java table on S3: %w", err)
+	}
+	if _, err := g.sameState(ctx, javaPath, before.ID); err != nil {
+		return nil, fmt.Errorf("before Go's maintenance: %w", err)
+	}
+	rowsBefore, err := javaRead(ctx, g.proc, javaPath)
+	if err != nil {
+		return nil, err
+	}
+	res, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2))
+	if err != nil {
+		return nil, fmt.Errorf("go maintain on S3: %w", err)
+	}
+	if res.Snapshot == nil || res.Snapshot.ID != before.ID+1 {
+		return nil, fmt.Errorf("Go's maintenance on S3 committed %v, want snapshot %d", res.Snapshot, before.ID+1)
+	}
+	j, err := g.sameState(ctx, javaPath, res.Snapshot.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := allCurrent(j); err != nil {
+		return nil, fmt.Errorf("Java's state of Go's maintenance on S3: %w", err)
+	}
+	rowsAfter, err := javaRead(ctx, g.proc, javaPath)
+	if err != nil {
+		return nil, err
+	}
+	if d := cmp.Diff(rowsBefore, rowsAfter); d != "" {
+		return nil, fmt.Errorf("rows Java reads changed across Go's maintenance (-before +after):\n%s", d)
+	}
+	if err := g.sameSearches(ctx, javaPath, maintainQueries(), []int{10}); err != nil {
+		return nil, err
+	}
+	// Go compacts (the level-0 updates and deletes Java left) and maintains what that leaves.
+	cr, err := tableops.Compact(ctx, tbl, g.engine, tableops.WithParallelism(2))
+	if err != nil {
+		return nil, fmt.Errorf("go compact on S3: %w", err)
+	}
+	if cr.Snapshot == nil || len(cr.Buckets) == 0 {
+		return nil, errors.New("Go's compaction on S3 committed nothing: Java's level-0 updates are gone")
+	}
+	if _, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2)); err != nil {
+		return nil, fmt.Errorf("go maintain after compaction on S3: %w", err)
+	}
+	if err := g.s3Settled(ctx, tbl, javaPath, model); err != nil {
+		return nil, fmt.Errorf("after Go's compaction: %w", err)
+	}
+	return &s3Table{path: path, model: model}, nil
+}
+
+// s3Settled checks the table's latest snapshot by Java: its dump equals Go's, every archive is
+// current, Java reads exactly the model and Java's searches equal Go's.
+func (g *maintainGroup) s3Settled(ctx context.Context, tbl *table.Table, javaPath string, model s3Model) error {
+	j, err := g.latestState(ctx, tbl, javaPath)
+	if err != nil {
+		return err
+	}
+	if err := allCurrent(j); err != nil {
+		return fmt.Errorf("Java's state: %w", err)
+	}
+	if err := g.javaReadsS3Model(ctx, javaPath, model); err != nil {
+		return err
+	}
+	return g.sameSearches(ctx, javaPath, maintainQueries(), []int{10})
+}
+
+// s3GoWritten is s3/go-written (go->java): through pkft's facade on the s3:// path (the S3
+// options given as WithFileSystemOptions), Go writes inserts, updates and deletes into the table
+// s3/java-written left, compacts and maintains it; Java reads exactly the model's rows, its dump
+// equals Go's with every archive current, and its searches equal Go's.
+func (g *maintainGroup) s3GoWritten(ctx context.Context, env *s3Env, st *s3Table) error {
+	tbl, err := pkft.Open(ctx, st.path, pkft.WithFileSystemOptions(env.opts))
+	if err != nil {
+		return err
+	}
+	w, err := tbl.NewWriter(ctx, pkft.WithCommitUser("pkft-conformance"))
+	if err != nil {
+		return err
+	}
+	inserts := ftPartitionRows(605, 100, 130)
+	updates := ftPartitionRows(606, 0, 8)
+	gone := deletes(ftPartitionRows(607, 40, 44))
+	write := func(rows []row) error {
+		for _, r := range rows {
+			dt, err := time.Parse(time.DateOnly, r["dt"].(string))
+			if err != nil {
+				return err
+			}
+			kind := pkft.Insert
+			if r["_rowKind"] == "-D" {
+				kind = pkft.Delete
+			}
+			if err := w.Write(ctx, kind, []any{r["region"], dt, int32(r["id"].(int)), r["content"]}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, rows := range [][]row{inserts, updates, gone} {
+		if err := write(rows); err != nil {
+			return errors.Join(err, w.Abort(ctx))
+		}
+		st.model.apply(rows)
+	}
+	res, err := w.Commit(ctx)
+	if err != nil {
+		return err
+	}
+	if res.SnapshotID == 0 {
+		return errors.New("Go's write on S3 committed nothing")
+	}
+	if cr, err := tbl.Compact(ctx, pkft.WithCommitUser("pkft-conformance")); err != nil {
+		return err
+	} else if cr.SnapshotID == 0 {
+		return errors.New("Go's compaction of its own writes on S3 committed nothing")
+	}
+	if _, err := tbl.Maintain(ctx); err != nil {
+		return err
+	}
+	javaPath := "s3a://" + strings.TrimPrefix(st.path, "s3://")
+	return g.s3Settled(ctx, table.Open(env.fs, st.path), javaPath, st.model)
+}
+
+// s3RaceRounds is the number of rounds of s3/commit-race.
+const s3RaceRounds = 4
+
+// s3CommitRace is s3/commit-race (go->java): two Go committers, each with its own S3 client (as
+// two processes), write into one table; in every round both prepare snapshot N+1 and are held
+// until both are ready, then publish at once. The conditional PUT lets exactly one have N+1; the
+// other sees the conflict, re-bases and commits N+2. Afterwards there is exactly one snapshot per
+// id, 1..2*rounds with no gap, half by each committer, and Java reads both writers' rows.
+func (g *maintainGroup) s3CommitRace(ctx context.Context, env *s3Env) error {
+	path := "s3://" + s3Bucket + "/race/docs"
+	def := pkft.TableDefinition{
+		Columns:     []pkft.ColumnDefinition{{Name: "id", Type: "INT"}, {Name: "content", Type: "STRING"}},
+		PrimaryKeys: []string{"id"},
+		Options:     map[string]string{"bucket": "2"},
+	}
+	if _, err := pkft.Create(ctx, path, def, pkft.WithOpenOptions(pkft.WithFileSystemOptions(env.opts))); err != nil {
+		return err
+	}
+	want := map[string]any{}
+	conflicts := 0
+	for round := 0; round < s3RaceRounds; round++ {
+		var ready sync.WaitGroup
+		ready.Add(2)
+		released := make(chan struct{})
+		go func() { ready.Wait(); close(released) }()
+		errs := make([]error, 2)
+		stats := make([]tableops.CommitStats, 2)
+		var done sync.WaitGroup
+		for wi, user := range []string{"racer-a", "racer-b"} {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				held := false
+				hook := func(ctx context.Context, _ *snapshot.Snapshot) error {
+					if held {
+						return nil
+					}
+					held = true
+					ready.Done()
+					select {
+					case <-released:
+						return nil
+					case <-time.After(time.Minute):
+						return errors.New("the other committer never reached its publication")
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+				// Each committer has its own client, as a separate process would.
+				tbl := table.Open(s3io.New(env.cfg), path)
+				w, err := tableops.OpenWriter(ctx, tbl, g.engine, tableops.WithCommitUser(user), tableops.WithBeforePublish(hook))
+				if err != nil {
+					errs[wi] = err
+					return
+				}
+				for i := 0; i < 10; i++ {
+					id := round*100 + wi*50 + i
+					if err := w.Write(ctx, types.RowKind(pkft.Insert), []any{int32(id), fmt.Sprintf("%s round %d row %d", user, round, i)}); err != nil {
+						errs[wi] = errors.Join(err, w.Abort(ctx))
+						return
+					}
+				}
+				res, err := w.Commit(ctx)
+				if err != nil {
+					errs[wi] = err
+					return
+				}
+				stats[wi] = res.Commit
+			}()
+			for i := 0; i < 10; i++ {
+				want[fmt.Sprint(round*100+wi*50+i)] = fmt.Sprintf("%s round %d row %d", user, round, i)
+			}
+		}
+		done.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		if stats[0].Conflicts+stats[1].Conflicts == 0 {
+			return fmt.Errorf("round %d: both committers published without a conflict: the race did not happen", round)
+		}
+		conflicts += stats[0].Conflicts + stats[1].Conflicts
+		if r := stats[0].Replaced + stats[1].Replaced; r != 0 {
+			return fmt.Errorf("round %d: %d published snapshots were replaced: the conditional write did not hold", round, r)
+		}
+	}
+	mgr := snapshot.NewManager(env.fs, path, "main")
+	ids, err := mgr.IDs(ctx)
+	if err != nil {
+		return err
+	}
+	slices.Sort(ids)
+	if len(ids) != 2*s3RaceRounds || ids[0] != 1 || ids[len(ids)-1] != int64(2*s3RaceRounds) {
+		return fmt.Errorf("snapshots %v, want exactly one per id 1..%d", ids, 2*s3RaceRounds)
+	}
+	byUser := map[string]int{}
+	for _, id := range ids {
+		s, err := mgr.Snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
+		byUser[s.CommitUser]++
+	}
+	if byUser["racer-a"] != s3RaceRounds || byUser["racer-b"] != s3RaceRounds {
+		return fmt.Errorf("snapshots by committer %v, want %d each", byUser, s3RaceRounds)
+	}
+	rows, err := javaRead(ctx, g.proc, "s3a://"+strings.TrimPrefix(path, "s3://"))
+	if err != nil {
+		return err
+	}
+	got := map[string]any{}
+	for _, r := range rows {
+		got[fmt.Sprint(r["id"])] = r["content"]
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		return fmt.Errorf("Java reads other rows than both committers wrote (-want +java):\n%s", d)
+	}
+	report.AddNote(fmt.Sprintf("s3/commit-race: %d rounds, %d snapshots, %d conflicts refused by If-None-Match and re-based", s3RaceRounds, len(ids), conflicts))
+	return nil
+}
