@@ -275,25 +275,8 @@ func alternatingNoFull(ctx context.Context, g *maintainGroup, rounds int) error 
 			return fmt.Errorf("round %d (go): %w", round, err)
 		}
 		m.apply(rows)
-		if err := sameAsModel(ctx, g, path, m, fields); err != nil {
+		if err := roundChecks(ctx, g, path, m, fields, true); err != nil {
 			return fmt.Errorf("round %d (%s): %w", round, side, err)
-		}
-		if err := goReadsAsJava(ctx, g, path); err != nil {
-			return fmt.Errorf("round %d (%s): %w", round, side, err)
-		}
-		jd, err := javaDump(ctx, g.proc, path)
-		if err != nil {
-			return err
-		}
-		if err := allCurrent(jd); err != nil {
-			return fmt.Errorf("round %d (%s): Java's state: %w", round, side, err)
-		}
-		gd, err := goDump(ctx, path)
-		if err != nil {
-			return err
-		}
-		if err := allCurrent(gd); err != nil {
-			return fmt.Errorf("round %d (%s): Go's state: %w", round, side, err)
 		}
 	}
 	return g.sameSearches(ctx, path, maintainQueries(), []int{10})

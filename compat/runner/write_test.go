@@ -713,25 +713,40 @@ func alternating(ctx context.Context, g *maintainGroup, rounds int) error {
 			}
 		}
 		m.apply(rows)
-		if err := sameAsModel(ctx, g, path, m, fields); err != nil {
+		if err := roundChecks(ctx, g, path, m, fields, false); err != nil {
 			return fmt.Errorf("round %d (%s): %w", round, side, err)
-		}
-		jd, err := javaDump(ctx, g.proc, path)
-		if err != nil {
-			return err
-		}
-		if err := allCurrent(jd); err != nil {
-			return fmt.Errorf("round %d (%s): Java's state: %w", round, side, err)
-		}
-		gd, err := goDump(ctx, path)
-		if err != nil {
-			return err
-		}
-		if err := allCurrent(gd); err != nil {
-			return fmt.Errorf("round %d (%s): Go's state: %w", round, side, err)
 		}
 	}
 	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+}
+
+// roundChecks are the checks after each round of the alternating scenarios: Java reads the
+// model's rows (and, with goRead, Go's read equals Java's), and every archive is current by
+// Java's and Go's state.
+func roundChecks(ctx context.Context, g *maintainGroup, path string, m *rowModel, fields []field, goRead bool) error {
+	if err := sameAsModel(ctx, g, path, m, fields); err != nil {
+		return err
+	}
+	if goRead {
+		if err := goReadsAsJava(ctx, g, path); err != nil {
+			return err
+		}
+	}
+	jd, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	if err := allCurrent(jd); err != nil {
+		return fmt.Errorf("Java's state: %w", err)
+	}
+	gd, err := goDump(ctx, path)
+	if err != nil {
+		return err
+	}
+	if err := allCurrent(gd); err != nil {
+		return fmt.Errorf("Go's state: %w", err)
+	}
+	return nil
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
@@ -416,19 +418,11 @@ func TestConcurrentWritersCompactAtCommit(t *testing.T) {
 		}
 	}
 	got := map[string]string{}
-	latest, err := tbl.Latest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buckets, err := scan.Read(ctx, tbl, latest, scan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range buckets {
-		for _, row := range b.Rows {
-			if id := row[2].(int32); id >= 30000 {
-				got[fmt.Sprint(row[0], row[1], row[2])] = fmt.Sprint(row)
-			}
+	for k, row := range batchRead(t, tbl, []int{0, 1, 2}) {
+		// Keys print as region, then day and id separated by a space.
+		fields := strings.Fields(k)
+		if id, err := strconv.Atoi(fields[len(fields)-1]); err == nil && id >= 30000 {
+			got[k] = row
 		}
 	}
 	if !mapsEqual(got, want) {
