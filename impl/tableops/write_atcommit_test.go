@@ -164,14 +164,7 @@ func TestWriteVisibleAtCommit(t *testing.T) {
 					t.Logf("round %d bucket %d: %d files before, after by level %v, %d rewritten, %d upgraded, %d deleted rows in vectors",
 						round, bc.Bucket, len(bc.Before), levels, bc.Rewritten, bc.Upgraded, dvs)
 				}
-				latest, err := tbl.Latest(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				c, err := tbl.Read(ctx, latest)
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := latestContents(t, tbl)
 				for _, b := range c.Buckets {
 					for _, f := range b.DataFiles {
 						if f.Level == 0 {
@@ -282,14 +275,7 @@ func TestWriteOnlyAndForceLookup(t *testing.T) {
 			if got := res.CompactSnapshot != nil; got != c.compact {
 				t.Fatalf("compaction at commit: %v, want %v", got, c.compact)
 			}
-			latest, err := tbl.Latest(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			contents, err := tbl.Read(ctx, latest)
-			if err != nil {
-				t.Fatal(err)
-			}
+			contents := latestContents(t, tbl)
 			level0 := 0
 			for _, b := range contents.Buckets {
 				for _, f := range b.DataFiles {
@@ -429,4 +415,19 @@ func TestConcurrentWritersCompactAtCommit(t *testing.T) {
 		t.Fatalf("the batch read returns %d of the writers' keys, want %d (%s)", len(got), len(want), firstMapDiff(got, want))
 	}
 	checkAllCurrent(t, tbl, r.FullText.FieldID)
+}
+
+// latestContents reads the contents of the table's latest snapshot.
+func latestContents(t *testing.T, tbl *table.Table) *table.Contents {
+	t.Helper()
+	ctx := context.Background()
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tbl.Read(ctx, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
