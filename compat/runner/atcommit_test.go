@@ -44,7 +44,8 @@ func testAtCommit(t *testing.T) {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
-		return alternatingNoFull(ctx, g, alternatingRounds)
+		// Only the compactions the commits run; Go's own read checked too.
+		return alternating(ctx, g, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
 	})
 }
 
@@ -242,44 +243,6 @@ func lookupDVs(ctx context.Context, g *maintainGroup) error {
 		}
 	}
 	return nil
-}
-
-// alternatingNoFull is scenario/alternating-no-full: rounds alternating Go and Java writes with
-// only the compactions their commits run (no full compaction); after every round Java's read and
-// Go's own read equal the model and every archive is current by Java's and Go's state.
-func alternatingNoFull(ctx context.Context, g *maintainGroup, rounds int) error {
-	fields := []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}}
-	pks := []string{"region", "dt", "id"}
-	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
-	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "alternating-no-full"), "alternating-no-full", fields, pks, []string{"region", "dt"}, opts, nil)
-	if err != nil {
-		return err
-	}
-	m := newRowModel(pks)
-	next := 0
-	for round := range rounds {
-		r := rand.New(rand.NewPCG(uint64(round), 77))
-		n := 10 + r.IntN(40)
-		rows := partTextRows(next, next+n, uint64(3000+round))
-		next += n
-		if len(m.rows) > 0 {
-			rows = append(rows, updatesAndDeletes(m, uint64(4000+round), r.IntN(15), r.IntN(10))...)
-		}
-		side := "go"
-		if round%2 == 1 {
-			side = "java"
-			if err := g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil); err != nil {
-				return fmt.Errorf("round %d (java): %w", round, err)
-			}
-		} else if err := goWrite(ctx, g, path, rows); err != nil {
-			return fmt.Errorf("round %d (go): %w", round, err)
-		}
-		m.apply(rows)
-		if err := roundChecks(ctx, g, path, m, fields, true); err != nil {
-			return fmt.Errorf("round %d (%s): %w", round, side, err)
-		}
-	}
-	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
 }
 
 // goReadsAsJava checks Go's batch read of the table (impl/scan) returns the rows Java's does.
