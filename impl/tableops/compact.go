@@ -139,9 +139,8 @@ type compaction struct {
 
 	// full is a forced full compaction; otherwise the table's strategy picks what to compact.
 	full bool
-	// opts are the compaction options the strategy reads; clock its wall clock.
+	// opts are the compaction options the strategy reads.
 	opts         mergetree.Options
-	clock        func() mergetree.Clock
 	maxLevel     int32
 	minFileSize  int64
 	dvEnabled    bool
@@ -169,7 +168,7 @@ type bucketWork struct {
 // newCompaction prepares a compaction of t restored by r: a forced full one, or the strategy's
 // pick in each bucket.
 func newCompaction(t *table.Table, r *restore.Restorer, engine fulltext.Engine, layout *kvfile.Layout, cfg maintainConfig, full bool) (*compaction, error) {
-	c := &compaction{t: t, r: r, engine: engine, layout: layout, cfg: cfg, full: full, clock: cfg.clock,
+	c := &compaction{t: t, r: r, engine: engine, layout: layout, cfg: cfg, full: full,
 		selected: map[commit.BucketKey]bool{}, work: map[commit.BucketKey]*bucketWork{}, results: map[commit.BucketKey]*BucketCompaction{}}
 	if err := c.options(); err != nil {
 		return nil, err
@@ -187,9 +186,6 @@ func (c *compaction) options() error {
 		return fmt.Errorf("option %s: %d levels leave no level to compact into", NumLevelsOption, c.opts.NumLevels)
 	}
 	c.maxLevel = c.opts.NumLevels - 1
-	if c.clock == nil {
-		c.clock = func() mergetree.Clock { return mergetree.ClockAt(time.Now()) }
-	}
 	target := int64(128 << 20)
 	if v, ok := opts[kvfile.TargetFileSizeOption]; ok {
 		var err error

@@ -15,7 +15,6 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/commit"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
-	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
@@ -126,8 +125,6 @@ type maintainConfig struct {
 	minor bool
 	// writeOnly makes a Writer skip its compaction at commit (write-only as a dynamic option).
 	writeOnly bool
-	// clock is the wall clock of compaction picking (default time.Now); a test hook.
-	clock func() mergetree.Clock
 }
 
 // WithWriteOnly makes a Writer commit its level-0 files without the compaction Java's writer

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/commit"
@@ -125,7 +126,7 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 	if !c.full {
 		strategy = mergetree.NewStrategy(c.opts, restored, nil)
 	}
-	unit, dropDelete, err := mergetree.TriggerCompaction(c.clock(), strategy, levels, c.full, c.opts, hasDV)
+	unit, dropDelete, err := mergetree.TriggerCompaction(mergetree.ClockAt(time.Now()), strategy, levels, c.full, c.opts, hasDV)
 	if err != nil {
 		return nil, fmt.Errorf("bucket %d: pick compaction: %w", rb.Bucket, err)
 	}
