@@ -10,7 +10,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
 )
 
 // ProducerCommands are the protocol commands an implementation serves as a producer: it creates
@@ -115,6 +118,14 @@ func producedTable(ctx context.Context, g *maintainGroup, p *Process, name strin
 		if err := g.sameSearches(ctx, path, maintainQueries(), []int{10}); err != nil {
 			return nil, fmt.Errorf("phase %d: %w", phase, err)
 		}
+	}
+	// What Go's compactions built is what pkft maintain would build: it finds nothing to do.
+	res, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), path), g.engine, tableops.WithCommitUser("pkft-conformance"))
+	if err != nil {
+		return nil, fmt.Errorf("maintain: %w", err)
+	}
+	if res.Snapshot != nil {
+		return nil, fmt.Errorf("maintain after Go's compaction committed snapshot %d", res.Snapshot.ID)
 	}
 	rows, err := javaRead(ctx, g.proc, path)
 	if err != nil {
