@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -32,18 +31,7 @@ var producerFields = []field{{"region", "STRING NOT NULL"}, {"id", "INT NOT NULL
 // implementation reads and searches the table as Java does (producer/<impl>/<command>,
 // <impl>->go-><consumer>).
 func testProducers(t *testing.T) {
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	impls, err := Impls(root, os.Environ())
-	if err != nil {
-		t.Fatal(err)
-	}
-	runners := map[string]*implRunner{}
-	for _, impl := range impls {
-		runners[impl.Name] = &implRunner{impl: impl, root: root}
-	}
+	impls, runners := consumerRunners(t)
 	g := startGroup(t)
 	for _, prod := range impls {
 		if !prod.Supports.Commands[ProducerCommands[0]] || !prod.Supports.Commands[ProducerCommands[1]] {
@@ -61,16 +49,7 @@ func testProducers(t *testing.T) {
 			tb, err = producedTable(ctx, g, p, prod.Name)
 			return err
 		})
-		for _, cons := range impls {
-			for _, cmd := range []string{"read", "search"} {
-				runCase(t, "producer/"+prod.Name+"/"+cmd, prod.Name+"->go->"+cons.Name, func(ctx context.Context) error {
-					if tb == nil {
-						return fmt.Errorf("producer/%s (%s->go->java) did not pass: no table to read", prod.Name, prod.Name)
-					}
-					return consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
-				})
-			}
-		}
+		consumerCasesOf(t, impls, runners, "producer/"+prod.Name, prod.Name+"->go", func() *consumerTable { return tb })
 	}
 }
 
@@ -127,6 +106,12 @@ func producedTable(ctx context.Context, g *maintainGroup, p *Process, name strin
 	if res.Snapshot != nil {
 		return nil, fmt.Errorf("maintain after Go's compaction committed snapshot %d", res.Snapshot.ID)
 	}
+	return recordJavaAnswers(ctx, g, path, name+"->go", "produced")
+}
+
+// recordJavaAnswers reads, dumps and searches (maintainQueries, limit 10) the full-text table at
+// path with Java, as the consumer cases compare them: the table as PRODUCER/NAME.
+func recordJavaAnswers(ctx context.Context, g *maintainGroup, path, producer, name string) (*consumerTable, error) {
 	rows, err := javaRead(ctx, g.proc, path)
 	if err != nil {
 		return nil, err
@@ -135,7 +120,7 @@ func producedTable(ctx context.Context, g *maintainGroup, p *Process, name strin
 	if err != nil {
 		return nil, err
 	}
-	tb := &consumerTable{producer: name + "->go", name: "produced", path: path, dump: *dump, limit: 10}
+	tb := &consumerTable{producer: producer, name: name, path: path, dump: *dump, limit: 10}
 	for _, r := range rows {
 		tb.rows = append(tb.rows, r)
 	}
@@ -147,9 +132,49 @@ func producedTable(ctx context.Context, g *maintainGroup, p *Process, name strin
 		tb.search = append(tb.search, raw)
 	}
 	if len(tb.rows) == 0 {
-		return nil, errors.New("Java reads no rows of the produced table")
+		return nil, fmt.Errorf("Java reads no rows of %s", path)
 	}
 	return tb, nil
+}
+
+// consumerRunners are the implementations of the consumer cases and their runners, each started
+// on first use.
+func consumerRunners(t *testing.T) ([]Impl, map[string]*implRunner) {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	impls, err := Impls(root, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runners := map[string]*implRunner{}
+	for _, impl := range impls {
+		runners[impl.Name] = &implRunner{impl: impl, root: root}
+	}
+	return impls, runners
+}
+
+// consumerCasesOf registers NAME/consumers/{read,search} (PRODUCER->CONSUMER) for every consumer
+// implementation: each reads and searches the table the earlier case left (table returns it
+// with Java's answers, or nil when that case did not pass) as Java does.
+func consumerCasesOf(t *testing.T, impls []Impl, runners map[string]*implRunner, name, producer string, table func() *consumerTable) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cons := range impls {
+		for _, cmd := range []string{"read", "search"} {
+			runCase(t, name+"/"+cmd, producer+"->"+cons.Name, func(ctx context.Context) error {
+				tb := table()
+				if tb == nil {
+					return fmt.Errorf("the case writing the table of %s did not pass: nothing to read", name)
+				}
+				return consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
+			})
+		}
+	}
 }
 
 // producerRows are new rows lo..hi: the corpus texts, two regions, dates and prices with nulls.
