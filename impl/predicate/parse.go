@@ -234,6 +234,9 @@ func (p *parser) primary() (*Predicate, error) {
 		return nil, fmt.Errorf("expected a column name at offset %d, found %s", t.pos, t)
 	}
 	col := t.text
+	if t.kind == tIdent && p.peek().kind == tLParen {
+		return nil, fmt.Errorf("function call %s(...) at offset %d is not supported", col, t.pos)
+	}
 	var field *types.DataField
 	for i := range p.fields {
 		if p.fields[i].Name == col {
@@ -440,6 +443,32 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+var keywords = []string{"AND", "OR", "NOT", "IN", "IS", "NULL", "TRUE", "FALSE", "BETWEEN", "LIKE"}
+
+// quoteName renders a column name as Parse reads it: plain when it is an identifier that is no
+// keyword, otherwise in double quotes (back quotes when it holds a double quote).
+func quoteName(n string) string {
+	plain := n != ""
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c == '_' || c >= 0x80 || unicode.IsLetter(rune(c)) || (i > 0 && isDigit(c))) {
+			plain = false
+		}
+	}
+	for _, k := range keywords {
+		if strings.EqualFold(n, k) {
+			plain = false
+		}
+	}
+	switch {
+	case plain:
+		return n
+	case strings.Contains(n, `"`):
+		return "`" + n + "`"
+	}
+	return `"` + n + `"`
 }
 
 // FormatLiteral renders v, a value of t, as Parse reads it back.

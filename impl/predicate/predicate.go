@@ -363,11 +363,12 @@ func (p *Predicate) String() string {
 		}
 		return strings.Join(parts, sep)
 	}
+	name := quoteName(p.Name)
 	switch p.Op {
 	case pred.IsNull:
-		return p.Name + " IS NULL"
+		return name + " IS NULL"
 	case pred.IsNotNull:
-		return p.Name + " IS NOT NULL"
+		return name + " IS NOT NULL"
 	case pred.In, pred.NotIn:
 		lits := make([]string, len(p.Literals))
 		for i, l := range p.Literals {
@@ -377,7 +378,7 @@ func (p *Predicate) String() string {
 		if p.Op == pred.NotIn {
 			kw = " NOT IN ("
 		}
-		return p.Name + kw + strings.Join(lits, ", ") + ")"
+		return name + kw + strings.Join(lits, ", ") + ")"
 	}
-	return p.Name + " " + opSQL[p.Op] + " " + FormatLiteral(p.Type, p.Literals[0])
+	return name + " " + opSQL[p.Op] + " " + FormatLiteral(p.Type, p.Literals[0])
 }
