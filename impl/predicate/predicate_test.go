@@ -103,7 +103,7 @@ func TestStatsSemantics(t *testing.T) {
 	unknown := stats(nil, nil, nil, 10)
 	single := stats(int32(5), int32(5), ptr(0), 10)
 	for _, c := range []struct {
-		expr                          string
+		expr                         string
 		in, allNull, unknown, single bool
 	}{
 		{"price = 5", true, false, true, true},
