@@ -252,6 +252,9 @@ func (def TableDefinition) tableSchema(now time.Time) (*schema.TableSchema, erro
 	if _, err := restore.ResolveFullTextDefinition(s); err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
 		return nil, err
 	}
+	if _, err := restore.ResolveSortedDefinitions(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
@@ -135,13 +136,19 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 		res.Duration = time.Since(start)
 		return res, nil
 	}
-	// A table without a full-text index is reported as such before the engine is looked for.
-	if _, err := restore.ResolveFullTextDefinition(s); err != nil {
+	// A table without a primary-key index is reported as such before the engine is looked for;
+	// the engine is loaded only for a full-text index.
+	sorted, err := restore.ResolveSortedDefinitions(s)
+	if err != nil {
 		return nil, opError(err, "maintain %s", t.path)
 	}
-	engine, err := t.loadEngine()
-	if err != nil {
-		return nil, err
+	var engine fulltext.Engine
+	if _, err := restore.ResolveFullTextDefinition(s); err != nil && (len(sorted) == 0 || !errors.Is(err, restore.ErrNoFullTextIndex)) {
+		return nil, opError(err, "maintain %s", t.path)
+	} else if err == nil {
+		if engine, err = t.loadEngine(); err != nil {
+			return nil, err
+		}
 	}
 	topts = append(topts, cfg.commitOptions()...)
 	if cfg.progress != nil {

@@ -15,7 +15,8 @@ const (
 	reasonCatalog          = "catalog, metastore or DDL metadata; no writer reads it"
 	reasonFormat           = "an option of a file format Go does not write (any file format but Parquet is refused)"
 	reasonChangelog        = "changelog files only; every changelog-producer but none is refused"
-	reasonGindex           = "global index files, which Go does not build (the pk-btree, pk-bitmap and pk-vector index columns are refused)"
+	reasonGindex           = "global index builds of append and data-evolution tables, which Go does not run (the primary-key sorted family Go maintains reads only its format options)"
+	reasonSortedRead       = "a reader-side setting of the btree and bitmap index files (cache, fallback scan), which does not change the files Go writes"
 	reasonDynamic          = "dynamic or cross-partition bucket mode (bucket = -1), which is refused"
 	reasonPostpone         = "postpone bucket mode (bucket = -2), which is refused"
 	reasonMemory           = "memory, spill and thread tuning of Java's writer process; the rows and files Go writes do not depend on it"
@@ -366,8 +367,8 @@ func declaredOptions() []Entry {
 		{Key: "vector-search.distribute.enabled", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Inert, Reason: reasonRead},
 		{Key: "vector-search.lateral-join.batch-size", Source: "CoreOptions", Type: "Integer", Default: "256", HasDefault: true, Class: Inert, Reason: reasonRead},
 		{Key: "pk-vector.index.columns", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "a primary-key vector index, which Go does not maintain (it would be left pointing at removed files)"},
-		{Key: "pk-btree.index.columns", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "a primary-key btree index, which Go does not maintain (it would be left pointing at removed files)"},
-		{Key: "pk-bitmap.index.columns", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "a primary-key bitmap index, which Go does not maintain (it would be left pointing at removed files)"},
+		{Key: "pk-btree.index.columns", Source: "CoreOptions", Type: "String", Class: Honoured, Reason: "the primary-key btree indexes Go maintains in write, compaction and maintenance", Test: "TestConformance/scenario/sorted-and-full-text"},
+		{Key: "pk-bitmap.index.columns", Source: "CoreOptions", Type: "String", Class: Honoured, Reason: "the primary-key bitmap indexes Go maintains in write, compaction and maintenance", Test: "TestConformance/scenario/sorted-and-full-text"},
 		{Key: "pk-full-text.index.columns", Source: "CoreOptions", Type: "String", Class: Honoured, Reason: "the primary-key full-text index Go maintains", Test: "TestConformance/scenario/java-reads-go-archives"},
 		{Key: "pk-clustering-override", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Refused, Reason: "Java sorts primary-key files by the clustering columns; Go does not"},
 		{Key: "orc.column.encoding.direct", Source: "OrcOptions", Type: "Integer", Class: Inert, Reason: reasonFormat},
@@ -402,18 +403,18 @@ func declaredOptions() []Entry {
 		{Key: "metadata.iceberg.table", Source: "IcebergOptions", Type: "String", Class: Inert, Reason: reasonIceberg},
 		{Key: "metadata.iceberg.glue.skip-archive", Source: "IcebergOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Inert, Reason: reasonIceberg},
 		{Key: "metadata.iceberg.hive-skip-update-stats", Source: "IcebergOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Inert, Reason: reasonIceberg},
-		{Key: "btree-index.compression", Source: "BTreeIndexOptions", Type: "String", Default: "none", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "btree-index.compression-level", Source: "BTreeIndexOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "btree-index.block-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "64 kb", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "btree-index.cache-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "128 mb", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "btree-index.high-priority-pool-ratio", Source: "BTreeIndexOptions", Type: "Double", Default: "0.1", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "btree-index.fallback-scan-max-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Inert, Reason: reasonGindex},
+		{Key: "btree-index.compression", Source: "BTreeIndexOptions", Type: "String", Default: "none", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
+		{Key: "btree-index.compression-level", Source: "BTreeIndexOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
+		{Key: "btree-index.block-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "64 kb", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
+		{Key: "btree-index.cache-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "128 mb", HasDefault: true, Class: Inert, Reason: reasonSortedRead},
+		{Key: "btree-index.high-priority-pool-ratio", Source: "BTreeIndexOptions", Type: "Double", Default: "0.1", HasDefault: true, Class: Inert, Reason: reasonSortedRead},
+		{Key: "btree-index.fallback-scan-max-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Inert, Reason: reasonSortedRead},
 		{Key: "btree-index.records-per-range", Source: "BTreeIndexOptions", Type: "Long", Default: "10000000", HasDefault: true, Class: Inert, Reason: reasonGindex},
 		{Key: "btree-index.build.max-parallelism", Source: "BTreeIndexOptions", Type: "Integer", Default: "4096", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "bitmap-index.dictionary-block-size", Source: "BitmapGlobalIndexOptions", Type: "MemorySize", Default: "16 kb", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "bitmap-index.compression", Source: "BitmapGlobalIndexOptions", Type: "String", Default: "none", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "bitmap-index.compression-level", Source: "BitmapGlobalIndexOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "bitmap-index.fallback-scan-max-size", Source: "BitmapGlobalIndexOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Inert, Reason: reasonGindex},
+		{Key: "bitmap-index.dictionary-block-size", Source: "BitmapGlobalIndexOptions", Type: "MemorySize", Default: "16 kb", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
+		{Key: "bitmap-index.compression", Source: "BitmapGlobalIndexOptions", Type: "String", Default: "none", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
+		{Key: "bitmap-index.compression-level", Source: "BitmapGlobalIndexOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
+		{Key: "bitmap-index.fallback-scan-max-size", Source: "BitmapGlobalIndexOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Inert, Reason: reasonSortedRead},
 		{Key: "sorted-index.records-per-range", Source: "SortedIndexOptions", Type: "Long", Default: "10000000", HasDefault: true, Fallback: []string{"btree-index.records-per-range"}, Class: Inert, Reason: reasonGindex},
 		{Key: "sorted-index.build.max-parallelism", Source: "SortedIndexOptions", Type: "Integer", Default: "4096", HasDefault: true, Fallback: []string{"btree-index.build.max-parallelism"}, Class: Inert, Reason: reasonGindex},
 		{Key: "sink.parallelism", Source: "FlinkConnectorOptions", Type: "Integer", Class: Inert, Reason: reasonFlink},
@@ -490,6 +491,8 @@ func patternOptions() []Entry {
 		aggregation = "read by the aggregation and partial-update merge engines, which are not implemented"
 	)
 	return []Entry{
+		{Key: "fields.*.pk-btree.index.options", Class: Honoured, Reason: "the options of the column's primary-key btree index", Test: "TestConformance/index/sorted/options"},
+		{Key: "fields.*.pk-bitmap.index.options", Class: Honoured, Reason: "the options of the column's primary-key bitmap index", Test: "TestConformance/index/sorted/options"},
 		{Key: "fields.*.pk-full-text.index.options", Class: Honoured, Reason: "the analyzer options of the full-text column's archives", Test: "TestResolveFullTextDefinition"},
 		{Key: "fields.*.stats-mode", Class: Honoured, Reason: "the column's statistics mode", Test: "TestStatsModes"},
 		{Key: "fields.*.aggregate-function", Class: Refused, Reason: aggregation},

@@ -12,6 +12,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/dv"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
+	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
@@ -187,13 +188,17 @@ type Restorer struct {
 	Paths *paths.FileStorePathFactory
 	// FullText is the full-text definition of Schema, or nil when it has none.
 	FullText *FullTextDefinition
+	// Sorted are the sorted-family definitions of Schema in field order (nil when it has none).
+	Sorted []SortedDefinition
 
-	mu      sync.Mutex
-	schemas map[int64]*schema.TableSchema
+	mu       sync.Mutex
+	schemas  map[int64]*schema.TableSchema
+	kvLayout *kvfile.Layout
 }
 
-// NewRestorer reads the table's latest schema and resolves its path layout and full-text
-// definition (nil when the table has none; other definition errors are returned).
+// NewRestorer reads the table's latest schema and resolves its path layout, full-text definition
+// (nil when the table has none) and sorted-family definitions; other definition errors are
+// returned.
 func NewRestorer(ctx context.Context, t *table.Table) (*Restorer, error) {
 	sch, err := t.LatestSchema(ctx)
 	if err != nil {
@@ -211,6 +216,9 @@ func NewRestorer(ctx context.Context, t *table.Table) (*Restorer, error) {
 		return nil, fmt.Errorf("resolve primary-key full-text index of schema %d: %w", sch.ID, err)
 	default:
 		r.FullText = def
+	}
+	if r.Sorted, err = ResolveSortedDefinitions(sch); err != nil {
+		return nil, fmt.Errorf("resolve primary-key sorted indexes of schema %d: %w", sch.ID, err)
 	}
 	return r, nil
 }

@@ -24,7 +24,8 @@ import (
 	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/pkmaintain"
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
@@ -162,7 +163,7 @@ type compaction struct {
 // maintainer's pending commit (whose Abort deletes its archives).
 type bucketWork struct {
 	files   []string
-	pending *pkfulltext.Commit
+	pending *pkmaintain.Commit
 }
 
 // newCompaction prepares a compaction of t restored by r: a forced full one, or the strategy's
@@ -234,7 +235,7 @@ func (c *compaction) discard(ctx context.Context, keys []commit.BucketKey) error
 			keys = append(keys, k)
 		}
 	}
-	var pending []*pkfulltext.Commit
+	var pending []*pkmaintain.Commit
 	var files []string
 	for _, k := range keys {
 		if w := c.work[k]; w != nil {
@@ -406,7 +407,7 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 	if bc == nil {
 		bc = &BucketCompaction{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket}
 	}
-	if len(bc.Before) == 0 && c.r.FullText == nil {
+	if len(bc.Before) == 0 && !c.r.HasIndexes() {
 		return nil, nil, nil
 	}
 	msg := &commit.Change{Partition: rb.Partition, Bucket: rb.Bucket, TotalBuckets: tb.TotalBuckets,
@@ -418,10 +419,10 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 		}
 		msg.TotalBuckets = int32(n)
 	}
-	if c.r.FullText != nil {
+	if c.r.HasIndexes() {
 		key := commit.KeyOf(rb.Partition, rb.Bucket)
-		mc, err := runMaintainer(ctx, c.r, c.engine, &c.archives, rb, pkfulltext.DataIncrement{},
-			pkfulltext.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After})
+		mc, err := runIndexMaintainers(ctx, c.r, c.engine, &c.archives, rb, pkindex.DataIncrement{},
+			pkindex.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -435,7 +436,7 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 		// writer, and so a maintainer, for every bucket it is asked to compact); its changes
 		// then travel in the append increment, which Java commits as an APPEND snapshot before
 		// the COMPACT one and Go commits in the COMPACT snapshot.
-		for _, inc := range []*pkfulltext.IndexIncrement{mc.CompactIncrement, mc.AppendIncrement} {
+		for _, inc := range []*pkindex.IndexIncrement{mc.CompactIncrement, mc.AppendIncrement} {
 			if inc == nil {
 				continue
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/pkmaintain"
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
 	"github.com/paimon-pkft/pkft/impl/table"
@@ -194,7 +195,7 @@ func WithMaxRetries(n int) MaintainOption {
 // pendingBucket is one bucket's maintainer call that is not committed yet.
 type pendingBucket struct {
 	result BucketResult
-	commit *pkfulltext.Commit
+	commit *pkmaintain.Commit
 	// sources fingerprints what the plan depended on, to tell whether a rebase affects it.
 	sources string
 }
@@ -238,14 +239,14 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	if cfg.parallelism <= 0 {
 		cfg.parallelism = 1
 	}
-	if engine == nil {
-		return nil, errors.New("maintain full-text archives: no engine")
-	}
 	r, err := restore.NewRestorer(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	if r.FullText == nil {
+	if r.FullText != nil && engine == nil {
+		return nil, errors.New("maintain full-text archives: no engine")
+	}
+	if !r.HasIndexes() {
 		return nil, fmt.Errorf("maintain %s: %w", t.Root, restore.ErrNoFullTextIndex)
 	}
 	if err := checkTableOptions(r.Schema); err != nil {
@@ -589,26 +590,22 @@ func (m *maintenance) plan(ctx context.Context, contents *table.Contents, only m
 // increments. The returned commit's Abort deletes the archives it built.
 func (m *maintenance) maintainBucket(ctx context.Context, b *restore.RestoredBucket) (_ *pendingBucket, err error) {
 	start := time.Now()
-	indexFile := m.r.FullTextIndexFile(b, m.engine)
-	builder, err := m.r.FullTextBuilder(ctx, b, indexFile)
+	var wrap func(pkfulltext.ReaderFactory) pkfulltext.ReaderFactory
+	if m.cfg.progress != nil {
+		wrap = func(inner pkfulltext.ReaderFactory) pkfulltext.ReaderFactory {
+			return &countingReaders{inner: inner, m: m}
+		}
+	}
+	mt, err := newIndexMaintainer(ctx, m.r, m.engine, &m.archives, b, wrap)
 	if err != nil {
 		return nil, err
-	}
-	if m.cfg.progress != nil {
-		builder.Readers = &countingReaders{inner: builder.Readers, m: m}
-	}
-	mt, err := pkfulltext.NewMaintainer(m.r.FullText.FieldID,
-		&trackedBuilder{inner: builder, tracker: &m.archives}, &trackedDeleter{inner: indexFile, tracker: &m.archives},
-		b.DataFiles, b.SourcePayloads)
-	if err != nil {
-		return nil, fmt.Errorf("bucket %d: %w", b.Bucket, err)
 	}
 	defer func() {
 		if cerr := mt.Close(ctx); cerr != nil && err == nil {
 			err = cerr
 		}
 	}()
-	commit, err := mt.PrepareCommit(ctx, pkfulltext.DataIncrement{}, pkfulltext.CompactIncrement{}, true)
+	commit, err := mt.PrepareCommit(ctx, pkindex.DataIncrement{}, pkindex.CompactIncrement{}, true)
 	if err != nil {
 		return nil, fmt.Errorf("maintain bucket %d of partition %v: %w", b.Bucket, b.PartitionSpec, err)
 	}
@@ -645,9 +642,7 @@ func fingerprint(b *restore.RestoredBucket) string {
 		}
 	}
 	for _, f := range b.SourcePayloads {
-		if f.IndexType == pkfulltext.IndexType {
-			p = append(p, fmt.Sprintf("%s/%d/%x", f.FileName, f.RowCount, f.GlobalIndex.SourceMeta))
-		}
+		p = append(p, fmt.Sprintf("%s/%s/%d/%x", f.IndexType, f.FileName, f.RowCount, f.GlobalIndex.SourceMeta))
 	}
 	slices.Sort(d)
 	slices.Sort(p)

@@ -79,6 +79,11 @@ func PlanMaintenance(ctx context.Context, t *table.Table, opts ...MaintainOption
 
 // planBucket classifies one restored bucket's archives and lists the builds it needs.
 func planBucket(r *restore.Restorer, rb *restore.RestoredBucket) (BucketPlan, error) {
+	if r.FullText == nil {
+		// Only the full-text archives are planned here; a table with sorted indexes only has
+		// nothing to show.
+		return BucketPlan{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket}, nil
+	}
 	view, err := pkfulltext.InspectBucket(r.FullText.FieldID, rb.DataFiles, rb.SourcePayloads)
 	if err != nil {
 		return BucketPlan{}, fmt.Errorf("bucket %d: %w", rb.Bucket, err)

@@ -21,7 +21,8 @@ import (
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/options"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/impl/pkmaintain"
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
@@ -196,7 +197,7 @@ type Writer struct {
 	// their maintainers' commits; files every data file written and not deleted.
 	prepared  map[bucketKey]*commit.Change
 	compacted map[bucketKey]*commit.Change
-	pending   map[bucketKey]*pkfulltext.Commit
+	pending   map[bucketKey]*pkmaintain.Commit
 	// comp runs the compaction Java's writer runs at commit (nil for a write-only table); it
 	// tracks the files those compactions generate.
 	comp  *compaction
@@ -521,7 +522,7 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 	}()
 	prepared := map[bucketKey]*commit.Change{}
 	w.compacted = map[bucketKey]*commit.Change{}
-	w.pending = map[bucketKey]*pkfulltext.Commit{}
+	w.pending = map[bucketKey]*pkmaintain.Commit{}
 	for _, key := range w.order {
 		bw := w.buckets[key]
 		if err := w.flush(ctx, bw); err != nil {
@@ -561,16 +562,16 @@ func (w *Writer) planBucket(ctx context.Context, bw *bucketWriter, tb *table.Buc
 			bw.compaction = bc
 		}
 	}
-	var compact pkfulltext.CompactIncrement
+	var compact pkindex.CompactIncrement
 	var cch *commit.Change
 	if bc := bw.compaction; bc != nil {
-		compact = pkfulltext.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After}
+		compact = pkindex.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After}
 		cch = &commit.Change{Partition: bw.partition, Bucket: bw.bucket, TotalBuckets: int32(w.numBuckets),
 			CompactBefore: bc.Before, CompactAfter: bc.After}
 		w.compacted[key] = cch
 	}
-	if w.r.FullText != nil {
-		c, err := w.maintain(ctx, bw.restored, pkfulltext.DataIncrement{NewFiles: bw.newFiles}, compact)
+	if w.r.HasIndexes() {
+		c, err := runIndexMaintainers(ctx, w.r, w.engine, &w.archives, bw.restored, pkindex.DataIncrement{NewFiles: bw.newFiles}, compact)
 		if err != nil {
 			return nil, err
 		}
@@ -605,7 +606,7 @@ func (w *Writer) fingerprint(tb *table.Bucket) string {
 		maxSeq = max(maxSeq, f.MaxSequenceNumber)
 	}
 	fp := fmt.Sprintf("buckets=%d seq=%d", tb.TotalBuckets, maxSeq)
-	if w.r.FullText != nil || w.comp != nil {
+	if w.r.HasIndexes() || w.comp != nil {
 		fp += " " + fingerprintCommit(tb)
 	}
 	return fp
@@ -758,35 +759,6 @@ func (w *Writer) rewriteShifted(ctx context.Context, bw *bucketWriter, rb *resto
 		}
 	}
 	return rw.Close(ctx)
-}
-
-// maintain runs one bucket's full-text maintainer over the increments, waiting for its builds
-// (a batch writer's prepareCommit(waitCompaction = true)).
-func (w *Writer) maintain(ctx context.Context, rb *restore.RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
-	return runMaintainer(ctx, w.r, w.engine, &w.archives, rb, app, compact)
-}
-
-func runMaintainer(ctx context.Context, r *restore.Restorer, engine fulltext.Engine, tracker *archiveTracker, rb *restore.RestoredBucket, app pkfulltext.DataIncrement, compact pkfulltext.CompactIncrement) (_ *pkfulltext.Commit, err error) {
-	indexFile := r.FullTextIndexFile(rb, engine)
-	builder, err := r.FullTextBuilder(ctx, rb, indexFile)
-	if err != nil {
-		return nil, err
-	}
-	mt, err := pkfulltext.NewMaintainer(r.FullText.FieldID, &trackedBuilder{inner: builder, tracker: tracker},
-		&trackedDeleter{inner: indexFile, tracker: tracker}, rb.DataFiles, rb.SourcePayloads)
-	if err != nil {
-		return nil, fmt.Errorf("bucket %d: %w", rb.Bucket, err)
-	}
-	defer func() {
-		if cerr := mt.Close(ctx); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	c, err := mt.PrepareCommit(ctx, app, compact, true)
-	if err != nil {
-		return nil, fmt.Errorf("full-text maintainer of bucket %d: %w", rb.Bucket, err)
-	}
-	return c, nil
 }
 
 // Commit prepares (if not done yet) and commits everything written as Java's batch commit does:
@@ -965,7 +937,7 @@ func (w *Writer) Abort(ctx context.Context) error {
 	for _, bw := range w.buckets {
 		bw.buffer = nil
 	}
-	pending := make([]*pkfulltext.Commit, 0, len(w.pending))
+	pending := make([]*pkmaintain.Commit, 0, len(w.pending))
 	for _, c := range w.pending {
 		pending = append(pending, c)
 	}
@@ -984,7 +956,7 @@ func (w *Writer) Abort(ctx context.Context) error {
 // maintainers' pending commits (deleting the archives they built), deletes the data files, and
 // waits (archives not nil) until every archive a build produced is gone. It returns every error,
 // joined.
-func discardGenerated(ctx context.Context, fio fileio.FileIO, pending []*pkfulltext.Commit, files []string, archives *archiveTracker) error {
+func discardGenerated(ctx context.Context, fio fileio.FileIO, pending []*pkmaintain.Commit, files []string, archives *archiveTracker) error {
 	var errs []error
 	for _, c := range pending {
 		if err := c.Abort(ctx); err != nil {
