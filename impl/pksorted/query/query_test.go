@@ -58,13 +58,13 @@ func newLevel(lvl int32, files map[string][][]any) level {
 
 // env writes payloads with Go's IndexFile and opens them for Evaluate, counting opens.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	ix    *indexfile.IndexFile
 	opens int
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	dir := t.TempDir()
 	return &env{t: t, dir: dir, ix: &indexfile.IndexFile{FileIO: fileio.NewLocal(), Paths: paths.NewDirIndexPathFactory(dir)}}
 }
@@ -121,7 +121,7 @@ func (e *env) open(ctx context.Context, p *meta.IndexFileMeta) (io.ReaderAt, io.
 	return f, f, nil
 }
 
-func parse(t *testing.T, expr string) *predicate.Predicate {
+func parse(t testing.TB, expr string) *predicate.Predicate {
 	t.Helper()
 	p, err := predicate.Parse(expr, fields)
 	if err != nil {
