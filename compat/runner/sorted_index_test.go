@@ -93,7 +93,13 @@ func testSortedIndex(t *testing.T) {
 		if err := jt.need(ctx, sortedReadCommands); err != nil {
 			return err
 		}
-		return sortedPredicateRead(ctx, jt)
+		return sortedPredicateRead(ctx, jt, false)
+	})
+	runCase(t, "index/sorted/predicate-read", "go->java", func(ctx context.Context) error {
+		if err := jt.need(ctx, sortedReadCommands); err != nil {
+			return err
+		}
+		return sortedPredicateRead(ctx, jt, true)
 	})
 	runCase(t, "index/sorted/state", "java<->go", func(ctx context.Context) error {
 		if err := jt.need(ctx, []string{"sorted-state"}); err != nil {

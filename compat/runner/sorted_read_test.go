@@ -66,6 +66,41 @@ var sortedReadPredicates = []string{
 // compacted in several commits (with deletes) so that payloads exist on more than one level and
 // deletion vectors mark deleted rows in indexed files, the last commit leaving a level-0 file.
 func sortedReadTable(ctx context.Context, p *Process, dir string) (string, error) {
+	steps := sortedReadSteps()
+	var tsteps []tableStep
+	for _, st := range steps[:len(steps)-1] {
+		tsteps = append(tsteps, tableStep{rows: st.rows, compact: st.compact})
+	}
+	path, err := createJavaTable(ctx, p, filepath.Join(dir, "sorted-read"), "sorted-read",
+		sortedReadFields, []string{"id"}, nil, sortedReadOptions(), tsteps)
+	if err != nil {
+		return "", err
+	}
+	// A write-only commit (no compaction) leaves its rows in level 0, which the batch read skips.
+	err = p.Call(ctx, "write", map[string]any{"path": path, "rows": steps[len(steps)-1].rows,
+		"dynamicOptions": map[string]string{"write-only": "true"}}, nil)
+	return path, err
+}
+
+var sortedReadFields = []field{{"id", "INT NOT NULL"}, {"price", "INT"}, {"tag", "STRING"}, {"day", "DATE"}, {"qty", "BIGINT"}}
+
+func sortedReadOptions() map[string]string {
+	return map[string]string{
+		"bucket": "2", "deletion-vectors.enabled": "true",
+		"pk-btree.index.columns": "price,day", "pk-bitmap.index.columns": "tag",
+		"num-sorted-run.compaction-trigger": "2",
+	}
+}
+
+// sortedReadStep is one commit of the predicate-read table; the last is write-only.
+type sortedReadStep struct {
+	rows    []row
+	compact bool
+}
+
+// sortedReadSteps are the commits of the predicate-read table, the same for the Java and the Go
+// writer.
+func sortedReadSteps() []sortedReadStep {
 	day0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	rows := func(from, to, round int) []row {
 		var out []row
@@ -89,29 +124,74 @@ func sortedReadTable(ctx context.Context, p *Process, dir string) (string, error
 		}
 		return out
 	}
-	path, err := createJavaTable(ctx, p, filepath.Join(dir, "sorted-read"), "sorted-read",
-		[]field{{"id", "INT NOT NULL"}, {"price", "INT"}, {"tag", "STRING"}, {"day", "DATE"}, {"qty", "BIGINT"}},
-		[]string{"id"}, nil,
-		map[string]string{
-			"bucket": "2", "deletion-vectors.enabled": "true",
-			"pk-btree.index.columns": "price,day", "pk-bitmap.index.columns": "tag",
-			"num-sorted-run.compaction-trigger": "2",
-		},
-		[]tableStep{
-			{rows: rows(0, 80, 0), compact: true},
-			{rows: rows(60, 110, 1)},
-			{rows: deletes(5, 15)},
-			{rows: rows(100, 130, 2)},
-			{rows: append(deletes(40, 45), rows(20, 35, 3)...)},
-			{rows: rows(125, 140, 4)},
-		})
+	return []sortedReadStep{
+		{rows: rows(0, 80, 0), compact: true},
+		{rows: rows(60, 110, 1)},
+		{rows: deletes(5, 15)},
+		{rows: rows(100, 130, 2)},
+		{rows: append(deletes(40, 45), rows(20, 35, 3)...)},
+		{rows: rows(125, 140, 4)},
+		{rows: append(rows(0, 3, 5), deletes(60, 62)...)},
+	}
+}
+
+// sortedReadGoTable writes the predicate-read table with Go: pkft.Create, the same commits
+// through pkft's writer (compacting at commit as Java's writer does; the first commit then fully
+// compacted, the last write-only).
+func sortedReadGoTable(ctx context.Context, dir string) (string, error) {
+	path := filepath.Join(dir, "sorted-read-go", "default.db", "sorted_read")
+	def := pkft.TableDefinition{PrimaryKeys: []string{"id"}, Options: sortedReadOptions()}
+	for _, f := range sortedReadFields {
+		def.Columns = append(def.Columns, pkft.ColumnDefinition{Name: f.Name, Type: f.Type})
+	}
+	tbl, err := pkft.Create(ctx, path, def)
 	if err != nil {
 		return "", err
 	}
-	// A write-only commit (no compaction) leaves its rows in level 0, which the batch read skips.
-	err = p.Call(ctx, "write", map[string]any{"path": path, "rows": append(rows(0, 3, 5), deletes(60, 62)...),
-		"dynamicOptions": map[string]string{"write-only": "true"}}, nil)
-	return path, err
+	steps := sortedReadSteps()
+	for i, st := range steps {
+		var opts []pkft.WriteOption
+		if i == len(steps)-1 {
+			opts = append(opts, pkft.WithWriteOnly())
+		}
+		w, err := tbl.NewWriter(ctx, opts...)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range st.rows {
+			kind := pkft.Insert
+			if r["_rowKind"] == "-D" {
+				kind = pkft.Delete
+			}
+			values := []any{int32(r["id"].(int)), nil, nil, nil, nil}
+			if kind == pkft.Insert {
+				if v, ok := r["price"].(int); ok {
+					values[1] = int32(v)
+				}
+				if v, ok := r["tag"].(string); ok {
+					values[2] = v
+				}
+				d, err := time.Parse("2006-01-02", r["day"].(string))
+				if err != nil {
+					return "", err
+				}
+				values[3] = int32(d.Unix() / 86400)
+				values[4] = int64(r["qty"].(int))
+			}
+			if err := w.Write(ctx, kind, values); err != nil {
+				return "", fmt.Errorf("step %d: %w", i, err)
+			}
+		}
+		if _, err := w.Commit(ctx); err != nil {
+			return "", fmt.Errorf("step %d: %w", i, err)
+		}
+		if st.compact {
+			if _, err := tbl.Compact(ctx); err != nil {
+				return "", fmt.Errorf("step %d: %w", i, err)
+			}
+		}
+	}
+	return path, nil
 }
 
 // javaPredicateRead is the runner's predicate-read answer.
@@ -128,16 +208,23 @@ type javaSplitFile struct {
 	Ranges [][2]int64 `json:"ranges"`
 }
 
-// sortedPredicateRead is index/sorted/predicate-read (java->go): for every filter of
-// sortedReadPredicates, Go's scan of a Java-written table (pkft.Where) returns exactly the rows
+// sortedPredicateRead is index/sorted/predicate-read (java->go; go->java when goWrites: Go writes
+// and compacts the same table, its payloads built by Go's sorted maintainer): for every filter of
+// sortedReadPredicates, Go's scan of the table (pkft.Where) returns exactly the rows
 // of Paimon's batch read with the same filter (ReadBuilder#withFilter, the read's
 // executeFilter), and reads the same files the same way: the files Paimon's PrimaryKeyBatchScan
 // turned into IndexedSplits are the files Go narrowed, with the same row ranges; the files it
 // read whole Go read whole; the files in no split (pruned by statistics or no row selected) Go
 // did not read. The table must exercise the family: a narrowed file, a file read whole next to
 // an index filter, a level-0 file and deletion vectors.
-func sortedPredicateRead(ctx context.Context, jt *javaTables) error {
-	path, err := sortedReadTable(ctx, jt.proc, jt.dir)
+func sortedPredicateRead(ctx context.Context, jt *javaTables, goWrites bool) error {
+	var path string
+	var err error
+	if goWrites {
+		path, err = sortedReadGoTable(ctx, jt.dir)
+	} else {
+		path, err = sortedReadTable(ctx, jt.proc, jt.dir)
+	}
 	if err != nil {
 		return err
 	}
@@ -163,8 +250,12 @@ func sortedPredicateRead(ctx context.Context, jt *javaTables) error {
 	if narrowed == 0 || wholeIndexed == 0 || absent == 0 {
 		return fmt.Errorf("the case no longer exercises the read side: %d narrowed files, %d files read whole under an index filter, %d files not read", narrowed, wholeIndexed, absent)
 	}
-	report.AddNote(fmt.Sprintf("index/sorted/predicate-read: %d filters; %d file reads narrowed by the sorted index, %d read whole under an index filter, %d not read (pruned or no row selected), as Java planned them",
-		len(sortedReadPredicates), narrowed, wholeIndexed, absent))
+	direction := "java->go"
+	if goWrites {
+		direction = "go->java"
+	}
+	report.AddNote(fmt.Sprintf("index/sorted/predicate-read (%s): %d filters; %d file reads narrowed by the sorted index, %d read whole under an index filter, %d not read (pruned or no row selected), as Java planned them",
+		direction, len(sortedReadPredicates), narrowed, wholeIndexed, absent))
 	return nil
 }
 
