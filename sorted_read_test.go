@@ -3,6 +3,7 @@ package pkft_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -281,5 +282,37 @@ func TestScanWhereGoldenTables(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Fatalf("only %d golden tables with an id column", checked)
+	}
+}
+
+// TestScanWhereGlobalIndexDisabled: with global-index.enabled = false the scan reads every file
+// whole (Java's PrimaryKeyBatchScan skips the sorted index), with the same rows.
+func TestScanWhereGlobalIndexDisabled(t *testing.T) {
+	tbl, root, _ := sortedReadModel(t)
+	const expr = "price = 5 AND tag IS NOT NULL"
+	want, report := scanWhere(t, tbl, expr)
+	if len(report.Narrowed()) == 0 {
+		t.Fatal("the index narrows nothing with global-index.enabled unset")
+	}
+	s, err := table.Open(fileio.NewLocal(), root).LatestSchema(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Options["global-index.enabled"] = "false"
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "schema", fmt.Sprintf("schema-%d", s.ID)), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, report := scanWhere(t, tbl, expr)
+	if !slices.Equal(got, want) {
+		t.Errorf("ids %v, want %v", got, want)
+	}
+	for _, f := range report.Files {
+		if f.How == "narrowed" || f.How == "no-rows" {
+			t.Errorf("file %s read %s with global-index.enabled = false", f.File, f.How)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package predicate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,22 +70,10 @@ func TestRowSemantics(t *testing.T) {
 				got = append(got, r[0].(int32))
 			}
 		}
-		if !equalInts(got, c.want) {
+		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: ids %v, want %v", c.expr, got, c.want)
 		}
 	}
-}
-
-func equalInts(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func ptr(n int64) *int64 { return &n }
