@@ -238,16 +238,7 @@ func TestScanWhereGoldenTables(t *testing.T) {
 		}
 		for _, dir := range dirs {
 			name := filepath.Base(dir)
-			data, err := os.ReadFile(filepath.Join("compat", "golden", writer, name+".json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var golden struct {
-				Rows []map[string]json.RawMessage `json:"rows"`
-			}
-			if err := json.Unmarshal(data, &golden); err != nil {
-				t.Fatal(err)
-			}
+			golden := goldenRead(t, writer, name)
 			if len(golden.Rows) == 0 || golden.Rows[0]["id"] == nil {
 				continue
 			}
