@@ -189,6 +189,8 @@ func TestFileLocalPositions(t *testing.T) {
 		{"price = 10 AND tag = 'x'", nil, []uint64{0}},
 		{"price = 10 OR tag IS NULL", []uint64{0}, []uint64{0, 2}},
 		{"price IS NOT NULL AND price > 3", []uint64{0, 1}, []uint64{0}},
+		{"price IS NULL AND price IS NOT NULL", nil, nil},
+		{"price IS NULL AND tag IS NOT NULL", nil, []uint64{1}},
 		{"(price = 5 OR price = 3) AND (tag = 'x' OR tag IS NULL)", []uint64{1}, []uint64{2}},
 		{"price = 10 AND qty = 99", []uint64{0}, []uint64{0}},
 	} {
