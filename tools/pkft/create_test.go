@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +73,22 @@ func TestScan_Where(t *testing.T) {
 	lines = strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 2 || !strings.Contains(lines[0], `"id":1,`) || !strings.Contains(lines[1], `"id":1,`) {
 		t.Errorf("scan --where region=eu --where 'id = 1 AND ...': status %d, stderr %q, printed %q, want the 2 rows of id 1 in region eu", code, errOut, out)
+	}
+	// --explain prints one JSON object per data file: id > 25 rules out the small files by their
+	// key statistics and reads the others whole (the table has no sorted index).
+	code, out, errOut = pkftRun(t, "scan", table, "--where", "id > 25", "--explain")
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) < 2 || !strings.Contains(out, `"how":"pruned"`) || !strings.Contains(out, `"how":"whole"`) {
+		t.Errorf("scan --where 'id > 25' --explain: status %d, stderr %q, printed %q", code, errOut, out)
+	}
+	for _, l := range lines {
+		var f struct {
+			File, How string
+			Level     int
+		}
+		if err := json.Unmarshal([]byte(l), &f); err != nil || f.File == "" || f.Level == 0 {
+			t.Errorf("--explain line %q: %v", l, err)
+		}
 	}
 	for _, c := range []struct{ where, want string }{
 		{"nosuch=1", "nosuch (offset 0) is not a column of the table"},

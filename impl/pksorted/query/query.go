@@ -422,14 +422,16 @@ func (g *groupReader) query(ctx context.Context, p *predicate.Predicate) (_ []*r
 	if parts, ok := g.answers[p]; ok {
 		return cloneAll(parts), nil
 	}
-	if err := g.ensureOpen(ctx); err != nil {
-		return nil, err
-	}
+	// The readers check what they decode; should one still trip over a corrupt payload, the
+	// file falls back to a whole read as Java's does on any RuntimeException of the evaluation.
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("sorted index payload %s: evaluating %s: %v", g.group.Payloads[0].FileName, p, r)
 		}
 	}()
+	if err := g.ensureOpen(ctx); err != nil {
+		return nil, err
+	}
 	res, err := g.reader.Evaluate(pred.Predicate{Op: p.Op, Literals: p.Literals})
 	if err != nil {
 		return nil, fmt.Errorf("sorted index payload %s: %w", g.group.Payloads[0].FileName, err)
