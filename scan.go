@@ -66,8 +66,9 @@ func WithBatchRows(n int) ScanOption { return scanOption(func(c *scanConfig) { c
 //
 // With deletion vectors the scan plans as Java's does: files whose statistics rule the filter out
 // are not read, and the part of the filter on pk-btree / pk-bitmap columns is answered by the
-// current sorted payload of each level, so that only the selected rows of those files are read
-// (files of levels without a current payload are read whole); the whole filter is then applied
+// current sorted payload of each level, so that only the selected rows of those files are kept
+// (a file with none is not opened; files of levels without a current payload are read whole);
+// the whole filter is then applied
 // to every row, after the deletion vectors. [WithScanReport] tells how each file was read.
 func Where(expr string) ScanOption {
 	return scanOption(func(c *scanConfig) { c.where = append(c.where, expr) })

@@ -37,7 +37,8 @@ compacted and deletion vectors are applied; otherwise every level is merged by p
 The rows are those Java Paimon's batch read returns with the same filter. With deletion vectors,
 files whose statistics rule the predicate out are not read, and the part of it on pk-btree and
 pk-bitmap columns is answered by the current sorted payload of each level, so only the selected
-rows of those files are read; files of levels without a current payload are read whole. Unknown
+rows of those files are kept (a file with none is not opened); files of levels without a current
+payload are read whole. Unknown
 columns and other syntax (NOT, BETWEEN, LIKE, NULL literals, functions) are refused.
 
 --explain prints, instead of the rows, one JSON object per data file saying how it was read:
