@@ -1,0 +1,158 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+)
+
+// ProducerCommands are the protocol commands an implementation serves as a producer: it creates
+// a table and writes rows into it (compat/PROTOCOL.md).
+var ProducerCommands = []string{"create-table", "write"}
+
+// producerFields are the columns of the producer cases' table.
+var producerFields = []field{{"region", "STRING NOT NULL"}, {"id", "INT NOT NULL"}, {"d", "DATE"}, {"price", "DECIMAL(10, 2)"}, {"content", "STRING"}}
+
+// testProducers runs producer/<impl> for every implementation whose supports file declares the
+// producer commands (pypaimon 2.1.0): it creates a partitioned primary-key full-text table and
+// writes rounds of rows (new keys and updates) into it, which it leaves on level 0 without
+// archives; Go compacts the table (building the archives), the implementation writes again and
+// Go compacts again. After each Go compaction Java reads the model's rows, Java's state shows
+// every archive current and Java's searches equal Go's (<impl>->go->java). Then every consumer
+// implementation reads and searches the table as Java does (producer/<impl>/<command>,
+// <impl>->go-><consumer>).
+func testProducers(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	impls, err := Impls(root, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runners := map[string]*implRunner{}
+	for _, impl := range impls {
+		runners[impl.Name] = &implRunner{impl: impl, root: root}
+	}
+	g := startGroup(t)
+	for _, prod := range impls {
+		if !prod.Supports.Commands[ProducerCommands[0]] || !prod.Supports.Commands[ProducerCommands[1]] {
+			continue
+		}
+		var tb *consumerTable
+		runCase(t, "producer/"+prod.Name, prod.Name+"->go->java", func(ctx context.Context) error {
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			p, err := runners[prod.Name].get(t)
+			if err != nil {
+				return err
+			}
+			tb, err = producedTable(ctx, g, p, prod.Name)
+			return err
+		})
+		for _, cons := range impls {
+			for _, cmd := range []string{"read", "search"} {
+				runCase(t, "producer/"+prod.Name+"/"+cmd, prod.Name+"->go->"+cons.Name, func(ctx context.Context) error {
+					if tb == nil {
+						return fmt.Errorf("producer/%s (%s->go->java) did not pass: no table to read", prod.Name, prod.Name)
+					}
+					return consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
+				})
+			}
+		}
+	}
+}
+
+// producedTable runs the producer's part of producer/<name> with p and returns the table with
+// Java's answers for the consumers.
+func producedTable(ctx context.Context, g *maintainGroup, p *Process, name string) (*consumerTable, error) {
+	var created struct {
+		Path string `json:"path"`
+	}
+	err := p.Call(ctx, "create-table", map[string]any{
+		"warehouse": filepath.Join(g.dir, "producer", name), "database": "conformance", "table": "produced",
+		"fields": producerFields, "primaryKeys": []string{"region", "id"}, "partitionKeys": []string{"region"},
+		"options": map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"},
+	}, &created)
+	if err != nil {
+		return nil, fmt.Errorf("%s create-table: %w", name, err)
+	}
+	path := created.Path
+	m := newRowModel([]string{"region", "id"})
+	next := 0
+	for phase := range 2 {
+		for round := range 3 {
+			seed := uint64(100*phase + round)
+			r := rand.New(rand.NewPCG(seed, 41))
+			n := 10 + r.IntN(20)
+			rows := producerRows(next, next+n, 7000+seed, r)
+			next += n
+			if len(m.rows) > 0 {
+				for _, u := range updatesAndDeletes(m, 8000+seed, r.IntN(10), 0) {
+					u["price"] = fmt.Sprintf("%d.%02d", r.IntN(1000), r.IntN(100))
+					rows = append(rows, u)
+				}
+			}
+			if err := p.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil); err != nil {
+				return nil, fmt.Errorf("%s write (phase %d, round %d): %w", name, phase, round, err)
+			}
+			m.apply(rows)
+		}
+		if _, err := goCompact(ctx, g, path); err != nil {
+			return nil, fmt.Errorf("phase %d: %w", phase, err)
+		}
+		if err := roundChecks(ctx, g, path, m, producerFields, true); err != nil {
+			return nil, fmt.Errorf("phase %d: %w", phase, err)
+		}
+		if err := g.sameSearches(ctx, path, maintainQueries(), []int{10}); err != nil {
+			return nil, fmt.Errorf("phase %d: %w", phase, err)
+		}
+	}
+	rows, err := javaRead(ctx, g.proc, path)
+	if err != nil {
+		return nil, err
+	}
+	dump, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return nil, err
+	}
+	tb := &consumerTable{producer: name + "->go", name: "produced", path: path, dump: *dump, limit: 10}
+	for _, r := range rows {
+		tb.rows = append(tb.rows, r)
+	}
+	for _, q := range maintainQueries() {
+		var raw json.RawMessage
+		if err := g.proc.Call(ctx, "search", map[string]any{"path": path, "query": q, "limit": tb.limit}, &raw); err != nil {
+			return nil, fmt.Errorf("java search %s: %w", q, err)
+		}
+		tb.search = append(tb.search, raw)
+	}
+	if len(tb.rows) == 0 {
+		return nil, errors.New("Java reads no rows of the produced table")
+	}
+	return tb, nil
+}
+
+// producerRows are new rows lo..hi: the corpus texts, two regions, dates and prices with nulls.
+func producerRows(lo, hi int, seed uint64, r *rand.Rand) []row {
+	rows := pkTextRows(seed, lo, hi)
+	for i, x := range rows {
+		x["region"] = []string{"eu", "us"}[(lo+i)%2]
+		x["d"], x["price"] = nil, nil
+		if r.IntN(5) != 0 {
+			x["d"] = fmt.Sprintf("2024-%02d-%02d", 1+r.IntN(12), 1+r.IntN(28))
+		}
+		if r.IntN(5) != 0 {
+			x["price"] = fmt.Sprintf("%d.%02d", r.IntN(1000), r.IntN(100))
+		}
+	}
+	return rows
+}
