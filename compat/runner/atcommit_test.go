@@ -49,6 +49,14 @@ func testAtCommit(t *testing.T) {
 		_, err := alternating(ctx, g, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
 		return err
 	})
+	for _, codec := range javaCodecs {
+		runCase(t, "write/java-codec/"+codec, "java->go", func(ctx context.Context) error {
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			return javaCodecTable(ctx, g, codec)
+		})
+	}
 	testSortedScenario(t, g)
 }
 
