@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -9,8 +10,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/table"
 )
 
 // sortedScenarioFields are the columns of scenario/sorted-and-full-text: a partition, the key, a
@@ -37,7 +40,7 @@ func testSortedScenario(t *testing.T, g *maintainGroup) {
 	for _, direction := range []string{"java->go->java", "go->java"} {
 		var tb *consumerTable
 		runCase(t, "scenario/sorted-and-full-text", direction, func(ctx context.Context) error {
-			if err := g.need(ctx, writeCommands...); err != nil {
+			if err := g.need(ctx, append(slices.Clone(writeCommands), "predicate-read")...); err != nil {
 				return err
 			}
 			path, err := sortedAndFullText(ctx, g, direction, steps[direction])
@@ -76,8 +79,8 @@ func setSortedValues(x row, r *rand.Rand) {
 
 // sortedAndFullText runs the steps on a new Java-created table and returns its path; after every
 // step Java reads the model's rows, and by Java's state and Go's every full-text archive and
-// every sorted payload is current; at the end every family has payloads and Java's searches
-// equal Go's.
+// every sorted payload is current; at the end every family has payloads, Java's searches equal
+// Go's and Java's predicate reads over the indexed columns equal Go's (samePredicateReads).
 func sortedAndFullText(ctx context.Context, g *maintainGroup, direction string, steps []sortedScenarioStep) (string, error) {
 	name := "sorted-and-full-text-" + map[string]string{"java->go->java": "jgj", "go->java": "gj"}[direction]
 	pks := []string{"region", "id"}
@@ -126,7 +129,41 @@ func sortedAndFullText(ctx context.Context, g *maintainGroup, direction string, 
 			return "", fmt.Errorf("step %d (%s): %w", i, st.side, err)
 		}
 	}
-	return path, g.sameSearches(ctx, path, maintainQueries(), []int{10})
+	if err := g.sameSearches(ctx, path, maintainQueries(), []int{10}); err != nil {
+		return "", err
+	}
+	return path, samePredicateReads(ctx, g, path)
+}
+
+// sortedScenarioPredicates are the filters of scenario/sorted-and-full-text's predicate reads:
+// the btree column, the bitmap column, both, and the full-text column (not indexed).
+var sortedScenarioPredicates = []string{
+	"price = 7", "price >= 10 AND price < 20", "price IS NULL", "price <> 3",
+	"tag = 'red'", "tag IN ('red', 'blue', 'Blue')", "tag IS NOT NULL", "tag = ''",
+	"price > 30 OR tag = 'green'", "price < 0 AND tag IS NULL", "tag = 'blue' AND content IS NOT NULL",
+}
+
+// samePredicateReads compares Java's predicate reads (runner predicate-read: Paimon's batch read
+// with the filter, planned through the sorted indexes) of the table with Go's scan with the same
+// filter: the same rows, and the same files narrowed, read whole or left out. Some file must be
+// narrowed by an index.
+func samePredicateReads(ctx context.Context, g *maintainGroup, path string) error {
+	s, err := table.Open(fileio.NewLocal(), path).LatestSchema(ctx)
+	if err != nil {
+		return err
+	}
+	narrowed := 0
+	for _, expr := range sortedScenarioPredicates {
+		n, _, _, err := sortedReadOne(ctx, g.proc, path, s, expr)
+		if err != nil {
+			return fmt.Errorf("predicate read %s: %w", expr, err)
+		}
+		narrowed += n
+	}
+	if narrowed == 0 {
+		return errors.New("no predicate read was narrowed by a sorted index")
+	}
+	return nil
 }
 
 // sortedRoundChecks are the checks after each step: the model's rows, every archive current
