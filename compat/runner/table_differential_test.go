@@ -396,7 +396,7 @@ func testTableDifferential(t *testing.T) {
 			scripts[i] = s
 		}
 		// The scripts take longer than the ten minutes a case gets.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 45*time.Minute)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Minute)
 		defer cancel()
 		if err := runTableScripts(ctx, g, scripts, tableDiffWorkers); err != nil {
 			return err
