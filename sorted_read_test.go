@@ -48,7 +48,7 @@ func scanWhere(t *testing.T, tbl *pkft.Table, expr string) ([]int32, pkft.ScanRe
 func sortedReadModel(t *testing.T) (*pkft.Table, string, map[int32][2]any) {
 	t.Helper()
 	ctx := context.Background()
-	tbl, root := sortedTable(t)
+	tbl, root := createSortedTable(t, "sorted", "2", bothSortedIndexes)
 	model := map[int32][2]any{}
 	tags := []string{"red", "green", "blue"}
 	for round := range 3 {
@@ -207,7 +207,7 @@ func TestScanWhereCorruptPayload(t *testing.T) {
 
 // TestScanWhereRefusals checks Where refuses unknown columns and unsupported syntax by name.
 func TestScanWhereRefusals(t *testing.T) {
-	tbl, _ := sortedTable(t)
+	tbl, _ := createSortedTable(t, "sorted", "2", bothSortedIndexes)
 	for _, c := range []struct{ expr, want string }{
 		{"nosuch = 1", "nosuch (offset 0) is not a column"},
 		{"price LIKE 'a'", "LIKE"},
