@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -457,12 +458,18 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	// A divergence cancels the other worker's script: report the first error that is not that.
+	var cancelled error
 	for _, err := range errs {
-		if err != nil {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled):
+			cancelled = cmp.Or(cancelled, err)
+		default:
 			return err
 		}
 	}
-	return ctx.Err()
+	return cmp.Or(cancelled, ctx.Err())
 }
 
 // runTableScript runs one script on its three copies.
