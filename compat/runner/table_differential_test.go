@@ -379,7 +379,9 @@ func testTableDifferential(t *testing.T) {
 			return err
 		}
 		for i := range n {
-			seeds = append(seeds, first+uint64(i))
+			if seed := first + uint64(i); !slices.Contains(seeds, seed) {
+				seeds = append(seeds, seed)
+			}
 		}
 		optionsSeen, ops := map[string]map[string]bool{}, map[string]int{}
 		scripts := make([]*tdScript, len(seeds))
