@@ -293,3 +293,113 @@ func TestMaintainBuildsSortedIndexAddedLater(t *testing.T) {
 		t.Errorf("second maintain committed snapshot %d: %+v", again.SnapshotID, again)
 	}
 }
+
+// sortedPayloads returns the sorted payloads of the table's latest snapshot with their source
+// file names.
+func sortedPayloads(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	tt := table.Open(fileio.NewLocal(), root)
+	latest, err := tt.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contents, err := tt.Read(ctx, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, b := range contents.Buckets {
+		for _, f := range b.IndexFiles {
+			if f.IndexType != btree.Identifier && f.IndexType != bitmap.Identifier {
+				continue
+			}
+			sm, err := pkindex.SourceMetaFromIndexFile(f.FileName, f.GlobalIndex.SourceMeta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range sm.SourceFiles() {
+				out[f.FileName] = append(out[f.FileName], s.FileName())
+			}
+		}
+	}
+	return out
+}
+
+// Java PrimaryKeySortedIndexMaintenanceTest#testBuildRestoreAndReplaceSourceGroups: two
+// write-only commits leave two level-0 files; a compaction builds complete payloads of both
+// sorted definitions; another write and compaction replace them with payloads over new sources
+// only; a restored maintainer then has nothing left to build.
+func TestSortedBuildRestoreAndReplaceSourceGroups(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "db.db", "groups")
+	tbl, err := pkft.Create(ctx, root, pkft.TableDefinition{
+		Columns:     []pkft.ColumnDefinition{{Name: "id", Type: "INT"}, {Name: "price", Type: "BIGINT"}, {Name: "tag", Type: "STRING"}},
+		PrimaryKeys: []string{"id"},
+		Options: map[string]string{"bucket": "1", "deletion-vectors.enabled": "true",
+			"pk-btree.index.columns": "price", "pk-bitmap.index.columns": "tag"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rows ...[]any) {
+		t.Helper()
+		w, err := tbl.NewWriter(ctx, pkft.WithWriteOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if err := w.Write(ctx, pkft.Insert, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write([]any{int32(3), int64(30), "c"}, []any{int32(1), int64(10), "a"}, []any{int32(0), nil, nil})
+	write([]any{int32(2), int64(20), "b"}, []any{int32(4), int64(40), "d"})
+	if got := sortedPayloads(t, root); len(got) != 0 {
+		t.Fatalf("payloads before any compaction: %v", got)
+	}
+	if _, err := tbl.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := sortedPayloads(t, root)
+	checkSortedCurrent(t, tbl, root, "first compaction", true)
+	firstSources := map[string]bool{}
+	for _, srcs := range first {
+		for _, s := range srcs {
+			firstSources[s] = true
+		}
+	}
+	if len(first) != 2 || len(firstSources) == 0 {
+		t.Fatalf("payloads after the first compaction: %v", first)
+	}
+	write([]any{int32(5), int64(50), "e"})
+	if _, err := tbl.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := sortedPayloads(t, root)
+	checkSortedCurrent(t, tbl, root, "second compaction", true)
+	if len(second) != 2 {
+		t.Fatalf("payloads after the second compaction: %v", second)
+	}
+	for name, srcs := range second {
+		if _, ok := first[name]; ok {
+			t.Errorf("payload %s survived the replacement", name)
+		}
+		for _, s := range srcs {
+			if firstSources[s] {
+				t.Errorf("payload %s still lists the replaced source %s", name, s)
+			}
+		}
+	}
+	res, err := tbl.Maintain(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SnapshotID != 0 {
+		t.Errorf("a restored maintainer still had work: %+v", res)
+	}
+}

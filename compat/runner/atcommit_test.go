@@ -23,7 +23,8 @@ import (
 
 // testAtCommit runs the cases of the compaction Go's writer runs at commit, as Java's writer does
 // on tables that need lookup (deletion vectors): write/visible-at-commit/<variant> (go->java),
-// write/lookup-dvs (go<->java) and scenario/alternating-no-full (go+java).
+// write/lookup-dvs (go<->java), scenario/alternating-no-full (go+java) and
+// scenario/sorted-and-full-text (java->go->java, go->java).
 func testAtCommit(t *testing.T) {
 	g := startGroup(t)
 	for _, v := range visibleVariants() {
@@ -47,6 +48,7 @@ func testAtCommit(t *testing.T) {
 		// Only the compactions the commits run; Go's own read checked too.
 		return alternating(ctx, g, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
 	})
+	testSortedScenario(g, func(name, direction string, f func(ctx context.Context) error) { runCase(t, name, direction, f) })
 }
 
 // visibleVariant is one table shape of write/visible-at-commit.

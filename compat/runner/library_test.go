@@ -17,6 +17,7 @@ import (
 
 	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/pkindex"
 	"github.com/paimon-pkft/pkft/internal/arrowrows"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
@@ -43,6 +44,9 @@ func goCreatedVariants() []goCreatedVariant {
 		{"dv-partitioned", map[string]string{"bucket": "3", "deletion-vectors.enabled": "true"}, true},
 		{"full-text", ft(map[string]string{"bucket": "2"}), false},
 		{"full-text-partitioned", ft(map[string]string{"bucket": "2"}), true},
+		// Every index family on columns of most key types the sorted family accepts.
+		{"sorted-and-full-text", ft(map[string]string{"bucket": "2", "pk-btree.index.columns": "i32,dec,ts6,f64,i8",
+			"pk-bitmap.index.columns": "b,i16,tm,ltz,f32,ts3"}), true},
 	}
 }
 
@@ -263,6 +267,11 @@ func goCreated(ctx context.Context, g *maintainGroup, v goCreatedVariant) error 
 	d, err := javaDump(ctx, g.proc, path)
 	if err != nil {
 		return err
+	}
+	if n := len(pkindex.IndexColumns(v.options, "pk-btree.index.columns")) + len(pkindex.IndexColumns(v.options, "pk-bitmap.index.columns")); n > 0 {
+		if err := allSortedCurrent(d, n, true); err != nil {
+			return fmt.Errorf("Java's state: %w", err)
+		}
 	}
 	if d.Schema.ID != 0 || len(d.Schema.Fields) != len(def.Columns) || !slices.Equal(d.Schema.PrimaryKeys, def.PrimaryKeys) {
 		return fmt.Errorf("Java's dump shows schema %+v, not the one Go created", d.Schema)

@@ -145,11 +145,9 @@ func validateFullTextSchema(s *schema.TableSchema, columns []string) error {
 	if dv && mor {
 		return errors.New("Primary-key full-text index requires deletion-vectors.merge-on-read = false.")
 	}
-	bucket := -1
-	if v, ok := s.Options["bucket"]; ok {
-		if bucket, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-			return fmt.Errorf("option bucket: %w", err)
-		}
+	bucket, err := bucketOption(s)
+	if err != nil {
+		return err
 	}
 	if bucket <= 0 && bucket != paths.PostponeBucket {
 		return fmt.Errorf("Primary-key full-text index requires fixed or postpone bucket mode (bucket > 0 or bucket = -2), but bucket is %d.", bucket)
@@ -167,6 +165,19 @@ func validateFullTextSchema(s *schema.TableSchema, columns []string) error {
 		return fmt.Errorf("%s entry '%s' must reference a CHAR/VARCHAR/STRING column.", key, columns[0])
 	}
 	return nil
+}
+
+// bucketOption is the table's bucket option (-1, dynamic, when unset).
+func bucketOption(s *schema.TableSchema) (int, error) {
+	v, ok := s.Options["bucket"]
+	if !ok {
+		return -1, nil
+	}
+	bucket, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("option bucket: %w", err)
+	}
+	return bucket, nil
 }
 
 // splitColumns is CoreOptions#primaryKeyIndexColumns: nil when unset, else every comma-separated

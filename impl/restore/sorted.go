@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
@@ -55,11 +53,9 @@ func ResolveSortedDefinitions(s *schema.TableSchema) ([]SortedDefinition, error)
 	if len(s.PrimaryKeys) == 0 {
 		return nil, errors.New("Primary-key BTree and Bitmap indexes require a primary-key table.")
 	}
-	bucket := -1
-	if v, ok := s.Options["bucket"]; ok {
-		if bucket, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-			return nil, fmt.Errorf("option bucket: %w", err)
-		}
+	bucket, err := bucketOption(s)
+	if err != nil {
+		return nil, err
 	}
 	if bucket <= 0 && bucket != paths.PostponeBucket {
 		return nil, fmt.Errorf("Primary-key BTree and Bitmap indexes require fixed or postpone bucket mode (bucket > 0 or bucket = -2), but bucket is %d.", bucket)

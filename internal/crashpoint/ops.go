@@ -46,6 +46,19 @@ func Operations(repoRoot string, engine fulltext.Engine) []Operation {
 			},
 		},
 		{
+			// Builds, for both levels of a Java-written table, the full-text archives and the
+			// payloads of a btree index added next to them (the bucket's coordinator runs the
+			// full-text and the sorted maintainers).
+			Name: "maintain-sorted",
+			Setup: copyGolden(repoRoot, "java", "two-levels", map[string]string{pkfulltext.ColumnsOption: "content",
+				"pk-btree.index.columns": "id"}),
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := tableops.Maintain(ctx, table.Open(fio, root), engine,
+					tableops.WithParallelism(1), tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+				return err
+			},
+		},
+		{
 			// A Go write of inserts and deletes across both partitions of a Java-written
 			// full-text table: level-0 files, the commit with the maintainer wired as Java's.
 			Name:  "write",
