@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/predicate"
 	"github.com/paimon-pkft/pkft/impl/scan"
 	"github.com/paimon-pkft/pkft/impl/search"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
@@ -33,6 +34,8 @@ type scanConfig struct {
 	partitions []map[string]string
 	columns    []string
 	batchRows  int
+	where      []string
+	report     *ScanReport
 }
 
 func (o partitionOption) applyScan(c *scanConfig) { c.partitions = append(c.partitions, o) }
@@ -48,6 +51,72 @@ func WithColumns(columns ...string) ScanOption {
 
 // WithBatchRows sets the most rows a record batch of a scan holds (default 4096).
 func WithBatchRows(n int) ScanOption { return scanOption(func(c *scanConfig) { c.batchRows = n }) }
+
+// Where keeps only the rows the predicate expr accepts, as Java Paimon 2.0.0's batch read with
+// the same filter returns them (its ReadBuilder#withFilter with the read's executeFilter): a
+// predicate in SQL syntax over any columns, such as
+//
+//	price >= 3 AND (tag = 'x' OR tag IN ('y', 'z')) AND note IS NOT NULL
+//
+// with =, <>, <, <=, >, >=, [NOT] IN (...), IS [NOT] NULL, AND, OR and parentheses; literals are
+// numbers, 'strings', TRUE/FALSE, and quoted dates 'YYYY-MM-DD', times and timestamps
+// 'YYYY-MM-DD HH:MM:SS[.f...]' (TIMESTAMP_LTZ in UTC). Several Where options are joined by AND.
+// An unknown column, a literal of the wrong type and any other syntax (NOT, BETWEEN, LIKE, NULL
+// literals, functions) make Scan fail with an error that names it.
+//
+// With deletion vectors the scan plans as Java's does: files whose statistics rule the filter out
+// are not read, and the part of the filter on pk-btree / pk-bitmap columns is answered by the
+// current sorted payload of each level, so that only the selected rows of those files are kept
+// (a file with none is not opened; files of levels without a current payload are read whole);
+// the whole filter is then applied
+// to every row, after the deletion vectors. [WithScanReport] tells how each file was read.
+func Where(expr string) ScanOption {
+	return scanOption(func(c *scanConfig) { c.where = append(c.where, expr) })
+}
+
+// ScanReport tells how a scan read each data file. [Table.Scan] fills it as the reader reaches
+// each bucket: it is complete once the reader is exhausted.
+type ScanReport struct {
+	// Files are the data files the scan considered, bucket by bucket in read order (under
+	// deletion vectors, level-0 files are never read and not listed).
+	Files []ScanFile `json:"files"`
+}
+
+// ScanFile is how one data file was read.
+type ScanFile struct {
+	Partition Partition `json:"partition"`
+	Bucket    int32     `json:"bucket"`
+	File      string    `json:"file"`
+	Level     int32     `json:"level"`
+	RowCount  int64     `json:"rowCount"`
+	// How is "whole" (every row read), "narrowed" (the sorted index selected the rows in
+	// Ranges), "no-rows" (the index selected none; not read) or "pruned" (the file's statistics
+	// rule the filter out; not read).
+	How string `json:"how"`
+	// Ranges are the inclusive [from, to] row positions read from a narrowed file.
+	Ranges [][2]int64 `json:"ranges,omitempty"`
+	// Selected is the number of rows the index selected in a narrowed file.
+	Selected int64 `json:"selected,omitempty"`
+	// Reason says why a file was read whole although the filter touches indexed columns.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Narrowed returns the names of the files the sorted index narrowed (How "narrowed" or
+// "no-rows").
+func (r *ScanReport) Narrowed() []string {
+	var out []string
+	for _, f := range r.Files {
+		if f.How == "narrowed" || f.How == "no-rows" {
+			out = append(out, f.File)
+		}
+	}
+	return out
+}
+
+// WithScanReport makes the scan record in r how it read each data file (see [ScanReport]).
+func WithScanReport(r *ScanReport) ScanOption {
+	return scanOption(func(c *scanConfig) { c.report = r })
+}
 
 // WithScanSnapshot scans snapshot id instead of the latest one.
 func WithScanSnapshot(id int64) ScanOption {
@@ -128,6 +197,17 @@ func (t *Table) Scan(ctx context.Context, opts ...ScanOption) (array.RecordReade
 	}
 	var filterErr error
 	sopts := scan.Options{}
+	if len(cfg.where) > 0 {
+		var parts []*predicate.Predicate
+		for _, w := range cfg.where {
+			p, err := predicate.Parse(w, s.Fields)
+			if err != nil {
+				return nil, fmt.Errorf("scan %s: where %q: %w", t.path, w, err)
+			}
+			parts = append(parts, p)
+		}
+		sopts.Filter = predicate.NewAnd(parts...)
+	}
 	if len(filters) > 0 {
 		sopts.Partition = func(p []byte) bool {
 			for _, f := range filters {
@@ -150,7 +230,10 @@ func (t *Table) Scan(ctx context.Context, opts ...ScanOption) (array.RecordReade
 		return nil, fmt.Errorf("scan %s: %w", t.path, filterErr)
 	}
 	rr := &recordReader{ctx: ctx, path: t.path, rd: rd, idx: idx, names: s.FieldNames(),
-		schema: arrow.NewSchema(fields, nil), batchRows: cfg.batchRows}
+		schema: arrow.NewSchema(fields, nil), batchRows: cfg.batchRows, report: cfg.report, parts: partitionsOf(s)}
+	if cfg.report != nil {
+		cfg.report.Files = nil
+	}
 	rr.refs.Store(1)
 	return rr, nil
 }
@@ -166,6 +249,8 @@ type recordReader struct {
 	schema    *arrow.Schema
 	batchRows int
 	refs      atomic.Int64
+	report    *ScanReport
+	parts     partitions
 
 	bucket int     // next bucket to read
 	rows   [][]any // rows of the current bucket not yet returned
@@ -216,6 +301,18 @@ func (r *recordReader) Next() bool {
 		}
 		r.bucket++
 		r.rows = b.Rows
+		if r.report != nil {
+			part, err := r.parts.of(b.Partition)
+			if err != nil {
+				r.err = fmt.Errorf("scan %s: %w", r.path, err)
+				return false
+			}
+			for _, f := range b.Files {
+				r.report.Files = append(r.report.Files, ScanFile{Partition: part, Bucket: b.Bucket,
+					File: f.File.FileName, Level: f.File.Level, RowCount: f.File.RowCount, How: f.How.String(),
+					Ranges: f.Ranges, Selected: f.Selected, Reason: f.Reason})
+			}
+		}
 	}
 	n := min(len(r.rows), r.batchRows)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, r.schema)

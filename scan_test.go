@@ -20,6 +20,22 @@ import (
 	"github.com/paimon-pkft/pkft/internal/arrowrows"
 )
 
+// goldenRead is the read another implementation recorded of the golden table writer/name
+// (compat/golden/<writer>/<name>.json).
+func goldenRead(t *testing.T, writer, name string) (golden struct {
+	Rows []map[string]json.RawMessage `json:"rows"`
+}) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("compat", "golden", writer, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &golden); err != nil {
+		t.Fatal(err)
+	}
+	return golden
+}
+
 // TestScanGoldenTables scans every golden table (written by Java, by Go and by pypaimon) and
 // checks that Go's rows equal the rows the other implementation recorded reading it
 // (compat/golden/<writer>/<table>.json), value by value.
@@ -33,16 +49,7 @@ func TestScanGoldenTables(t *testing.T) {
 		for _, dir := range dirs {
 			name := filepath.Base(dir)
 			t.Run(writer+"/"+name, func(t *testing.T) {
-				data, err := os.ReadFile(filepath.Join("compat", "golden", writer, name+".json"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				var golden struct {
-					Rows []map[string]json.RawMessage `json:"rows"`
-				}
-				if err := json.Unmarshal(data, &golden); err != nil {
-					t.Fatal(err)
-				}
+				golden := goldenRead(t, writer, name)
 				tbl, err := pkft.Open(ctx, dir)
 				if err != nil {
 					t.Fatal(err)

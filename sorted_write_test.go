@@ -26,22 +26,25 @@ import (
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
-// sortedTable creates a two-bucket table with a pk-btree column (price) and a pk-bitmap column
-// (tag), and no full-text index (no engine needed).
-func sortedTable(t *testing.T) (*pkft.Table, string) {
+// sortedColumns are the columns of the sorted-family tests' tables.
+var sortedColumns = []pkft.ColumnDefinition{{Name: "id", Type: "INT"}, {Name: "price", Type: "BIGINT"}, {Name: "tag", Type: "STRING"}}
+
+// createSortedTable creates a table of sortedColumns keyed by id with deletion vectors, the
+// given bucket count and extra options; no full-text index (no engine needed).
+func createSortedTable(t *testing.T, name, buckets string, extra map[string]string) (*pkft.Table, string) {
 	t.Helper()
-	root := filepath.Join(t.TempDir(), "db.db", "sorted")
-	tbl, err := pkft.Create(context.Background(), root, pkft.TableDefinition{
-		Columns:     []pkft.ColumnDefinition{{Name: "id", Type: "INT"}, {Name: "price", Type: "BIGINT"}, {Name: "tag", Type: "STRING"}},
-		PrimaryKeys: []string{"id"},
-		Options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true",
-			"pk-btree.index.columns": "price", "pk-bitmap.index.columns": "tag"},
-	})
+	root := filepath.Join(t.TempDir(), "db.db", name)
+	opts := map[string]string{"bucket": buckets, "deletion-vectors.enabled": "true"}
+	maps.Copy(opts, extra)
+	tbl, err := pkft.Create(context.Background(), root, pkft.TableDefinition{Columns: sortedColumns, PrimaryKeys: []string{"id"}, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tbl, root
 }
+
+// bothSortedIndexes indexes price with a btree and tag with a bitmap.
+var bothSortedIndexes = map[string]string{"pk-btree.index.columns": "price", "pk-bitmap.index.columns": "tag"}
 
 // TestWriteCompactSortedIndexes writes rounds of inserts, updates and deletes into a table with
 // a btree and a bitmap index and checks, after every commit (which compacts level 0 as Java's
@@ -51,7 +54,7 @@ func sortedTable(t *testing.T) (*pkft.Table, string) {
 // it.
 func TestWriteCompactSortedIndexes(t *testing.T) {
 	ctx := context.Background()
-	tbl, root := sortedTable(t)
+	tbl, root := createSortedTable(t, "sorted", "2", bothSortedIndexes)
 	tags := []string{"red", "green", "blue"}
 	for round := range 4 {
 		w, err := tbl.NewWriter(ctx)
@@ -234,15 +237,7 @@ func checkPayloadContents(t *testing.T, root, when string) map[string]int {
 // snapshot, and that a second Maintain finds nothing to do.
 func TestMaintainBuildsSortedIndexAddedLater(t *testing.T) {
 	ctx := context.Background()
-	root := filepath.Join(t.TempDir(), "db.db", "later")
-	tbl, err := pkft.Create(ctx, root, pkft.TableDefinition{
-		Columns:     []pkft.ColumnDefinition{{Name: "id", Type: "INT"}, {Name: "price", Type: "BIGINT"}, {Name: "tag", Type: "STRING"}},
-		PrimaryKeys: []string{"id"},
-		Options:     map[string]string{"bucket": "1", "deletion-vectors.enabled": "true"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl, root := createSortedTable(t, "later", "1", nil)
 	for round := range 3 {
 		w, err := tbl.NewWriter(ctx)
 		if err != nil {
@@ -332,16 +327,7 @@ func sortedPayloads(t *testing.T, root string) map[string][]string {
 // only; a restored maintainer then has nothing left to build.
 func TestSortedBuildRestoreAndReplaceSourceGroups(t *testing.T) {
 	ctx := context.Background()
-	root := filepath.Join(t.TempDir(), "db.db", "groups")
-	tbl, err := pkft.Create(ctx, root, pkft.TableDefinition{
-		Columns:     []pkft.ColumnDefinition{{Name: "id", Type: "INT"}, {Name: "price", Type: "BIGINT"}, {Name: "tag", Type: "STRING"}},
-		PrimaryKeys: []string{"id"},
-		Options: map[string]string{"bucket": "1", "deletion-vectors.enabled": "true",
-			"pk-btree.index.columns": "price", "pk-bitmap.index.columns": "tag"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl, root := createSortedTable(t, "groups", "1", bothSortedIndexes)
 	write := func(rows ...[]any) {
 		t.Helper()
 		w, err := tbl.NewWriter(ctx, pkft.WithWriteOnly())

@@ -23,6 +23,13 @@ Commands (a table is named by "path"):
               ties by partition bytes, bucket, data file name, row position) and every result
               also carries bucket, dataFile and rowPosition.
 
+    create-table  warehouse, database, table, fields [{name, type}], primaryKeys,
+              partitionKeys, options -> {"path"}: the table created through pypaimon's
+              filesystem catalog (a producer command)
+    write     path, rows (objects by field name) -> {"rows"}: one batch write and commit
+              through pypaimon's BatchWriteBuilder (a producer command; pypaimon writes
+              level-0 files only and builds no archives)
+
 list-index is not served: pypaimon 2.1.0 decides which archives are current inside
 PrimaryKeyFullTextScan (_current_payloads) but exposes no stale/current listing.
 
@@ -30,9 +37,15 @@ Run with the interpreter of .cache/pypaimon21-venv (scripts/pypaimon21-env.sh cr
     python pypaimon21_runner.py serve
 """
 
+import datetime
+import decimal
 import json
+import re
 import sys
 from importlib.metadata import version as package_version
+
+import pyarrow as pa
+from pypaimon import CatalogFactory, Schema
 
 import jsonlines
 from pypaimon_tables import open_path, timestamp_trimmed, to_json as render
@@ -137,12 +150,76 @@ def search(args):
     return out
 
 
+# The SQL types the producer commands accept, with their pyarrow types and JSON value parsers.
+_TYPES = {
+    "INT": (pa.int32(), int),
+    "BIGINT": (pa.int64(), int),
+    "SMALLINT": (pa.int16(), int),
+    "TINYINT": (pa.int8(), int),
+    "BOOLEAN": (pa.bool_(), bool),
+    "DOUBLE": (pa.float64(), float),
+    "FLOAT": (pa.float32(), float),
+    "STRING": (pa.string(), str),
+    "DATE": (pa.date32(), datetime.date.fromisoformat),
+}
+
+
+def arrow_type(sql):
+    """The pyarrow type and value parser of a SQL type string ("INT NOT NULL", "DECIMAL(10, 2)")."""
+    t = sql.strip()
+    nullable = not t.upper().endswith("NOT NULL")
+    if not nullable:
+        t = t[:-len("NOT NULL")].strip()
+    m = re.fullmatch(r"DECIMAL\((\d+),\s*(\d+)\)", t.upper())
+    if m:
+        return pa.decimal128(int(m.group(1)), int(m.group(2))), decimal.Decimal, nullable
+    if t.upper() not in _TYPES:
+        raise ValueError("type %s is not one the producer commands write" % sql)
+    arrow, parse = _TYPES[t.upper()]
+    return arrow, parse, nullable
+
+
+def create_table(args):
+    catalog = CatalogFactory.create({"warehouse": args["warehouse"]})
+    database = args.get("database", "default")
+    catalog.create_database(database, True)
+    fields = [pa.field(f["name"], arrow_type(f["type"])[0], nullable=arrow_type(f["type"])[2])
+              for f in args["fields"]]
+    schema = Schema.from_pyarrow_schema(pa.schema(fields), partition_keys=args.get("partitionKeys") or None,
+                                        primary_keys=args.get("primaryKeys") or None,
+                                        options=args.get("options") or {})
+    name = "%s.%s" % (database, args["table"])
+    catalog.create_table(name, schema, False)
+    return {"path": catalog.get_table(name).table_path}
+
+
+def write(args):
+    table = open_table(args)
+    fields = table.table_schema.fields
+    columns, arrow_fields = {}, []
+    for f in fields:
+        arrow, parse, _ = arrow_type(str(f.type))
+        arrow_fields.append(pa.field(f.name, arrow, nullable=f.type.nullable))
+        columns[f.name] = [None if r.get(f.name) is None else parse(r[f.name]) for r in args["rows"]]
+    data = pa.table(columns, schema=pa.schema(arrow_fields))
+    builder = table.new_batch_write_builder()
+    writer = builder.new_write()
+    try:
+        writer.write_arrow(data)
+        builder.new_commit().commit(writer.prepare_commit())
+    finally:
+        writer.close()
+    return {"rows": data.num_rows}
+
+
 COMMANDS = {
     "ping": lambda args: {"runner": "pypaimon21", "version": package_version("pypaimon"),
                           "ftindexVersion": package_version("paimon-ftindex"),
                           "commands": sorted(COMMANDS)},
     "read": read,
     "search": search,
+    "create-table": create_table,
+    "write": write,
 }
 
 

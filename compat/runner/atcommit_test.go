@@ -46,9 +46,18 @@ func testAtCommit(t *testing.T) {
 			return err
 		}
 		// Only the compactions the commits run; Go's own read checked too.
-		return alternating(ctx, g, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
+		_, err := alternating(ctx, g, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
+		return err
 	})
-	testSortedScenario(g, func(name, direction string, f func(ctx context.Context) error) { runCase(t, name, direction, f) })
+	for _, codec := range javaCodecs {
+		runCase(t, "write/java-codec/"+codec, "java->go", func(ctx context.Context) error {
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			return javaCodecTable(ctx, g, codec)
+		})
+	}
+	testSortedScenario(t, g)
 }
 
 // visibleVariant is one table shape of write/visible-at-commit.

@@ -121,20 +121,16 @@ func testConsumers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	impls, err := Impls(root, os.Environ())
-	if err != nil {
-		t.Fatal(err)
-	}
 	tables, err := consumerTables(root)
 	if err != nil {
 		t.Fatal(err)
 	}
+	impls, runners := consumerRunners(t)
 	for _, impl := range impls {
-		r := &implRunner{impl: impl, root: root}
 		for _, tb := range tables {
 			for _, cmd := range ConsumerCommands {
 				runCase(t, "consumer/"+cmd+"/"+tb.name, tb.producer+"->"+impl.Name, func(ctx context.Context) error {
-					return consumerCase(ctx, t, r, cmd, tb, root)
+					return consumerCase(ctx, t, runners[impl.Name], cmd, tb, root)
 				})
 			}
 		}

@@ -53,8 +53,9 @@ func sortedFormatVariants() []sortedFormatVariant {
 	}
 }
 
-// testSortedIndex registers index/sorted/format, index/sorted/same-level (go<->java) and
-// index/sorted/state (java<->go) on one JVM.
+// testSortedIndex registers index/sorted/format, index/sorted/same-level (go<->java),
+// index/sorted/options, index/sorted/dump, index/sorted/predicate-read and index/sorted/state on
+// one JVM.
 func testSortedIndex(t *testing.T) {
 	jt := &javaTables{dir: t.TempDir()}
 	ctx := context.Background()
@@ -87,6 +88,18 @@ func testSortedIndex(t *testing.T) {
 			return err
 		}
 		return sortedDump(ctx, jt)
+	})
+	runCase(t, "index/sorted/predicate-read", "java->go", func(ctx context.Context) error {
+		if err := jt.need(ctx, sortedReadCommands); err != nil {
+			return err
+		}
+		return sortedPredicateRead(ctx, jt, false)
+	})
+	runCase(t, "index/sorted/predicate-read", "go->java", func(ctx context.Context) error {
+		if err := jt.need(ctx, sortedReadCommands); err != nil {
+			return err
+		}
+		return sortedPredicateRead(ctx, jt, true)
 	})
 	runCase(t, "index/sorted/state", "java<->go", func(ctx context.Context) error {
 		if err := jt.need(ctx, []string{"sorted-state"}); err != nil {

@@ -2,14 +2,18 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"testing"
 
+	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/table"
 )
 
 // sortedScenarioFields are the columns of scenario/sorted-and-full-text: a partition, the key, a
@@ -25,19 +29,28 @@ type sortedScenarioStep struct {
 
 // testSortedScenario runs scenario/sorted-and-full-text: a table with every index family Go
 // maintains, written and compacted by Java then Go then Java (java->go->java), and by Go only
-// (go->java).
-func testSortedScenario(g *maintainGroup, run func(name, direction string, f func(ctx context.Context) error)) {
+// (go->java); then every consumer implementation reads and searches each final table as Java
+// does (scenario/sorted-and-full-text/{read,search}, DIRECTION->CONSUMER).
+func testSortedScenario(t *testing.T, g *maintainGroup) {
 	steps := map[string][]sortedScenarioStep{
 		"java->go->java": {{"java", true}, {"java", false}, {"go", false}, {"go", true}, {"go", false}, {"java", true}},
 		"go->java":       {{"go", false}, {"go", false}, {"go", true}, {"go", false}, {"go", true}},
 	}
+	impls, runners := consumerRunners(t)
 	for _, direction := range []string{"java->go->java", "go->java"} {
-		run("scenario/sorted-and-full-text", direction, func(ctx context.Context) error {
-			if err := g.need(ctx, writeCommands...); err != nil {
+		var tb *consumerTable
+		runCase(t, "scenario/sorted-and-full-text", direction, func(ctx context.Context) error {
+			if err := g.need(ctx, append(slices.Clone(writeCommands), "predicate-read")...); err != nil {
 				return err
 			}
-			return sortedAndFullText(ctx, g, direction, steps[direction])
+			path, err := sortedAndFullText(ctx, g, direction, steps[direction])
+			if err != nil {
+				return err
+			}
+			tb, err = recordJavaAnswers(ctx, g, path, direction, filepath.Base(path))
+			return err
 		})
+		consumerCasesOf(t, impls, runners, "scenario/sorted-and-full-text", direction, func() *consumerTable { return tb })
 	}
 }
 
@@ -64,17 +77,18 @@ func setSortedValues(x row, r *rand.Rand) {
 	}
 }
 
-// sortedAndFullText runs the steps on a new Java-created table; after every step Java reads the
-// model's rows, and by Java's state and Go's every full-text archive and every sorted payload is
-// current; at the end every family has payloads and Java's searches equal Go's.
-func sortedAndFullText(ctx context.Context, g *maintainGroup, direction string, steps []sortedScenarioStep) error {
+// sortedAndFullText runs the steps on a new Java-created table and returns its path; after every
+// step Java reads the model's rows, and by Java's state and Go's every full-text archive and
+// every sorted payload is current; at the end every family has payloads, Java's searches equal
+// Go's and Java's predicate reads over the indexed columns equal Go's (samePredicateReads).
+func sortedAndFullText(ctx context.Context, g *maintainGroup, direction string, steps []sortedScenarioStep) (string, error) {
 	name := "sorted-and-full-text-" + map[string]string{"java->go->java": "jgj", "go->java": "gj"}[direction]
 	pks := []string{"region", "id"}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content",
 		"pk-btree.index.columns": "price", "pk-bitmap.index.columns": "tag"}
 	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, name), name, sortedScenarioFields, pks, []string{"region"}, opts, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	m := newRowModel(pks)
 	next := 0
@@ -98,24 +112,58 @@ func sortedAndFullText(ctx context.Context, g *maintainGroup, direction string, 
 				args["compact"] = "full"
 			}
 			if err := g.proc.Call(ctx, "write", args, nil); err != nil {
-				return fmt.Errorf("step %d (java): %w", i, err)
+				return "", fmt.Errorf("step %d (java): %w", i, err)
 			}
 		} else {
 			if err := goWrite(ctx, g, path, rows); err != nil {
-				return fmt.Errorf("step %d (go): %w", i, err)
+				return "", fmt.Errorf("step %d (go): %w", i, err)
 			}
 			if st.full {
 				if _, err := goCompact(ctx, g, path); err != nil {
-					return fmt.Errorf("step %d (go): %w", i, err)
+					return "", fmt.Errorf("step %d (go): %w", i, err)
 				}
 			}
 		}
 		m.apply(rows)
 		if err := sortedRoundChecks(ctx, g, path, m, i == len(steps)-1); err != nil {
-			return fmt.Errorf("step %d (%s): %w", i, st.side, err)
+			return "", fmt.Errorf("step %d (%s): %w", i, st.side, err)
 		}
 	}
-	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+	if err := g.sameSearches(ctx, path, maintainQueries(), []int{10}); err != nil {
+		return "", err
+	}
+	return path, samePredicateReads(ctx, g, path)
+}
+
+// sortedScenarioPredicates are the filters of scenario/sorted-and-full-text's predicate reads:
+// the btree column, the bitmap column, both, and the full-text column (not indexed).
+var sortedScenarioPredicates = []string{
+	"price = 7", "price >= 10 AND price < 20", "price IS NULL", "price <> 3",
+	"tag = 'red'", "tag IN ('red', 'blue', 'Blue')", "tag IS NOT NULL", "tag = ''",
+	"price > 30 OR tag = 'green'", "price < 0 AND tag IS NULL", "tag = 'blue' AND content IS NOT NULL",
+}
+
+// samePredicateReads compares Java's predicate reads (runner predicate-read: Paimon's batch read
+// with the filter, planned through the sorted indexes) of the table with Go's scan with the same
+// filter: the same rows, and the same files narrowed, read whole or left out. Some file must be
+// narrowed by an index.
+func samePredicateReads(ctx context.Context, g *maintainGroup, path string) error {
+	s, err := table.Open(fileio.NewLocal(), path).LatestSchema(ctx)
+	if err != nil {
+		return err
+	}
+	narrowed := 0
+	for _, expr := range sortedScenarioPredicates {
+		n, _, _, err := sortedReadOne(ctx, g.proc, path, s, expr)
+		if err != nil {
+			return fmt.Errorf("predicate read %s: %w", expr, err)
+		}
+		narrowed += n
+	}
+	if narrowed == 0 {
+		return errors.New("no predicate read was narrowed by a sorted index")
+	}
+	return nil
 }
 
 // sortedRoundChecks are the checks after each step: the model's rows, every archive current

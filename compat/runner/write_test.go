@@ -78,12 +78,20 @@ func testWrite(t *testing.T) {
 			return filteredRead(ctx, g, v.name, v.options)
 		})
 	}
+	impls, runners := consumerRunners(t)
+	var alt *consumerTable
 	runCase(t, "scenario/alternating", "go+java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
-		return alternating(ctx, g, alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
+		path, err := alternating(ctx, g, alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
+		if err != nil {
+			return err
+		}
+		alt, err = recordJavaAnswers(ctx, g, path, "go+java", "alternating")
+		return err
 	})
+	consumerCasesOf(t, impls, runners, "scenario/alternating", "go+java", func() *consumerTable { return alt })
 }
 
 // alternatingRounds is the number of rounds of scenario/alternating.
@@ -689,17 +697,17 @@ type alternatingScenario struct {
 	rowSeedBase uint64
 }
 
-// alternating runs an alternating scenario: rounds of random writes (new rows, updates, deletes)
+// alternating runs an alternating scenario and returns the table's path: rounds of random writes (new rows, updates, deletes)
 // alternate between Go and Java on one partitioned full-text table; after every round Java reads
 // the model's rows and every archive classifies current by Java's state and by Go's; at the end
 // Java's searches equal Go's.
-func alternating(ctx context.Context, g *maintainGroup, sc alternatingScenario, rounds int) error {
+func alternating(ctx context.Context, g *maintainGroup, sc alternatingScenario, rounds int) (string, error) {
 	fields := []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}}
 	pks := []string{"region", "dt", "id"}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
 	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, sc.name), sc.name, fields, pks, []string{"region", "dt"}, opts, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	m := newRowModel(pks)
 	next := 0
@@ -719,24 +727,24 @@ func alternating(ctx context.Context, g *maintainGroup, sc alternatingScenario, 
 				args["compact"] = "full"
 			}
 			if err := g.proc.Call(ctx, "write", args, nil); err != nil {
-				return fmt.Errorf("round %d (java): %w", round, err)
+				return "", fmt.Errorf("round %d (java): %w", round, err)
 			}
 		} else {
 			if err := goWrite(ctx, g, path, rows); err != nil {
-				return fmt.Errorf("round %d (go): %w", round, err)
+				return "", fmt.Errorf("round %d (go): %w", round, err)
 			}
 			if sc.full {
 				if _, err := goCompact(ctx, g, path); err != nil {
-					return fmt.Errorf("round %d (go): %w", round, err)
+					return "", fmt.Errorf("round %d (go): %w", round, err)
 				}
 			}
 		}
 		m.apply(rows)
 		if err := roundChecks(ctx, g, path, m, fields, !sc.full); err != nil {
-			return fmt.Errorf("round %d (%s): %w", round, side, err)
+			return "", fmt.Errorf("round %d (%s): %w", round, side, err)
 		}
 	}
-	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+	return path, g.sameSearches(ctx, path, maintainQueries(), []int{10})
 }
 
 // roundChecks are the checks after each round of the alternating scenarios: Java reads the

@@ -16,6 +16,7 @@ const (
 	reasonFormat           = "an option of a file format Go does not write (any file format but Parquet is refused)"
 	reasonChangelog        = "changelog files only; every changelog-producer but none is refused"
 	reasonGindex           = "global index builds of append and data-evolution tables, which Go does not run (the primary-key sorted family Go maintains reads only its format options)"
+	reasonGindexRead       = "false turns off the batch scan's use of the pk-btree / pk-bitmap payloads (pkft scan --where reads every file whole, as Java's PrimaryKeyBatchScan does); Go runs no global index build of append or data-evolution tables"
 	reasonSortedRead       = "a reader-side setting of the btree and bitmap index files (cache, fallback scan), which does not change the files Go writes"
 	reasonDynamic          = "dynamic or cross-partition bucket mode (bucket = -1), which is refused"
 	reasonPostpone         = "postpone bucket mode (bucket = -2), which is refused"
@@ -351,7 +352,7 @@ func declaredOptions() []Entry {
 		{Key: "global-index.row-count-per-shard", Source: "CoreOptions", Type: "Long", Default: "100000", HasDefault: true, Class: Inert, Reason: reasonGindex},
 		{Key: "global-index.build.max-shard", Source: "CoreOptions", Type: "Integer", Default: "32", HasDefault: true, Class: Inert, Reason: reasonGindex},
 		{Key: "global-index.build.max-parallelism", Source: "CoreOptions", Type: "Integer", Default: "4096", HasDefault: true, Class: Inert, Reason: reasonGindex},
-		{Key: "global-index.enabled", Source: "CoreOptions", Type: "Boolean", Default: "true", HasDefault: true, Class: Inert, Reason: reasonGindex},
+		{Key: "global-index.enabled", Source: "CoreOptions", Type: "Boolean", Default: "true", HasDefault: true, Class: Honoured, Reason: reasonGindexRead, Test: "TestScanWhereGlobalIndexDisabled"},
 		{Key: "global-index.search-mode", Source: "CoreOptions", Type: "GlobalIndexSearchMode", Class: Inert, Reason: reasonRead},
 		{Key: "scalar-index.search-mode", Source: "CoreOptions", Type: "GlobalIndexSearchMode", Default: "fast", HasDefault: true, Class: Inert, Reason: reasonRead},
 		{Key: "vector-index.search-mode", Source: "CoreOptions", Type: "GlobalIndexSearchMode", Default: "fast", HasDefault: true, Class: Inert, Reason: reasonRead},

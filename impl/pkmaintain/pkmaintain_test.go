@@ -56,6 +56,19 @@ func newSorted(t *testing.T, fieldID int32, indexType string, del *deletions, bu
 	return m
 }
 
+// newFullText is a full-text maintainer (field 1) with no restored files whose builds return an
+// archive named name of rows rows over source on level 1.
+func newFullText(t *testing.T, del *deletions, name string, rows int64, source *meta.DataFileMeta) *pkfulltext.Maintainer {
+	t.Helper()
+	ft, err := pkfulltext.NewMaintainer(1, buildFunc(func(context.Context, []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
+		return pksortedtest.Payload(t, pkfulltext.IndexType, name, 1, 1, rows, source), nil
+	}), del, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ft
+}
+
 func names(files []*meta.IndexFileMeta) []string {
 	var out []string
 	for _, f := range files {
@@ -70,12 +83,7 @@ func TestDelegatesFullTextLifecycleAndMergesCommit(t *testing.T) {
 	ctx := context.Background()
 	source := pksortedtest.DataFile("data-1", 1, 1)
 	del := &deletions{}
-	ft, err := pkfulltext.NewMaintainer(1, buildFunc(func(context.Context, []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
-		return pksortedtest.Payload(t, pkfulltext.IndexType, "payload", 1, 1, 1, source), nil
-	}), del, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ft := newFullText(t, del, "payload", 1, source)
 	b, err := New(ft, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -109,12 +117,7 @@ func TestLaterDefinitionFailureAbortsPreparedFullTextCommit(t *testing.T) {
 	ctx := context.Background()
 	source := pksortedtest.DataFile("data-1", 3, 1)
 	del := &deletions{}
-	ft, err := pkfulltext.NewMaintainer(1, buildFunc(func(context.Context, []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
-		return pksortedtest.Payload(t, pkfulltext.IndexType, "archive", 1, 1, 3, source), nil
-	}), del, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ft := newFullText(t, del, "archive", 3, source)
 	failing := newSorted(t, 8, "bitmap", del, func(context.Context, []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
 		return nil, errors.New("expected sorted failure")
 	}, nil, nil)
@@ -349,12 +352,7 @@ func TestMergeOrderAndAbortOrder(t *testing.T) {
 	ctx := context.Background()
 	source := pksortedtest.DataFile("data-1", 3, 1)
 	del := &deletions{}
-	ft, err := pkfulltext.NewMaintainer(1, buildFunc(func(context.Context, []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
-		return pksortedtest.Payload(t, pkfulltext.IndexType, "archive", 1, 1, 3, source), nil
-	}), del, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ft := newFullText(t, del, "archive", 3, source)
 	mk := func(field int32, typ string) *sorted.Maintainer {
 		return newSorted(t, field, typ, del, func(context.Context, []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
 			return pksortedtest.Payload(t, typ, typ+"-payload", field, 1, 3, source), nil

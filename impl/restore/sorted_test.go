@@ -59,7 +59,7 @@ func TestResolveSortedDefinitions(t *testing.T) {
 			"do not support pk-clustering-override."},
 		"missing column": {sortedSchema(map[string]string{PKBTreeIndexColumnsOption: "price,nope"}),
 			"pk-btree.index.columns entry 'nope' must reference an existing column."},
-		"unsupported type": {sortedSchema(map[string]string{PKBTreeIndexColumnsOption: "blob"}), "not supported"},
+		"unsupported type":      {sortedSchema(map[string]string{PKBTreeIndexColumnsOption: "blob"}), "not supported"},
 		"unknown format option": {sortedSchema(map[string]string{PKBTreeIndexColumnsOption: "price", "btree-index.no-such": "1"}), "btree-index.no-such"},
 	} {
 		if _, err := ResolveSortedDefinitions(c.s); err == nil || !strings.Contains(err.Error(), c.want) {

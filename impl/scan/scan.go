@@ -17,6 +17,8 @@ import (
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/dv"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
+	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/predicate"
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/snapshot"
@@ -35,6 +37,41 @@ type Bucket struct {
 	Bucket    int32
 	// Rows hold every table field in schema order, in impl/binrow's value forms, by primary key.
 	Rows [][]any
+	// Files say how each data file the scan considered was read, in read order (level-0 files
+	// skipped under deletion vectors are not listed).
+	Files []FileRead
+}
+
+// How is what a scan did with one data file.
+type How uint8
+
+// The ways a data file is read.
+const (
+	// Whole: every row was read.
+	Whole How = iota
+	// Narrowed: the sorted-family indexes selected the rows read (FileRead.Ranges).
+	Narrowed
+	// NoRows: the indexes selected no row; the file was not read.
+	NoRows
+	// Pruned: the file's statistics rule out every row the filter accepts; not read.
+	Pruned
+)
+
+// String names h.
+func (h How) String() string {
+	return [...]string{Whole: "whole", Narrowed: "narrowed", NoRows: "no-rows", Pruned: "pruned"}[h]
+}
+
+// FileRead is how one data file was read.
+type FileRead struct {
+	File *meta.DataFileMeta
+	How  How
+	// Ranges are the inclusive row-position ranges read from a Narrowed file.
+	Ranges [][2]int64
+	// Selected is the number of positions the index selected (Narrowed).
+	Selected int64
+	// Reason says why a file with a filter on indexed columns was read Whole.
+	Reason string
 }
 
 // Options select what a scan reads.
@@ -42,6 +79,12 @@ type Options struct {
 	// Partition, when set, selects the partitions it returns true for (given the serialized
 	// partition row).
 	Partition func(partition []byte) bool
+	// Filter, when set, keeps only the rows it accepts (a predicate over the table's fields in
+	// schema order). With deletion vectors the scan also does what Java's batch scan does with a
+	// filter: it skips files whose statistics rule the filter out (KeyValueFileStoreScan's key
+	// and value filters) and narrows the files of levels with a current sorted-family payload
+	// (impl/pksorted/query); the rows are the same either way.
+	Filter *predicate.Predicate
 }
 
 // Check refuses the tables whose batch read Go does not reproduce.
@@ -71,6 +114,7 @@ type Reader struct {
 	layout  *kvfile.Layout
 	dvOn    bool
 	buckets []*table.Bucket
+	filter  *filter
 }
 
 // Open plans the read of snap: the selected buckets, in the order of Table.Read's buckets. The
@@ -90,6 +134,11 @@ func Open(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, opts Opt
 	}
 	if rd.layout, err = kvfile.NewLayout(r.Schema); err != nil {
 		return nil, err
+	}
+	if opts.Filter != nil {
+		if rd.filter, err = newFilter(r.Schema, rd.layout, opts.Filter, rd.dvOn); err != nil {
+			return nil, err
+		}
 	}
 	if snap == nil {
 		return rd, nil
@@ -116,11 +165,28 @@ func (rd *Reader) ReadBucket(ctx context.Context, i int) (Bucket, error) {
 	if err != nil {
 		return Bucket{}, err
 	}
-	rows, err := readBucket(ctx, rd.r, rb, rd.layout, rd.dvOn)
+	reads, err := rd.plan(ctx, rb)
 	if err != nil {
 		return Bucket{}, fmt.Errorf("bucket %d: %w", b.Bucket, err)
 	}
-	return Bucket{Partition: b.Partition, Bucket: b.Bucket, Rows: rows}, nil
+	rows, err := readBucket(ctx, rd.r, rb, rd.layout, rd.dvOn, reads)
+	if err != nil {
+		return Bucket{}, fmt.Errorf("bucket %d: %w", b.Bucket, err)
+	}
+	if rd.filter != nil {
+		kept := rows[:0]
+		for _, row := range rows {
+			if rd.filter.pred.Test(row) {
+				kept = append(kept, row)
+			}
+		}
+		rows = kept
+	}
+	files := make([]FileRead, len(reads))
+	for i, f := range reads {
+		files[i] = f.FileRead
+	}
+	return Bucket{Partition: b.Partition, Bucket: b.Bucket, Rows: rows, Files: files}, nil
 }
 
 // Read returns the live rows of every selected bucket of snap (Open, then ReadBucket of each).
@@ -140,7 +206,7 @@ func Read(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, opts Opt
 	return out, nil
 }
 
-func readBucket(ctx context.Context, r *restore.Restorer, rb *restore.RestoredBucket, layout *kvfile.Layout, dvOn bool) ([][]any, error) {
+func readBucket(ctx context.Context, r *restore.Restorer, rb *restore.RestoredBucket, layout *kvfile.Layout, dvOn bool, reads []fileRead) ([][]any, error) {
 	var dvs map[string]dv.DeletionVector
 	if dvOn && len(rb.DeletionVectorFiles()) > 0 {
 		var err error
@@ -149,8 +215,9 @@ func readBucket(ctx context.Context, r *restore.Restorer, rb *restore.RestoredBu
 		}
 	}
 	latest := map[string]*kvfile.KeyValue{}
-	for _, f := range rb.DataFiles {
-		if dvOn && f.Level == 0 {
+	for _, fr := range reads {
+		f := fr.File
+		if fr.How == Pruned || fr.How == NoRows {
 			continue
 		}
 		ext := ""
@@ -176,6 +243,9 @@ func readBucket(ctx context.Context, r *restore.Restorer, rb *restore.RestoredBu
 				return nil, err
 			}
 			if vec != nil && vec.IsDeleted(pos) {
+				continue
+			}
+			if fr.positions != nil && !fr.positions.Contains(uint64(pos)) {
 				continue
 			}
 			k, err := binrow.Encode(layout.KeyType, kv.Key)

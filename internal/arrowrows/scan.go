@@ -10,14 +10,14 @@ import (
 	"github.com/paimon-pkft/pkft"
 )
 
-// Scan returns pkft's scan of the table at path as canonical row texts, sorted, and the scan's
-// Arrow schema.
-func Scan(ctx context.Context, path string) ([]string, *arrow.Schema, error) {
+// Scan returns pkft's scan of the table at path (with opts) as canonical row texts, sorted, and
+// the scan's Arrow schema.
+func Scan(ctx context.Context, path string, opts ...pkft.ScanOption) ([]string, *arrow.Schema, error) {
 	tbl, err := pkft.Open(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	rr, err := tbl.Scan(ctx)
+	rr, err := tbl.Scan(ctx, opts...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,6 +19,7 @@ func scanCommand() *cobra.Command {
 		where    []string
 		columns  []string
 		asJSON   bool
+		explain  bool
 		snapshot int64
 	)
 	cmd := &cobra.Command{
@@ -28,11 +29,26 @@ func scanCommand() *cobra.Command {
 vectors enabled, level-0 files (rows written since the last compaction) are not visible until
 compacted and deletion vectors are applied; otherwise every level is merged by primary key.
 
---where selects partitions: k=v[,k=v...] on partition columns only (given several times, any
-matches); other predicates are refused. --columns projects. --json prints one JSON object per
-row (Arrow's JSON form of the values); otherwise a table. --snapshot scans an earlier snapshot.`,
+--where filters rows, in one of two forms:
+  k=v[,k=v...]  on partition columns only: selects partitions (given several times, any matches)
+  a predicate   in SQL syntax on any columns: =, <>, <, <=, >, >=, [NOT] IN (...), IS [NOT] NULL,
+                AND, OR, parentheses; literals are numbers, 'strings', TRUE/FALSE, 'YYYY-MM-DD'
+                dates and 'YYYY-MM-DD HH:MM:SS[.f]' timestamps (several predicates: all must hold)
+The rows are those Java Paimon's batch read returns with the same filter. With deletion vectors,
+files whose statistics rule the predicate out are not read, and the part of it on pk-btree and
+pk-bitmap columns is answered by the current sorted payload of each level, so only the selected
+rows of those files are kept (a file with none is not opened); files of levels without a current
+payload are read whole. Unknown
+columns and other syntax (NOT, BETWEEN, LIKE, NULL literals, functions) are refused.
+
+--explain prints, instead of the rows, one JSON object per data file saying how it was read:
+"whole", "narrowed" (with the row ranges the index selected), "no-rows" or "pruned".
+--columns projects. --json prints one JSON object per row (Arrow's JSON form of the values);
+otherwise a table. --snapshot scans an earlier snapshot.`,
 		Example: `  pkft scan /data/db.db/docs --limit 20
-  pkft scan /data/db.db/docs --where region=eu,dt=2024-01-31 --json`,
+  pkft scan /data/db.db/docs --where region=eu,dt=2024-01-31 --json
+  pkft scan /data/db.db/docs --where "price >= 3 AND tag IN ('x', 'y')"
+  pkft scan /data/db.db/docs --where 'price = 10' --explain`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -49,16 +65,15 @@ row (Arrow's JSON form of the values); otherwise a table. --snapshot scans an ea
 				return err
 			}
 			for _, w := range where {
-				spec, err := parsePartition(w)
-				if err != nil {
-					return fmt.Errorf("--where %q: %w", w, err)
+				if spec, ok := partitionSpec(w, s.PartitionKeys); ok {
+					opts = append(opts, pkft.WithPartition(spec))
+					continue
 				}
-				for k := range spec {
-					if !slices.Contains(s.PartitionKeys, k) {
-						return fmt.Errorf("--where %q: %s is not a partition column (only partition equality is supported)", w, k)
-					}
-				}
-				opts = append(opts, pkft.WithPartition(spec))
+				opts = append(opts, pkft.Where(w))
+			}
+			var report pkft.ScanReport
+			if explain {
+				opts = append(opts, pkft.WithScanReport(&report))
 			}
 			if len(columns) > 0 {
 				opts = append(opts, pkft.WithColumns(columns...))
@@ -75,6 +90,20 @@ row (Arrow's JSON form of the values); otherwise a table. --snapshot scans an ea
 			}
 			defer rr.Release()
 			out := cmd.OutOrStdout()
+			if explain {
+				for rr.Next() {
+				}
+				if err := rr.Err(); err != nil {
+					return err
+				}
+				enc := json.NewEncoder(out)
+				for _, f := range report.Files {
+					if err := enc.Encode(f); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
 			var tw *tabwriter.Writer
 			if !asJSON {
 				tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -104,11 +133,30 @@ row (Arrow's JSON form of the values); otherwise a table. --snapshot scans an ea
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 0, "print at most N rows (0: all)")
-	cmd.Flags().StringArrayVar(&where, "where", nil, "partition filter k=v[,k=v...] (repeatable)")
+	cmd.Flags().StringArrayVar(&where, "where", nil, "partition filter k=v[,k=v...] or a predicate such as \"price >= 3 AND tag = 'x'\" (repeatable)")
+	cmd.Flags().BoolVar(&explain, "explain", false, "print how each data file was read (whole, narrowed by the sorted index, no-rows, pruned) instead of the rows")
 	cmd.Flags().StringSliceVar(&columns, "columns", nil, "columns to print, in order (default all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row")
 	cmd.Flags().Int64Var(&snapshot, "snapshot", 0, "scan this snapshot instead of the latest")
 	return cmd
+}
+
+// partitionSpec reads w as the partition form k=v[,k=v...]: every key a partition column and no
+// value quoted. Anything else is a predicate.
+func partitionSpec(w string, partitionKeys []string) (map[string]string, bool) {
+	if len(partitionKeys) == 0 || strings.ContainsAny(w, "'\"()<>!") {
+		return nil, false
+	}
+	spec, err := parsePartition(w)
+	if err != nil {
+		return nil, false
+	}
+	for k, v := range spec {
+		if !slices.Contains(partitionKeys, k) || strings.Contains(v, "=") || strings.Contains(strings.ToUpper(" "+v+" "), " AND ") {
+			return nil, false
+		}
+	}
+	return spec, true
 }
 
 func printRow(out interface{ Write([]byte) (int, error) }, tw *tabwriter.Writer, rec arrow.RecordBatch, r int) error {

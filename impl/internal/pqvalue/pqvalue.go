@@ -10,6 +10,8 @@ import (
 	"io"
 	"math/big"
 
+	_ "github.com/paimon-pkft/pkft/internal/pqlz4" // Java's LZ4 (Hadoop) pages
+
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"

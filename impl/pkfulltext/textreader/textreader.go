@@ -19,6 +19,8 @@ import (
 	"io"
 	"strings"
 
+	_ "github.com/paimon-pkft/pkft/internal/pqlz4" // Java's LZ4 (Hadoop) pages
+
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"

@@ -45,6 +45,7 @@ public final class Main {
         PickCommands.register(commands);
         OptionsCommands.register(commands);
         SortedIndexCommands.register(commands);
+        PredicateReadCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */

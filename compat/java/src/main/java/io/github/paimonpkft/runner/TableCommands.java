@@ -267,7 +267,7 @@ final class TableCommands {
         return row;
     }
 
-    private static Object fromJson(DataType type, JsonNode v) {
+    static Object fromJson(DataType type, JsonNode v) {
         switch (type.getTypeRoot()) {
             case BOOLEAN:
                 return v.asBoolean();

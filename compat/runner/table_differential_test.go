@@ -1,0 +1,727 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paimon-pkft/pkft/impl/binrow"
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/search"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/impl/types"
+)
+
+// The table-level differential (table/differential, go<->java): seeded scripts, each a random
+// schema with random honoured options and a random sequence of operations, run three ways on
+// three Java-created copies of the table — Java does every step, Go does every step, and the
+// two alternate by seed. After every step Java's read of each copy equals the model (every key
+// has exactly its latest version), and the copies read the same rows; at the end Java's
+// full-text searches return the same keys on every copy, and Java's state shows every archive
+// and every sorted payload current.
+
+// tableDiffDefaultN is the number of scripts in make compat (PKFT_TABLE_DIFF_N overrides it;
+// PKFT_TABLE_DIFF_SEED is the first seed, 1 by default).
+const tableDiffDefaultN = 200
+
+// tableDiffRegressionSeeds reads testdata/table-differential-seeds.txt: the seeds that found a
+// divergence, which run first on every run.
+func tableDiffRegressionSeeds() ([]uint64, error) {
+	data, err := os.ReadFile(filepath.Join("testdata", "table-differential-seeds.txt"))
+	if err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for _, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		seed, err := strconv.ParseUint(line, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("table-differential-seeds.txt: %w", err)
+		}
+		out = append(out, seed)
+	}
+	return out, nil
+}
+
+// tdValue is one nullable value column of the differential's schemas: its SQL type and a
+// generator of a value in the runner's JSON form and in Go's writer form.
+type tdValue struct {
+	name, sqlType string
+	gen           func(r *rand.Rand) (any, any)
+}
+
+func tdValues() []tdValue {
+	return []tdValue{
+		{"n_int", "INT", func(r *rand.Rand) (any, any) { v := int32(r.IntN(50) - 10); return v, v }},
+		{"n_big", "BIGINT", func(r *rand.Rand) (any, any) { v := r.Int64N(1<<40) - 1<<39; return v, v }},
+		{"n_dbl", "DOUBLE", func(r *rand.Rand) (any, any) { v := math.Round(r.NormFloat64()*1e4) / 100; return v, v }},
+		{"n_bool", "BOOLEAN", func(r *rand.Rand) (any, any) { v := r.IntN(2) == 0; return v, v }},
+		{"n_date", "DATE", func(r *rand.Rand) (any, any) {
+			d := int32(r.IntN(3000) + 17000)
+			return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02"), d
+		}},
+		{"n_dec", "DECIMAL(10, 2)", func(r *rand.Rand) (any, any) {
+			d := binrow.Decimal{Unscaled: big.NewInt(r.Int64N(2_000_000) - 1_000_000), Scale: 2}
+			return d.String(), d
+		}},
+		{"n_str", "STRING", func(r *rand.Rand) (any, any) {
+			v := []string{"red", "green", "blue", "Blue", "", "中文"}[r.IntN(6)]
+			return v, v
+		}},
+	}
+}
+
+// tdScript is one script of the differential.
+type tdScript struct {
+	seed     uint64
+	keyType  keyType
+	keys     []string // the key type's own key columns
+	fields   []field
+	pks      []string
+	partKeys []string
+	options  map[string]string
+	values   []tdValue
+	fullText bool
+	sorted   int // number of sorted definitions
+	steps    []tdStep
+}
+
+// tdStep is one operation: a write of rows, a full or minor compaction, or a maintenance.
+type tdStep struct {
+	op   string // "write", "full", "minor", "maintain"
+	rows []tdRow
+}
+
+// tdRow is one written row: its kind, the runner's JSON form and Go's values by column.
+type tdRow struct {
+	kind string
+	json row
+	goV  map[string]any
+}
+
+// genTableScript generates the script of seed.
+func genTableScript(seed uint64) *tdScript {
+	r := rand.New(rand.NewPCG(seed, 0x7ab1e))
+	kts := keyTypes()
+	kt := kts[r.IntN(len(kts))]
+	s := &tdScript{seed: seed, keyType: kt, options: map[string]string{}}
+	for _, f := range kt.fields {
+		if f.Name != "v" {
+			s.keys = append(s.keys, f.Name)
+			s.fields = append(s.fields, f)
+		}
+	}
+	s.pks = slices.Clone(s.keys)
+	if kt.name == "bucket-key-int" {
+		s.options["bucket-key"] = "a"
+	}
+	// Partitions: 0-2 small-cardinality columns, part of the primary key.
+	for _, p := range []field{{"p_s", "STRING NOT NULL"}, {"p_i", "INT NOT NULL"}}[:r.IntN(3)] {
+		s.fields = append(s.fields, p)
+		s.pks = append(s.pks, p.Name)
+		s.partKeys = append(s.partKeys, p.Name)
+	}
+	s.fields = append(s.fields, field{"kid", "INT NOT NULL"}, field{"ver", "INT NOT NULL"})
+	all := tdValues()
+	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	s.values = all[:2+r.IntN(len(all)-1)]
+	for _, v := range s.values {
+		s.fields = append(s.fields, field{v.name, v.sqlType})
+	}
+	s.options["bucket"] = strconv.Itoa(1 + r.IntN(4))
+	fns := []string{"default"}
+	for _, fn := range bucketFunctions[1:] {
+		if fn.accepts(kt.name) && kt.name != "composite" {
+			fns = append(fns, fn.name)
+		}
+	}
+	if fn := fns[r.IntN(len(fns))]; fn != "default" || r.IntN(2) == 0 {
+		s.options["bucket-function.type"] = fn
+	}
+	dv := r.IntN(10) < 7
+	if dv {
+		s.options["deletion-vectors.enabled"] = "true"
+		if r.IntN(2) == 0 {
+			s.fullText = true
+			s.fields = append(s.fields, field{"content", "STRING"})
+			s.options[pkfulltext.ColumnsOption] = "content"
+			if r.IntN(3) == 0 {
+				s.options[pkfulltext.FieldOptionsKey("content")] = `{"tokenizer":"ngram","ngram.min-gram":"2","ngram.max-gram":"3"}`
+			}
+		}
+		var btree, bitmap []string
+		for _, v := range s.values {
+			switch {
+			case r.IntN(3) != 0:
+			case v.name == "n_str" || v.name == "n_bool" || r.IntN(2) == 0:
+				bitmap = append(bitmap, v.name)
+			default:
+				btree = append(btree, v.name)
+			}
+		}
+		if len(btree) > 0 {
+			s.options["pk-btree.index.columns"] = strings.Join(btree, ",")
+		}
+		if len(bitmap) > 0 {
+			s.options["pk-bitmap.index.columns"] = strings.Join(bitmap, ",")
+		}
+		s.sorted = len(btree) + len(bitmap)
+	}
+	if r.IntN(3) == 0 {
+		s.options["index-file-in-data-file-dir"] = "true"
+	}
+	if r.IntN(2) == 0 {
+		s.options["file.compression"] = []string{"zstd", "snappy", "gzip", "lz4", "none"}[r.IntN(5)]
+	}
+	if r.IntN(3) == 0 {
+		s.options["metadata.stats-mode"] = []string{"full", "counts", "none", "truncate(16)"}[r.IntN(4)]
+	}
+	if r.IntN(3) == 0 {
+		s.options["target-file-size"] = "4 kb"
+	}
+
+	live := map[int]bool{}
+	keyOf := map[int]tdRow{}
+	nextKid, ver := 0, 0
+	steps := 3 + r.IntN(3)
+	for i := 0; i < steps; i++ {
+		op := "write"
+		if i > 0 {
+			switch x := r.IntN(10); {
+			case x < 6:
+			case x < 8:
+				op = "full"
+			case x < 9:
+				op = "minor"
+			default:
+				op = "maintain"
+			}
+		}
+		if op != "write" {
+			s.steps = append(s.steps, tdStep{op: op})
+			continue
+		}
+		var rows []tdRow
+		for n := 3 + r.IntN(25); n > 0; n-- {
+			k, _ := tdKey(r, kt, s, nextKid)
+			if dupKey(keyOf, k, s) {
+				continue
+			}
+			keyOf[nextKid] = k
+			ver++
+			rows = append(rows, s.row(r, "+I", k, nextKid, ver))
+			live[nextKid] = true
+			nextKid++
+		}
+		for kid := range nextKid {
+			if !live[kid] || r.IntN(5) != 0 {
+				continue
+			}
+			ver++
+			switch x := r.IntN(6); {
+			case x < 3: // update
+				rows = append(rows, s.row(r, "+I", keyOf[kid], kid, ver))
+			case x < 5:
+				rows = append(rows, s.row(r, "-D", keyOf[kid], kid, ver))
+				live[kid] = false
+			default: // a retraction, which deduplicate treats as a delete
+				rows = append(rows, s.row(r, "-U", keyOf[kid], kid, ver))
+				live[kid] = false
+			}
+		}
+		s.steps = append(s.steps, tdStep{op: "write", rows: rows})
+	}
+	return s
+}
+
+// tdKey generates a new primary key (the key type's columns and the partition columns).
+func tdKey(r *rand.Rand, kt keyType, s *tdScript, kid int) (tdRow, bool) {
+	j, g := kt.gen(r)
+	k := tdRow{json: row{}, goV: map[string]any{}}
+	for i, f := range kt.fields {
+		if f.Name == "v" {
+			continue
+		}
+		k.json[f.Name], k.goV[f.Name] = j[f.Name], g[i]
+	}
+	for _, p := range s.partKeys {
+		if p == "p_s" {
+			v := []string{"eu", "us"}[r.IntN(2)]
+			k.json[p], k.goV[p] = v, v
+		} else {
+			v := int32(1 + r.IntN(2))
+			k.json[p], k.goV[p] = v, v
+		}
+	}
+	return k, true
+}
+
+// dupKey reports whether k's primary key equals an earlier key's (random keys of narrow types
+// repeat).
+func dupKey(keys map[int]tdRow, k tdRow, s *tdScript) bool {
+	str := func(x tdRow) string {
+		parts := make([]string, len(s.pks))
+		for i, p := range s.pks {
+			parts[i] = fmt.Sprint(x.goV[p])
+		}
+		return strings.Join(parts, "\x00")
+	}
+	want := str(k)
+	for _, o := range keys {
+		if str(o) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// row is one written row for key k: the key, kid and ver, and random values (null one time in
+// six; deletes carry values too, as a Java job's -D rows do).
+func (s *tdScript) row(r *rand.Rand, kind string, k tdRow, kid, ver int) tdRow {
+	out := tdRow{kind: kind, json: row{"_rowKind": kind}, goV: map[string]any{}}
+	for c, v := range k.json {
+		out.json[c] = v
+	}
+	maps.Copy(out.goV, k.goV)
+	out.json["kid"], out.goV["kid"] = kid, int32(kid)
+	out.json["ver"], out.goV["ver"] = ver, int32(ver)
+	for _, v := range s.values {
+		if r.IntN(6) == 0 {
+			out.json[v.name], out.goV[v.name] = nil, nil
+			continue
+		}
+		out.json[v.name], out.goV[v.name] = v.gen(r)
+	}
+	if s.fullText {
+		t := tdTexts[r.IntN(len(tdTexts))] + " " + tdTexts[r.IntN(len(tdTexts))]
+		out.json["content"], out.goV["content"] = t, t
+	}
+	return out
+}
+
+// tdTexts are the words of the full-text column; tdQueries search them.
+var tdTexts = []string{"paimon lake", "apache paimon", "river delta", "lake house", "go writer", "java reader", "delta lake river"}
+var tdQueries = []string{"paimon", "lake", "river delta", "writer OR reader"}
+
+// describe is the script as printed with a divergence.
+func (s *tdScript) describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d: key %s, fields %v, primary key %v, partitions %v, options %v\n", s.seed, s.keyType.name, s.fields, s.pks, s.partKeys, s.options)
+	for i, st := range s.steps {
+		fmt.Fprintf(&b, "  step %d: %s", i, st.op)
+		if st.op == "write" {
+			kinds := map[string]int{}
+			for _, r := range st.rows {
+				kinds[r.kind]++
+			}
+			fmt.Fprintf(&b, " %v", kinds)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// tdModel is the deduplicate merge engine's model: the latest version of every live kid.
+type tdModel map[int]int
+
+func (m tdModel) apply(rows []tdRow) {
+	for _, r := range rows {
+		kid, ver := r.json["kid"].(int), r.json["ver"].(int)
+		if r.kind == "-D" || r.kind == "-U" {
+			delete(m, kid)
+		} else {
+			m[kid] = ver
+		}
+	}
+}
+
+// testTableDifferential registers table/differential.
+func testTableDifferential(t *testing.T) {
+	g := startGroup(t)
+	runCase(t, "table/differential", "go<->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		n, first := tableDiffDefaultN, uint64(1)
+		if v := os.Getenv("PKFT_TABLE_DIFF_N"); v != "" {
+			var err error
+			if n, err = strconv.Atoi(v); err != nil {
+				return fmt.Errorf("PKFT_TABLE_DIFF_N=%q: %w", v, err)
+			}
+		}
+		if v := os.Getenv("PKFT_TABLE_DIFF_SEED"); v != "" {
+			var err error
+			if first, err = strconv.ParseUint(v, 10, 64); err != nil {
+				return fmt.Errorf("PKFT_TABLE_DIFF_SEED=%q: %w", v, err)
+			}
+		}
+		seeds, err := tableDiffRegressionSeeds()
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			seeds = append(seeds, first+uint64(i))
+		}
+		optionsSeen, ops := map[string]map[string]bool{}, map[string]int{}
+		scripts := make([]*tdScript, len(seeds))
+		for i, seed := range seeds {
+			s := genTableScript(seed)
+			for k, v := range s.options {
+				if optionsSeen[k] == nil {
+					optionsSeen[k] = map[string]bool{}
+				}
+				optionsSeen[k][v] = true
+			}
+			for _, st := range s.steps {
+				ops[st.op]++
+			}
+			scripts[i] = s
+		}
+		// The scripts take longer than the ten minutes a case gets.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Minute)
+		defer cancel()
+		if err := runTableScripts(ctx, g, scripts, tableDiffWorkers); err != nil {
+			return err
+		}
+		keys := slices.Sorted(maps.Keys(optionsSeen))
+		var b strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s(%d)", k, len(optionsSeen[k]))
+		}
+		t.Logf("table/differential: %d scripts, 0 divergences; %d distinct options exercised (values):%s; merge engines: deduplicate; operations %v",
+			len(seeds), len(keys), b.String(), ops)
+		return nil
+	})
+}
+
+// tableDiffWorkers is how many scripts run at once, each worker with its own Java runner.
+const tableDiffWorkers = 2
+
+// runTableScripts runs the scripts on workers runner processes (g's and workers-1 more); the
+// first divergence in script order is returned with its script.
+func runTableScripts(ctx context.Context, g *maintainGroup, scripts []*tdScript, workers int) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(scripts))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gw := *g
+			if w > 0 {
+				p, err := StartJava(ctx)
+				if err != nil {
+					for i := range next {
+						errs[i] = fmt.Errorf("start a second Java runner: %w", err)
+					}
+					return
+				}
+				defer p.Close()
+				gw.proc = p
+			}
+			for i := range next {
+				if err := runTableScript(ctx, &gw, scripts[i]); err != nil {
+					errs[i] = fmt.Errorf("%w\n%s", err, scripts[i].describe())
+					cancel()
+				}
+			}
+		}()
+	}
+feed:
+	for i := range scripts {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	// A divergence cancels the other worker's script: report the first error that is not that.
+	var cancelled error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled):
+			cancelled = cmp.Or(cancelled, err)
+		default:
+			return err
+		}
+	}
+	return cmp.Or(cancelled, ctx.Err())
+}
+
+// runTableScript runs one script on its three copies.
+func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript) error {
+	sides := []string{"java", "go", "alternating"}
+	// Java creates the table once; the copies are copies of its directory (a table is its path).
+	name := fmt.Sprintf("td-%d", s.seed)
+	created, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "table-differential", name), name, s.fields, s.pks, s.partKeys, s.options, nil)
+	if err != nil {
+		return fmt.Errorf("seed %d: create: %w", s.seed, err)
+	}
+	paths := map[string]string{}
+	for _, side := range sides {
+		paths[side] = created + "-" + side
+		if err := os.CopyFS(paths[side], os.DirFS(created)); err != nil {
+			return err
+		}
+	}
+	model := tdModel{}
+	read := map[string][]string{} // each copy's last read
+	for i, st := range s.steps {
+		changed := map[string]bool{}
+		for _, side := range sides {
+			who := side
+			if side == "alternating" {
+				who = []string{"java", "go"}[(s.seed+uint64(i))%2]
+			}
+			if who == "java" && st.op != "write" && st.op != "full" {
+				continue // not a step of Java's: the copy is unchanged
+			}
+			changed[side] = true
+			if err := s.runStep(ctx, g, who, paths[side], st); err != nil {
+				return fmt.Errorf("seed %d step %d (%s by %s on the %s copy): %w", s.seed, i, st.op, who, side, err)
+			}
+		}
+		model.apply(st.rows)
+		var javaRows []string
+		for _, side := range sides {
+			if !changed[side] {
+				if side == "java" {
+					javaRows = read[side]
+				}
+				continue
+			}
+			rows, err := s.checkModel(ctx, g, paths[side], model)
+			if err != nil {
+				return fmt.Errorf("seed %d step %d (%s), %s copy: %w", s.seed, i, st.op, side, err)
+			}
+			read[side] = rows
+			if side == "java" {
+				javaRows = rows
+			} else if !slices.Equal(rows, javaRows) {
+				return fmt.Errorf("seed %d step %d (%s): the %s copy reads other rows than the Java copy:\n  %s\nJava:\n  %s",
+					s.seed, i, st.op, side, strings.Join(rows, "\n  "), strings.Join(javaRows, "\n  "))
+			}
+		}
+	}
+	return s.finalChecks(ctx, g, sides, paths, read)
+}
+
+// runStep runs one step on a copy as who ("java" or "go") would: Java's writer and full
+// compaction; Go's writer, full and minor compaction and maintenance (Java's writer maintains
+// the indexes at every commit, so a minor compaction or a maintenance is no step of Java's).
+func (s *tdScript) runStep(ctx context.Context, g *maintainGroup, who, path string, st tdStep) error {
+	tbl := table.Open(fileio.NewLocal(), path)
+	switch {
+	case who == "java" && st.op == "write":
+		rows := make([]row, len(st.rows))
+		for i, r := range st.rows {
+			rows[i] = r.json
+		}
+		return g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil)
+	case who == "java" && st.op == "full":
+		return g.proc.Call(ctx, "compact", map[string]any{"path": path}, nil)
+	case who == "java":
+		return nil
+	case st.op == "write":
+		w, err := tableops.OpenWriter(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-table-differential"))
+		if err != nil {
+			return err
+		}
+		sch := w.Schema()
+		for _, r := range st.rows {
+			values := make([]any, len(sch.Fields))
+			for i, f := range sch.Fields {
+				values[i] = r.goV[f.Name]
+			}
+			kind, err := types.ParseRowKind(r.kind)
+			if err == nil {
+				err = w.Write(ctx, kind, values)
+			}
+			if err != nil {
+				return errors.Join(fmt.Errorf("go write %v: %w", r.json, err), w.Abort(ctx))
+			}
+		}
+		_, err = w.Commit(ctx)
+		return err
+	case st.op == "full":
+		_, err := tableops.Compact(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-table-differential"))
+		return err
+	case st.op == "minor":
+		_, err := tableops.Compact(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-table-differential"), tableops.WithMinorCompaction())
+		return err
+	case st.op == "maintain":
+		if !s.fullText && s.sorted == 0 {
+			return nil
+		}
+		_, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-table-differential"))
+		return err
+	}
+	return fmt.Errorf("unknown step %q", st.op)
+}
+
+// checkModel reads the copy with Java and checks each live kid appears once with its latest
+// version and nothing else appears; it returns the rows in a canonical form, ordered by kid.
+func (s *tdScript) checkModel(ctx context.Context, g *maintainGroup, path string, model tdModel) ([]string, error) {
+	rows, err := javaRead(ctx, g.proc, path)
+	if err != nil {
+		return nil, err
+	}
+	got := map[int]int{}
+	type keyed struct {
+		kid int
+		s   string
+	}
+	var out []keyed
+	for _, r := range rows {
+		kid, kok := r["kid"].(float64)
+		ver, vok := r["ver"].(float64)
+		if !kok || !vok {
+			return nil, fmt.Errorf("Java read a row without kid/ver: %v", r)
+		}
+		if _, dup := got[int(kid)]; dup {
+			return nil, fmt.Errorf("Java reads kid %d twice (a key in two buckets or levels): %v", int(kid), r)
+		}
+		got[int(kid)] = int(ver)
+		b, _ := json.Marshal(r)
+		out = append(out, keyed{int(kid), string(b)})
+	}
+	if !maps.Equal(got, map[int]int(model)) {
+		var diff []string
+		for kid, ver := range model {
+			if got[kid] != ver {
+				diff = append(diff, fmt.Sprintf("kid %d: model ver %d, Java %d", kid, ver, got[kid]))
+			}
+		}
+		for kid, ver := range got {
+			if _, ok := model[kid]; !ok {
+				diff = append(diff, fmt.Sprintf("kid %d: not in the model, Java ver %d", kid, ver))
+			}
+		}
+		slices.Sort(diff)
+		return nil, fmt.Errorf("Java's read differs from the model: %s", strings.Join(diff, "; "))
+	}
+	slices.SortFunc(out, func(a, b keyed) int { return a.kid - b.kid })
+	res := make([]string, len(out))
+	for i, k := range out {
+		res[i] = k.s
+	}
+	return res, nil
+}
+
+// finalChecks: every copy's full-text archives and sorted payloads are current by Java's state
+// (after a maintenance of the Go copy, which must find nothing to do), and on every copy Java's
+// searches find only live rows, with their current text, and the same rows as Go's search. (The
+// copies' hits differ: which rows are indexed depends on the layout, and Java's compaction picks
+// by file sizes, which differ between Go's and Java's Parquet files.) live holds each copy's
+// last read rows (JSON).
+func (s *tdScript) finalChecks(ctx context.Context, g *maintainGroup, sides []string, paths map[string]string, live map[string][]string) error {
+	if !s.fullText && s.sorted == 0 {
+		return nil
+	}
+	for _, side := range sides {
+		d, err := javaDump(ctx, g.proc, paths[side])
+		if err != nil {
+			return err
+		}
+		if s.fullText {
+			if err := allCurrent(d); err != nil {
+				return fmt.Errorf("seed %d, %s copy: Java's full-text state: %w", s.seed, side, err)
+			}
+		}
+		if err := allSortedCurrent(d, s.sorted, false); err != nil {
+			return fmt.Errorf("seed %d, %s copy: Java's sorted state: %w", s.seed, side, err)
+		}
+	}
+	res, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), paths["go"]), g.engine, tableops.WithCommitUser("pkft-table-differential"))
+	if err != nil {
+		return fmt.Errorf("seed %d: maintain of the Go copy: %w", s.seed, err)
+	}
+	if res.Snapshot != nil {
+		return fmt.Errorf("seed %d: a maintenance after Go's steps still committed snapshot %d", s.seed, res.Snapshot.ID)
+	}
+	if !s.fullText {
+		return nil
+	}
+	for _, side := range sides {
+		if err := s.sameSearch(ctx, g, paths[side], live[side]); err != nil {
+			return fmt.Errorf("seed %d, %s copy: %w", s.seed, side, err)
+		}
+	}
+	return nil
+}
+
+// sameSearch runs the queries on the copy at path with Java's read path and Go's search: every
+// Java hit is a live row of rows (Java's last read, JSON) with its current text, and Go finds
+// the same rows (bucket, file, position) in the same order with the same scores and texts.
+func (s *tdScript) sameSearch(ctx context.Context, g *maintainGroup, path string, rows []string) error {
+	text := map[string]any{}
+	for _, line := range rows {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return err
+		}
+		text[tdKeyJSON(r, s.pks)] = r["content"]
+	}
+	tbl := table.Open(fileio.NewLocal(), path)
+	for _, q := range tdQueries {
+		var j javaRankedResult
+		if err := g.proc.Call(ctx, "search", map[string]any{"path": path, "query": q, "limit": 1000, "ranked": true}, &j); err != nil {
+			return fmt.Errorf("java search %q: %w", q, err)
+		}
+		res, err := search.Search(ctx, tbl, search.Request{Query: q, Limit: 1000}, search.Options{Engine: g.engine})
+		if err != nil {
+			return fmt.Errorf("go search %q: %w", q, err)
+		}
+		if len(res.Results) != len(j.Results) {
+			return fmt.Errorf("search %q: Go finds %d rows, Java %d", q, len(res.Results), len(j.Results))
+		}
+		for i, jr := range j.Results {
+			k := tdKeyJSON(jr.Key, s.pks)
+			want, ok := text[k]
+			if !ok || jr.Text == nil || want != *jr.Text {
+				return fmt.Errorf("search %q: Java's hit %d, key %s with text %q, is not a live row with that text (live text %v)", q, i, k, deref(jr.Text), want)
+			}
+			gr := res.Results[i]
+			if gr.Bucket != jr.Bucket || gr.DataFile != jr.DataFile || gr.RowPosition != jr.RowPosition ||
+				math.Abs(float64(gr.Score)-float64(jr.Score)) > 1e-5*math.Max(math.Abs(float64(gr.Score)), math.Abs(float64(jr.Score))) {
+				return fmt.Errorf("search %q: hit %d: Go row (bucket %d, %s, %d) score %v, Java row (bucket %d, %s, %d) score %v",
+					q, i, gr.Bucket, gr.DataFile, gr.RowPosition, gr.Score, jr.Bucket, jr.DataFile, jr.RowPosition, jr.Score)
+			}
+		}
+	}
+	return nil
+}
+
+// tdKeyJSON is the primary key of a row (Java's JSON forms) as one comparable string.
+func tdKeyJSON(r map[string]any, pks []string) string {
+	k := make(map[string]any, len(pks))
+	for _, p := range pks {
+		k[p] = r[p]
+	}
+	b, _ := json.Marshal(k)
+	return string(b)
+}
