@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -37,59 +36,29 @@ func generateJavaFullTextGolden(ctx context.Context, p *Process, root, warehouse
 		return fmt.Errorf("the full-text golden tables need the runner's %v (make runner): %v", fullTextCommands, err)
 	}
 	for _, c := range javaFullTextCorpus() {
-		name := c.name
-		path, err := createJavaTable(ctx, p, warehouse, name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
-		if err != nil {
-			return fmt.Errorf("table %s: %w", name, err)
-		}
-		d, err := javaDump(ctx, p, path)
-		if err != nil {
-			return fmt.Errorf("table %s: %w", name, err)
-		}
-		if err := c.exercises(path, d); err != nil {
-			return fmt.Errorf("table %s no longer exercises what it is for: %w", name, err)
-		}
-		dest := goldengen.JavaTablePath(root, name)
-		if err := os.Rename(path, dest); err != nil {
-			return fmt.Errorf("move table %s: %w", name, err)
-		}
-		size, err := goldengen.DirSize(dest)
+		dest, _, err := placeJavaGoldenTable(ctx, p, root, warehouse, generator, c, maxFullTextTableBytes)
 		if err != nil {
 			return err
 		}
-		if size > maxFullTextTableBytes {
-			return fmt.Errorf("golden table %s is %d bytes, more than %d", dest, size, maxFullTextTableBytes)
-		}
-		if err := noWarehousePaths(ctx, dest, warehouse); err != nil {
-			return fmt.Errorf("table %s: %w", name, err)
-		}
-		exp := goldengen.JavaExpected{Generator: generator}
-		if err := p.Call(ctx, "dump", map[string]any{"path": dest}, &exp.Dump); err != nil {
-			return fmt.Errorf("dump %s: %w", name, err)
-		}
-		var read struct {
-			Rows json.RawMessage `json:"rows"`
-		}
-		if err := p.Call(ctx, "read", map[string]any{"path": dest}, &read); err != nil {
-			return fmt.Errorf("read %s: %w", name, err)
-		}
-		exp.Rows = read.Rows
-		if err := goldengen.WriteJavaExpected(root, name, &exp); err != nil {
-			return err
-		}
-		ft, err := javaFullTextRecord(ctx, p, dest, engineQueries(), ftGoldenLimit)
-		if err != nil {
-			return fmt.Errorf("table %s: %w", name, err)
-		}
-		if err := ft.exercises(); err != nil {
-			return fmt.Errorf("table %s: %w", name, err)
-		}
-		ft.Generator = generator
-		if err := goldengen.WriteJavaFullTextExpected(root, name, &ft.JavaFullTextExpected); err != nil {
+		if err := storeJavaFullTextRecord(ctx, p, root, c.name, dest, generator); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// storeJavaFullTextRecord records the full-text expectations of the Java golden table name at
+// dest (javaFullTextRecord of engineQueries), checks they exercise the table and stores them.
+func storeJavaFullTextRecord(ctx context.Context, p *Process, root, name, dest, generator string) error {
+	ft, err := javaFullTextRecord(ctx, p, dest, engineQueries(), ftGoldenLimit)
+	if err != nil {
+		return fmt.Errorf("table %s: %w", name, err)
+	}
+	if err := ft.exercises(); err != nil {
+		return fmt.Errorf("table %s: %w", name, err)
+	}
+	ft.Generator = generator
+	return goldengen.WriteJavaFullTextExpected(root, name, &ft.JavaFullTextExpected)
 }
 
 // checkJavaCorpusSize fails when the Java corpus (tables and expected outputs, the scratch

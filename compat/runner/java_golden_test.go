@@ -112,6 +112,7 @@ func testGoldenJava(t *testing.T) {
 				}
 			}
 			checkJavaFullTextGolden(ctx, t, p, root, name)
+			checkJavaSortedGolden(ctx, t, p, root, name)
 		})
 	}
 }
@@ -126,9 +127,8 @@ func decodeExact(data []byte) (any, error) {
 }
 
 // generateJavaGolden regenerates the Java golden corpus under root: it removes the Java tables and
-// expected outputs, writes every table of javaGoldenCorpus with the Java runner p, checks it
-// still exercises what it is in the corpus for, moves it to its golden path, and stores Java's
-// dump and rows of the moved table.
+// expected outputs and places every table of javaGoldenCorpus (placeJavaGoldenTable), then the
+// full-text and sorted-family tables with their expectations.
 func generateJavaGolden(ctx context.Context, p *Process, root string) error {
 	var ping struct {
 		Runner        string `json:"runner"`
@@ -147,62 +147,80 @@ func generateJavaGolden(ctx context.Context, p *Process, root string) error {
 	if err != nil {
 		return err
 	}
+	generator := fmt.Sprintf("%s runner, Paimon %s (compat/java)", ping.Runner, ping.PaimonVersion)
 	var total int64
 	for _, c := range corpus {
-		name := c.name
-		path, err := createJavaTable(ctx, p, warehouse, c.name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
-		if err != nil {
-			return fmt.Errorf("table %s: %w", name, err)
-		}
-		d, err := javaDump(ctx, p, path)
-		if err != nil {
-			return fmt.Errorf("table %s: %w", name, err)
-		}
-		if err := c.exercises(path, d); err != nil {
-			return fmt.Errorf("table %s no longer exercises what it is for: %w", name, err)
-		}
-		dest := goldengen.JavaTablePath(root, name)
-		if err := os.Rename(path, dest); err != nil {
-			return fmt.Errorf("move table %s: %w", name, err)
-		}
-		size, err := goldengen.DirSize(dest)
+		_, size, err := placeJavaGoldenTable(ctx, p, root, warehouse, generator, c, goldengen.MaxJavaTableBytes)
 		if err != nil {
 			return err
-		}
-		if size > goldengen.MaxJavaTableBytes {
-			return fmt.Errorf("golden table %s is %d bytes, more than %d", dest, size, goldengen.MaxJavaTableBytes)
 		}
 		total += size
-		if err := noWarehousePaths(ctx, dest, warehouse); err != nil {
-			return fmt.Errorf("table %s: %w", name, err)
-		}
-		exp := goldengen.JavaExpected{Generator: fmt.Sprintf("%s runner, Paimon %s (compat/java)", ping.Runner, ping.PaimonVersion)}
-		if err := p.Call(ctx, "dump", map[string]any{"path": dest}, &exp.Dump); err != nil {
-			return fmt.Errorf("dump %s: %w", name, err)
-		}
-		var read struct {
-			Rows json.RawMessage `json:"rows"`
-		}
-		if err := p.Call(ctx, "read", map[string]any{"path": dest}, &read); err != nil {
-			return fmt.Errorf("read %s: %w", name, err)
-		}
-		var rows []any
-		if json.Unmarshal(read.Rows, &rows) != nil || len(rows) == 0 {
-			return fmt.Errorf("Java reads no rows from %s", dest)
-		}
-		exp.Rows = read.Rows
-		if err := goldengen.WriteJavaExpected(root, name, &exp); err != nil {
-			return err
-		}
 	}
 	if total > goldengen.MaxJavaTotalBytes {
 		return fmt.Errorf("the Java golden tables take %d bytes, more than %d", total, goldengen.MaxJavaTotalBytes)
 	}
-	generator := fmt.Sprintf("%s runner, Paimon %s (compat/java)", ping.Runner, ping.PaimonVersion)
 	if err := generateJavaFullTextGolden(ctx, p, root, warehouse, generator); err != nil {
 		return err
 	}
+	if err := generateJavaSortedGolden(ctx, p, root, warehouse, generator); err != nil {
+		return err
+	}
 	return checkJavaCorpusSize(root)
+}
+
+// placeJavaGoldenTable writes c with the Java runner p in warehouse, checks it still exercises
+// what it is in the corpus for, moves it to its golden path under root (replacing an earlier
+// copy), checks it takes at most maxBytes and embeds no generation path, and stores Java's dump
+// and rows of the moved table. It returns the golden path and the table's size.
+func placeJavaGoldenTable(ctx context.Context, p *Process, root, warehouse, generator string, c *corpusTable, maxBytes int64) (string, int64, error) {
+	name := c.name
+	path, err := createJavaTable(ctx, p, warehouse, name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
+	if err != nil {
+		return "", 0, fmt.Errorf("table %s: %w", name, err)
+	}
+	d, err := javaDump(ctx, p, path)
+	if err != nil {
+		return "", 0, fmt.Errorf("table %s: %w", name, err)
+	}
+	if err := c.exercises(path, d); err != nil {
+		return "", 0, fmt.Errorf("table %s no longer exercises what it is for: %w", name, err)
+	}
+	dest := goldengen.JavaTablePath(root, name)
+	if err := os.RemoveAll(dest); err != nil {
+		return "", 0, err
+	}
+	if err := os.Rename(path, dest); err != nil {
+		return "", 0, fmt.Errorf("move table %s: %w", name, err)
+	}
+	size, err := goldengen.DirSize(dest)
+	if err != nil {
+		return "", 0, err
+	}
+	if size > maxBytes {
+		return "", 0, fmt.Errorf("golden table %s is %d bytes, more than %d", dest, size, maxBytes)
+	}
+	if err := noWarehousePaths(ctx, dest, warehouse); err != nil {
+		return "", 0, fmt.Errorf("table %s: %w", name, err)
+	}
+	exp := goldengen.JavaExpected{Generator: generator}
+	if err := p.Call(ctx, "dump", map[string]any{"path": dest}, &exp.Dump); err != nil {
+		return "", 0, fmt.Errorf("dump %s: %w", name, err)
+	}
+	var read struct {
+		Rows json.RawMessage `json:"rows"`
+	}
+	if err := p.Call(ctx, "read", map[string]any{"path": dest}, &read); err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", name, err)
+	}
+	var rows []any
+	if json.Unmarshal(read.Rows, &rows) != nil || len(rows) == 0 {
+		return "", 0, fmt.Errorf("Java reads no rows from %s", dest)
+	}
+	exp.Rows = read.Rows
+	if err := goldengen.WriteJavaExpected(root, name, &exp); err != nil {
+		return "", 0, err
+	}
+	return dest, size, nil
 }
 
 // noWarehousePaths fails when a file of the table at path embeds the directory Java wrote it in

@@ -3,7 +3,6 @@ package pkfulltext_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -15,17 +14,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
 	"github.com/paimon-pkft/pkft/impl/restore"
-	paimontable "github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/internal/goldengen"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 )
@@ -94,16 +90,11 @@ func TestJavaCorpusSize(t *testing.T) {
 
 func checkJavaGoldenArchives(t *testing.T, root, name string, exp *goldengen.JavaFullTextExpected, engine fulltext.Engine) {
 	ctx := context.Background()
-	dir := goldengen.JavaTablePath(root, name)
-	tb := paimontable.Open(fileio.NewLocal(), dir)
-	snap, err := tb.Latest(ctx)
+	g, err := goldengen.OpenJavaGolden(ctx, root, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sch, err := tb.Schema(ctx, snap.SchemaID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, tb, sch, contents, javaDump := g.Dir, g.Table, g.Schema, g.Contents, g.JavaDump
 	cols := pkfulltext.IndexColumns(sch.Options)
 	if len(cols) != 1 {
 		t.Fatalf("the latest snapshot's schema indexes %v, want one column", cols)
@@ -116,14 +107,6 @@ func checkJavaGoldenArchives(t *testing.T, root, name string, exp *goldengen.Jav
 	analyzer, err := pkfulltext.ResolveAnalyzerOptions(sch.Options, cols[0])
 	if err != nil {
 		t.Fatal(err)
-	}
-	javaDump := recordedDump(t, root, name)
-	contents, err := tb.Read(ctx, snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(contents.Buckets) != len(javaDump.Buckets) {
-		t.Fatalf("Go reads %d buckets, Java's dump has %d", len(contents.Buckets), len(javaDump.Buckets))
 	}
 	restorer, err := restore.NewRestorer(ctx, tb)
 	if err != nil {
@@ -254,20 +237,6 @@ func checkJavaGoldenArchives(t *testing.T, root, name string, exp *goldengen.Jav
 	if searched == 0 || built == 0 {
 		t.Fatalf("%d archives searched, %d levels built: the table checks nothing", searched, built)
 	}
-}
-
-// recordedDump decodes Java's dump recorded for the golden table name.
-func recordedDump(t *testing.T, root, name string) *inspect.Dump {
-	t.Helper()
-	exp, err := goldengen.ReadJavaExpected(root, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d inspect.Dump
-	if err := json.Unmarshal(exp.Dump, &d); err != nil {
-		t.Fatal(err)
-	}
-	return &d
 }
 
 // searchArchive runs the recorded queries on the archive at path with Go's engine and compares

@@ -186,9 +186,9 @@ type Writer struct {
 	ignoreDelete, ignoreUpdateBefore bool
 	partType                         types.DataType
 	partIdx                          []int
-	// bufferMax is write-buffer-size: the memory of all the buckets' buffers together
-	// (Java's MemoryPoolFactory over one pool per writer); buffered is what they hold.
-	bufferMax, buffered int64
+	// rows is the write buffer: one pool of write-buffer-size for all the buckets' buffers
+	// (Java's MemoryPoolFactory over one pool per writer), spilling when write-buffer-spillable.
+	rows *rowBuffers
 
 	buckets map[bucketKey]*bucketWriter
 	order   []bucketKey
@@ -214,8 +214,7 @@ type bucketWriter struct {
 	bucket    int32
 	restored  *restore.RestoredBucket
 	nextSeq   int64
-	buffer    []*kvfile.KeyValue
-	bytes     int64
+	rows      *bucketRows
 	newFiles  []*meta.DataFileMeta
 	// compaction is what the at-commit compaction did to the bucket (nil: nothing).
 	compaction *BucketCompaction
@@ -246,12 +245,7 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 		}
 	}
 	w := &Writer{t: t, r: r, layout: layout, engine: engine, cfg: cfg, restored: map[bucketKey]*table.Bucket{},
-		buckets: map[bucketKey]*bucketWriter{}, bufferMax: defaultWriteBufferBytes}
-	if v, ok := r.Schema.Options[WriteBufferSizeOption]; ok {
-		if w.bufferMax, err = schema.ParseMemorySize(v); err != nil {
-			return nil, fmt.Errorf("option %s: %w", WriteBufferSizeOption, err)
-		}
-	}
+		buckets: map[bucketKey]*bucketWriter{}}
 	w.numBuckets, _ = numBuckets(r.Schema)
 	if w.ignoreDelete, err = ignoreDeleteOf(r.Schema.Options); err != nil {
 		return nil, err
@@ -283,6 +277,9 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	for _, b := range w.contents.Buckets {
 		k := commit.KeyOf(b.Partition, b.Bucket)
 		w.restored[bucketKey{k.Partition, k.Bucket}] = b
+	}
+	if w.rows, err = newRowBuffers(r.Schema, layout); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
@@ -367,38 +364,7 @@ func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
 		kv.Key[i] = row[idx]
 	}
 	bw.nextSeq++
-	bw.buffer = append(bw.buffer, kv)
-	size := approxSize(row)
-	bw.bytes += size
-	w.buffered += size
-	if w.buffered >= w.bufferMax {
-		// The writer's buffer is full: the bucket holding the most gives its memory back by
-		// writing its records as a level-0 file (MemoryPoolFactory#preemptMemory asking the
-		// largest owner to flushMemory, as Java does without write-buffer-spillable).
-		largest := bw
-		for _, key := range w.order {
-			if b := w.buckets[key]; b.bytes > largest.bytes {
-				largest = b
-			}
-		}
-		return w.flush(ctx, largest)
-	}
-	return nil
-}
-
-func approxSize(row []any) int64 {
-	n := int64(32)
-	for _, v := range row {
-		switch x := v.(type) {
-		case string:
-			n += int64(len(x)) + 16
-		case []byte:
-			n += int64(len(x)) + 16
-		default:
-			n += 16
-		}
-	}
-	return n
+	return w.buffer(ctx, bw, kv)
 }
 
 // bucket returns the writer of a bucket, restoring it from the base snapshot on first use.
@@ -424,6 +390,7 @@ func (w *Writer) bucket(key bucketKey) (*bucketWriter, error) {
 		next = max(next, f.MaxSequenceNumber+1)
 	}
 	bw := &bucketWriter{partition: []byte(key.partition), bucket: key.bucket, restored: rb, nextSeq: next}
+	bw.rows = w.rows.newBucket(func(ctx context.Context) error { return w.flush(ctx, bw) })
 	w.buckets[key] = bw
 	w.order = append(w.order, key)
 	return bw, nil
@@ -432,23 +399,24 @@ func (w *Writer) bucket(key bucketKey) (*bucketWriter, error) {
 // flush sorts and merges a bucket's buffer and writes it as level-0 files
 // (MergeTreeWriter#flushWriteBuffer with the deduplicate merge function).
 func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
-	if len(bw.buffer) == 0 {
+	if bw.rows.isEmpty() {
 		return nil
 	}
-	records := mergeBuffer(bw.buffer)
-	w.buffered -= bw.bytes
-	bw.buffer, bw.bytes = nil, 0
 	rw, err := kvfile.NewRollingWriter(w.t.FileIO, w.layout, bw.restored.DataPaths,
 		kvfile.WriterOptions{Level: 0, Source: meta.FileSourceAppend, SchemaID: w.r.Schema.ID})
 	if err != nil {
 		return err
 	}
-	for _, kv := range records {
-		if err := rw.Write(ctx, kv); err != nil {
-			w.files = append(w.files, rw.Written()...)
-			rw.Abort(ctx)
-			return fmt.Errorf("write bucket %d: %w", bw.bucket, err)
-		}
+	// The deduplicate merge function keeps the latest record of each key (retractions are kept
+	// at level 0).
+	err = bw.rows.forEachKey(ctx, func(records []*kvfile.KeyValue) error { return rw.Write(ctx, records[len(records)-1]) })
+	if err == nil {
+		err = bw.rows.clear()
+	}
+	if err != nil {
+		w.files = append(w.files, rw.Written()...)
+		rw.Abort(ctx)
+		return fmt.Errorf("write bucket %d: %w", bw.bucket, err)
 	}
 	files, err := rw.Close(ctx)
 	w.files = append(w.files, rw.Written()...)
@@ -458,25 +426,6 @@ func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
 	}
 	bw.newFiles = append(bw.newFiles, files...)
 	return nil
-}
-
-// mergeBuffer sorts records by key then sequence number and keeps the latest record of each key
-// (SortBufferWriteBuffer with DeduplicateMergeFunction; retractions are kept at level 0).
-func mergeBuffer(buf []*kvfile.KeyValue) []*kvfile.KeyValue {
-	slices.SortStableFunc(buf, func(a, b *kvfile.KeyValue) int {
-		if c := binrow.CompareKeys(a.Key, b.Key); c != 0 {
-			return c
-		}
-		return int(a.Seq - b.Seq)
-	})
-	out := buf[:0:0]
-	for i, kv := range buf {
-		if i+1 < len(buf) && binrow.CompareKeys(kv.Key, buf[i+1].Key) == 0 {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // WriteResult is the outcome of a committed write.
@@ -538,7 +487,8 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 		prepared[key] = ch
 	}
 	w.prepared = prepared
-	return nil
+	// Nothing is buffered any more and no row may be written after PrepareCommit.
+	return w.rows.close()
 }
 
 // planBucket plans a bucket's part of the write on the bucket tb of a base (nil: the base lacks
@@ -934,18 +884,16 @@ func (w *Writer) Abort(ctx context.Context) error {
 		return nil
 	}
 	w.done = true
-	for _, bw := range w.buckets {
-		bw.buffer = nil
-	}
+	rowsErr := w.rows.close()
 	pending := make([]*pkmaintain.Commit, 0, len(w.pending))
 	for _, c := range w.pending {
 		pending = append(pending, c)
 	}
-	var err error
+	err := rowsErr
 	if w.comp != nil {
 		// First the compactions' work (their pending maintainer commits delete archives the
 		// writer's tracker follows), then the writer's own.
-		err = w.comp.abort(ctx)
+		err = errors.Join(err, w.comp.abort(ctx))
 	}
 	err = errors.Join(err, discardGenerated(ctx, w.t.FileIO, pending, w.files, &w.archives))
 	w.pending, w.files = nil, nil

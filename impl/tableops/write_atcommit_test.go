@@ -307,15 +307,17 @@ func TestWriteOnlyAndForceLookup(t *testing.T) {
 }
 
 // TestSharedWriteBuffer: write-buffer-size bounds the buffers of all of a writer's buckets
-// together; when they hold it, the bucket holding the most writes its records as a level-0
-// file. Many small flushes across four buckets, the same keys updated between them, still merge
-// to the rows written, write-only as well as compacted at commit.
+// together; when they hold it and write-buffer-spillable is off, the bucket holding the most
+// writes its records as a level-0 file. Many small flushes across four buckets, the same keys
+// updated between them, still merge to the rows written, write-only as well as compacted at
+// commit.
 func TestSharedWriteBuffer(t *testing.T) {
 	eng, _ := engine(t)
 	ctx := context.Background()
 	for _, writeOnly := range []bool{true, false} {
 		t.Run(fmt.Sprint("write-only=", writeOnly), func(t *testing.T) {
-			root := copyJavaTableWith(t, "ft-default-partitioned", map[string]string{"write-buffer-size": "16 kb"})
+			root := copyJavaTableWith(t, "ft-default-partitioned", map[string]string{
+				"write-buffer-size": "16 kb", "page-size": "1 kb", "write-buffer-spillable": "false"})
 			tbl := table.Open(fileio.NewLocal(), root)
 			var opts []tableops.MaintainOption
 			if writeOnly {

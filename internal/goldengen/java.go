@@ -2,11 +2,18 @@ package goldengen
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/inspect"
+	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/snapshot"
+	"github.com/paimon-pkft/pkft/impl/table"
 )
 
 // The Java golden corpus: small primary-key tables written by the Java runner (compat/java, on the
@@ -96,4 +103,47 @@ func listTables(dir string) ([]string, error) {
 		return nil, errors.New("no golden tables under " + dir)
 	}
 	return names, nil
+}
+
+// JavaGolden is a Java golden table opened for a check: its latest snapshot as Go reads it and
+// Java's dump of it recorded at generation.
+type JavaGolden struct {
+	// Dir is the table directory.
+	Dir      string
+	Table    *table.Table
+	Snapshot *snapshot.Snapshot
+	// Schema is the latest snapshot's schema.
+	Schema   *schema.TableSchema
+	Contents *table.Contents
+	// JavaDump is Java's recorded dump; its buckets are in the order of Contents.Buckets.
+	JavaDump *inspect.Dump
+}
+
+// OpenJavaGolden opens the Java golden table name under root. It fails when Go reads another
+// number of buckets than Java's recorded dump holds.
+func OpenJavaGolden(ctx context.Context, root, name string) (*JavaGolden, error) {
+	g := &JavaGolden{Dir: JavaTablePath(root, name)}
+	g.Table = table.Open(fileio.NewLocal(), g.Dir)
+	var err error
+	if g.Snapshot, err = g.Table.Latest(ctx); err != nil {
+		return nil, err
+	}
+	if g.Schema, err = g.Table.Schema(ctx, g.Snapshot.SchemaID); err != nil {
+		return nil, err
+	}
+	if g.Contents, err = g.Table.Read(ctx, g.Snapshot); err != nil {
+		return nil, err
+	}
+	exp, err := ReadJavaExpected(root, name)
+	if err != nil {
+		return nil, err
+	}
+	g.JavaDump = &inspect.Dump{}
+	if err := json.Unmarshal(exp.Dump, g.JavaDump); err != nil {
+		return nil, fmt.Errorf("decode Java's dump in %s: %w", JavaExpectedPath(root, name), err)
+	}
+	if len(g.Contents.Buckets) != len(g.JavaDump.Buckets) {
+		return nil, fmt.Errorf("Go reads %d buckets, Java's dump has %d", len(g.Contents.Buckets), len(g.JavaDump.Buckets))
+	}
+	return g, nil
 }

@@ -60,18 +60,9 @@ func JavaFullTextExpectedPath(root, name string) string {
 // strictly; ok is false when the table has none (it indexes no text).
 func ReadJavaFullTextExpected(root, name string) (exp *JavaFullTextExpected, ok bool, err error) {
 	path := JavaFullTextExpectedPath(root, name)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	exp = &JavaFullTextExpected{}
-	if err := dec.Decode(exp); err != nil {
-		return nil, false, fmt.Errorf("parse %s: %w", path, err)
+	if ok, err := readOptionalStrict(path, exp); !ok || err != nil {
+		return nil, false, err
 	}
 	if len(exp.Queries) == 0 || len(exp.Search) != len(exp.Queries) || len(exp.Archives) == 0 {
 		return nil, false, fmt.Errorf("%s: %d queries, %d search results, %d archives", path, len(exp.Queries), len(exp.Search), len(exp.Archives))
@@ -100,4 +91,22 @@ func WriteJavaFullTextExpected(root, name string, exp *JavaFullTextExpected) err
 		return fmt.Errorf("write full-text expectations of %s: %w", name, err)
 	}
 	return nil
+}
+
+// readOptionalStrict decodes the JSON file at path into v, an unknown member being an error; ok
+// is false when there is no such file.
+func readOptionalStrict(path string, v any) (ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return false, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return true, nil
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/paimon-pkft/pkft/impl/types"
 
 	"github.com/paimon-pkft/pkft/impl/pksorted/blockcodec"
 	"github.com/paimon-pkft/pkft/impl/pksorted/filemeta"
@@ -126,5 +129,46 @@ func TestRefusesDecreasingKeys(t *testing.T) {
 	}
 	if err := w.Write(int32(4), 1); err == nil {
 		t.Fatal("a decreasing key was accepted")
+	}
+}
+
+// TestWriterEmptyStringKeyWithNulls ports SortedIndexFileMetaTest#testWriterEmptyStringKeyWithNulls:
+// a STRING btree written with a null, the empty string and "abc" records the empty string as its
+// (non-null) first key, "abc" as its last key, and nulls without being only nulls.
+func TestWriterEmptyStringKeyWithNulls(t *testing.T) {
+	ser, err := sortkey.New(types.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := ParseOptions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res := writeFile(t, ser, []sortkeytest.Row{{Key: nil, RowID: 0}, {Key: "", RowID: 1}, {Key: "abc", RowID: 2}}, opts)
+	m, err := filemeta.Decode(res.Meta.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.FirstKey == nil || len(m.FirstKey) != 0 {
+		t.Errorf("first key %v (nil %v), want the empty key", m.FirstKey, m.FirstKey == nil)
+	}
+	if !bytes.Equal(m.LastKey, []byte("abc")) {
+		t.Errorf("last key %q, want abc", m.LastKey)
+	}
+	if !m.HasNulls || m.OnlyNulls() {
+		t.Errorf("hasNulls %v onlyNulls %v, want true false", m.HasNulls, m.OnlyNulls())
+	}
+}
+
+// TestRefusesBuildSplittingOptions: the data-evolution global index's build options that
+// Paimon's SortedIndexOptionsTest and BTreeIndexOptionsTest cover (records per range and build
+// parallelism, under their btree-index. fallback keys) are not read by the primary-key btree
+// writer; Go refuses them by name rather than ignoring them.
+func TestRefusesBuildSplittingOptions(t *testing.T) {
+	for _, k := range []string{"btree-index.records-per-range", "btree-index.build.max-parallelism"} {
+		_, err := ParseOptions(map[string]string{k: "8"})
+		if err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("ParseOptions(%s) = %v, want a refusal naming it", k, err)
+		}
 	}
 }

@@ -60,7 +60,8 @@ func New(t types.DataType) (*Serializer, error) {
 	case types.RootTimestamp, types.RootTimestampLTZ:
 		k = kindTimestamp
 	default:
-		return nil, fmt.Errorf("sorted global index: data type %s is not supported", t.Root)
+		// Java's KeySerializer#create message, the type as DataType#toString prints it.
+		return nil, fmt.Errorf("DataType: %s is not supported by global index now.", t.SQLString())
 	}
 	return &Serializer{typ: t, kind: k}, nil
 }
