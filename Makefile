@@ -131,7 +131,7 @@ actionlint:
 
 # The conformance package runs in its own step, with the matrix printed.
 gotest: native runner seaweedfs
-	$(TIMED) unit-tests $(GO) test -race -count=1 -skip '^TestCrashPoints$$' $$($(GO) list ./... | grep -v '/compat/runner$$')
+	$(TIMED) unit-tests $(GO) test -race -count=1 -timeout 20m -skip '^TestCrashPoints$$' $$($(GO) list ./... | grep -v '/compat/runner$$')
 
 # faults: the crash-point suites (internal/crashpoint): every table-writing operation is failed or
 # crashed at a sample of its file operations (every one with FULL=1) and what it leaves is checked;

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	_ "github.com/paimon-pkft/pkft/internal/pqlz4" // Java's LZ4 (Hadoop) pages
-
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
