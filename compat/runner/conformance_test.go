@@ -242,6 +242,7 @@ func TestConformance(t *testing.T) {
 	testMaintain(t)
 	testWrite(t)
 	testAtCommit(t)
+	testEngines(t)
 	testLibrary(t)
 	testPick(t)
 	testFaults(t)

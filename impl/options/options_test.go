@@ -22,8 +22,9 @@ func TestDecide(t *testing.T) {
 		{"sequence.field", "ts", Refused, true},
 		{"sequence.field", " ", Refused, false}, // blank: unset for Java's writer
 		{"rowkind.field", "k", Refused, true},
-		{"compaction.force-rewrite-all-files", "false", Refused, false},
-		{"compaction.force-rewrite-all-files", "TRUE", Refused, true},
+		{"compaction.force-rewrite-all-files", "false", Honoured, false},
+		{"compaction.force-rewrite-all-files", "TRUE", Honoured, false},
+		{"compaction.force-rewrite-all-files", "yes", Honoured, true}, // Java cannot parse it
 		{"file.format.per.level", "0:avro", Refused, true},
 		{"file.format.per.level", "", Refused, false},
 		{"deletion-vector.index-file.target-size", "2mb", Refused, false}, // the default, spelled otherwise
