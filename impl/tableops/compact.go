@@ -140,11 +140,12 @@ type compaction struct {
 	// full is a forced full compaction; otherwise the table's strategy picks what to compact.
 	full bool
 	// opts are the compaction options the strategy reads.
-	opts         mergetree.Options
-	maxLevel     int32
-	minFileSize  int64
-	dvEnabled    bool
-	ignoreDelete bool
+	opts        mergetree.Options
+	maxLevel    int32
+	minFileSize int64
+	dvEnabled   bool
+	// merge is how records of one key merge (merge engine, ignore-delete, sequence fields).
+	merge *mergetree.Merge
 
 	// selected are the buckets the first plan compacts; work what each bucket's current plan
 	// generated (to delete when it is planned again or the compaction fails); results what
@@ -207,8 +208,8 @@ func (c *compaction) options() error {
 		return err
 	}
 	c.dvEnabled = dvOn
-	if c.ignoreDelete, err = ignoreDeleteOf(opts); err != nil {
-		return err
+	if c.merge, err = mergetree.ParseMerge(c.r.Schema, c.opts.NeedLookup); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil
 }
@@ -572,18 +573,13 @@ func (r *runReader) close() {
 	}
 }
 
-// mergeReader merges the sorted runs of one section by key; of the records of one key it
-// returns the one with the highest sequence number (DeduplicateMergeFunction).
+// mergeReader merges the sorted runs of one section by key; it returns the records of one key
+// at a time in merge order (key, then the table's sequence order), each with its file's level,
+// for the caller's merge function.
 type mergeReader struct {
 	runs []*runReader
 	h    kvHeap
 	read int64
-	// ignoreDelete skips retractions when picking a key's record (DeduplicateMergeFunction with
-	// ignore-delete), so an older record of the key survives them.
-	ignoreDelete bool
-	// high reports whether a record of the key next returned last came from a level above 0
-	// (LookupMergeFunction#pickHighLevel found one).
-	high bool
 }
 
 type heapItem struct {
@@ -592,26 +588,31 @@ type heapItem struct {
 	level int32
 }
 
-type kvHeap []heapItem
+// kvHeap orders the runs' next records by key, then as merge.Compare orders records of one key
+// (SortMergeReaderWithMinHeap's comparator).
+type kvHeap struct {
+	items []heapItem
+	merge *mergetree.Merge
+}
 
-func (h kvHeap) Len() int { return len(h) }
-func (h kvHeap) Less(i, j int) bool {
-	if c := binrow.CompareKeys(h[i].kv.Key, h[j].kv.Key); c != 0 {
+func (h *kvHeap) Len() int { return len(h.items) }
+func (h *kvHeap) Less(i, j int) bool {
+	if c := binrow.CompareKeys(h.items[i].kv.Key, h.items[j].kv.Key); c != 0 {
 		return c < 0
 	}
-	return h[i].kv.Seq < h[j].kv.Seq
+	return h.merge.Compare(h.items[i].kv, h.items[j].kv) < 0
 }
-func (h kvHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *kvHeap) Push(x any)   { *h = append(*h, x.(heapItem)) }
+func (h *kvHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *kvHeap) Push(x any)    { h.items = append(h.items, x.(heapItem)) }
 func (h *kvHeap) Pop() any {
-	old := *h
+	old := h.items
 	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+	h.items = old[:len(old)-1]
 	return x
 }
 
 func newMergeReader(ctx context.Context, c *compaction, rb *restore.RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector) (*mergeReader, error) {
-	m := &mergeReader{ignoreDelete: c.ignoreDelete}
+	m := &mergeReader{h: kvHeap{merge: c.merge}}
 	for i, run := range section {
 		rr := &runReader{c: c, rb: rb, files: run, dvs: dvs}
 		m.runs = append(m.runs, rr)
@@ -640,40 +641,26 @@ func (m *mergeReader) advance(ctx context.Context, run int) error {
 	return nil
 }
 
-func (m *mergeReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
-	for {
-		if m.h.Len() == 0 {
-			m.sumRead()
-			return nil, io.EOF
-		}
-		top := heap.Pop(&m.h).(heapItem)
-		key := top.kv.Key
-		var latest *kvfile.KeyValue
-		m.high = top.level > 0
-		take := func(kv *kvfile.KeyValue) {
-			if m.ignoreDelete && kv.IsRetract() {
-				return
-			}
-			if latest == nil || kv.Seq >= latest.Seq {
-				latest = kv
-			}
-		}
-		take(top.kv)
-		if err := m.advance(ctx, top.run); err != nil {
+// next returns the records of the next key in merge order, io.EOF after the last key.
+func (m *mergeReader) next(ctx context.Context) ([]mergetree.Record, error) {
+	if m.h.Len() == 0 {
+		m.sumRead()
+		return nil, io.EOF
+	}
+	top := heap.Pop(&m.h).(heapItem)
+	key := top.kv.Key
+	recs := []mergetree.Record{{KV: top.kv, Level: top.level}}
+	if err := m.advance(ctx, top.run); err != nil {
+		return nil, err
+	}
+	for m.h.Len() > 0 && binrow.CompareKeys(m.h.items[0].Key(), key) == 0 {
+		it := heap.Pop(&m.h).(heapItem)
+		recs = append(recs, mergetree.Record{KV: it.kv, Level: it.level})
+		if err := m.advance(ctx, it.run); err != nil {
 			return nil, err
 		}
-		for m.h.Len() > 0 && binrow.CompareKeys(m.h[0].Key(), key) == 0 {
-			it := heap.Pop(&m.h).(heapItem)
-			m.high = m.high || it.level > 0
-			take(it.kv)
-			if err := m.advance(ctx, it.run); err != nil {
-				return nil, err
-			}
-		}
-		if latest != nil {
-			return latest, nil
-		}
 	}
+	return recs, nil
 }
 
 // Key returns the item's key.

@@ -2,10 +2,21 @@ package tableops_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/kvfile"
+	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/impl/restore"
+	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/impl/types"
@@ -110,4 +121,178 @@ func topSources(t *testing.T, tbl *table.Table) map[meta.FileSource]int {
 		}
 	}
 	return out
+}
+
+// newTable creates a table of (id INT NOT NULL primary key, content STRING, v INT) with only its
+// schema and the given options.
+func newTable(t *testing.T, opts map[string]string) (*table.Table, string) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "t")
+	sch := &schema.TableSchema{Version: 3, HighestFieldID: 2, PrimaryKeys: []string{"id"},
+		Fields: []types.DataField{types.Field(0, "id", types.Int().AsNotNull()), types.Field(1, "content", types.String()),
+			types.Field(2, "v", types.Int())},
+		Options: opts}
+	for k := range opts {
+		sch.OptionOrder = append(sch.OptionOrder, k)
+	}
+	slices.Sort(sch.OptionOrder)
+	if err := os.MkdirAll(filepath.Join(root, "schema"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "schema", "schema-0"), sch.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return table.Open(fileio.NewLocal(), root), root
+}
+
+// writeRows writes rows of (kind, id, content, v) and commits them.
+func writeRows(t *testing.T, tbl *table.Table, rows ...[]any) error {
+	t.Helper()
+	ctx := context.Background()
+	w, err := tableops.OpenWriter(ctx, tbl, nil)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := w.Write(ctx, r[0].(types.RowKind), r[1:]); err != nil {
+			return errors.Join(err, w.Abort(ctx))
+		}
+	}
+	_, err = w.Commit(ctx)
+	return err
+}
+
+// liveRecords reads every record of the latest snapshot's data files above level 0 (what Java's
+// batch read of a first-row or deletion-vector table reads: it skips level 0), skipping rows
+// deletion vectors delete, failing on a key found twice, and returns each key's content and v as
+// "content/v".
+func liveRecords(t *testing.T, tbl *table.Table) map[int32]string {
+	t.Helper()
+	ctx := context.Background()
+	r, err := restore.NewRestorer(ctx, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := kvfile.NewLayout(r.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tbl.Read(ctx, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32]string{}
+	for _, b := range c.Buckets {
+		rb, err := r.RestoreBucket(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dvs, err := rb.ReadDeletionVectors(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rb.DataFiles {
+			if f.Level == 0 {
+				t.Errorf("%s is on level 0 after a commit of a table that needs lookup", f.FileName)
+				continue
+			}
+			rd, err := kvfile.Open(ctx, tbl.FileIO, rb.DataPaths.ToPath(f.FileName, ""), f.FileName, layout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for {
+				kv, pos, err := rd.Next(ctx)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := dvs[f.FileName]; v != nil && v.IsDeleted(pos) {
+					continue
+				}
+				id := kv.Key[0].(int32)
+				if _, dup := out[id]; dup {
+					t.Errorf("key %d in two files above level 0", id)
+				}
+				if kv.IsRetract() {
+					t.Errorf("key %d: a retraction above level 0", id)
+				}
+				out[id] = fmt.Sprintf("%v/%v", kv.Value[1], kv.Value[2])
+			}
+			rd.Close()
+		}
+	}
+	return out
+}
+
+// TestFirstRowMergeEngine checks merge-engine = first-row as Java's writer and compaction apply
+// it: the write buffer keeps the first record of a key (FirstRowMergeFunction), the compaction at
+// commit drops a new record whose key a level above 0 holds (FirstRowMergeFunctionWrapper over
+// the lookup), a full compaction keeps every key once; a retraction fails the commit unless
+// ignore-delete drops it on write, with nothing written; deletion vectors are Java's schema
+// error.
+func TestFirstRowMergeEngine(t *testing.T) {
+	ctx := context.Background()
+	I, D, UB := types.Insert, types.Delete, types.UpdateBefore
+	tbl, root := newTable(t, map[string]string{"bucket": "1", "merge-engine": "first-row"})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(writeRows(t, tbl, []any{I, int32(1), "a", int32(1)}, []any{I, int32(2), "a", int32(1)}, []any{I, int32(1), "b", int32(2)}))
+	want := map[int32]string{1: "a/1", 2: "a/1"}
+	if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+		t.Fatalf("after the first write: %v, want %v", got, want)
+	}
+	must(writeRows(t, tbl, []any{I, int32(1), "c", int32(3)}, []any{I, int32(3), "c", int32(3)}))
+	want[3] = "c/3"
+	if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+		t.Fatalf("after the second write: %v, want %v", got, want)
+	}
+	must(writeRows(t, tbl, []any{I, int32(2), "d", int32(4)}, []any{I, int32(4), "d", int32(4)}, []any{I, int32(3), "d", int32(4)}))
+	want[4] = "d/4"
+	if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+		t.Fatalf("after the full compaction: %v, want %v", got, want)
+	}
+
+	before := listFiles(t, root)
+	for _, kind := range []types.RowKind{D, UB} {
+		err := writeRows(t, tbl, []any{kind, int32(1), nil, nil})
+		if !errors.Is(err, mergetree.ErrFirstRowRetract) {
+			t.Errorf("a %v row: commit error %v, want the first-row retraction error", kind, err)
+		}
+		if got := listFiles(t, root); !slices.Equal(got, before) {
+			t.Errorf("a %v row: the failed commit left files %v", kind, added(before, got))
+		}
+	}
+
+	setOptions(t, root, map[string]string{"ignore-delete": "true"})
+	must(writeRows(t, tbl, []any{D, int32(1), nil, nil}, []any{I, int32(5), "e", int32(5)}))
+	want[5] = "e/5"
+	if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+		t.Fatalf("after a delete under ignore-delete: %v, want %v", got, want)
+	}
+
+	setOptions(t, root, map[string]string{"deletion-vectors.enabled": "true"})
+	before = listFiles(t, root)
+	_, werr := tableops.OpenWriter(ctx, tbl, nil)
+	_, cerr := tableops.Compact(ctx, tbl, nil)
+	for _, err := range []error{werr, cerr} {
+		if !errors.Is(err, tableops.ErrUnsupportedTable) || !contains(err.Error(), "First row merge engine does not need deletion vectors") {
+			t.Errorf("first-row with deletion vectors: %v", err)
+		}
+	}
+	if !slices.Equal(listFiles(t, root), before) {
+		t.Error("first-row with deletion vectors: files changed")
+	}
 }

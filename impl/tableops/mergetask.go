@@ -247,11 +247,13 @@ func (t *bucketTask) upgrade(ctx context.Context, kf keyedFile) error {
 		return nil
 	}
 	// LookupMergeTreeCompactRewriter#upgradeStrategy for a level-0 file: with deletion vectors a
-	// file that may hold deletes is rewritten (deletes must be dropped); otherwise it is read for
-	// its lookups only and moved up as it is (deduplicate without a sequence field, the one
-	// merge engine pkft writes, needs no rewrite). Either way the read goes through the lookup,
-	// which marks the older versions of its keys deleted in the higher levels.
-	rewriteFile := t.dvm != nil && containsDeletes(kf.f)
+	// file that may hold deletes is rewritten (deletes must be dropped); into the top level, and
+	// for deduplicate without a sequence field, it is read for its lookups only and moved up as
+	// it is; otherwise (first-row, a sequence field) it is rewritten, since records already in
+	// higher levels may merge with it. Either way the read goes through the lookup, which marks
+	// the older versions of its keys deleted in the higher levels.
+	rewriteFile := (t.dvm != nil && containsDeletes(kf.f)) ||
+		(t.out != t.maxLevel && (t.c.merge.Engine != mergetree.Deduplicate || len(t.c.merge.SeqFields) > 0))
 	return t.merge(ctx, [][][]keyedFile{{{kf}}}, t.dvm != nil, true, rewriteFile)
 }
 
@@ -302,18 +304,23 @@ func (t *bucketTask) merge(ctx context.Context, candidate [][][]keyedFile, dropD
 			return err
 		}
 		for {
-			kv, err := m.next(ctx)
+			recs, err := m.next(ctx)
 			if err == io.EOF {
 				break
 			}
-			if err == nil && lookup && !m.high {
-				kv, err = t.lookupKey(ctx, kv)
+			var kv *kvfile.KeyValue
+			if err == nil {
+				if lookup {
+					kv, err = t.lookupResult(ctx, recs)
+				} else {
+					kv, err = t.c.merge.Reduce(recs)
+				}
 			}
 			if err != nil {
 				m.close()
 				return fmt.Errorf("bucket %d: %w", t.rb.Bucket, err)
 			}
-			if w == nil || (dropDelete && kv.IsRetract()) {
+			if w == nil || kv == nil || (dropDelete && kv.IsRetract()) {
 				continue
 			}
 			if err := w.Write(ctx, kv); err != nil {
@@ -352,23 +359,36 @@ func (t *bucketTask) merge(ctx context.Context, candidate [][][]keyedFile, dropD
 	return nil
 }
 
-// lookupKey looks kv's key up in the levels above the output level; the live row found there is
-// marked deleted (with deletion vectors), and the newer of it and kv is the key's result
-// (DeduplicateMergeFunction over the level-0 records and the looked-up one).
-func (t *bucketTask) lookupKey(ctx context.Context, kv *kvfile.KeyValue) (*kvfile.KeyValue, error) {
-	hit, err := t.lookup.find(ctx, kv.Key)
-	if err != nil || hit == nil {
-		return kv, err
+// lookupResult is the result of one key's records under the lookup rewriter's merge wrapper.
+// First-row (FirstRowMergeFunctionWrapper): the first record, dropped when only level 0 holds the
+// key and the levels above the output level have it. Deduplicate
+// (LookupChangelogMergeFunctionWrapper): when no record comes from a level above 0, the key is
+// looked up in the levels above the output level and the live row found there is marked deleted
+// (with deletion vectors) and merged with the level-0 records in merge order.
+func (t *bucketTask) lookupResult(ctx context.Context, recs []mergetree.Record) (*kvfile.KeyValue, error) {
+	key := recs[0].KV.Key
+	if t.c.merge.Engine == mergetree.FirstRow {
+		return t.c.merge.FirstRowLookup(recs, func() (bool, error) {
+			hit, err := t.lookup.find(ctx, key)
+			return hit != nil, err
+		})
 	}
-	if t.dvm != nil {
-		if err := t.dvm.NotifyNewDeletion(hit.file, hit.pos); err != nil {
+	var found *kvfile.KeyValue
+	if mergetree.HighLevel(recs) == nil {
+		hit, err := t.lookup.find(ctx, key)
+		if err != nil {
 			return nil, err
 		}
+		if hit != nil {
+			if t.dvm != nil {
+				if err := t.dvm.NotifyNewDeletion(hit.file, hit.pos); err != nil {
+					return nil, err
+				}
+			}
+			found = hit.kv
+		}
 	}
-	if hit.kv.Seq > kv.Seq {
-		return hit.kv, nil
-	}
-	return kv, nil
+	return t.c.merge.LookupMerge(recs, found), nil
 }
 
 // writeDeletionVectors writes the bucket's live deletion vectors into one new index file

@@ -19,6 +19,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
+	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/options"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
@@ -183,8 +184,10 @@ type Writer struct {
 	numBuckets int
 	// kindFilter drops the rows Java's RowKindFilter drops (ignore-delete, ignore-update-before).
 	ignoreDelete, ignoreUpdateBefore bool
-	partType                         types.DataType
-	partIdx                          []int
+	// merge merges a bucket's buffered records of one key (the table's merge function).
+	merge    *mergetree.Merge
+	partType types.DataType
+	partIdx  []int
 	// bufferMax is write-buffer-size: the memory of all the buckets' buffers together
 	// (Java's MemoryPoolFactory over one pool per writer); buffered is what they hold.
 	bufferMax, buffered int64
@@ -272,6 +275,7 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	if err != nil {
 		return nil, err
 	}
+	w.merge = comp.merge
 	if !comp.opts.WriteOnly && !cfg.writeOnly {
 		// MergeTreeCompactManagerFactory: a write-only writer has no compaction manager.
 		w.comp = comp
@@ -434,7 +438,10 @@ func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
 	if len(bw.buffer) == 0 {
 		return nil
 	}
-	records := mergeBuffer(bw.buffer)
+	records, err := mergeBuffer(bw.buffer, w.merge)
+	if err != nil {
+		return fmt.Errorf("write bucket %d: %w", bw.bucket, err)
+	}
 	w.buffered -= bw.bytes
 	bw.buffer, bw.bytes = nil, 0
 	rw, err := kvfile.NewRollingWriter(w.t.FileIO, w.layout, bw.restored.DataPaths,
@@ -459,23 +466,34 @@ func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
 	return nil
 }
 
-// mergeBuffer sorts records by key then sequence number and keeps the latest record of each key
-// (SortBufferWriteBuffer with DeduplicateMergeFunction; retractions are kept at level 0).
-func mergeBuffer(buf []*kvfile.KeyValue) []*kvfile.KeyValue {
+// mergeBuffer sorts records by key then as the table orders records of one key (sequence
+// fields, then sequence number) and merges each key's records with the table's merge function
+// (SortBufferWriteBuffer#forEach through ReducerMergeFunctionWrapper; retractions are kept at
+// level 0).
+func mergeBuffer(buf []*kvfile.KeyValue, merge *mergetree.Merge) ([]*kvfile.KeyValue, error) {
 	slices.SortStableFunc(buf, func(a, b *kvfile.KeyValue) int {
 		if c := binrow.CompareKeys(a.Key, b.Key); c != 0 {
 			return c
 		}
-		return int(a.Seq - b.Seq)
+		return merge.Compare(a, b)
 	})
 	out := buf[:0:0]
+	var group []mergetree.Record
 	for i, kv := range buf {
+		group = append(group, mergetree.Record{KV: kv, Level: -1})
 		if i+1 < len(buf) && binrow.CompareKeys(kv.Key, buf[i+1].Key) == 0 {
 			continue
 		}
-		out = append(out, kv)
+		res, err := merge.Reduce(group)
+		if err != nil {
+			return nil, err
+		}
+		if res != nil {
+			out = append(out, res)
+		}
+		group = group[:0]
 	}
-	return out
+	return out, nil
 }
 
 // WriteResult is the outcome of a committed write.
