@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/paimon-pkft/pkft/impl/inspect"
@@ -12,10 +15,27 @@ import (
 )
 
 // testEngines runs the cases of the table options that change how Go's writer and compaction
-// merge and rewrite records (issue 18): write/force-rewrite-all-files and write/first-row
-// (go->java, java-after-go).
+// merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row and
+// write/sequence-field/<variant> (go->java, java-after-go).
 func testEngines(t *testing.T) {
 	g := startGroup(t)
+	for _, v := range seqVariants() {
+		runCase(t, "write/sequence-field/"+v.name, "go->java", func(ctx context.Context) error {
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			return seqFieldWrites(ctx, g, v)
+		})
+		runCase(t, "write/sequence-field/"+v.name, "java-after-go", func(ctx context.Context) error {
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			if v.path == "" {
+				return errors.New("go->java did not pass: no Go-written table to continue")
+			}
+			return seqFieldAfterGo(ctx, g, v)
+		})
+	}
 	var first engineTable
 	runCase(t, "write/first-row", "go->java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
@@ -226,4 +246,207 @@ func firstRowWrites(ctx context.Context, g *maintainGroup, out *engineTable) err
 	}
 	out.path, out.fields, out.model = path, fields, m
 	return nil
+}
+
+// seqVariant is one table shape of write/sequence-field.
+type seqVariant struct {
+	name       string
+	descending bool
+	fullText   bool
+	options    map[string]string
+	path       string
+	model      *seqModel
+}
+
+func seqVariants() []*seqVariant {
+	return []*seqVariant{
+		{name: "full-text-dv", fullText: true, options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true",
+			pkfulltext.ColumnsOption: "content", "sequence.field": "ts"}},
+		{name: "descending-no-dv", descending: true, options: map[string]string{"bucket": "2", "sequence.field": "ts",
+			"sequence.field.sort-order": "descending"}},
+		{name: "two-fields-dv", options: map[string]string{"bucket": "3", "deletion-vectors.enabled": "true",
+			"sequence.field": "ts,content"}},
+	}
+}
+
+var seqFields = []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"ts", "BIGINT"}}
+
+// seqModel is the rows a sequence-field table holds: for each key the record that sorts last by
+// the sequence fields (nulls first, values reversed when descending), then by arrival.
+type seqModel struct {
+	*rowModel
+	descending bool
+	// fields are the sequence fields in order; arrival numbers each key's latest record.
+	fields  []string
+	arrival map[string]int
+	next    int
+	// retired keys were deleted by a retraction that won; they are never written again.
+	retired map[string]bool
+}
+
+func newSeqModel(descending bool, fields ...string) *seqModel {
+	return &seqModel{rowModel: newRowModel([]string{"id"}), descending: descending, fields: fields,
+		arrival: map[string]int{}, retired: map[string]bool{}}
+}
+
+// compare orders two records of one key as UserDefinedSeqComparator does (arrival breaks ties).
+func (m *seqModel) compare(a row, arrA int, b row, arrB int) int {
+	for _, f := range m.fields {
+		x, y := a[f], b[f]
+		switch {
+		case x == nil && y == nil:
+			continue
+		case x == nil:
+			return -1
+		case y == nil:
+			return 1
+		}
+		var c int
+		switch xv := x.(type) {
+		case int64:
+			c = cmp.Compare(xv, y.(int64))
+		case string:
+			c = cmp.Compare(xv, y.(string))
+		}
+		if m.descending {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(arrA, arrB)
+}
+
+func (m *seqModel) apply(rows []row) {
+	for _, r := range rows {
+		k := m.key(r)
+		m.next++
+		if old, ok := m.rows[k]; ok && m.compare(r, m.next, old, m.arrival[k]) < 0 {
+			continue
+		}
+		if kind := r["_rowKind"]; kind == "-D" || kind == "-U" {
+			delete(m.rows, k)
+			m.retired[k] = true
+			continue
+		}
+		c := row{}
+		for f, v := range r {
+			if f != "_rowKind" {
+				c[f] = v
+			}
+		}
+		m.rows[k], m.arrival[k] = c, m.next
+	}
+}
+
+// seqRows returns n records for random live keys of the model (some new ids from fresh) with
+// random ts values (a tenth null) and text, and del retractions that win (ts at the winning end)
+// for other live keys.
+func (m *seqModel) seqRows(seed uint64, n, del int, fresh []int) []row {
+	r := rand.New(rand.NewPCG(seed, 5))
+	keys := make([]string, 0, len(m.rows))
+	for k := range m.rows {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	texts := pkTextRows(seed, 0, n+len(fresh))
+	var out []row
+	ts := func() any {
+		if r.IntN(10) == 0 {
+			return nil
+		}
+		return int64(r.IntN(100))
+	}
+	for i := 0; i < n && len(keys) > 0; i++ {
+		id := m.rows[keys[r.IntN(len(keys))]]["id"]
+		out = append(out, row{"id": id, "content": texts[i]["content"], "ts": ts(), "_rowKind": "+U"})
+	}
+	for i, id := range fresh {
+		out = append(out, row{"id": id, "content": texts[n+i]["content"], "ts": ts()})
+	}
+	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	win := int64(1 << 40)
+	if m.descending {
+		win = -win
+	}
+	for i := 0; i < del && i < len(keys); i++ {
+		out = append(out, row{"id": m.rows[keys[i]]["id"], "content": nil, "ts": win, "_rowKind": "-D"})
+	}
+	return out
+}
+
+func ids(lo, hi int) []int {
+	out := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// seqFieldWrites is write/sequence-field/<variant> go->java: on a Java-created table with
+// sequence.field (ascending with deletion vectors and full-text, descending without deletion
+// vectors, two fields), Go writes rows with random sequence values (nulls among them), then
+// records of existing keys whose values may sort before or after the live ones, retractions
+// that win, a batch with keys written several times, and compacts fully. After each step
+// Java's read equals the model (for each key the record that sorts last); on the full-text
+// table every archive is current and Java's searches equal Go's.
+func seqFieldWrites(ctx context.Context, g *maintainGroup, v *seqVariant) error {
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "seq-"+v.name), "seq-"+v.name, seqFields, []string{"id"}, nil, v.options, nil)
+	if err != nil {
+		return err
+	}
+	m := newSeqModel(v.descending, "ts")
+	if v.name == "two-fields-dv" {
+		m.fields = []string{"ts", "content"}
+	}
+	for i, name := range []string{"the first write", "the second write", "the repeated keys", "the full compaction"} {
+		var rows []row
+		switch i {
+		case 0:
+			rows = m.seqRows(101, 0, 0, ids(0, 150))
+		case 1:
+			rows = m.seqRows(102, 60, 15, ids(150, 200))
+		case 2:
+			rows = m.seqRows(103, 90, 5, nil)
+		case 3:
+			rows = m.seqRows(104, 30, 0, nil)
+		}
+		if err := goWrite(ctx, g, path, rows); err != nil {
+			return err
+		}
+		m.apply(rows)
+		if i == 3 {
+			if _, err := goCompact(ctx, g, path); err != nil {
+				return err
+			}
+		}
+		if err := checkJavaViewOf(ctx, g, path, m.rowModel, seqFields, v.fullText, i > 0); err != nil {
+			return fmt.Errorf("after %s: %w", name, err)
+		}
+	}
+	v.path, v.model = path, m
+	return nil
+}
+
+// seqFieldAfterGo is java-after-go: Java writes records of existing keys with random sequence
+// values and compacts fully, then Go writes again; after each Java's read equals the model.
+func seqFieldAfterGo(ctx context.Context, g *maintainGroup, v *seqVariant) error {
+	more := v.model.seqRows(111, 50, 5, ids(300, 320))
+	if err := g.proc.Call(ctx, "write", map[string]any{"path": v.path, "rows": more}, nil); err != nil {
+		return err
+	}
+	v.model.apply(more)
+	if err := g.proc.Call(ctx, "compact", map[string]any{"path": v.path}, nil); err != nil {
+		return err
+	}
+	if err := checkJavaView(ctx, g, v.path, v.model.rowModel, seqFields, v.fullText); err != nil {
+		return fmt.Errorf("after Java's write and compaction: %w", err)
+	}
+	again := v.model.seqRows(112, 40, 0, ids(320, 330))
+	if err := goWrite(ctx, g, v.path, again); err != nil {
+		return err
+	}
+	v.model.apply(again)
+	return checkJavaViewOf(ctx, g, v.path, v.model.rowModel, seqFields, v.fullText, true)
 }

@@ -19,8 +19,10 @@ func TestDecide(t *testing.T) {
 		{"merge-engine", "deduplicate", Honoured, false},
 		{"merge-engine", "Partial-Update", Honoured, true},
 		{"first-row.ignore-delete", "true", Honoured, false}, // a fallback key of ignore-delete
-		{"sequence.field", "ts", Refused, true},
-		{"sequence.field", " ", Refused, false}, // blank: unset for Java's writer
+		{"sequence.field", "ts", Honoured, false},            // the schema check is the writer's (mergetree.ParseMerge)
+		{"sequence.field.sort-order", "DESCENDING", Honoured, false},
+		{"sequence.field.sort-order", "random", Honoured, true},
+		{"sequence.snapshot-ordering", "true", Refused, true},
 		{"rowkind.field", "k", Refused, true},
 		{"compaction.force-rewrite-all-files", "false", Honoured, false},
 		{"compaction.force-rewrite-all-files", "TRUE", Honoured, false},

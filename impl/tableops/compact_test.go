@@ -80,7 +80,7 @@ func TestCompactJavaTables(t *testing.T) {
 // TestCompactRefusesOtherMergeEnginesAndSortedIndexes checks the refusals name what they refuse.
 func TestCompactRefusesOtherMergeEnginesAndSortedIndexes(t *testing.T) {
 	ctx := context.Background()
-	for opt, val := range map[string]string{"merge-engine": "partial-update", "pk-btree.index.columns": "content", "sequence.field": "id"} {
+	for opt, val := range map[string]string{"merge-engine": "partial-update", "pk-btree.index.columns": "content", "sequence.field": "nope"} {
 		root := copyGolden(t, "two-levels")
 		tbl := table.Open(fileio.NewLocal(), root)
 		s, err := tbl.LatestSchema(ctx)
