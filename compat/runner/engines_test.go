@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/paimon-pkft/pkft/impl/inspect"
@@ -15,10 +16,42 @@ import (
 )
 
 // testEngines runs the cases of the table options that change how Go's writer and compaction
-// merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row and
-// write/sequence-field/<variant> (go->java, java-after-go).
+// merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row,
+// write/sequence-field/<variant> and write/rowkind-field (go->java, java-after-go).
 func testEngines(t *testing.T) {
 	g := startGroup(t)
+	var kinds engineTable
+	runCase(t, "write/rowkind-field", "go->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return rowKindFieldWrites(ctx, g, &kinds)
+	})
+	runCase(t, "write/rowkind-field", "java-after-go", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		if kinds.path == "" {
+			return errors.New("go->java did not pass: no Go-written table to continue")
+		}
+		more := kindsInField(append(updatesAndDeletes(kinds.model, 121, 20, 10), textRows(400, 430, 122)...), 123)
+		if err := g.proc.Call(ctx, "write", map[string]any{"path": kinds.path, "rows": more}, nil); err != nil {
+			return err
+		}
+		applyKindField(kinds.model, more)
+		if err := g.proc.Call(ctx, "compact", map[string]any{"path": kinds.path}, nil); err != nil {
+			return err
+		}
+		if err := checkJavaView(ctx, g, kinds.path, kinds.model, kinds.fields, true); err != nil {
+			return fmt.Errorf("after Java's write and compaction: %w", err)
+		}
+		again := kindsInField(append(updatesAndDeletes(kinds.model, 124, 10, 10), textRows(430, 440, 125)...), 126)
+		if err := goWrite(ctx, g, kinds.path, again); err != nil {
+			return err
+		}
+		applyKindField(kinds.model, again)
+		return checkJavaView(ctx, g, kinds.path, kinds.model, kinds.fields, true)
+	})
 	for _, v := range seqVariants() {
 		runCase(t, "write/sequence-field/"+v.name, "go->java", func(ctx context.Context) error {
 			if err := g.need(ctx, writeCommands...); err != nil {
@@ -449,4 +482,79 @@ func seqFieldAfterGo(ctx context.Context, g *maintainGroup, v *seqVariant) error
 	}
 	v.model.apply(again)
 	return checkJavaViewOf(ctx, g, v.path, v.model.rowModel, seqFields, v.fullText, true)
+}
+
+// kindsInField moves each row's kind into its op field (spelled in random case) and marks every
+// row +I, so that only rowkind.field can make a row an update or a retraction.
+func kindsInField(rows []row, seed uint64) []row {
+	r := rand.New(rand.NewPCG(seed, 9))
+	out := make([]row, len(rows))
+	for i, x := range rows {
+		c := row{}
+		for k, v := range x {
+			c[k] = v
+		}
+		kind, _ := c["_rowKind"].(string)
+		if kind == "" {
+			kind = "+I"
+		}
+		if r.IntN(3) == 0 {
+			kind = strings.ToLower(kind)
+		}
+		c["op"], c["_rowKind"] = kind, "+I"
+		out[i] = c
+	}
+	return out
+}
+
+// applyKindField applies rows whose kind is their op field to the model.
+func applyKindField(m *rowModel, rows []row) {
+	for _, x := range rows {
+		c := row{}
+		for k, v := range x {
+			c[k] = v
+		}
+		c["_rowKind"] = strings.ToUpper(c["op"].(string))
+		m.apply([]row{c})
+	}
+}
+
+// rowKindFieldWrites is write/rowkind-field go->java: on a Java-created full-text table with
+// deletion vectors and rowkind.field = op, Go writes rows, then updates, deletes and
+// UPDATE_BEFOREs spelled only in op (in either case; every row's own kind is +I), and compacts
+// fully. After each step Java reads the model's rows (op as written), every archive is current
+// by Java's state and Java's searches equal Go's.
+func rowKindFieldWrites(ctx context.Context, g *maintainGroup, out *engineTable) error {
+	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"op", "STRING"}}
+	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content", "rowkind.field": "op"}
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "rowkind-field"), "rowkind-field", fields, []string{"id"}, nil, opts, nil)
+	if err != nil {
+		return err
+	}
+	m := newRowModel([]string{"id"})
+	for i, name := range []string{"the first write", "the updates and deletes", "the full compaction"} {
+		var rows []row
+		switch i {
+		case 0:
+			rows = kindsInField(textRows(0, 150, 131), 132)
+		case 1:
+			rows = kindsInField(append(updatesAndDeletes(m, 133, 40, 30), textRows(150, 200, 134)...), 135)
+		case 2:
+			rows = kindsInField(updatesAndDeletes(m, 136, 10, 10), 137)
+		}
+		if err := goWrite(ctx, g, path, rows); err != nil {
+			return err
+		}
+		applyKindField(m, rows)
+		if i == 2 {
+			if _, err := goCompact(ctx, g, path); err != nil {
+				return err
+			}
+		}
+		if err := checkJavaViewOf(ctx, g, path, m, fields, true, i > 0); err != nil {
+			return fmt.Errorf("after %s: %w", name, err)
+		}
+	}
+	out.path, out.fields, out.model = path, fields, m
+	return nil
 }

@@ -160,7 +160,7 @@ func declaredOptions() []Entry {
 		{Key: "aggregation.remove-record-on-delete", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Refused, Reason: "the aggregation merge engine is not implemented"},
 		{Key: "partial-update.remove-record-on-delete", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Refused, Reason: "the partial-update merge engine is not implemented"},
 		{Key: "partial-update.remove-record-on-sequence-group", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "the partial-update merge engine is not implemented"},
-		{Key: "rowkind.field", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "Java takes each row's kind from the field; Go does not"},
+		{Key: "rowkind.field", Source: "CoreOptions", Type: "String", Class: Honoured, Reason: "each written row's kind is the field's value (+I, -U, +U, -D in any case; RowKindGenerator), before ignore-delete filters it; a missing or non-string field is Java's error", Test: "TestRowKindField, TestConformance/write/rowkind-field"},
 		{Key: "scan.mode", Source: "CoreOptions", Type: "StartupMode", Default: "default", HasDefault: true, Fallback: []string{"log.scan"}, Class: Inert, Reason: reasonRead},
 		{Key: "scan.timestamp", Source: "CoreOptions", Type: "String", Class: Inert, Reason: reasonRead},
 		{Key: "scan.timestamp-millis", Source: "CoreOptions", Type: "Long", Fallback: []string{"log.scan.timestamp-millis"}, Class: Inert, Reason: reasonRead},

@@ -23,7 +23,7 @@ func TestDecide(t *testing.T) {
 		{"sequence.field.sort-order", "DESCENDING", Honoured, false},
 		{"sequence.field.sort-order", "random", Honoured, true},
 		{"sequence.snapshot-ordering", "true", Refused, true},
-		{"rowkind.field", "k", Refused, true},
+		{"rowkind.field", "k", Honoured, false}, // the field is the writer's check
 		{"compaction.force-rewrite-all-files", "false", Honoured, false},
 		{"compaction.force-rewrite-all-files", "TRUE", Honoured, false},
 		{"compaction.force-rewrite-all-files", "yes", Honoured, true}, // Java cannot parse it
@@ -53,8 +53,8 @@ func TestDecide(t *testing.T) {
 }
 
 func TestCheckNamesEveryRefusal(t *testing.T) {
-	err := New().Check(map[string]string{"bucket": "2", "rowkind.field": "k", "record-level.expire-time": "1 d", "scan.mode": "latest"})
-	if err == nil || !strings.Contains(err.Error(), "rowkind.field") || !strings.Contains(err.Error(), "record-level.expire-time") || strings.Contains(err.Error(), "scan.mode") {
+	err := New().Check(map[string]string{"bucket": "2", "sequence.snapshot-ordering": "true", "record-level.expire-time": "1 d", "scan.mode": "latest"})
+	if err == nil || !strings.Contains(err.Error(), "sequence.snapshot-ordering") || !strings.Contains(err.Error(), "record-level.expire-time") || strings.Contains(err.Error(), "scan.mode") {
 		t.Fatalf("Check: %v", err)
 	}
 	if err := New().Check(map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}); err != nil {

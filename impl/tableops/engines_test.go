@@ -353,3 +353,53 @@ func TestSequenceField(t *testing.T) {
 		}
 	}
 }
+
+// TestRowKindField checks rowkind.field as Java's TableWriteImpl applies it through
+// RowKindGenerator: a row's kind is the field's value in any case, whatever kind the caller
+// passes, and ignore-delete then drops retractions; a null or unknown value fails the write with
+// Java's message, and a missing or non-string field refuses the writer, with nothing written.
+func TestRowKindField(t *testing.T) {
+	ctx := context.Background()
+	I := types.Insert
+	tbl, root := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "rowkind.field": "content"})
+	// The caller's kind is Insert throughout: the field decides.
+	rows := [][]any{{I, int32(1), "+I", int32(1)}, {I, int32(2), "+i", int32(2)}, {I, int32(3), "+I", int32(3)}, {I, int32(4), "+I", int32(4)}}
+	if err := writeRows(t, tbl, rows...); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRows(t, tbl, []any{I, int32(1), "-D", nil}, []any{I, int32(2), "-u", nil}, []any{I, int32(3), "+U", int32(30)}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int32]string{3: "+U/30", 4: "+I/4"}
+	if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	before := listFiles(t, root)
+	for v, msg := range map[any]string{nil: "Row kind cannot be null.", "x": "Unsupported short string 'x' for row kind."} {
+		err := writeRows(t, tbl, []any{I, int32(9), v, int32(9)})
+		if err == nil || !contains(err.Error(), msg) {
+			t.Errorf("rowkind %v: error %v, want %q", v, err, msg)
+		}
+	}
+	if !slices.Equal(listFiles(t, root), before) {
+		t.Error("failed writes changed the files")
+	}
+	setOptions(t, root, map[string]string{"ignore-delete": "true"})
+	if err := writeRows(t, tbl, []any{I, int32(4), "-D", nil}); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+		t.Fatalf("after a delete under ignore-delete: %v, want %v", got, want)
+	}
+	for field, msg := range map[string]string{"v": "only support string type for rowkind, but v is INT",
+		"nope": "Rowkind field: 'nope' can not be found in table schema."} {
+		setOptions(t, root, map[string]string{"rowkind.field": field})
+		before := listFiles(t, root)
+		if _, err := tableops.OpenWriter(ctx, tbl, nil); !errors.Is(err, tableops.ErrUnsupportedTable) || !contains(err.Error(), msg) {
+			t.Errorf("rowkind.field = %s: %v, want %q", field, err, msg)
+		}
+		if !slices.Equal(listFiles(t, root), before) {
+			t.Errorf("rowkind.field = %s: files changed", field)
+		}
+	}
+}

@@ -185,9 +185,11 @@ type Writer struct {
 	// kindFilter drops the rows Java's RowKindFilter drops (ignore-delete, ignore-update-before).
 	ignoreDelete, ignoreUpdateBefore bool
 	// merge merges a bucket's buffered records of one key (the table's merge function).
-	merge    *mergetree.Merge
-	partType types.DataType
-	partIdx  []int
+	merge *mergetree.Merge
+	// rowKindIdx is the position of rowkind.field (-1: unset), whose value is a row's kind.
+	rowKindIdx int
+	partType   types.DataType
+	partIdx    []int
 	// bufferMax is write-buffer-size: the memory of all the buckets' buffers together
 	// (Java's MemoryPoolFactory over one pool per writer); buffered is what they hold.
 	bufferMax, buffered int64
@@ -260,6 +262,9 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	}
 	if w.ignoreUpdateBefore, err = schema.BoolOption(r.Schema.Options, IgnoreUpdateBeforeOpt, false); err != nil {
 		return nil, err
+	}
+	if w.rowKindIdx, err = rowKindField(r.Schema); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	if w.bucketKeys, err = r.Schema.BucketKeys(); err != nil {
 		return nil, err
@@ -342,8 +347,15 @@ func (w *Writer) checkWrite(kind types.RowKind, row []any) error {
 	return nil
 }
 
-// add buffers a validated row the writer owns.
+// add buffers a validated row the writer owns. With rowkind.field the row's kind is the field's
+// value, whatever kind the caller gave (TableWriteImpl through RowKindGenerator).
 func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
+	if w.rowKindIdx >= 0 {
+		var err error
+		if kind, err = rowKindOf(row[w.rowKindIdx]); err != nil {
+			return err
+		}
+	}
 	// RowKindFilter: the table writer drops these rows before anything else.
 	if (kind == types.Delete && w.ignoreDelete) || (kind == types.UpdateBefore && (w.ignoreDelete || w.ignoreUpdateBefore)) {
 		return nil
