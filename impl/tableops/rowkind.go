@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
@@ -53,4 +54,22 @@ func rowKindOf(v any) (types.RowKind, error) {
 		return types.Delete, nil
 	}
 	return 0, fmt.Errorf("Unsupported short string '%s' for row kind.", s)
+}
+
+// ValidateMergeOptions checks a new table's schema as Java's SchemaValidation checks the options
+// Go's writer merges by (merge-engine, sequence.field with its order, first-row without deletion
+// vectors, rowkind.field naming a field), with Java's messages, and refuses sequence fields of
+// types Go does not order; nil when the schema passes.
+func ValidateMergeOptions(s *schema.TableSchema) error {
+	opts, err := mergetree.ParseOptions(s.Options)
+	if err != nil {
+		return err
+	}
+	if _, err := mergetree.ParseMerge(s, opts.NeedLookup); err != nil {
+		return err
+	}
+	if name, ok := s.Options[RowKindFieldOption]; ok && !slices.ContainsFunc(s.Fields, func(f types.DataField) bool { return f.Name == name }) {
+		return fmt.Errorf("Rowkind field: '%s' can not be found in table schema.", name)
+	}
+	return nil
 }
