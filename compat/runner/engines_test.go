@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
@@ -17,9 +18,42 @@ import (
 
 // testEngines runs the cases of the table options that change how Go's writer and compaction
 // merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row,
-// write/sequence-field/<variant> and write/rowkind-field (go->java, java-after-go).
+// write/sequence-field/<variant>, write/rowkind-field and write/record-level-expire (go->java,
+// java-after-go).
 func testEngines(t *testing.T) {
 	g := startGroup(t)
+	var expiring engineTable
+	runCase(t, "write/record-level-expire", "go->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return recordExpireWrites(ctx, g, &expiring)
+	})
+	runCase(t, "write/record-level-expire", "java-after-go", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		if expiring.path == "" {
+			return errors.New("go->java did not pass: no Go-written table to continue")
+		}
+		more := expiringRows(expiring.model, 141, ids(400, 440))
+		if err := g.proc.Call(ctx, "write", map[string]any{"path": expiring.path, "rows": more}, nil); err != nil {
+			return err
+		}
+		applyExpiring(expiring.model, more)
+		if err := g.proc.Call(ctx, "compact", map[string]any{"path": expiring.path}, nil); err != nil {
+			return err
+		}
+		if err := checkJavaView(ctx, g, expiring.path, expiring.model, expiring.fields, true); err != nil {
+			return fmt.Errorf("after Java's write and compaction: %w", err)
+		}
+		again := expiringRows(expiring.model, 142, ids(440, 460))
+		if err := goWrite(ctx, g, expiring.path, again); err != nil {
+			return err
+		}
+		applyExpiring(expiring.model, again)
+		return checkJavaView(ctx, g, expiring.path, expiring.model, expiring.fields, true)
+	})
 	var kinds engineTable
 	runCase(t, "write/rowkind-field", "go->java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
@@ -546,6 +580,99 @@ func rowKindFieldWrites(ctx context.Context, g *maintainGroup, out *engineTable)
 			return err
 		}
 		applyKindField(m, rows)
+		if i == 2 {
+			if _, err := goCompact(ctx, g, path); err != nil {
+				return err
+			}
+		}
+		if err := checkJavaViewOf(ctx, g, path, m, fields, true, i > 0); err != nil {
+			return fmt.Errorf("after %s: %w", name, err)
+		}
+	}
+	out.path, out.fields, out.model = path, fields, m
+	return nil
+}
+
+// expireSeconds is the record-level.expire-time of write/record-level-expire.
+const expireSeconds = 3600
+
+// expiringRows returns new rows for fresh ids and updates and deletes of live keys of m, their ts
+// (BIGINT) fresh in seconds or milliseconds, two hours old (expired), or null; every row's
+// content is new text.
+func expiringRows(m *rowModel, seed uint64, fresh []int) []row {
+	r := rand.New(rand.NewPCG(seed, 11))
+	now := time.Now().Unix()
+	ts := func() any {
+		switch r.IntN(6) {
+		case 0:
+			return nil
+		case 1, 2:
+			return now - 2*expireSeconds
+		case 3:
+			return now * 1000
+		}
+		return now
+	}
+	texts := pkTextRows(seed, 0, len(fresh)+60)
+	var out []row
+	for i, id := range fresh {
+		out = append(out, row{"id": id, "content": texts[i]["content"], "ts": ts()})
+	}
+	keys := make([]string, 0, len(m.rows))
+	for k := range m.rows {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	for i := 0; i < 60 && i < len(keys); i++ {
+		kind := "+U"
+		if i%4 == 0 {
+			kind = "-D"
+		}
+		out = append(out, row{"id": m.rows[keys[i]]["id"], "content": texts[len(fresh)+i]["content"], "ts": ts(), "_rowKind": kind})
+	}
+	return out
+}
+
+// applyExpiring applies rows to the model as compaction under record-level expiry leaves them:
+// a record whose ts is older than the expiry is dropped before merging (an expired update or
+// delete leaves the key's earlier row).
+func applyExpiring(m *rowModel, rows []row) {
+	now := time.Now().Unix()
+	for _, r := range rows {
+		if v, ok := r["ts"].(int64); ok {
+			if v >= 1_000_000_000_000 {
+				v /= 1000
+			}
+			if now-expireSeconds > v {
+				continue
+			}
+		}
+		m.apply([]row{r})
+	}
+}
+
+// recordExpireWrites is write/record-level-expire go->java: on a Java-created full-text table
+// with deletion vectors, record-level.expire-time = 1 h and record-level.time-field = ts
+// (BIGINT), Go writes rows of which some are two hours old, then updates and deletes of live keys
+// (some of them expired) with new rows, and compacts fully. After each step Java reads the model
+// (expired records never enter it, an expired update or delete leaves the earlier row), every
+// archive is current by Java's state and Java's searches equal Go's.
+func recordExpireWrites(ctx context.Context, g *maintainGroup, out *engineTable) error {
+	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"ts", "BIGINT"}}
+	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content",
+		"record-level.expire-time": fmt.Sprintf("%d s", expireSeconds), "record-level.time-field": "ts"}
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "record-expire"), "record-expire", fields, []string{"id"}, nil, opts, nil)
+	if err != nil {
+		return err
+	}
+	m := newRowModel([]string{"id"})
+	for i, name := range []string{"the first write", "the updates and deletes", "the full compaction"} {
+		rows := expiringRows(m, uint64(150+i), ids(100*i, 100*i+100))
+		if err := goWrite(ctx, g, path, rows); err != nil {
+			return err
+		}
+		applyExpiring(m, rows)
 		if i == 2 {
 			if _, err := goCompact(ctx, g, path); err != nil {
 				return err

@@ -53,8 +53,8 @@ func TestDecide(t *testing.T) {
 }
 
 func TestCheckNamesEveryRefusal(t *testing.T) {
-	err := New().Check(map[string]string{"bucket": "2", "sequence.snapshot-ordering": "true", "record-level.expire-time": "1 d", "scan.mode": "latest"})
-	if err == nil || !strings.Contains(err.Error(), "sequence.snapshot-ordering") || !strings.Contains(err.Error(), "record-level.expire-time") || strings.Contains(err.Error(), "scan.mode") {
+	err := New().Check(map[string]string{"bucket": "2", "sequence.snapshot-ordering": "true", "changelog-producer": "input", "scan.mode": "latest"})
+	if err == nil || !strings.Contains(err.Error(), "sequence.snapshot-ordering") || !strings.Contains(err.Error(), "changelog-producer") || strings.Contains(err.Error(), "scan.mode") {
 		t.Fatalf("Check: %v", err)
 	}
 	if err := New().Check(map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}); err != nil {

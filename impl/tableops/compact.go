@@ -146,6 +146,10 @@ type compaction struct {
 	dvEnabled   bool
 	// merge is how records of one key merge (merge engine, ignore-delete, sequence fields).
 	merge *mergetree.Merge
+	// expire drops expired records (record-level.expire-time; nil without); schemas caches the
+	// schemas of data files, whose statistics it reads.
+	expire  *mergetree.RecordExpire
+	schemas sync.Map
 
 	// selected are the buckets the first plan compacts; work what each bucket's current plan
 	// generated (to delete when it is planned again or the compaction fails); results what
@@ -209,6 +213,9 @@ func (c *compaction) options() error {
 	}
 	c.dvEnabled = dvOn
 	if c.merge, err = mergetree.ParseMerge(c.r.Schema, c.opts.NeedLookup); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	}
+	if c.expire, err = mergetree.ParseRecordExpire(c.r.Schema); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil
@@ -513,12 +520,13 @@ func sortedRuns(files []keyedFile) [][]keyedFile {
 }
 
 // runReader reads the records of one sorted run, file after file, skipping rows that deletion
-// vectors delete.
+// vectors delete and records keep (when set) refuses.
 type runReader struct {
 	c     *compaction
 	rb    *restore.RestoredBucket
 	files []keyedFile
 	dvs   map[string]dv.DeletionVector
+	keep  func(*kvfile.KeyValue) bool
 	cur   *kvfile.Reader
 	curDV dv.DeletionVector
 	// level is the level of the file the last record came from.
@@ -560,6 +568,9 @@ func (r *runReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
 		}
 		r.read++
 		if r.curDV != nil && r.curDV.IsDeleted(pos) {
+			continue
+		}
+		if r.keep != nil && !r.keep(kv) {
 			continue
 		}
 		return kv, nil
@@ -611,10 +622,12 @@ func (h *kvHeap) Pop() any {
 	return x
 }
 
-func newMergeReader(ctx context.Context, c *compaction, rb *restore.RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector) (*mergeReader, error) {
+// newMergeReader opens the runs of a section; keep, when set, drops records as they are read
+// (RecordLevelExpire#wrap).
+func newMergeReader(ctx context.Context, c *compaction, rb *restore.RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector, keep func(*kvfile.KeyValue) bool) (*mergeReader, error) {
 	m := &mergeReader{h: kvHeap{merge: c.merge}}
 	for i, run := range section {
-		rr := &runReader{c: c, rb: rb, files: run, dvs: dvs}
+		rr := &runReader{c: c, rb: rb, files: run, dvs: dvs, keep: keep}
 		m.runs = append(m.runs, rr)
 		kv, err := rr.next(ctx)
 		if err == io.EOF {

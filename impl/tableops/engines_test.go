@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
@@ -401,5 +402,76 @@ func TestRowKindField(t *testing.T) {
 		if !slices.Equal(listFiles(t, root), before) {
 			t.Errorf("rowkind.field = %s: files changed", field)
 		}
+	}
+}
+
+// TestRecordLevelExpire checks record-level.expire-time with record-level.time-field (INT
+// seconds) as Java's compaction applies them, with and without deletion vectors: compaction
+// drops records older than the expiry (an expired update of a live key leaves the older record,
+// which is read through the same filter and kept), keeps records whose time is null, rewrites a
+// level-0 file whose statistics show an expired record instead of moving it up, and a full
+// compaction of a compacted top level rewrites the files holding expired records; a time field
+// of another type is Java's error.
+func TestRecordLevelExpire(t *testing.T) {
+	ctx := context.Background()
+	I := types.Insert
+	now := int32(time.Now().Unix())
+	old, fresh := now-7200, now
+	for _, dv := range []bool{false, true} {
+		t.Run(fmt.Sprintf("dv=%v", dv), func(t *testing.T) {
+			tbl, root := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": fmt.Sprint(dv)})
+			if err := writeRows(t, tbl, []any{I, int32(1), "a", fresh}, []any{I, int32(2), "b", old}, []any{I, int32(3), "c", nil}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
+				t.Fatal(err)
+			}
+			// Without the option every record stays; then the top level's file has an expired
+			// record and a full compaction rewrites it.
+			if got := liveRecords(t, tbl); len(got) != 3 {
+				t.Fatalf("before the option: %v", got)
+			}
+			setOptions(t, root, map[string]string{"record-level.expire-time": "1 h", "record-level.time-field": "v"})
+			res, err := tableops.Compact(ctx, tbl, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Snapshot == nil {
+				t.Fatal("the full compaction of a top level with an expired record committed nothing")
+			}
+			want := map[int32]string{1: fmt.Sprintf("a/%d", fresh), 3: "c/<nil>"}
+			if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+				t.Fatalf("after the full compaction: %v, want %v", got, want)
+			}
+			// An expired update of key 1, an expired new key, a fresh new key.
+			if err := writeRows(t, tbl, []any{I, int32(1), "x", old}, []any{I, int32(4), "d", old}, []any{I, int32(5), "e", fresh}); err != nil {
+				t.Fatal(err)
+			}
+			res, err = tableops.Compact(ctx, tbl, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[5] = fmt.Sprintf("e/%d", fresh)
+			if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+				t.Fatalf("after expired writes: %v, want %v", got, want)
+			}
+			for _, b := range res.Buckets {
+				if b.Upgraded > 0 {
+					t.Errorf("bucket %d: %d files moved up, though each held an expired record", b.Bucket, b.Upgraded)
+				}
+			}
+		})
+	}
+	tbl, root := newTable(t, map[string]string{"bucket": "1", "record-level.expire-time": "1 h", "record-level.time-field": "content"})
+	before := listFiles(t, root)
+	_, werr := tableops.OpenWriter(ctx, tbl, nil)
+	_, cerr := tableops.Compact(ctx, tbl, nil)
+	for _, err := range []error{werr, cerr} {
+		if !errors.Is(err, tableops.ErrUnsupportedTable) || !contains(err.Error(), "The record level time field type should be one of INT, BIGINT, or TIMESTAMP") {
+			t.Errorf("a STRING time field: %v", err)
+		}
+	}
+	if !slices.Equal(listFiles(t, root), before) {
+		t.Error("a STRING time field: files changed")
 	}
 }

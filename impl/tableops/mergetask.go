@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/restore"
+	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
@@ -76,6 +77,10 @@ type bucketTask struct {
 	dropDelete bool
 	lookup     *levelLookup
 	bc         *BucketCompaction
+	// now is the time record-level expiry compares with, in epoch seconds; expireErr the first
+	// error reading a file's statistics for it.
+	now       int64
+	expireErr error
 }
 
 // compactFiles compacts one bucket whose merge tree holds files (the snapshot's data files,
@@ -99,7 +104,7 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 	if err != nil {
 		return nil, fmt.Errorf("bucket %d: %w", rb.Bucket, err)
 	}
-	t := &bucketTask{c: c, rb: rb, levels: levels, keys: keys, maxLevel: levels.MaxLevel(),
+	t := &bucketTask{c: c, rb: rb, levels: levels, keys: keys, maxLevel: levels.MaxLevel(), now: time.Now().Unix(),
 		bc: &BucketCompaction{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket}}
 	vectors := map[string]dv.DeletionVector{}
 	if len(rb.DeletionVectorFiles()) > 0 {
@@ -126,7 +131,14 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 	if !c.full {
 		strategy = mergetree.NewStrategy(c.opts, restored, nil)
 	}
-	unit, dropDelete, err := mergetree.TriggerCompaction(mergetree.ClockAt(time.Now()), strategy, levels, c.full, c.opts, hasDV)
+	var expired func(*meta.DataFileMeta) bool
+	if c.expire != nil {
+		expired = func(f *meta.DataFileMeta) bool { return t.fileExpired(ctx, f) }
+	}
+	unit, dropDelete, err := mergetree.TriggerCompaction(mergetree.ClockAt(time.Now()), strategy, levels, c.full, c.opts, hasDV, expired)
+	if err == nil {
+		err = t.expireErr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bucket %d: pick compaction: %w", rb.Bucket, err)
 	}
@@ -235,7 +247,10 @@ func containsDeletes(f *meta.DataFileMeta) bool {
 // rewritten (deletes are dropped there), a file on another level goes through the rewriter's
 // upgrade.
 func (t *bucketTask) upgrade(ctx context.Context, kf keyedFile) error {
-	if (t.out == t.maxLevel && containsDeletes(kf.f)) || t.c.opts.ForceRewriteAllFiles {
+	if (t.out == t.maxLevel && containsDeletes(kf.f)) || t.c.opts.ForceRewriteAllFiles || t.fileExpired(ctx, kf.f) {
+		if t.expireErr != nil {
+			return t.expireErr
+		}
 		return t.rewrite(ctx, [][][]keyedFile{{{kf}}})
 	}
 	if kf.f.Level == t.out {
@@ -255,6 +270,50 @@ func (t *bucketTask) upgrade(ctx context.Context, kf keyedFile) error {
 	rewriteFile := (t.dvm != nil && containsDeletes(kf.f)) ||
 		(t.out != t.maxLevel && (t.c.merge.Engine != mergetree.Deduplicate || len(t.c.merge.SeqFields) > 0))
 	return t.merge(ctx, [][][]keyedFile{{{kf}}}, t.dvm != nil, true, rewriteFile)
+}
+
+// keep is the record filter of record-level expiry (nil without it).
+func (t *bucketTask) keep() func(*kvfile.KeyValue) bool {
+	if t.c.expire == nil {
+		return nil
+	}
+	return func(kv *kvfile.KeyValue) bool { return t.c.expire.Keep(kv.Value, t.now) }
+}
+
+// fileExpired is MergeTreeCompactTask#containsExpiredRecords; an error reading the file's schema
+// or statistics is kept in t.expireErr (and the file reported expired, so that the caller stops).
+func (t *bucketTask) fileExpired(ctx context.Context, f *meta.DataFileMeta) bool {
+	if t.c.expire == nil {
+		return false
+	}
+	s, err := t.c.schemaOf(ctx, f.SchemaID)
+	var expired bool
+	if err == nil {
+		expired, err = t.c.expire.FileExpired(f, s, t.now)
+	}
+	if err != nil {
+		if t.expireErr == nil {
+			t.expireErr = fmt.Errorf("record-level expiry: %w", err)
+		}
+		return true
+	}
+	return expired
+}
+
+// schemaOf returns the table's schema of the given id (cached).
+func (c *compaction) schemaOf(ctx context.Context, id int64) (*schema.TableSchema, error) {
+	if id == c.r.Schema.ID {
+		return c.r.Schema, nil
+	}
+	if s, ok := c.schemas.Load(id); ok {
+		return s.(*schema.TableSchema), nil
+	}
+	s, err := c.t.Schema(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.schemas.Store(id, s)
+	return s, nil
 }
 
 func (t *bucketTask) moveUp(f *meta.DataFileMeta) {
@@ -299,7 +358,7 @@ func (t *bucketTask) merge(ctx context.Context, candidate [][][]keyedFile, dropD
 	}
 	var before []*meta.DataFileMeta
 	for _, section := range candidate {
-		m, err := newMergeReader(ctx, t.c, t.rb, section, t.dvs)
+		m, err := newMergeReader(ctx, t.c, t.rb, section, t.dvs, t.keep())
 		if err != nil {
 			return err
 		}
@@ -506,6 +565,10 @@ func (c *levelCursor) advance(ctx context.Context) error {
 			return fmt.Errorf("look up in %s: %w", c.files[c.idx].f.FileName, err)
 		}
 		if c.vec != nil && c.vec.IsDeleted(pos) {
+			continue
+		}
+		// The lookup reads through the expiry filter, except first-row's (its own reader).
+		if c.t.c.expire != nil && c.t.c.merge.Engine != mergetree.FirstRow && !c.t.c.expire.Keep(kv.Value, c.t.now) {
 			continue
 		}
 		c.cur, c.pos = kv, pos

@@ -58,14 +58,18 @@ func rowKindOf(v any) (types.RowKind, error) {
 
 // ValidateMergeOptions checks a new table's schema as Java's SchemaValidation checks the options
 // Go's writer merges by (merge-engine, sequence.field with its order, first-row without deletion
-// vectors, rowkind.field naming a field), with Java's messages, and refuses sequence fields of
-// types Go does not order; nil when the schema passes.
+// vectors, rowkind.field naming a field, record-level.time-field naming an INT, BIGINT or
+// TIMESTAMP field), with Java's messages, and refuses sequence fields of types Go does not order;
+// nil when the schema passes.
 func ValidateMergeOptions(s *schema.TableSchema) error {
 	opts, err := mergetree.ParseOptions(s.Options)
 	if err != nil {
 		return err
 	}
 	if _, err := mergetree.ParseMerge(s, opts.NeedLookup); err != nil {
+		return err
+	}
+	if _, err := mergetree.ParseRecordExpire(s); err != nil && !errors.Is(err, mergetree.ErrNoRecordTimeField) {
 		return err
 	}
 	if name, ok := s.Options[RowKindFieldOption]; ok && !slices.ContainsFunc(s.Fields, func(f types.DataField) bool { return f.Name == name }) {
