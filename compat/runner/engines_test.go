@@ -22,151 +22,105 @@ import (
 // java-after-go).
 func testEngines(t *testing.T) {
 	g := startGroup(t)
-	var expiring engineTable
-	runCase(t, "write/record-level-expire", "go->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		return recordExpireWrites(ctx, g, &expiring)
-	})
-	runCase(t, "write/record-level-expire", "java-after-go", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		if expiring.path == "" {
-			return errors.New("go->java did not pass: no Go-written table to continue")
-		}
-		more := expiringRows(expiring.model, 141, ids(400, 440))
-		if err := g.proc.Call(ctx, "write", map[string]any{"path": expiring.path, "rows": more}, nil); err != nil {
-			return err
-		}
-		applyExpiring(expiring.model, more)
-		if err := g.proc.Call(ctx, "compact", map[string]any{"path": expiring.path}, nil); err != nil {
-			return err
-		}
-		if err := checkJavaView(ctx, g, expiring.path, expiring.model, expiring.fields, true); err != nil {
-			return fmt.Errorf("after Java's write and compaction: %w", err)
-		}
-		again := expiringRows(expiring.model, 142, ids(440, 460))
-		if err := goWrite(ctx, g, expiring.path, again); err != nil {
-			return err
-		}
-		applyExpiring(expiring.model, again)
-		return checkJavaView(ctx, g, expiring.path, expiring.model, expiring.fields, true)
-	})
-	var kinds engineTable
-	runCase(t, "write/rowkind-field", "go->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		return rowKindFieldWrites(ctx, g, &kinds)
-	})
-	runCase(t, "write/rowkind-field", "java-after-go", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		if kinds.path == "" {
-			return errors.New("go->java did not pass: no Go-written table to continue")
-		}
-		more := kindsInField(append(updatesAndDeletes(kinds.model, 121, 20, 10), textRows(400, 430, 122)...), 123)
-		if err := g.proc.Call(ctx, "write", map[string]any{"path": kinds.path, "rows": more}, nil); err != nil {
-			return err
-		}
-		applyKindField(kinds.model, more)
-		if err := g.proc.Call(ctx, "compact", map[string]any{"path": kinds.path}, nil); err != nil {
-			return err
-		}
-		if err := checkJavaView(ctx, g, kinds.path, kinds.model, kinds.fields, true); err != nil {
-			return fmt.Errorf("after Java's write and compaction: %w", err)
-		}
-		again := kindsInField(append(updatesAndDeletes(kinds.model, 124, 10, 10), textRows(430, 440, 125)...), 126)
-		if err := goWrite(ctx, g, kinds.path, again); err != nil {
-			return err
-		}
-		applyKindField(kinds.model, again)
-		return checkJavaView(ctx, g, kinds.path, kinds.model, kinds.fields, true)
-	})
+	engineCase(t, g, "write/force-rewrite-all-files", forceRewriteAllFiles)
+	engineCase(t, g, "write/first-row", firstRowWrites)
 	for _, v := range seqVariants() {
-		runCase(t, "write/sequence-field/"+v.name, "go->java", func(ctx context.Context) error {
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			return seqFieldWrites(ctx, g, v)
-		})
-		runCase(t, "write/sequence-field/"+v.name, "java-after-go", func(ctx context.Context) error {
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			if v.path == "" {
-				return errors.New("go->java did not pass: no Go-written table to continue")
-			}
-			return seqFieldAfterGo(ctx, g, v)
-		})
+		engineCase(t, g, "write/sequence-field/"+v.name, v.writes)
 	}
-	var first engineTable
-	runCase(t, "write/first-row", "go->java", func(ctx context.Context) error {
+	engineCase(t, g, "write/rowkind-field", rowKindFieldWrites)
+	engineCase(t, g, "write/record-level-expire", recordExpireWrites)
+}
+
+// engineCase registers one table of testEngines: go->java runs writes (Go writes and compacts a
+// Java-created table, filling e), java-after-go continues the same table: Java writes e.more(1)
+// and compacts fully, then Go writes e.more(2), each followed by e.check.
+func engineCase(t *testing.T, g *maintainGroup, name string, writes func(context.Context, *maintainGroup, *engineTable) error) {
+	var e engineTable
+	runCase(t, name, "go->java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
-		return firstRowWrites(ctx, g, &first)
+		return writes(ctx, g, &e)
 	})
-	runCase(t, "write/first-row", "java-after-go", func(ctx context.Context) error {
+	runCase(t, name, "java-after-go", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
-		if first.path == "" {
+		if e.path == "" {
 			return errors.New("go->java did not pass: no Go-written table to continue")
 		}
-		more := append(updatesAndDeletes(first.model, 81, 20, 10), textRows(500, 540, 82)...)
-		if err := g.proc.Call(ctx, "write", map[string]any{"path": first.path, "rows": more}, nil); err != nil {
+		more := e.more(1)
+		if err := g.proc.Call(ctx, "write", map[string]any{"path": e.path, "rows": more}, nil); err != nil {
 			return err
 		}
-		applyFirstRow(first.model, more)
-		if err := g.proc.Call(ctx, "compact", map[string]any{"path": first.path}, nil); err != nil {
+		e.apply(more)
+		if err := g.proc.Call(ctx, "compact", map[string]any{"path": e.path}, nil); err != nil {
 			return err
 		}
-		if err := checkJavaView(ctx, g, first.path, first.model, first.fields, true); err != nil {
+		if err := e.check(ctx, g, true); err != nil {
+			return fmt.Errorf("after Java's write and compaction: %w", err)
+		}
+		again := e.more(2)
+		if err := goWrite(ctx, g, e.path, again); err != nil {
 			return err
 		}
-		// Go writes once more after Java.
-		again := append(updatesAndDeletes(first.model, 83, 20, 5), textRows(540, 560, 84)...)
-		if err := goWrite(ctx, g, first.path, again); err != nil {
-			return err
+		e.apply(again)
+		if err := e.check(ctx, g, true); err != nil {
+			return fmt.Errorf("after Go's write after Java: %w", err)
 		}
-		applyFirstRow(first.model, again)
-		return checkJavaView(ctx, g, first.path, first.model, first.fields, true)
-	})
-	var force engineTable
-	runCase(t, "write/force-rewrite-all-files", "go->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		return forceRewriteAllFiles(ctx, g, &force)
-	})
-	runCase(t, "write/force-rewrite-all-files", "java-after-go", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		if force.path == "" {
-			return errors.New("go->java did not pass: no Go-written table to continue")
-		}
-		more := append(updatesAndDeletes(force.model, 71, 15, 10), textRows(400, 450, 72)...)
-		if err := g.proc.Call(ctx, "write", map[string]any{"path": force.path, "rows": more}, nil); err != nil {
-			return err
-		}
-		force.model.apply(more)
-		if err := g.proc.Call(ctx, "compact", map[string]any{"path": force.path}, nil); err != nil {
-			return err
-		}
-		return checkAllRewritten(ctx, g, force.path, force.model, force.fields)
+		return nil
 	})
 }
 
-// engineTable is a Go-written table a java-after-go direction continues.
+// engineTable is a Go-written table of testEngines and what its java-after-go direction needs.
 type engineTable struct {
 	path   string
 	fields []field
 	model  *rowModel
+	// apply applies written rows to the model; more returns the rows of the n-th later write.
+	apply func(rows []row)
+	more  func(n uint64) []row
+	// fullText: the table has a full-text index; rewritten: no file above level 0 may keep file
+	// source APPEND.
+	fullText, rewritten bool
+}
+
+// check checks Java reads the model's rows, on a full-text table that every archive is current
+// by Java's state and Java's searches equal Go's (needArchive: at least one archive exists), and
+// with rewritten that every file above level 0 is a COMPACT file.
+func (e *engineTable) check(ctx context.Context, g *maintainGroup, needArchive bool) error {
+	if e.rewritten {
+		d, err := javaDump(ctx, g.proc, e.path)
+		if err != nil {
+			return err
+		}
+		if err := noAppendAboveLevel0(d); err != nil {
+			return err
+		}
+	}
+	return checkJavaViewOf(ctx, g, e.path, e.model, e.fields, e.fullText, needArchive)
+}
+
+// steps runs go->java on a Java-created table: for each named step Go writes rows(i) and the
+// model takes them; the last step also compacts fully; then the view is checked (an archive is
+// needed from the second step on: the first write's files move up unchanged, as Java's do).
+func (e *engineTable) steps(ctx context.Context, g *maintainGroup, names []string, rows func(i int) []row) error {
+	for i, name := range names {
+		r := rows(i)
+		if err := goWrite(ctx, g, e.path, r); err != nil {
+			return err
+		}
+		e.apply(r)
+		if i == len(names)-1 {
+			if _, err := goCompact(ctx, g, e.path); err != nil {
+				return err
+			}
+		}
+		if err := e.check(ctx, g, i > 0 || e.rewritten); err != nil {
+			return fmt.Errorf("after %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // forceRewriteAllFiles is write/force-rewrite-all-files go->java: on a Java-created full-text
@@ -176,58 +130,34 @@ type engineTable struct {
 // commit), writes updates, deletes and new rows, and compacts fully. After each step Java reads
 // the model's rows, every data file above level 0 is a COMPACT file, Java's state shows every
 // archive current and Java's search equals Go's.
-func forceRewriteAllFiles(ctx context.Context, g *maintainGroup, out *engineTable) error {
-	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+func forceRewriteAllFiles(ctx context.Context, g *maintainGroup, e *engineTable) error {
+	e.fields = []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content",
 		"compaction.force-rewrite-all-files": "true", "compaction.small-file-ratio": "0.0"}
-	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "force-rewrite"), "force-rewrite", fields, []string{"id"}, nil, opts, nil)
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "force-rewrite"), "force-rewrite", e.fields, []string{"id"}, nil, opts, nil)
 	if err != nil {
 		return err
 	}
 	m := newRowModel([]string{"id"})
-	steps := []struct {
-		name    string
-		rows    []row
-		compact bool
-	}{
-		{"the first write", textRows(0, 150, 61), false},
-		{"the second write", nil, false},
-		{"the full compaction", textRows(150, 200, 63), true},
+	e.model, e.fullText, e.rewritten, e.apply = m, true, true, m.apply
+	e.more = func(n uint64) []row {
+		lo := 300 + 50*int(n)
+		return append(updatesAndDeletes(m, 70+n, 15, 10), textRows(lo, lo+50, 72+n)...)
 	}
-	for i, s := range steps {
-		rows := s.rows
-		if i == 1 {
-			rows = append(updatesAndDeletes(m, 62, 30, 20), textRows(200, 300, 64)...)
+	e.path = path
+	err = e.steps(ctx, g, []string{"the first write", "the second write", "the full compaction"}, func(i int) []row {
+		switch i {
+		case 0:
+			return textRows(0, 150, 61)
+		case 1:
+			return append(updatesAndDeletes(m, 62, 30, 20), textRows(200, 300, 64)...)
 		}
-		if err := goWrite(ctx, g, path, rows); err != nil {
-			return err
-		}
-		m.apply(rows)
-		if s.compact {
-			if _, err := goCompact(ctx, g, path); err != nil {
-				return err
-			}
-		}
-		if err := checkAllRewritten(ctx, g, path, m, fields); err != nil {
-			return fmt.Errorf("after %s: %w", s.name, err)
-		}
-	}
-	out.path, out.fields, out.model = path, fields, m
-	return nil
-}
-
-// checkAllRewritten checks Java reads the model's rows, no data file above level 0 kept file
-// source APPEND (each was rewritten, so each is in an archive), at least one such file exists,
-// and the archives are current by Java's state with Java's searches equal to Go's.
-func checkAllRewritten(ctx context.Context, g *maintainGroup, path string, m *rowModel, fields []field) error {
-	d, err := javaDump(ctx, g.proc, path)
+		return textRows(150, 200, 63)
+	})
 	if err != nil {
-		return err
+		e.path = ""
 	}
-	if err := noAppendAboveLevel0(d); err != nil {
-		return err
-	}
-	return checkJavaView(ctx, g, path, m, fields, true)
+	return err
 }
 
 func noAppendAboveLevel0(d *inspect.Dump) error {
@@ -276,43 +206,37 @@ func applyFirstRow(m *rowModel, rows []row) {
 // deletes, a batch holding one new key twice, and compacts fully. After each step Java's batch
 // read (which skips level 0 on first-row tables) returns the first row of every key, every
 // archive is current by Java's state and Java's searches equal Go's.
-func firstRowWrites(ctx context.Context, g *maintainGroup, out *engineTable) error {
-	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+func firstRowWrites(ctx context.Context, g *maintainGroup, e *engineTable) error {
+	e.fields = []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 	opts := map[string]string{"bucket": "2", "merge-engine": "first-row", "ignore-delete": "true", pkfulltext.ColumnsOption: "content"}
-	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "first-row"), "first-row", fields, []string{"id"}, nil, opts, nil)
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "first-row"), "first-row", e.fields, []string{"id"}, nil, opts, nil)
 	if err != nil {
 		return err
 	}
 	m := newRowModel([]string{"id"})
-	for i, name := range []string{"the first write", "the re-inserts", "the duplicated batch", "the full compaction"} {
-		var rows []row
+	e.model, e.fullText = m, true
+	e.apply = func(rows []row) { applyFirstRow(m, rows) }
+	e.more = func(n uint64) []row {
+		lo := 460 + 40*int(n)
+		return append(updatesAndDeletes(m, 80+n, 20, 10), textRows(lo, lo+40, 82+n)...)
+	}
+	e.path = path
+	err = e.steps(ctx, g, []string{"the first write", "the re-inserts", "the duplicated batch", "the full compaction"}, func(i int) []row {
 		switch i {
 		case 0:
-			rows = textRows(0, 150, 91)
+			return textRows(0, 150, 91)
 		case 1:
-			rows = append(updatesAndDeletes(m, 92, 40, 20), textRows(150, 200, 93)...)
+			return append(updatesAndDeletes(m, 92, 40, 20), textRows(150, 200, 93)...)
 		case 2:
-			rows = append(textRows(200, 230, 94), textRows(200, 230, 95)...)
-			rows = append(rows, updatesAndDeletes(m, 96, 10, 0)...)
-		case 3:
-			rows = textRows(230, 260, 97)
+			rows := append(textRows(200, 230, 94), textRows(200, 230, 95)...)
+			return append(rows, updatesAndDeletes(m, 96, 10, 0)...)
 		}
-		if err := goWrite(ctx, g, path, rows); err != nil {
-			return err
-		}
-		applyFirstRow(m, rows)
-		if i == 3 {
-			if _, err := goCompact(ctx, g, path); err != nil {
-				return err
-			}
-		}
-		// The first write's files move up unchanged (APPEND files feed no archive), as Java's do.
-		if err := checkJavaViewOf(ctx, g, path, m, fields, true, i > 0); err != nil {
-			return fmt.Errorf("after %s: %w", name, err)
-		}
+		return textRows(230, 260, 97)
+	})
+	if err != nil {
+		e.path = ""
 	}
-	out.path, out.fields, out.model = path, fields, m
-	return nil
+	return err
 }
 
 // seqVariant is one table shape of write/sequence-field.
@@ -321,22 +245,20 @@ type seqVariant struct {
 	descending bool
 	fullText   bool
 	options    map[string]string
-	path       string
-	model      *seqModel
+	// seqFields are the sequence fields the model orders by.
+	seqFields []string
 }
 
 func seqVariants() []*seqVariant {
 	return []*seqVariant{
-		{name: "full-text-dv", fullText: true, options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true",
-			pkfulltext.ColumnsOption: "content", "sequence.field": "ts"}},
-		{name: "descending-no-dv", descending: true, options: map[string]string{"bucket": "2", "sequence.field": "ts",
-			"sequence.field.sort-order": "descending"}},
-		{name: "two-fields-dv", options: map[string]string{"bucket": "3", "deletion-vectors.enabled": "true",
-			"sequence.field": "ts,content"}},
+		{name: "full-text-dv", fullText: true, seqFields: []string{"ts"}, options: map[string]string{"bucket": "2",
+			"deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content", "sequence.field": "ts"}},
+		{name: "descending-no-dv", descending: true, seqFields: []string{"ts"}, options: map[string]string{"bucket": "2",
+			"sequence.field": "ts", "sequence.field.sort-order": "descending"}},
+		{name: "two-fields-dv", seqFields: []string{"ts", "content"}, options: map[string]string{"bucket": "3",
+			"deletion-vectors.enabled": "true", "sequence.field": "ts,content"}},
 	}
 }
-
-var seqFields = []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"ts", "BIGINT"}}
 
 // seqModel is the rows a sequence-field table holds: for each key the record that sorts last by
 // the sequence fields (nulls first, values reversed when descending), then by arrival.
@@ -451,71 +373,41 @@ func ids(lo, hi int) []int {
 	return out
 }
 
-// seqFieldWrites is write/sequence-field/<variant> go->java: on a Java-created table with
+// writes is write/sequence-field/<variant> go->java: on a Java-created table with
 // sequence.field (ascending with deletion vectors and full-text, descending without deletion
 // vectors, two fields), Go writes rows with random sequence values (nulls among them), then
 // records of existing keys whose values may sort before or after the live ones, retractions
 // that win, a batch with keys written several times, and compacts fully. After each step
 // Java's read equals the model (for each key the record that sorts last); on the full-text
 // table every archive is current and Java's searches equal Go's.
-func seqFieldWrites(ctx context.Context, g *maintainGroup, v *seqVariant) error {
-	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "seq-"+v.name), "seq-"+v.name, seqFields, []string{"id"}, nil, v.options, nil)
+func (v *seqVariant) writes(ctx context.Context, g *maintainGroup, e *engineTable) error {
+	e.fields = []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"ts", "BIGINT"}}
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "seq-"+v.name), "seq-"+v.name, e.fields, []string{"id"}, nil, v.options, nil)
 	if err != nil {
 		return err
 	}
-	m := newSeqModel(v.descending, "ts")
-	if v.name == "two-fields-dv" {
-		m.fields = []string{"ts", "content"}
+	m := newSeqModel(v.descending, v.seqFields...)
+	e.model, e.fullText, e.apply = m.rowModel, v.fullText, m.apply
+	e.more = func(n uint64) []row {
+		lo := 300 + 20*int(n)
+		return m.seqRows(110+n, 50, 5, ids(lo, lo+20))
 	}
-	for i, name := range []string{"the first write", "the second write", "the repeated keys", "the full compaction"} {
-		var rows []row
+	e.path = path
+	err = e.steps(ctx, g, []string{"the first write", "the second write", "the repeated keys", "the full compaction"}, func(i int) []row {
 		switch i {
 		case 0:
-			rows = m.seqRows(101, 0, 0, ids(0, 150))
+			return m.seqRows(101, 0, 0, ids(0, 150))
 		case 1:
-			rows = m.seqRows(102, 60, 15, ids(150, 200))
+			return m.seqRows(102, 60, 15, ids(150, 200))
 		case 2:
-			rows = m.seqRows(103, 90, 5, nil)
-		case 3:
-			rows = m.seqRows(104, 30, 0, nil)
+			return m.seqRows(103, 90, 5, nil)
 		}
-		if err := goWrite(ctx, g, path, rows); err != nil {
-			return err
-		}
-		m.apply(rows)
-		if i == 3 {
-			if _, err := goCompact(ctx, g, path); err != nil {
-				return err
-			}
-		}
-		if err := checkJavaViewOf(ctx, g, path, m.rowModel, seqFields, v.fullText, i > 0); err != nil {
-			return fmt.Errorf("after %s: %w", name, err)
-		}
+		return m.seqRows(104, 30, 0, nil)
+	})
+	if err != nil {
+		e.path = ""
 	}
-	v.path, v.model = path, m
-	return nil
-}
-
-// seqFieldAfterGo is java-after-go: Java writes records of existing keys with random sequence
-// values and compacts fully, then Go writes again; after each Java's read equals the model.
-func seqFieldAfterGo(ctx context.Context, g *maintainGroup, v *seqVariant) error {
-	more := v.model.seqRows(111, 50, 5, ids(300, 320))
-	if err := g.proc.Call(ctx, "write", map[string]any{"path": v.path, "rows": more}, nil); err != nil {
-		return err
-	}
-	v.model.apply(more)
-	if err := g.proc.Call(ctx, "compact", map[string]any{"path": v.path}, nil); err != nil {
-		return err
-	}
-	if err := checkJavaView(ctx, g, v.path, v.model.rowModel, seqFields, v.fullText); err != nil {
-		return fmt.Errorf("after Java's write and compaction: %w", err)
-	}
-	again := v.model.seqRows(112, 40, 0, ids(320, 330))
-	if err := goWrite(ctx, g, v.path, again); err != nil {
-		return err
-	}
-	v.model.apply(again)
-	return checkJavaViewOf(ctx, g, v.path, v.model.rowModel, seqFields, v.fullText, true)
+	return err
 }
 
 // kindsInField moves each row's kind into its op field (spelled in random case) and marks every
@@ -558,39 +450,34 @@ func applyKindField(m *rowModel, rows []row) {
 // UPDATE_BEFOREs spelled only in op (in either case; every row's own kind is +I), and compacts
 // fully. After each step Java reads the model's rows (op as written), every archive is current
 // by Java's state and Java's searches equal Go's.
-func rowKindFieldWrites(ctx context.Context, g *maintainGroup, out *engineTable) error {
-	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"op", "STRING"}}
+func rowKindFieldWrites(ctx context.Context, g *maintainGroup, e *engineTable) error {
+	e.fields = []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"op", "STRING"}}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content", "rowkind.field": "op"}
-	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "rowkind-field"), "rowkind-field", fields, []string{"id"}, nil, opts, nil)
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "rowkind-field"), "rowkind-field", e.fields, []string{"id"}, nil, opts, nil)
 	if err != nil {
 		return err
 	}
 	m := newRowModel([]string{"id"})
-	for i, name := range []string{"the first write", "the updates and deletes", "the full compaction"} {
-		var rows []row
+	e.model, e.fullText = m, true
+	e.apply = func(rows []row) { applyKindField(m, rows) }
+	e.more = func(n uint64) []row {
+		lo := 380 + 30*int(n)
+		return kindsInField(append(updatesAndDeletes(m, 120+n, 20, 10), textRows(lo, lo+30, 122+n)...), 124+n)
+	}
+	e.path = path
+	err = e.steps(ctx, g, []string{"the first write", "the updates and deletes", "the full compaction"}, func(i int) []row {
 		switch i {
 		case 0:
-			rows = kindsInField(textRows(0, 150, 131), 132)
+			return kindsInField(textRows(0, 150, 131), 132)
 		case 1:
-			rows = kindsInField(append(updatesAndDeletes(m, 133, 40, 30), textRows(150, 200, 134)...), 135)
-		case 2:
-			rows = kindsInField(updatesAndDeletes(m, 136, 10, 10), 137)
+			return kindsInField(append(updatesAndDeletes(m, 133, 40, 30), textRows(150, 200, 134)...), 135)
 		}
-		if err := goWrite(ctx, g, path, rows); err != nil {
-			return err
-		}
-		applyKindField(m, rows)
-		if i == 2 {
-			if _, err := goCompact(ctx, g, path); err != nil {
-				return err
-			}
-		}
-		if err := checkJavaViewOf(ctx, g, path, m, fields, true, i > 0); err != nil {
-			return fmt.Errorf("after %s: %w", name, err)
-		}
+		return kindsInField(updatesAndDeletes(m, 136, 10, 10), 137)
+	})
+	if err != nil {
+		e.path = ""
 	}
-	out.path, out.fields, out.model = path, fields, m
-	return nil
+	return err
 }
 
 // expireSeconds is the record-level.expire-time of write/record-level-expire.
@@ -658,30 +545,27 @@ func applyExpiring(m *rowModel, rows []row) {
 // (some of them expired) with new rows, and compacts fully. After each step Java reads the model
 // (expired records never enter it, an expired update or delete leaves the earlier row), every
 // archive is current by Java's state and Java's searches equal Go's.
-func recordExpireWrites(ctx context.Context, g *maintainGroup, out *engineTable) error {
-	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"ts", "BIGINT"}}
+func recordExpireWrites(ctx context.Context, g *maintainGroup, e *engineTable) error {
+	e.fields = []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"ts", "BIGINT"}}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content",
 		"record-level.expire-time": fmt.Sprintf("%d s", expireSeconds), "record-level.time-field": "ts"}
-	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "record-expire"), "record-expire", fields, []string{"id"}, nil, opts, nil)
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "record-expire"), "record-expire", e.fields, []string{"id"}, nil, opts, nil)
 	if err != nil {
 		return err
 	}
 	m := newRowModel([]string{"id"})
-	for i, name := range []string{"the first write", "the updates and deletes", "the full compaction"} {
-		rows := expiringRows(m, uint64(150+i), ids(100*i, 100*i+100))
-		if err := goWrite(ctx, g, path, rows); err != nil {
-			return err
-		}
-		applyExpiring(m, rows)
-		if i == 2 {
-			if _, err := goCompact(ctx, g, path); err != nil {
-				return err
-			}
-		}
-		if err := checkJavaViewOf(ctx, g, path, m, fields, true, i > 0); err != nil {
-			return fmt.Errorf("after %s: %w", name, err)
-		}
+	e.model, e.fullText = m, true
+	e.apply = func(rows []row) { applyExpiring(m, rows) }
+	e.more = func(n uint64) []row {
+		lo := 360 + 40*int(n)
+		return expiringRows(m, 140+n, ids(lo, lo+40))
 	}
-	out.path, out.fields, out.model = path, fields, m
-	return nil
+	e.path = path
+	err = e.steps(ctx, g, []string{"the first write", "the updates and deletes", "the full compaction"}, func(i int) []row {
+		return expiringRows(m, uint64(150+i), ids(100*i, 100*i+100))
+	})
+	if err != nil {
+		e.path = ""
+	}
+	return err
 }

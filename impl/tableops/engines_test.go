@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
@@ -104,17 +102,8 @@ func TestCompactForceRewriteAllFiles(t *testing.T) {
 // topSources counts the latest snapshot's data files by file source.
 func topSources(t *testing.T, tbl *table.Table) map[meta.FileSource]int {
 	t.Helper()
-	ctx := context.Background()
-	latest, err := tbl.Latest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := tbl.Read(ctx, latest)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[meta.FileSource]int{}
-	for _, b := range c.Buckets {
+	for _, b := range latestContents(t, tbl).Buckets {
 		for _, f := range b.DataFiles {
 			if f.FileSource != nil {
 				out[*f.FileSource]++
@@ -169,65 +158,21 @@ func writeRows(t *testing.T, tbl *table.Table, rows ...[]any) error {
 // "content/v".
 func liveRecords(t *testing.T, tbl *table.Table) map[int32]string {
 	t.Helper()
-	ctx := context.Background()
-	r, err := restore.NewRestorer(ctx, tbl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := kvfile.NewLayout(r.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	latest, err := tbl.Latest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := tbl.Read(ctx, latest)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[int32]string{}
-	for _, b := range c.Buckets {
-		rb, err := r.RestoreBucket(b)
-		if err != nil {
-			t.Fatal(err)
+	forEachRecord(t, tbl, func(_ *table.Bucket, f *meta.DataFileMeta, kv *kvfile.KeyValue) {
+		if f.Level == 0 {
+			t.Errorf("%s is on level 0 after a commit of a table that needs lookup", f.FileName)
+			return
 		}
-		dvs, err := rb.ReadDeletionVectors(ctx, r)
-		if err != nil {
-			t.Fatal(err)
+		id := kv.Key[0].(int32)
+		if _, dup := out[id]; dup {
+			t.Errorf("key %d in two files above level 0", id)
 		}
-		for _, f := range rb.DataFiles {
-			if f.Level == 0 {
-				t.Errorf("%s is on level 0 after a commit of a table that needs lookup", f.FileName)
-				continue
-			}
-			rd, err := kvfile.Open(ctx, tbl.FileIO, rb.DataPaths.ToPath(f.FileName, ""), f.FileName, layout)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for {
-				kv, pos, err := rd.Next(ctx)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if v := dvs[f.FileName]; v != nil && v.IsDeleted(pos) {
-					continue
-				}
-				id := kv.Key[0].(int32)
-				if _, dup := out[id]; dup {
-					t.Errorf("key %d in two files above level 0", id)
-				}
-				if kv.IsRetract() {
-					t.Errorf("key %d: a retraction above level 0", id)
-				}
-				out[id] = fmt.Sprintf("%v/%v", kv.Value[1], kv.Value[2])
-			}
-			rd.Close()
+		if kv.IsRetract() {
+			t.Errorf("key %d: a retraction above level 0", id)
 		}
-	}
+		out[id] = fmt.Sprintf("%v/%v", kv.Value[1], kv.Value[2])
+	})
 	return out
 }
 
