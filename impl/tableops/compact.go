@@ -65,13 +65,15 @@ type CompactResult struct {
 }
 
 // Compact runs a full compaction of the selected buckets of the table's latest snapshot as
-// Java's writer does for a forced full compaction of a deduplicate table
+// Java's writer does for a forced full compaction of a deduplicate or first-row table
 // (MergeTreeCompactManager#triggerCompaction(true), CompactStrategy#pickFullCompaction,
 // MergeTreeCompactTask): every sorted run is compacted into the top level (num-levels - 1);
-// overlapping files are merged by key (the record with the highest sequence number wins,
-// retractions are dropped, deletion vectors applied), large files that overlap nothing are moved
-// up without rewriting, and a bucket already compacted into the top level only rewrites the files
-// that have deletion vectors. Rewritten files lose their deletion vectors, and the bucket's
+// overlapping files are merged by key (the table's merge function picks each key's record:
+// deduplicate's last or first-row's first in sequence order; retractions are dropped, deletion
+// vectors applied, expired records dropped), large files that overlap nothing are moved
+// up without rewriting (unless compaction.force-rewrite-all-files, or they hold expired
+// records), and a bucket already compacted into the top level only rewrites the files that
+// have deletion vectors (or expired records; every file when forced). Rewritten files lose their deletion vectors, and the bucket's
 // deletion-vector index file is rewritten when that changes it. Each bucket's full-text
 // maintainer receives the compaction (compactBefore / compactAfter) and waits for its builds, so
 // the new top level's archive is built and the retired archives removed in the same COMPACT

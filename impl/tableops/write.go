@@ -164,8 +164,8 @@ func bucketOf(s *schema.TableSchema, keys []string, fn bucketfunc.Func, n int, r
 // Writer writes rows into a primary-key table the way a Java batch writer does
 // (KeyValueFileStoreWrite, MergeTreeWriter): each row goes to the bucket Java computes, gets the
 // bucket's next sequence number, and is buffered; at commit (or when the buffer is full) each
-// bucket's buffer is sorted by key, merged with the deduplicate merge function and written as
-// level-0 data files. The commit is one APPEND snapshot; each bucket's full-text maintainer is
+// bucket's buffer is sorted by key and sequence order, merged with the table's merge function
+// (deduplicate or first-row) and written as level-0 data files. The commit is one APPEND snapshot; each bucket's full-text maintainer is
 // called with the new files as Java's writer calls it (waiting, as a batch commit does), so
 // stale archives are retired and missing ones built in the same snapshot.
 //
