@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
 	"github.com/paimon-pkft/pkft/impl/inspect"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
 )
@@ -19,7 +21,7 @@ import (
 // testEngines runs the cases of the table options that change how Go's writer and compaction
 // merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row,
 // write/sequence-field/<variant>, write/rowkind-field and write/record-level-expire (go->java,
-// java-after-go).
+// java-after-go), and write/same-files/<variant> (go<->java).
 func testEngines(t *testing.T) {
 	g := startGroup(t)
 	engineCase(t, g, "write/force-rewrite-all-files", forceRewriteAllFiles)
@@ -29,6 +31,14 @@ func testEngines(t *testing.T) {
 	}
 	engineCase(t, g, "write/rowkind-field", rowKindFieldWrites)
 	engineCase(t, g, "write/record-level-expire", recordExpireWrites)
+	for _, v := range sameFilesVariants() {
+		runCase(t, "write/same-files/"+v.name, "go<->java", func(ctx context.Context) error {
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			return sameFiles(ctx, g, v)
+		})
+	}
 }
 
 // engineCase registers one table of testEngines: go->java runs writes (Go writes and compacts a
@@ -568,4 +578,180 @@ func recordExpireWrites(ctx context.Context, g *maintainGroup, e *engineTable) e
 		e.path = ""
 	}
 	return err
+}
+
+// sameFilesVariant is one table of write/same-files: its fields and options, and a fresh model
+// with the rows of each step.
+type sameFilesVariant struct {
+	name    string
+	fields  []field
+	options map[string]string
+	model   func() (m *rowModel, apply func([]row), rows func(step int) []row)
+}
+
+func sameFilesVariants() []sameFilesVariant {
+	idText := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+	withTS := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"ts", "BIGINT"}}
+	dvText := func(extra map[string]string) map[string]string {
+		o := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
+		for k, v := range extra {
+			o[k] = v
+		}
+		return o
+	}
+	// textSteps are the rows of the plain variants: new rows, updates and deletes of live keys.
+	textSteps := func(m *rowModel, kinds bool) func(int) []row {
+		next := 0
+		return func(step int) []row {
+			r := rand.New(rand.NewPCG(uint64(step), 29))
+			n := 120
+			if step > 0 {
+				n = 5 + r.IntN(30)
+			}
+			rows := textRows(next, next+n, uint64(1000+step))
+			next += n
+			if step > 0 {
+				rows = append(rows, updatesAndDeletes(m, uint64(1100+step), 3+r.IntN(12), r.IntN(6))...)
+			}
+			if kinds {
+				rows = kindsInField(rows, uint64(1200+step))
+			}
+			return rows
+		}
+	}
+	return []sameFilesVariant{
+		{"force-rewrite-all-files", idText, dvText(map[string]string{"compaction.force-rewrite-all-files": "true", "compaction.small-file-ratio": "0.0"}),
+			func() (*rowModel, func([]row), func(int) []row) {
+				m := newRowModel([]string{"id"})
+				return m, m.apply, textSteps(m, false)
+			}},
+		{"first-row", idText, map[string]string{"bucket": "2", "merge-engine": "first-row", "ignore-delete": "true", pkfulltext.ColumnsOption: "content"},
+			func() (*rowModel, func([]row), func(int) []row) {
+				m := newRowModel([]string{"id"})
+				return m, func(rows []row) { applyFirstRow(m, rows) }, textSteps(m, false)
+			}},
+		{"sequence-field", withTS, dvText(map[string]string{"sequence.field": "ts"}),
+			func() (*rowModel, func([]row), func(int) []row) {
+				m := newSeqModel(false, "ts")
+				next := 0
+				return m.rowModel, m.apply, func(step int) []row {
+					if step == 0 {
+						next = 120
+						return m.seqRows(1300, 0, 0, ids(0, 120))
+					}
+					next += 10
+					return m.seqRows(uint64(1300+step), 20, 3, ids(next-10, next))
+				}
+			}},
+		{"rowkind-field", []field{{"id", "INT NOT NULL"}, {"content", "STRING"}, {"op", "STRING"}}, dvText(map[string]string{"rowkind.field": "op"}),
+			func() (*rowModel, func([]row), func(int) []row) {
+				m := newRowModel([]string{"id"})
+				return m, func(rows []row) { applyKindField(m, rows) }, textSteps(m, true)
+			}},
+		{"record-level-expire", withTS, dvText(map[string]string{"record-level.expire-time": fmt.Sprintf("%d s", expireSeconds), "record-level.time-field": "ts"}),
+			func() (*rowModel, func([]row), func(int) []row) {
+				m := newRowModel([]string{"id"})
+				next := 0
+				return m, func(rows []row) { applyExpiring(m, rows) }, func(step int) []row {
+					n := 120
+					if step > 0 {
+						n = 15
+					}
+					next += n
+					return expiringRows(m, uint64(1400+step), ids(next-n, next))
+				}
+			}},
+	}
+}
+
+// sameFiles is write/same-files/<variant> (go<->java): Java creates the table, writes and fully
+// compacts a first batch and writes a second; the table is copied, and six steps of rows are
+// written by Java's writer into one copy and by Go's into the other (each commit with its
+// compaction at commit), then each copy is fully compacted by its own side. After every step
+// both copies hold the same file shapes (level, rows, deletion-vector cardinality, file source)
+// and Java reads the model's rows from both.
+func sameFiles(ctx context.Context, g *maintainGroup, v sameFilesVariant) error {
+	pks := []string{"id"}
+	base, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "same-files", v.name), "same-"+v.name, v.fields, pks, nil, v.options, nil)
+	if err != nil {
+		return err
+	}
+	m, apply, rows := v.model()
+	first := rows(0)
+	if err := g.proc.Call(ctx, "write", map[string]any{"path": base, "rows": first, "compact": "full"}, nil); err != nil {
+		return err
+	}
+	apply(first)
+	second := rows(1)
+	if err := g.proc.Call(ctx, "write", map[string]any{"path": base, "rows": second}, nil); err != nil {
+		return err
+	}
+	apply(second)
+	javaCopy, goCopy := base+"-java", base+"-go"
+	for _, p := range []string{javaCopy, goCopy} {
+		if err := copyTable(base, p); err != nil {
+			return err
+		}
+	}
+	compare := func(step string) error {
+		jd, err := javaDump(ctx, g.proc, javaCopy)
+		if err != nil {
+			return err
+		}
+		gd, err := javaDump(ctx, g.proc, goCopy)
+		if err != nil {
+			return err
+		}
+		if d := gocmp.Diff(sourcedShapes(jd), sourcedShapes(gd)); d != "" {
+			return fmt.Errorf("%s: Java's writer and Go's leave other files (-java +go):\n%s", step, d)
+		}
+		for _, p := range []string{javaCopy, goCopy} {
+			if err := sameAsModel(ctx, g, p, m, v.fields); err != nil {
+				return fmt.Errorf("%s: %s: %w", step, filepath.Base(p), err)
+			}
+		}
+		return nil
+	}
+	for step := 2; step < 8; step++ {
+		r := rows(step)
+		if err := g.proc.Call(ctx, "write", map[string]any{"path": javaCopy, "rows": r}, nil); err != nil {
+			return fmt.Errorf("step %d: java write: %w", step, err)
+		}
+		if err := goWrite(ctx, g, goCopy, r); err != nil {
+			return fmt.Errorf("step %d: %w", step, err)
+		}
+		apply(r)
+		if err := compare(fmt.Sprintf("step %d", step)); err != nil {
+			return err
+		}
+	}
+	if err := g.proc.Call(ctx, "compact", map[string]any{"path": javaCopy}, nil); err != nil {
+		return err
+	}
+	if _, err := goCompact(ctx, g, goCopy); err != nil {
+		return err
+	}
+	return compare("the full compactions")
+}
+
+// sourcedShapes is fileShapes with each file's source (a file moved up keeps APPEND, a rewritten
+// one is COMPACT).
+func sourcedShapes(d *inspect.Dump) map[string][]string {
+	out := map[string][]string{}
+	for _, b := range d.Buckets {
+		deleted := map[string]int64{}
+		for _, f := range b.IndexFiles {
+			for _, r := range f.DeletionVectors {
+				if r.Cardinality != nil {
+					deleted[r.DataFile] = *r.Cardinality
+				}
+			}
+		}
+		key := fmt.Sprintf("%v/%d", b.Partition, b.Bucket)
+		for _, f := range b.DataFiles {
+			out[key] = append(out[key], fmt.Sprintf("L%d rows=%d dv=%d %s", f.Level, f.RowCount, deleted[f.FileName], f.FileSource))
+		}
+		slices.Sort(out[key])
+	}
+	return out
 }
