@@ -702,7 +702,7 @@ func sameFiles(ctx context.Context, g *maintainGroup, v sameFilesVariant) error 
 		if err != nil {
 			return err
 		}
-		if d := gocmp.Diff(sourcedShapes(jd), sourcedShapes(gd)); d != "" {
+		if d := gocmp.Diff(shapesOf(jd, true), shapesOf(gd, true)); d != "" {
 			return fmt.Errorf("%s: Java's writer and Go's leave other files (-java +go):\n%s", step, d)
 		}
 		for _, p := range []string{javaCopy, goCopy} {
@@ -732,26 +732,4 @@ func sameFiles(ctx context.Context, g *maintainGroup, v sameFilesVariant) error 
 		return err
 	}
 	return compare("the full compactions")
-}
-
-// sourcedShapes is fileShapes with each file's source (a file moved up keeps APPEND, a rewritten
-// one is COMPACT).
-func sourcedShapes(d *inspect.Dump) map[string][]string {
-	out := map[string][]string{}
-	for _, b := range d.Buckets {
-		deleted := map[string]int64{}
-		for _, f := range b.IndexFiles {
-			for _, r := range f.DeletionVectors {
-				if r.Cardinality != nil {
-					deleted[r.DataFile] = *r.Cardinality
-				}
-			}
-		}
-		key := fmt.Sprintf("%v/%d", b.Partition, b.Bucket)
-		for _, f := range b.DataFiles {
-			out[key] = append(out[key], fmt.Sprintf("L%d rows=%d dv=%d %s", f.Level, f.RowCount, deleted[f.FileName], f.FileSource))
-		}
-		slices.Sort(out[key])
-	}
-	return out
 }
