@@ -17,6 +17,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
@@ -253,6 +254,9 @@ func (def TableDefinition) tableSchema(now time.Time) (*schema.TableSchema, erro
 		return nil, err
 	}
 	if _, err := restore.ResolveSortedDefinitions(s); err != nil {
+		return nil, err
+	}
+	if err := tableops.ValidateMergeOptions(s); err != nil {
 		return nil, err
 	}
 	return s, nil

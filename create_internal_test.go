@@ -88,6 +88,12 @@ func TestCreateRefuses(t *testing.T) {
 			"Column 'text' can own at most one primary-key index."},
 		{"unknown option", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "no-such.option": "x"}}, "no-such.option"},
 		{"refused option", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "merge-engine": "aggregation"}}, "merge-engine"},
+		{"unknown sequence field", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "sequence.field": "ts"}},
+			"Sequence field: 'ts' can not be found in table schema."},
+		{"first-row with deletion vectors", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"},
+			Options: map[string]string{"bucket": "1", "merge-engine": "first-row", "deletion-vectors.enabled": "true"}}, "First row merge engine does not need deletion vectors"},
+		{"unknown rowkind field", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "rowkind.field": "op"}},
+			"Rowkind field: 'op' can not be found in table schema."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -168,10 +168,10 @@ func pickStep(o mergetree.Options, s mergetree.Strategy, levels *mergetree.Level
 	full := step.Mode == "full"
 	var picked *mergetree.CompactUnit
 	if full {
-		picked = mergetree.PickFullCompaction(levels.NumberOfLevels(), levels.LevelSortedRuns(), hasDV, o.ForceRewriteAllFiles)
+		picked = mergetree.PickFullCompaction(levels.NumberOfLevels(), levels.LevelSortedRuns(), nil, hasDV, o.ForceRewriteAllFiles)
 	}
 	rec := &recording{s: s}
-	decided, dropDelete, err := mergetree.TriggerCompaction(c, rec, levels, full, o, hasDV)
+	decided, dropDelete, err := mergetree.TriggerCompaction(c, rec, levels, full, o, hasDV, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -134,7 +134,11 @@ func visibleAtCommit(ctx context.Context, g *maintainGroup, v visibleVariant) er
 
 // fileShapes lists, per bucket of a dump, its live data files as (level, row count, rows its
 // deletion vector deletes), sorted: what two writers that made the same decisions leave.
-func fileShapes(d *inspect.Dump) map[string][]string {
+func fileShapes(d *inspect.Dump) map[string][]string { return shapesOf(d, false) }
+
+// shapesOf is fileShapes, with each file's source (APPEND when moved up, COMPACT when
+// rewritten) when withSource.
+func shapesOf(d *inspect.Dump, withSource bool) map[string][]string {
 	out := map[string][]string{}
 	for _, b := range d.Buckets {
 		deleted := map[string]int64{}
@@ -147,7 +151,11 @@ func fileShapes(d *inspect.Dump) map[string][]string {
 		}
 		key := fmt.Sprintf("%v/%d", b.Partition, b.Bucket)
 		for _, f := range b.DataFiles {
-			out[key] = append(out[key], fmt.Sprintf("L%d rows=%d dv=%d", f.Level, f.RowCount, deleted[f.FileName]))
+			shape := fmt.Sprintf("L%d rows=%d dv=%d", f.Level, f.RowCount, deleted[f.FileName])
+			if withSource {
+				shape += " " + f.FileSource
+			}
+			out[key] = append(out[key], shape)
 		}
 		slices.Sort(out[key])
 	}

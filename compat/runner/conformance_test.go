@@ -244,6 +244,7 @@ func TestConformance(t *testing.T) {
 	testWrite(t)
 	testAtCommit(t)
 	testTableDifferential(t)
+	testEngines(t)
 	testLibrary(t)
 	testPick(t)
 	testFaults(t)

@@ -59,7 +59,7 @@ func FuzzPick(f *testing.F) {
 			}
 			checkPrefix(t, u, runs, l.NumberOfLevels())
 		}
-		if u := PickFullCompaction(l.NumberOfLevels(), runs, func(string) bool { return ratio > 0 }, false); u != nil && !u.FileRewrite {
+		if u := PickFullCompaction(l.NumberOfLevels(), runs, nil, func(string) bool { return ratio > 0 }, false); u != nil && !u.FileRewrite {
 			checkPrefix(t, u, runs, l.NumberOfLevels())
 		}
 	})

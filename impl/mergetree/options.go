@@ -34,8 +34,8 @@ const (
 	OptChainTable                  = "chain-table.enabled"
 	// OptWriteOnlyFallback is the fallback key of write-only.
 	OptWriteOnlyFallback = "write.compaction-skip"
-	// OptRecordLevelExpireTime makes Java's full compaction rewrite files with expired records;
-	// pkft does not implement record-level expiry and refuses the option.
+	// OptRecordLevelExpireTime makes compaction drop expired records and rewrite the files
+	// holding them (RecordExpire).
 	OptRecordLevelExpireTime = "record-level.expire-time"
 )
 
@@ -105,14 +105,10 @@ type Options struct {
 }
 
 // ParseOptions reads the compaction-picking options from a table's options map with Java's
-// defaults. A value Java could not parse, and an option pkft does not implement for picking
-// (record-level.expire-time), is an error naming the option.
+// defaults. A value Java could not parse is an error naming the option.
 func ParseOptions(opts map[string]string) (Options, error) {
 	var o Options
 	var err error
-	if _, ok := opts[OptRecordLevelExpireTime]; ok {
-		return Options{}, fmt.Errorf("option %s: record-level expiry is not implemented by pkft", OptRecordLevelExpireTime)
-	}
 	ints := []struct {
 		key string
 		def int32

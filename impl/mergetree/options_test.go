@@ -61,7 +61,6 @@ func TestParseOptionsErrors(t *testing.T) {
 		OptLookupCompact:            "eager",
 		OptMergeEngine:              "last-row",
 		OptChangelogProducer:        "always",
-		OptRecordLevelExpireTime:    "1 d",
 		OptLookupCompactMaxInterval: "x",
 		OptIncrementalSizeThreshold: "99999999999 tb",
 	} {

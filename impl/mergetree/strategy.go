@@ -328,9 +328,10 @@ func (f *ForceUpLevel0) Pick(c Clock, numLevels int32, runs []LevelSortedRun) (*
 
 // PickFullCompaction is CompactStrategy#pickFullCompaction: every file to the max level; when
 // the max level is the only run, only the files that must be rewritten (all of them with
-// forceRewriteAllFiles, else those with a deletion vector), one by one; nil when nothing is
-// to be done. hasDeletionVector may be nil (no deletion-vector maintainer).
-func PickFullCompaction(numLevels int32, runs []LevelSortedRun, hasDeletionVector func(fileName string) bool, forceRewriteAllFiles bool) *CompactUnit {
+// forceRewriteAllFiles, else those with expired records or a deletion vector), one by one; nil
+// when nothing is to be done. expired (no record-level expiry) and hasDeletionVector (no
+// deletion-vector maintainer) may be nil.
+func PickFullCompaction(numLevels int32, runs []LevelSortedRun, expired func(*meta.DataFileMeta) bool, hasDeletionVector func(fileName string) bool, forceRewriteAllFiles bool) *CompactUnit {
 	maxLevel := numLevels - 1
 	if len(runs) == 0 {
 		return nil
@@ -338,7 +339,7 @@ func PickFullCompaction(numLevels int32, runs []LevelSortedRun, hasDeletionVecto
 	if len(runs) == 1 && runs[0].Level == maxLevel {
 		var files []*meta.DataFileMeta
 		for _, f := range runs[0].Run.Files {
-			if forceRewriteAllFiles || (hasDeletionVector != nil && hasDeletionVector(f.FileName)) {
+			if forceRewriteAllFiles || (expired != nil && expired(f)) || (hasDeletionVector != nil && hasDeletionVector(f.FileName)) {
 				files = append(files, f)
 			}
 		}
@@ -411,12 +412,13 @@ func CreationEpochMillis(stored int64, loc *time.Location) int64 {
 // of them with compaction.force-rewrite-all-files); else the strategy's pick, kept when
 // KeepNormalUnit holds. It returns the unit to compact (nil: none) and whether the compaction
 // may drop delete records (DropDelete; a chain table keeps them). hasDeletionVector is nil
-// when the bucket has no deletion-vector maintainer.
-func TriggerCompaction(c Clock, s Strategy, l *Levels, full bool, o Options, hasDeletionVector func(fileName string) bool) (*CompactUnit, bool, error) {
+// when the bucket has no deletion-vector maintainer; expired (nil without record-level expiry)
+// is RecordLevelExpire#isExpireFile.
+func TriggerCompaction(c Clock, s Strategy, l *Levels, full bool, o Options, hasDeletionVector func(fileName string) bool, expired func(*meta.DataFileMeta) bool) (*CompactUnit, bool, error) {
 	runs := l.LevelSortedRuns()
 	var unit *CompactUnit
 	if full {
-		unit = PickFullCompaction(l.NumberOfLevels(), runs, hasDeletionVector, o.ForceRewriteAllFiles)
+		unit = PickFullCompaction(l.NumberOfLevels(), runs, expired, hasDeletionVector, o.ForceRewriteAllFiles)
 	} else {
 		u, err := s.Pick(c, l.NumberOfLevels(), runs)
 		if err != nil {

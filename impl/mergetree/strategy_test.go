@@ -453,21 +453,21 @@ func TestUniversalBadTriggerIsAnError(t *testing.T) {
 func TestPickFullCompaction(t *testing.T) {
 	a, b := &meta.DataFileMeta{FileName: "a", FileSize: 1, Level: 2}, &meta.DataFileMeta{FileName: "b", FileSize: 1, Level: 2}
 	maxOnly := []LevelSortedRun{{Level: 2, Run: NewSortedRun([]*meta.DataFileMeta{a, b})}}
-	if u := PickFullCompaction(3, nil, nil, false); u != nil {
+	if u := PickFullCompaction(3, nil, nil, nil, false); u != nil {
 		t.Error("no runs: picked")
 	}
-	if u := PickFullCompaction(3, maxOnly, nil, false); u != nil {
+	if u := PickFullCompaction(3, maxOnly, nil, nil, false); u != nil {
 		t.Error("max level only, no deletion vectors: picked")
 	}
-	u := PickFullCompaction(3, maxOnly, func(n string) bool { return n == "b" }, false)
+	u := PickFullCompaction(3, maxOnly, nil, func(n string) bool { return n == "b" }, false)
 	if u == nil || !u.FileRewrite || len(u.Files) != 1 || u.Files[0] != b || u.OutputLevel != 2 {
 		t.Errorf("max level only, b with a deletion vector: %+v", u)
 	}
-	u = PickFullCompaction(3, maxOnly, nil, true)
+	u = PickFullCompaction(3, maxOnly, nil, nil, true)
 	if u == nil || !u.FileRewrite || len(u.Files) != 2 {
 		t.Errorf("max level only, force rewrite: %+v", u)
 	}
-	u = PickFullCompaction(3, append([]LevelSortedRun{run(0, 1)}, maxOnly...), nil, false)
+	u = PickFullCompaction(3, append([]LevelSortedRun{run(0, 1)}, maxOnly...), nil, nil, false)
 	if u == nil || u.FileRewrite || len(u.Files) != 3 || u.OutputLevel != 2 {
 		t.Errorf("level 0 and max level: %+v", u)
 	}
@@ -552,25 +552,25 @@ func TestTriggerCompaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := NewStrategy(o, nil, nil)
-	u, drop, err := TriggerCompaction(noClock, s, levels, false, o, nil)
+	u, drop, err := TriggerCompaction(noClock, s, levels, false, o, nil, nil)
 	if err != nil || u == nil || u.OutputLevel != 1 || len(u.Files) != 1 || drop {
 		t.Errorf("forced level 0 below the top level without deletion vectors: %+v, drop %v, %v", u, drop, err)
 	}
-	if _, drop, _ := TriggerCompaction(noClock, s, levels, false, o, func(string) bool { return false }); !drop {
+	if _, drop, _ := TriggerCompaction(noClock, s, levels, false, o, func(string) bool { return false }, nil); !drop {
 		t.Error("with a deletion-vector maintainer deletes are not dropped")
 	}
 	chain := o
 	chain.ChainTable = true
-	if _, drop, _ := TriggerCompaction(noClock, s, levels, false, chain, func(string) bool { return false }); drop {
+	if _, drop, _ := TriggerCompaction(noClock, s, levels, false, chain, func(string) bool { return false }, nil); drop {
 		t.Error("a chain table drops deletes")
 	}
-	u, drop, err = TriggerCompaction(noClock, s, levels, true, o, nil)
+	u, drop, err = TriggerCompaction(noClock, s, levels, true, o, nil, nil)
 	if err != nil || u == nil || u.OutputLevel != 2 || len(u.Files) != 2 || !drop {
 		t.Errorf("full compaction: %+v, drop %v, %v", u, drop, err)
 	}
 	// One file already on the max level: the size-amplification pick of it is dropped.
 	alone, _ := NewLevels(bytesCompare, []*meta.DataFileMeta{top}, 3)
-	if u, _, err := TriggerCompaction(noClock, NewUniversal(-1, 1, 1, nil, nil), alone, false, o, nil); err != nil || u != nil {
+	if u, _, err := TriggerCompaction(noClock, NewUniversal(-1, 1, 1, nil, nil), alone, false, o, nil, nil); err != nil || u != nil {
 		t.Errorf("single max-level file: %+v, %v", u, err)
 	}
 }

@@ -267,6 +267,15 @@ func acceptOneOf(values ...string) func(string) error {
 	}
 }
 
+// acceptBool accepts what Java parses as a Boolean option (true or false, any case).
+func acceptBool(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "false":
+		return nil
+	}
+	return fmt.Errorf("not a boolean")
+}
+
 // acceptFixedBucket accepts a positive bucket count (fixed bucket mode).
 func acceptFixedBucket(v string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(v))

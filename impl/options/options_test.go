@@ -19,11 +19,14 @@ func TestDecide(t *testing.T) {
 		{"merge-engine", "deduplicate", Honoured, false},
 		{"merge-engine", "Partial-Update", Honoured, true},
 		{"first-row.ignore-delete", "true", Honoured, false}, // a fallback key of ignore-delete
-		{"sequence.field", "ts", Refused, true},
-		{"sequence.field", " ", Refused, false}, // blank: unset for Java's writer
-		{"rowkind.field", "k", Refused, true},
-		{"compaction.force-rewrite-all-files", "false", Refused, false},
-		{"compaction.force-rewrite-all-files", "TRUE", Refused, true},
+		{"sequence.field", "ts", Honoured, false},            // the schema check is the writer's (mergetree.ParseMerge)
+		{"sequence.field.sort-order", "DESCENDING", Honoured, false},
+		{"sequence.field.sort-order", "random", Honoured, true},
+		{"sequence.snapshot-ordering", "true", Refused, true},
+		{"rowkind.field", "k", Honoured, false}, // the field is the writer's check
+		{"compaction.force-rewrite-all-files", "false", Honoured, false},
+		{"compaction.force-rewrite-all-files", "TRUE", Honoured, false},
+		{"compaction.force-rewrite-all-files", "yes", Honoured, true}, // Java cannot parse it
 		{"file.format.per.level", "0:avro", Refused, true},
 		{"file.format.per.level", "", Refused, false},
 		{"deletion-vector.index-file.target-size", "2mb", Refused, false}, // the default, spelled otherwise
@@ -50,8 +53,8 @@ func TestDecide(t *testing.T) {
 }
 
 func TestCheckNamesEveryRefusal(t *testing.T) {
-	err := New().Check(map[string]string{"bucket": "2", "rowkind.field": "k", "record-level.expire-time": "1 d", "scan.mode": "latest"})
-	if err == nil || !strings.Contains(err.Error(), "rowkind.field") || !strings.Contains(err.Error(), "record-level.expire-time") || strings.Contains(err.Error(), "scan.mode") {
+	err := New().Check(map[string]string{"bucket": "2", "sequence.snapshot-ordering": "true", "changelog-producer": "input", "scan.mode": "latest"})
+	if err == nil || !strings.Contains(err.Error(), "sequence.snapshot-ordering") || !strings.Contains(err.Error(), "changelog-producer") || strings.Contains(err.Error(), "scan.mode") {
 		t.Fatalf("Check: %v", err)
 	}
 	if err := New().Check(map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}); err != nil {

@@ -66,13 +66,15 @@ type CompactResult struct {
 }
 
 // Compact runs a full compaction of the selected buckets of the table's latest snapshot as
-// Java's writer does for a forced full compaction of a deduplicate table
+// Java's writer does for a forced full compaction of a deduplicate or first-row table
 // (MergeTreeCompactManager#triggerCompaction(true), CompactStrategy#pickFullCompaction,
 // MergeTreeCompactTask): every sorted run is compacted into the top level (num-levels - 1);
-// overlapping files are merged by key (the record with the highest sequence number wins,
-// retractions are dropped, deletion vectors applied), large files that overlap nothing are moved
-// up without rewriting, and a bucket already compacted into the top level only rewrites the files
-// that have deletion vectors. Rewritten files lose their deletion vectors, and the bucket's
+// overlapping files are merged by key (the table's merge function picks each key's record:
+// deduplicate's last or first-row's first in sequence order; retractions are dropped, deletion
+// vectors applied, expired records dropped), large files that overlap nothing are moved
+// up without rewriting (unless compaction.force-rewrite-all-files, or they hold expired
+// records), and a bucket already compacted into the top level only rewrites the files that
+// have deletion vectors (or expired records; every file when forced). Rewritten files lose their deletion vectors, and the bucket's
 // deletion-vector index file is rewritten when that changes it. Each bucket's full-text
 // maintainer receives the compaction (compactBefore / compactAfter) and waits for its builds, so
 // the new top level's archive is built and the retired archives removed in the same COMPACT
@@ -141,11 +143,16 @@ type compaction struct {
 	// full is a forced full compaction; otherwise the table's strategy picks what to compact.
 	full bool
 	// opts are the compaction options the strategy reads.
-	opts         mergetree.Options
-	maxLevel     int32
-	minFileSize  int64
-	dvEnabled    bool
-	ignoreDelete bool
+	opts        mergetree.Options
+	maxLevel    int32
+	minFileSize int64
+	dvEnabled   bool
+	// merge is how records of one key merge (merge engine, ignore-delete, sequence fields).
+	merge *mergetree.Merge
+	// expire drops expired records (record-level.expire-time; nil without); schemas caches the
+	// schemas of data files, whose statistics it reads.
+	expire  *mergetree.RecordExpire
+	schemas sync.Map
 
 	// selected are the buckets the first plan compacts; work what each bucket's current plan
 	// generated (to delete when it is planned again or the compaction fails); results what
@@ -208,8 +215,11 @@ func (c *compaction) options() error {
 		return err
 	}
 	c.dvEnabled = dvOn
-	if c.ignoreDelete, err = ignoreDeleteOf(opts); err != nil {
-		return err
+	if c.merge, err = mergetree.ParseMerge(c.r.Schema, c.opts.NeedLookup); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	}
+	if c.expire, err = mergetree.ParseRecordExpire(c.r.Schema); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil
 }
@@ -513,12 +523,13 @@ func sortedRuns(files []keyedFile) [][]keyedFile {
 }
 
 // runReader reads the records of one sorted run, file after file, skipping rows that deletion
-// vectors delete.
+// vectors delete and records keep (when set) refuses.
 type runReader struct {
 	c     *compaction
 	rb    *restore.RestoredBucket
 	files []keyedFile
 	dvs   map[string]dv.DeletionVector
+	keep  func(*kvfile.KeyValue) bool
 	cur   *kvfile.Reader
 	curDV dv.DeletionVector
 	// level is the level of the file the last record came from.
@@ -562,6 +573,9 @@ func (r *runReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
 		if r.curDV != nil && r.curDV.IsDeleted(pos) {
 			continue
 		}
+		if r.keep != nil && !r.keep(kv) {
+			continue
+		}
 		return kv, nil
 	}
 }
@@ -573,18 +587,13 @@ func (r *runReader) close() {
 	}
 }
 
-// mergeReader merges the sorted runs of one section by key; of the records of one key it
-// returns the one with the highest sequence number (DeduplicateMergeFunction).
+// mergeReader merges the sorted runs of one section by key; it returns the records of one key
+// at a time in merge order (key, then the table's sequence order), each with its file's level,
+// for the caller's merge function.
 type mergeReader struct {
 	runs []*runReader
 	h    kvHeap
 	read int64
-	// ignoreDelete skips retractions when picking a key's record (DeduplicateMergeFunction with
-	// ignore-delete), so an older record of the key survives them.
-	ignoreDelete bool
-	// high reports whether a record of the key next returned last came from a level above 0
-	// (LookupMergeFunction#pickHighLevel found one).
-	high bool
 }
 
 type heapItem struct {
@@ -593,28 +602,35 @@ type heapItem struct {
 	level int32
 }
 
-type kvHeap []heapItem
+// kvHeap orders the runs' next records by key, then as merge.Compare orders records of one key
+// (SortMergeReaderWithMinHeap's comparator).
+type kvHeap struct {
+	items []heapItem
+	merge *mergetree.Merge
+}
 
-func (h kvHeap) Len() int { return len(h) }
-func (h kvHeap) Less(i, j int) bool {
-	if c := binrow.CompareKeys(h[i].kv.Key, h[j].kv.Key); c != 0 {
+func (h *kvHeap) Len() int { return len(h.items) }
+func (h *kvHeap) Less(i, j int) bool {
+	if c := binrow.CompareKeys(h.items[i].kv.Key, h.items[j].kv.Key); c != 0 {
 		return c < 0
 	}
-	return h[i].kv.Seq < h[j].kv.Seq
+	return h.merge.Compare(h.items[i].kv, h.items[j].kv) < 0
 }
-func (h kvHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *kvHeap) Push(x any)   { *h = append(*h, x.(heapItem)) }
+func (h *kvHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *kvHeap) Push(x any)    { h.items = append(h.items, x.(heapItem)) }
 func (h *kvHeap) Pop() any {
-	old := *h
+	old := h.items
 	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+	h.items = old[:len(old)-1]
 	return x
 }
 
-func newMergeReader(ctx context.Context, c *compaction, rb *restore.RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector) (*mergeReader, error) {
-	m := &mergeReader{ignoreDelete: c.ignoreDelete}
+// newMergeReader opens the runs of a section; keep, when set, drops records as they are read
+// (RecordLevelExpire#wrap).
+func newMergeReader(ctx context.Context, c *compaction, rb *restore.RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector, keep func(*kvfile.KeyValue) bool) (*mergeReader, error) {
+	m := &mergeReader{h: kvHeap{merge: c.merge}}
 	for i, run := range section {
-		rr := &runReader{c: c, rb: rb, files: run, dvs: dvs}
+		rr := &runReader{c: c, rb: rb, files: run, dvs: dvs, keep: keep}
 		m.runs = append(m.runs, rr)
 		kv, err := rr.next(ctx)
 		if err == io.EOF {
@@ -641,40 +657,26 @@ func (m *mergeReader) advance(ctx context.Context, run int) error {
 	return nil
 }
 
-func (m *mergeReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
-	for {
-		if m.h.Len() == 0 {
-			m.sumRead()
-			return nil, io.EOF
-		}
-		top := heap.Pop(&m.h).(heapItem)
-		key := top.kv.Key
-		var latest *kvfile.KeyValue
-		m.high = top.level > 0
-		take := func(kv *kvfile.KeyValue) {
-			if m.ignoreDelete && kv.IsRetract() {
-				return
-			}
-			if latest == nil || kv.Seq >= latest.Seq {
-				latest = kv
-			}
-		}
-		take(top.kv)
-		if err := m.advance(ctx, top.run); err != nil {
+// next returns the records of the next key in merge order, io.EOF after the last key.
+func (m *mergeReader) next(ctx context.Context) ([]mergetree.Record, error) {
+	if m.h.Len() == 0 {
+		m.sumRead()
+		return nil, io.EOF
+	}
+	top := heap.Pop(&m.h).(heapItem)
+	key := top.kv.Key
+	recs := []mergetree.Record{{KV: top.kv, Level: top.level}}
+	if err := m.advance(ctx, top.run); err != nil {
+		return nil, err
+	}
+	for m.h.Len() > 0 && binrow.CompareKeys(m.h.items[0].Key(), key) == 0 {
+		it := heap.Pop(&m.h).(heapItem)
+		recs = append(recs, mergetree.Record{KV: it.kv, Level: it.level})
+		if err := m.advance(ctx, it.run); err != nil {
 			return nil, err
 		}
-		for m.h.Len() > 0 && binrow.CompareKeys(m.h[0].Key(), key) == 0 {
-			it := heap.Pop(&m.h).(heapItem)
-			m.high = m.high || it.level > 0
-			take(it.kv)
-			if err := m.advance(ctx, it.run); err != nil {
-				return nil, err
-			}
-		}
-		if latest != nil {
-			return latest, nil
-		}
 	}
+	return recs, nil
 }
 
 // Key returns the item's key.

@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/restore"
+	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
@@ -76,6 +77,10 @@ type bucketTask struct {
 	dropDelete bool
 	lookup     *levelLookup
 	bc         *BucketCompaction
+	// now is the time record-level expiry compares with, in epoch seconds; expireErr the first
+	// error reading a file's statistics for it.
+	now       int64
+	expireErr error
 }
 
 // compactFiles compacts one bucket whose merge tree holds files (the snapshot's data files,
@@ -99,7 +104,7 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 	if err != nil {
 		return nil, fmt.Errorf("bucket %d: %w", rb.Bucket, err)
 	}
-	t := &bucketTask{c: c, rb: rb, levels: levels, keys: keys, maxLevel: levels.MaxLevel(),
+	t := &bucketTask{c: c, rb: rb, levels: levels, keys: keys, maxLevel: levels.MaxLevel(), now: time.Now().Unix(),
 		bc: &BucketCompaction{Partition: rb.Partition, PartitionSpec: rb.PartitionSpec, Bucket: rb.Bucket}}
 	vectors := map[string]dv.DeletionVector{}
 	if len(rb.DeletionVectorFiles()) > 0 {
@@ -126,7 +131,14 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 	if !c.full {
 		strategy = mergetree.NewStrategy(c.opts, restored, nil)
 	}
-	unit, dropDelete, err := mergetree.TriggerCompaction(mergetree.ClockAt(time.Now()), strategy, levels, c.full, c.opts, hasDV)
+	var expired func(*meta.DataFileMeta) bool
+	if c.expire != nil {
+		expired = func(f *meta.DataFileMeta) bool { return t.fileExpired(ctx, f) }
+	}
+	unit, dropDelete, err := mergetree.TriggerCompaction(mergetree.ClockAt(time.Now()), strategy, levels, c.full, c.opts, hasDV, expired)
+	if err == nil {
+		err = t.expireErr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bucket %d: pick compaction: %w", rb.Bucket, err)
 	}
@@ -235,7 +247,10 @@ func containsDeletes(f *meta.DataFileMeta) bool {
 // rewritten (deletes are dropped there), a file on another level goes through the rewriter's
 // upgrade.
 func (t *bucketTask) upgrade(ctx context.Context, kf keyedFile) error {
-	if (t.out == t.maxLevel && containsDeletes(kf.f)) || t.c.opts.ForceRewriteAllFiles {
+	if (t.out == t.maxLevel && containsDeletes(kf.f)) || t.c.opts.ForceRewriteAllFiles || t.fileExpired(ctx, kf.f) {
+		if t.expireErr != nil {
+			return t.expireErr
+		}
 		return t.rewrite(ctx, [][][]keyedFile{{{kf}}})
 	}
 	if kf.f.Level == t.out {
@@ -247,12 +262,58 @@ func (t *bucketTask) upgrade(ctx context.Context, kf keyedFile) error {
 		return nil
 	}
 	// LookupMergeTreeCompactRewriter#upgradeStrategy for a level-0 file: with deletion vectors a
-	// file that may hold deletes is rewritten (deletes must be dropped); otherwise it is read for
-	// its lookups only and moved up as it is (deduplicate without a sequence field, the one
-	// merge engine pkft writes, needs no rewrite). Either way the read goes through the lookup,
-	// which marks the older versions of its keys deleted in the higher levels.
-	rewriteFile := t.dvm != nil && containsDeletes(kf.f)
+	// file that may hold deletes is rewritten (deletes must be dropped); into the top level, and
+	// for deduplicate without a sequence field, it is read for its lookups only and moved up as
+	// it is; otherwise (first-row, a sequence field) it is rewritten, since records already in
+	// higher levels may merge with it. Either way the read goes through the lookup, which marks
+	// the older versions of its keys deleted in the higher levels.
+	rewriteFile := (t.dvm != nil && containsDeletes(kf.f)) ||
+		(t.out != t.maxLevel && (t.c.merge.Engine != mergetree.Deduplicate || len(t.c.merge.SeqFields) > 0))
 	return t.merge(ctx, [][][]keyedFile{{{kf}}}, t.dvm != nil, true, rewriteFile)
+}
+
+// keep is the record filter of record-level expiry (nil without it).
+func (t *bucketTask) keep() func(*kvfile.KeyValue) bool {
+	if t.c.expire == nil {
+		return nil
+	}
+	return func(kv *kvfile.KeyValue) bool { return t.c.expire.Keep(kv.Value, t.now) }
+}
+
+// fileExpired is MergeTreeCompactTask#containsExpiredRecords; an error reading the file's schema
+// or statistics is kept in t.expireErr (and the file reported expired, so that the caller stops).
+func (t *bucketTask) fileExpired(ctx context.Context, f *meta.DataFileMeta) bool {
+	if t.c.expire == nil {
+		return false
+	}
+	s, err := t.c.schemaOf(ctx, f.SchemaID)
+	var expired bool
+	if err == nil {
+		expired, err = t.c.expire.FileExpired(f, s, t.now)
+	}
+	if err != nil {
+		if t.expireErr == nil {
+			t.expireErr = fmt.Errorf("record-level expiry: %w", err)
+		}
+		return true
+	}
+	return expired
+}
+
+// schemaOf returns the table's schema of the given id (cached).
+func (c *compaction) schemaOf(ctx context.Context, id int64) (*schema.TableSchema, error) {
+	if id == c.r.Schema.ID {
+		return c.r.Schema, nil
+	}
+	if s, ok := c.schemas.Load(id); ok {
+		return s.(*schema.TableSchema), nil
+	}
+	s, err := c.t.Schema(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.schemas.Store(id, s)
+	return s, nil
 }
 
 func (t *bucketTask) moveUp(f *meta.DataFileMeta) {
@@ -297,23 +358,28 @@ func (t *bucketTask) merge(ctx context.Context, candidate [][][]keyedFile, dropD
 	}
 	var before []*meta.DataFileMeta
 	for _, section := range candidate {
-		m, err := newMergeReader(ctx, t.c, t.rb, section, t.dvs)
+		m, err := newMergeReader(ctx, t.c, t.rb, section, t.dvs, t.keep())
 		if err != nil {
 			return err
 		}
 		for {
-			kv, err := m.next(ctx)
+			recs, err := m.next(ctx)
 			if err == io.EOF {
 				break
 			}
-			if err == nil && lookup && !m.high {
-				kv, err = t.lookupKey(ctx, kv)
+			var kv *kvfile.KeyValue
+			if err == nil {
+				if lookup {
+					kv, err = t.lookupResult(ctx, recs)
+				} else {
+					kv, err = t.c.merge.Reduce(recs)
+				}
 			}
 			if err != nil {
 				m.close()
 				return fmt.Errorf("bucket %d: %w", t.rb.Bucket, err)
 			}
-			if w == nil || (dropDelete && kv.IsRetract()) {
+			if w == nil || kv == nil || (dropDelete && kv.IsRetract()) {
 				continue
 			}
 			if err := w.Write(ctx, kv); err != nil {
@@ -352,23 +418,36 @@ func (t *bucketTask) merge(ctx context.Context, candidate [][][]keyedFile, dropD
 	return nil
 }
 
-// lookupKey looks kv's key up in the levels above the output level; the live row found there is
-// marked deleted (with deletion vectors), and the newer of it and kv is the key's result
-// (DeduplicateMergeFunction over the level-0 records and the looked-up one).
-func (t *bucketTask) lookupKey(ctx context.Context, kv *kvfile.KeyValue) (*kvfile.KeyValue, error) {
-	hit, err := t.lookup.find(ctx, kv.Key)
-	if err != nil || hit == nil {
-		return kv, err
+// lookupResult is the result of one key's records under the lookup rewriter's merge wrapper.
+// First-row (FirstRowMergeFunctionWrapper): the first record, dropped when only level 0 holds the
+// key and the levels above the output level have it. Deduplicate
+// (LookupChangelogMergeFunctionWrapper): when no record comes from a level above 0, the key is
+// looked up in the levels above the output level and the live row found there is marked deleted
+// (with deletion vectors) and merged with the level-0 records in merge order.
+func (t *bucketTask) lookupResult(ctx context.Context, recs []mergetree.Record) (*kvfile.KeyValue, error) {
+	key := recs[0].KV.Key
+	if t.c.merge.Engine == mergetree.FirstRow {
+		return t.c.merge.FirstRowLookup(recs, func() (bool, error) {
+			hit, err := t.lookup.find(ctx, key)
+			return hit != nil, err
+		})
 	}
-	if t.dvm != nil {
-		if err := t.dvm.NotifyNewDeletion(hit.file, hit.pos); err != nil {
+	var found *kvfile.KeyValue
+	if mergetree.HighLevel(recs) == nil {
+		hit, err := t.lookup.find(ctx, key)
+		if err != nil {
 			return nil, err
 		}
+		if hit != nil {
+			if t.dvm != nil {
+				if err := t.dvm.NotifyNewDeletion(hit.file, hit.pos); err != nil {
+					return nil, err
+				}
+			}
+			found = hit.kv
+		}
 	}
-	if hit.kv.Seq > kv.Seq {
-		return hit.kv, nil
-	}
-	return kv, nil
+	return t.c.merge.LookupMerge(recs, found), nil
 }
 
 // writeDeletionVectors writes the bucket's live deletion vectors into one new index file
@@ -486,6 +565,10 @@ func (c *levelCursor) advance(ctx context.Context) error {
 			return fmt.Errorf("look up in %s: %w", c.files[c.idx].f.FileName, err)
 		}
 		if c.vec != nil && c.vec.IsDeleted(pos) {
+			continue
+		}
+		// The lookup reads through the expiry filter, except first-row's (its own reader).
+		if c.t.c.expire != nil && c.t.c.merge.Engine != mergetree.FirstRow && !c.t.c.expire.Keep(kv.Value, c.t.now) {
 			continue
 		}
 		c.cur, c.pos = kv, pos

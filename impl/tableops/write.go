@@ -19,6 +19,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
+	"github.com/paimon-pkft/pkft/impl/mergetree"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/options"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
@@ -164,8 +165,8 @@ func bucketOf(s *schema.TableSchema, keys []string, fn bucketfunc.Func, n int, r
 // Writer writes rows into a primary-key table the way a Java batch writer does
 // (KeyValueFileStoreWrite, MergeTreeWriter): each row goes to the bucket Java computes, gets the
 // bucket's next sequence number, and is buffered; at commit (or when the buffer is full) each
-// bucket's buffer is sorted by key, merged with the deduplicate merge function and written as
-// level-0 data files. The commit is one APPEND snapshot; each bucket's full-text maintainer is
+// bucket's buffer is sorted by key and sequence order, merged with the table's merge function
+// (deduplicate or first-row) and written as level-0 data files. The commit is one APPEND snapshot; each bucket's full-text maintainer is
 // called with the new files as Java's writer calls it (waiting, as a batch commit does), so
 // stale archives are retired and missing ones built in the same snapshot.
 //
@@ -184,8 +185,12 @@ type Writer struct {
 	numBuckets int
 	// kindFilter drops the rows Java's RowKindFilter drops (ignore-delete, ignore-update-before).
 	ignoreDelete, ignoreUpdateBefore bool
-	partType                         types.DataType
-	partIdx                          []int
+	// merge merges a bucket's buffered records of one key (the table's merge function).
+	merge *mergetree.Merge
+	// rowKindIdx is the position of rowkind.field (-1: unset), whose value is a row's kind.
+	rowKindIdx int
+	partType   types.DataType
+	partIdx    []int
 	// rows is the write buffer: one pool of write-buffer-size for all the buckets' buffers
 	// (Java's MemoryPoolFactory over one pool per writer), spilling when write-buffer-spillable.
 	rows *rowBuffers
@@ -253,6 +258,9 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	if w.ignoreUpdateBefore, err = schema.BoolOption(r.Schema.Options, IgnoreUpdateBeforeOpt, false); err != nil {
 		return nil, err
 	}
+	if w.rowKindIdx, err = rowKindField(r.Schema); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	}
 	if w.bucketKeys, err = r.Schema.BucketKeys(); err != nil {
 		return nil, err
 	}
@@ -267,6 +275,7 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	if err != nil {
 		return nil, err
 	}
+	w.merge = comp.merge
 	if !comp.opts.WriteOnly && !cfg.writeOnly {
 		// MergeTreeCompactManagerFactory: a write-only writer has no compaction manager.
 		w.comp = comp
@@ -336,8 +345,15 @@ func (w *Writer) checkWrite(kind types.RowKind, row []any) error {
 	return nil
 }
 
-// add buffers a validated row the writer owns.
+// add buffers a validated row the writer owns. With rowkind.field the row's kind is the field's
+// value, whatever kind the caller gave (TableWriteImpl through RowKindGenerator).
 func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
+	if w.rowKindIdx >= 0 {
+		var err error
+		if kind, err = rowKindOf(row[w.rowKindIdx]); err != nil {
+			return err
+		}
+	}
 	// RowKindFilter: the table writer drops these rows before anything else.
 	if (kind == types.Delete && w.ignoreDelete) || (kind == types.UpdateBefore && (w.ignoreDelete || w.ignoreUpdateBefore)) {
 		return nil
@@ -407,9 +423,13 @@ func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
 	if err != nil {
 		return err
 	}
-	// The deduplicate merge function keeps the latest record of each key (retractions are kept
-	// at level 0).
-	err = bw.rows.forEachKey(ctx, func(records []*kvfile.KeyValue) error { return rw.Write(ctx, records[len(records)-1]) })
+	err = bw.rows.forEachKey(ctx, func(records []*kvfile.KeyValue) error {
+		kv, err := reduceKey(records, w.merge)
+		if err != nil || kv == nil {
+			return err
+		}
+		return rw.Write(ctx, kv)
+	})
 	if err == nil {
 		err = bw.rows.clear()
 	}
@@ -426,6 +446,19 @@ func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
 	}
 	bw.newFiles = append(bw.newFiles, files...)
 	return nil
+}
+
+// reduceKey merges one key's buffered records, given in sequence order, as the table orders
+// records of one key (sequence fields, then sequence number) with its merge function
+// (SortBufferWriteBuffer#forEach through ReducerMergeFunctionWrapper; retractions are kept at
+// level 0). It returns nil when the merge drops the key.
+func reduceKey(records []*kvfile.KeyValue, merge *mergetree.Merge) (*kvfile.KeyValue, error) {
+	slices.SortStableFunc(records, merge.Compare)
+	group := make([]mergetree.Record, len(records))
+	for i, kv := range records {
+		group[i] = mergetree.Record{KV: kv, Level: -1}
+	}
+	return merge.Reduce(group)
 }
 
 // WriteResult is the outcome of a committed write.

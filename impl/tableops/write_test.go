@@ -24,6 +24,31 @@ import (
 // are formatted with %v.
 func mergedRows(t *testing.T, tbl *table.Table) map[string][]any {
 	t.Helper()
+	type rec struct {
+		seq  int64
+		kind types.RowKind
+		row  []any
+	}
+	best := map[string]rec{}
+	forEachRecord(t, tbl, func(b *table.Bucket, _ *meta.DataFileMeta, kv *kvfile.KeyValue) {
+		k := fmt.Sprintf("%x/%v", b.Partition, kv.Key)
+		if old, ok := best[k]; !ok || kv.Seq > old.seq {
+			best[k] = rec{kv.Seq, kv.Kind, kv.Value}
+		}
+	})
+	out := map[string][]any{}
+	for k, v := range best {
+		if v.kind == types.Insert || v.kind == types.UpdateAfter {
+			out[k] = v.row
+		}
+	}
+	return out
+}
+
+// forEachRecord calls fn with every record of the latest snapshot's data files that no deletion
+// vector deletes, bucket by bucket and file by file.
+func forEachRecord(t *testing.T, tbl *table.Table, fn func(b *table.Bucket, f *meta.DataFileMeta, kv *kvfile.KeyValue)) {
+	t.Helper()
 	ctx := context.Background()
 	r, err := restore.NewRestorer(ctx, tbl)
 	if err != nil {
@@ -33,21 +58,7 @@ func mergedRows(t *testing.T, tbl *table.Table) map[string][]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	latest, err := tbl.Latest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := tbl.Read(ctx, latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type rec struct {
-		seq  int64
-		kind types.RowKind
-		row  []any
-	}
-	best := map[string]rec{}
-	for _, b := range c.Buckets {
+	for _, b := range latestContents(t, tbl).Buckets {
 		rb, err := r.RestoreBucket(b)
 		if err != nil {
 			t.Fatal(err)
@@ -69,24 +80,13 @@ func mergedRows(t *testing.T, tbl *table.Table) map[string][]any {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if v := dvs[f.FileName]; v != nil && v.IsDeleted(pos) {
-					continue
-				}
-				k := fmt.Sprintf("%x/%v", b.Partition, kv.Key)
-				if old, ok := best[k]; !ok || kv.Seq > old.seq {
-					best[k] = rec{kv.Seq, kv.Kind, kv.Value}
+				if v := dvs[f.FileName]; v == nil || !v.IsDeleted(pos) {
+					fn(b, f, kv)
 				}
 			}
 			rd.Close()
 		}
 	}
-	out := map[string][]any{}
-	for k, v := range best {
-		if v.kind == types.Insert || v.kind == types.UpdateAfter {
-			out[k] = v.row
-		}
-	}
-	return out
 }
 
 func partitionKey(t *testing.T, row []any) string {

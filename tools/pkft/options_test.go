@@ -43,7 +43,7 @@ func TestOptionsCommand(t *testing.T) {
 		!strings.Contains(out, "pkft writes, compacts and maintains this table") {
 		t.Fatalf("options of a plain table: %d\n%s%s", code, out, stderr)
 	}
-	withOption(t, dir, "rowkind.field", "content")
+	withOption(t, dir, "sequence.snapshot-ordering", "true")
 	code, out, _ = pkftRun(t, "options", dir, "--json")
 	type decision struct {
 		Key, Value, Class string
@@ -54,9 +54,9 @@ func TestOptionsCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &decisions); code != 0 || err != nil {
 		t.Fatalf("options --json: %d %v\n%s", code, err, out)
 	}
-	i := slices.IndexFunc(decisions, func(d decision) bool { return d.Key == "rowkind.field" })
-	if i < 0 || !decisions[i].Refused || decisions[i].Class != "refused" || !strings.Contains(decisions[i].Error, "rowkind.field") {
-		t.Fatalf("rowkind.field: %+v", decisions)
+	i := slices.IndexFunc(decisions, func(d decision) bool { return d.Key == "sequence.snapshot-ordering" })
+	if i < 0 || !decisions[i].Refused || decisions[i].Class != "refused" || !strings.Contains(decisions[i].Error, "sequence.snapshot-ordering") {
+		t.Fatalf("sequence.snapshot-ordering: %+v", decisions)
 	}
 }
 
@@ -65,9 +65,9 @@ func TestOptionsCommand(t *testing.T) {
 func TestRefusedOptionCommands(t *testing.T) {
 	testenv.Native(t)
 	for _, c := range []struct{ key, value string }{
-		{"rowkind.field", "content"},
-		{"record-level.expire-time", "1 d"},
-		{"merge-engine", "first-row"},
+		{"sequence.snapshot-ordering", "true"},
+		{"changelog-producer", "lookup"},
+		{"merge-engine", "aggregation"},
 		{"some.unknown-option", "on"},
 	} {
 		dir := goldenTable(t, "two-levels", true)
