@@ -208,3 +208,40 @@ func stringRows(rows map[string][]any) map[string]string {
 	}
 	return out
 }
+
+// TestSpillingWriteBufferSequenceField: under sequence.field the records of a key are merged in
+// the field's order, spilled or not: the spilled write reads as the unspilled one, and each key
+// that was never deleted keeps its write with the greatest field value (not its last write).
+func TestSpillingWriteBufferSequenceField(t *testing.T) {
+	seq := map[string]string{"sequence.field": "content"}
+	big, _ := writeSpillRows(t, seq, false)
+	small, _ := writeSpillRows(t, map[string]string{"sequence.field": "content", "write-buffer-size": "8 kb", "page-size": "1 kb"}, true)
+	got := stringRows(mergedRows(t, small))
+	if want := stringRows(mergedRows(t, big)); !mapsEqual(got, want) {
+		t.Fatalf("the spilled write merges to other rows (%s)", firstMapDiff(got, want))
+	}
+	greatest, deleted := map[string][]any{}, map[string]bool{}
+	_ = spillRows(func(kind types.RowKind, row []any) error {
+		k := partitionKey(t, row)
+		if kind == types.Delete {
+			deleted[k] = true
+		}
+		if g, ok := greatest[k]; !ok || row[3].(string) > g[3].(string) {
+			greatest[k] = row
+		}
+		return nil
+	})
+	checked := 0
+	for k, row := range greatest {
+		if deleted[k] {
+			continue
+		}
+		if got[k] != fmt.Sprint(row) {
+			t.Fatalf("key %s reads %q, the write with the greatest sequence field is %q", k, got[k], fmt.Sprint(row))
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no key checked")
+	}
+}
