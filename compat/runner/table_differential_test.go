@@ -102,7 +102,12 @@ type tdScript struct {
 	values   []tdValue
 	fullText bool
 	sorted   int // number of sorted definitions
-	steps    []tdStep
+	// engine is the merge engine ("deduplicate" or "first-row", with ignore-delete); seqField
+	// orders a key's records by the column sq (descending with seqDesc); rowKindField carries
+	// each row's kind in the column rk.
+	engine                          string
+	seqField, seqDesc, rowKindField bool
+	steps                           []tdStep
 }
 
 // tdStep is one operation: a write of rows, a full or minor compaction, or a maintenance.
@@ -158,6 +163,30 @@ func genTableScript(seed uint64) *tdScript {
 		s.options["bucket-function.type"] = fn
 	}
 	dv := r.IntN(10) < 7
+	s.engine = "deduplicate"
+	switch {
+	case !dv && r.IntN(3) == 0:
+		// first-row refuses deletion vectors; without ignore-delete it refuses retractions.
+		s.engine = "first-row"
+		s.options["merge-engine"] = "first-row"
+		s.options["ignore-delete"] = "true"
+	case r.IntN(5) == 0:
+		s.seqField = true
+		s.fields = append(s.fields, field{"sq", "INT"})
+		s.options["sequence.field"] = "sq"
+		if r.IntN(2) == 0 {
+			s.seqDesc = true
+			s.options["sequence.field.sort-order"] = "descending"
+		}
+	}
+	if r.IntN(5) == 0 {
+		s.rowKindField = true
+		s.fields = append(s.fields, field{"rk", "STRING"})
+		s.options["rowkind.field"] = "rk"
+	}
+	if r.IntN(6) == 0 {
+		s.options["compaction.force-rewrite-all-files"] = "true"
+	}
 	if dv {
 		s.options["deletion-vectors.enabled"] = "true"
 		if r.IntN(2) == 0 {
@@ -237,15 +266,21 @@ func genTableScript(seed uint64) *tdScript {
 				continue
 			}
 			ver++
-			switch x := r.IntN(6); {
+			x := r.IntN(6)
+			if s.seqField {
+				// A delete ordered before the live record by the sequence field loses to it
+				// until a compaction to the top level drops the delete: updates only.
+				x = 0
+			}
+			switch {
 			case x < 3: // update
 				rows = append(rows, s.row(r, "+I", keyOf[kid], kid, ver))
 			case x < 5:
 				rows = append(rows, s.row(r, "-D", keyOf[kid], kid, ver))
-				live[kid] = false
+				live[kid] = s.engine == "first-row" // ignored
 			default: // a retraction, which deduplicate treats as a delete
 				rows = append(rows, s.row(r, "-U", keyOf[kid], kid, ver))
-				live[kid] = false
+				live[kid] = s.engine == "first-row"
 			}
 		}
 		s.steps = append(s.steps, tdStep{op: "write", rows: rows})
@@ -298,6 +333,18 @@ func dupKey(keys map[int]tdRow, k tdRow, s *tdScript) bool {
 // six; deletes carry values too, as a Java job's -D rows do).
 func (s *tdScript) row(r *rand.Rand, kind string, k tdRow, kid, ver int) tdRow {
 	out := tdRow{kind: kind, json: row{"_rowKind": kind}, goV: map[string]any{}}
+	if s.rowKindField {
+		// The kind travels in the field only; the row itself is an insert.
+		out.json["_rowKind"] = "+I"
+		out.json["rk"], out.goV["rk"] = kind, kind
+	}
+	if s.seqField {
+		out.json["sq"], out.goV["sq"] = nil, nil
+		if r.IntN(6) != 0 {
+			v := int32(r.IntN(20))
+			out.json["sq"], out.goV["sq"] = v, v
+		}
+	}
 	for c, v := range k.json {
 		out.json[c] = v
 	}
@@ -340,17 +387,59 @@ func (s *tdScript) describe() string {
 	return b.String()
 }
 
-// tdModel is the deduplicate merge engine's model: the latest version of every live kid.
-type tdModel map[int]int
+// tdModel is the model of the script's merge engine: the visible version of every live kid.
+type tdModel struct {
+	s   *tdScript
+	ver map[int]int
+	// sq is the sequence field of the visible version (nil for null).
+	sq map[int]*int32
+}
 
-func (m tdModel) apply(rows []tdRow) {
+func newTDModel(s *tdScript) *tdModel {
+	return &tdModel{s: s, ver: map[int]int{}, sq: map[int]*int32{}}
+}
+
+func (m *tdModel) apply(rows []tdRow) {
 	for _, r := range rows {
 		kid, ver := r.json["kid"].(int), r.json["ver"].(int)
-		if r.kind == "-D" || r.kind == "-U" {
-			delete(m, kid)
-		} else {
-			m[kid] = ver
+		retract := r.kind == "-D" || r.kind == "-U"
+		_, live := m.ver[kid]
+		switch {
+		case m.s.engine == "first-row":
+			// ignore-delete drops retractions; the first record of a key stays.
+			if !retract && !live {
+				m.ver[kid] = ver
+			}
+		case m.s.seqField:
+			// Records of a key ordered by sq (nulls first, then ascending or descending), then
+			// by sequence number; the last one is visible.
+			var sq *int32
+			if v, ok := r.goV["sq"].(int32); ok {
+				sq = &v
+			}
+			if !live || !m.before(sq, m.sq[kid]) {
+				m.ver[kid], m.sq[kid] = ver, sq
+			}
+		case retract:
+			delete(m.ver, kid)
+		default:
+			m.ver[kid] = ver
 		}
+	}
+}
+
+// before reports whether a record with sequence field a sorts before one with b (a later
+// record with an equal field sorts after).
+func (m *tdModel) before(a, b *int32) bool {
+	switch {
+	case a == nil:
+		return b != nil
+	case b == nil:
+		return false
+	case m.s.seqDesc:
+		return *a > *b
+	default:
+		return *a < *b
 	}
 }
 
@@ -383,7 +472,7 @@ func testTableDifferential(t *testing.T) {
 				seeds = append(seeds, seed)
 			}
 		}
-		optionsSeen, ops := map[string]map[string]bool{}, map[string]int{}
+		optionsSeen, ops, engines := map[string]map[string]bool{}, map[string]int{}, map[string]int{}
 		scripts := make([]*tdScript, len(seeds))
 		for i, seed := range seeds {
 			s := genTableScript(seed)
@@ -396,6 +485,7 @@ func testTableDifferential(t *testing.T) {
 			for _, st := range s.steps {
 				ops[st.op]++
 			}
+			engines[s.engine]++
 			scripts[i] = s
 		}
 		// The scripts take longer than the ten minutes a case gets.
@@ -409,8 +499,8 @@ func testTableDifferential(t *testing.T) {
 		for _, k := range keys {
 			fmt.Fprintf(&b, " %s(%d)", k, len(optionsSeen[k]))
 		}
-		t.Logf("table/differential: %d scripts, 0 divergences; %d distinct options exercised (values):%s; merge engines: deduplicate; operations %v",
-			len(seeds), len(keys), b.String(), ops)
+		t.Logf("table/differential: %d scripts, 0 divergences; %d distinct options exercised (values):%s; merge engines %v; operations %v",
+			len(seeds), len(keys), b.String(), engines, ops)
 		return nil
 	})
 }
@@ -490,7 +580,7 @@ func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript) error {
 			return err
 		}
 	}
-	model := tdModel{}
+	model := newTDModel(s)
 	read := map[string][]string{} // each copy's last read
 	for i, st := range s.steps {
 		changed := map[string]bool{}
@@ -560,6 +650,9 @@ func (s *tdScript) runStep(ctx context.Context, g *maintainGroup, who, path stri
 				values[i] = r.goV[f.Name]
 			}
 			kind, err := types.ParseRowKind(r.kind)
+			if s.rowKindField {
+				kind = types.Insert // the field carries the kind
+			}
 			if err == nil {
 				err = w.Write(ctx, kind, values)
 			}
@@ -587,7 +680,7 @@ func (s *tdScript) runStep(ctx context.Context, g *maintainGroup, who, path stri
 
 // checkModel reads the copy with Java and checks each live kid appears once with its latest
 // version and nothing else appears; it returns the rows in a canonical form, ordered by kid.
-func (s *tdScript) checkModel(ctx context.Context, g *maintainGroup, path string, model tdModel) ([]string, error) {
+func (s *tdScript) checkModel(ctx context.Context, g *maintainGroup, path string, model *tdModel) ([]string, error) {
 	rows, err := javaRead(ctx, g.proc, path)
 	if err != nil {
 		return nil, err
@@ -611,15 +704,15 @@ func (s *tdScript) checkModel(ctx context.Context, g *maintainGroup, path string
 		b, _ := json.Marshal(r)
 		out = append(out, keyed{int(kid), string(b)})
 	}
-	if !maps.Equal(got, map[int]int(model)) {
+	if !maps.Equal(got, model.ver) {
 		var diff []string
-		for kid, ver := range model {
+		for kid, ver := range model.ver {
 			if got[kid] != ver {
 				diff = append(diff, fmt.Sprintf("kid %d: model ver %d, Java %d", kid, ver, got[kid]))
 			}
 		}
 		for kid, ver := range got {
-			if _, ok := model[kid]; !ok {
+			if _, ok := model.ver[kid]; !ok {
 				diff = append(diff, fmt.Sprintf("kid %d: not in the model, Java ver %d", kid, ver))
 			}
 		}
