@@ -66,8 +66,45 @@ def open_table(args):
     return open_path(path)
 
 
+class Nanos:
+    """A TIMESTAMP value with nanoseconds (precision 7 to 9), as nanoseconds since the epoch:
+    Python's datetime, which pyarrow's to_pylist gives, keeps only microseconds."""
+
+    __slots__ = ("ns",)
+
+    def __init__(self, ns):
+        self.ns = ns
+
+    def __lt__(self, other):
+        return self.ns < other.ns
+
+    def __eq__(self, other):
+        return isinstance(other, Nanos) and self.ns == other.ns
+
+    def __hash__(self):
+        return hash(self.ns)
+
+    def render(self):
+        seconds, frac = divmod(self.ns, 10**9)
+        text = (datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+        digits = ("%09d" % frac).rstrip("0")
+        return text + "." + digits if digits else text
+
+
+def rows_of(data):
+    """The rows of a pyarrow table as dicts, TIMESTAMP columns with nanoseconds as Nanos."""
+    rows = data.to_pylist()
+    for i, f in enumerate(data.schema):
+        if pa.types.is_timestamp(f.type) and f.type.unit == "ns" and f.type.tz is None:
+            for r, v in zip(rows, data.column(i).cast(pa.int64()).to_pylist()):
+                r[f.name] = None if v is None else Nanos(v)
+    return rows
+
+
 def to_json(value):
     """The JSON form of a value pypaimon returns, as the Java runner's Values renders it."""
+    if isinstance(value, Nanos):
+        return value.render()
     return render(value, timestamp=timestamp_trimmed)
 
 
@@ -79,7 +116,7 @@ def key_order(value):
 def read(args):
     table = open_table(args)
     builder = table.new_read_builder()
-    rows = builder.new_read().to_arrow(builder.new_scan().plan().splits()).to_pylist()
+    rows = rows_of(builder.new_read().to_arrow(builder.new_scan().plan().splits()))
     pks = table.table_schema.primary_keys
     rows.sort(key=lambda r: tuple(key_order(r[k]) for k in pks))
     return {"rows": [{k: to_json(v) for k, v in r.items()} for r in rows]}
@@ -126,7 +163,7 @@ def search(args):
                        if p.partition_bytes == part and p.bucket == data_split.bucket
                        and p.data_file_name == data_file.file_name),
                       key=lambda p: p.row_position)
-        rows = reader.to_arrow([split]).to_pylist()
+        rows = rows_of(reader.to_arrow([split]))
         if len(rows) != len(mine):
             raise ValueError("%d rows read from %s for %d positions"
                              % (len(rows), data_file.file_name, len(mine)))

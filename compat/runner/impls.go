@@ -111,11 +111,25 @@ func (k KnownBug) Matches(err error) bool {
 	return true
 }
 
-// KnownBug returns the documented bug of command on table, if any.
-func (s *Supports) KnownBug(command, table string) (KnownBug, bool) {
+// optionSelector prefixes a known-upstream table selector naming every table that sets an
+// option to a value: option:KEY=VALUE.
+const optionSelector = "option:"
+
+// KnownBug returns the documented bug of command on table (PRODUCER/TABLE), whose table options
+// are options, if any: a line naming the table, else one whose option:KEY=VALUE selector the
+// options satisfy. The bug returned names table.
+func (s *Supports) KnownBug(command, table string, options map[string]string) (KnownBug, bool) {
 	for _, k := range s.Known {
 		if k.Command == command && k.Table == table {
 			return k, true
+		}
+	}
+	for _, k := range s.Known {
+		if sel, ok := strings.CutPrefix(k.Table, optionSelector); ok && k.Command == command {
+			if key, value, _ := strings.Cut(sel, "="); options[key] == value {
+				k.Table = table
+				return k, true
+			}
 		}
 	}
 	return KnownBug{}, false
@@ -126,6 +140,9 @@ func (s *Supports) KnownBug(command, table string) (KnownBug, bool) {
 //	command NAME
 //	unsupported NAME REASON...
 //	known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
+//	known-upstream COMMAND option:KEY=VALUE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
+//
+// (the second form: every table whose options set KEY to VALUE).
 //
 // Every command of ConsumerCommands must be declared, by command or unsupported.
 func LoadSupports(path string) (*Supports, error) {
@@ -171,7 +188,11 @@ func LoadSupports(path string) (*Supports, error) {
 			}
 			cmd, table, _ := strings.Cut(parts[0], " ")
 			table = strings.TrimSpace(table)
-			if cmd == "" || !strings.Contains(table, "/") || parts[1] == "" || parts[2] == "" || parts[3] == "" {
+			sel, isOption := strings.CutPrefix(table, optionSelector)
+			if isOption && !strings.Contains(sel, "=") {
+				return nil, bad("want: known-upstream COMMAND option:KEY=VALUE | EXPECTED ERROR | UPSTREAM FILE | REASON")
+			}
+			if cmd == "" || (!isOption && !strings.Contains(table, "/")) || parts[1] == "" || parts[2] == "" || parts[3] == "" {
 				return nil, bad("want: known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR | UPSTREAM FILE | REASON")
 			}
 			s.Known = append(s.Known, KnownBug{Command: cmd, Table: table, Expect: parts[1], Source: parts[2], Reason: parts[3]})

@@ -33,11 +33,11 @@ func TestLoadSupports(t *testing.T) {
 	if !s.Commands["read"] || !s.Commands["search"] || s.Unsupported["list-index"] != "no listing" {
 		t.Fatalf("%+v", s)
 	}
-	bug, ok := s.KnownBug("search", "java/t1")
+	bug, ok := s.KnownBug("search", "java/t1", nil)
 	if !ok || bug.Source != "up/x.py" {
 		t.Fatalf("known bug %+v %v", bug, ok)
 	}
-	if _, ok := s.KnownBug("read", "java/t1"); ok {
+	if _, ok := s.KnownBug("read", "java/t1", nil); ok {
 		t.Fatal("a bug of search reported for read")
 	}
 	if !bug.Matches(errors.New("py runner: search: Err: File /a/t1/index/index-1 missing")) {
@@ -50,6 +50,21 @@ func TestLoadSupports(t *testing.T) {
 	}
 	if bug.Matches(nil) {
 		t.Fatal("no error matches")
+	}
+	// An option selector names every table setting the option to the value.
+	s, err = LoadSupports(writeSupports(t, good+"known-upstream search option:a.b=true | Err: File *TABLE/index/* missing | up/y.py | reason\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bug, ok := s.KnownBug("search", "go/t9", map[string]string{"a.b": "true"}); !ok || bug.Source != "up/y.py" ||
+		!bug.Matches(errors.New("Err: File /a/t9/index/index-1 missing")) || bug.Matches(errors.New("Err: File /a/t1/index/index-1 missing")) {
+		t.Fatalf("option-selected bug %+v %v", bug, ok)
+	}
+	if _, ok := s.KnownBug("search", "go/t9", map[string]string{"a.b": "false"}); ok {
+		t.Fatal("a table without the option got the bug")
+	}
+	if _, err := LoadSupports(writeSupports(t, good+"known-upstream search option:nokey | e | f | r\n")); err == nil {
+		t.Fatal("an option selector without a value accepted")
 	}
 	s, err = LoadSupports(writeSupports(t, good+"unsupported search-positions not exposed\n"))
 	if err != nil || s.Unsupported["search-positions"] != "not exposed" {

@@ -106,12 +106,12 @@ func producedTable(ctx context.Context, g *maintainGroup, p *Process, name strin
 	if res.Snapshot != nil {
 		return nil, fmt.Errorf("maintain after Go's compaction committed snapshot %d", res.Snapshot.ID)
 	}
-	return recordJavaAnswers(ctx, g, path, name+"->go", "produced")
+	return recordJavaAnswers(ctx, g, path, name+"->go", "produced", maintainQueries())
 }
 
-// recordJavaAnswers reads, dumps and searches (maintainQueries, limit 10) the full-text table at
-// path with Java, as the consumer cases compare them: the table as PRODUCER/NAME.
-func recordJavaAnswers(ctx context.Context, g *maintainGroup, path, producer, name string) (*consumerTable, error) {
+// recordJavaAnswers reads, dumps and searches (queries, limit 10) the full-text table at path
+// with Java, as the consumer cases compare them: the table as PRODUCER/NAME.
+func recordJavaAnswers(ctx context.Context, g *maintainGroup, path, producer, name string, queries []string) (*consumerTable, error) {
 	rows, err := javaRead(ctx, g.proc, path)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func recordJavaAnswers(ctx context.Context, g *maintainGroup, path, producer, na
 	for _, r := range rows {
 		tb.rows = append(tb.rows, r)
 	}
-	for _, q := range maintainQueries() {
+	for _, q := range queries {
 		var raw json.RawMessage
 		if err := g.proc.Call(ctx, "search", map[string]any{"path": path, "query": q, "limit": tb.limit}, &raw); err != nil {
 			return nil, fmt.Errorf("java search %s: %w", q, err)

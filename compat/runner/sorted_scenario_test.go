@@ -47,7 +47,7 @@ func testSortedScenario(t *testing.T, g *maintainGroup) {
 			if err != nil {
 				return err
 			}
-			tb, err = recordJavaAnswers(ctx, g, path, direction, filepath.Base(path))
+			tb, err = recordJavaAnswers(ctx, g, path, direction, filepath.Base(path), maintainQueries())
 			return err
 		})
 		consumerCasesOf(t, impls, runners, "scenario/sorted-and-full-text", direction, func() *consumerTable { return tb })

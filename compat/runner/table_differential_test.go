@@ -443,9 +443,12 @@ func (m *tdModel) before(a, b *int32) bool {
 	}
 }
 
-// testTableDifferential registers table/differential.
+// testTableDifferential registers table/differential, then table/differential/{read,search}
+// (go<->java-><consumer>): every consumer implementation reads and searches every full-text copy
+// of every script as Java does.
 func testTableDifferential(t *testing.T) {
 	g := startGroup(t)
+	var tables tdTables
 	runCase(t, "table/differential", "go<->java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
@@ -491,7 +494,7 @@ func testTableDifferential(t *testing.T) {
 		// The scripts take longer than the ten minutes a case gets.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Minute)
 		defer cancel()
-		if err := runTableScripts(ctx, g, scripts, tableDiffWorkers); err != nil {
+		if err := runTableScripts(ctx, g, scripts, tableDiffWorkers, &tables); err != nil {
 			return err
 		}
 		keys := slices.Sorted(maps.Keys(optionsSeen))
@@ -503,6 +506,59 @@ func testTableDifferential(t *testing.T) {
 			len(seeds), len(keys), b.String(), engines, ops)
 		return nil
 	})
+	impls, runners := consumerRunners(t)
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cons := range impls {
+		for _, cmd := range []string{"read", "search"} {
+			runCase(t, "table/differential/"+cmd, "go<->java->"+cons.Name, func(ctx context.Context) error {
+				recorded := tables.all()
+				if len(recorded) == 0 {
+					return errors.New("table/differential did not pass: no tables to read")
+				}
+				known := 0
+				for _, tb := range recorded {
+					err := consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
+					var o outcome
+					switch {
+					case errors.As(err, &o) && o.status == KnownUpstream:
+						known++
+					case err != nil:
+						return fmt.Errorf("%s: %w", tb.id(), err)
+					}
+				}
+				if known == len(recorded) {
+					return outcome{KnownUpstream, fmt.Sprintf("every one of the %d tables shows a documented bug", known)}
+				}
+				report.AddNote(fmt.Sprintf("table/differential/%s (%s): %d full-text tables of the differential, %d of them the documented known-upstream bug of their options",
+					cmd, cons.Name, len(recorded), known))
+				return nil
+			})
+		}
+	}
+}
+
+// tdTables collects the full-text copies of the differential with Java's answers, for the
+// consumer cases.
+type tdTables struct {
+	mu     sync.Mutex
+	tables []*consumerTable
+}
+
+func (t *tdTables) add(tb *consumerTable) {
+	t.mu.Lock()
+	t.tables = append(t.tables, tb)
+	t.mu.Unlock()
+}
+
+func (t *tdTables) all() []*consumerTable {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := slices.Clone(t.tables)
+	slices.SortFunc(out, func(a, b *consumerTable) int { return strings.Compare(a.name, b.name) })
+	return out
 }
 
 // tableDiffWorkers is how many scripts run at once, each worker with its own Java runner.
@@ -510,7 +566,7 @@ const tableDiffWorkers = 2
 
 // runTableScripts runs the scripts on workers runner processes (g's and workers-1 more); the
 // first divergence in script order is returned with its script.
-func runTableScripts(ctx context.Context, g *maintainGroup, scripts []*tdScript, workers int) error {
+func runTableScripts(ctx context.Context, g *maintainGroup, scripts []*tdScript, workers int, tables *tdTables) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(scripts))
@@ -533,7 +589,7 @@ func runTableScripts(ctx context.Context, g *maintainGroup, scripts []*tdScript,
 				gw.proc = p
 			}
 			for i := range next {
-				if err := runTableScript(ctx, &gw, scripts[i]); err != nil {
+				if err := runTableScript(ctx, &gw, scripts[i], tables); err != nil {
 					errs[i] = fmt.Errorf("%w\n%s", err, scripts[i].describe())
 					cancel()
 				}
@@ -564,8 +620,9 @@ feed:
 	return cmp.Or(cancelled, ctx.Err())
 }
 
-// runTableScript runs one script on its three copies.
-func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript) error {
+// runTableScript runs one script on its three copies; a full-text script's copies join tables
+// with Java's answers.
+func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript, tables *tdTables) error {
 	sides := []string{"java", "go", "alternating"}
 	// Java creates the table once; the copies are copies of its directory (a table is its path).
 	name := fmt.Sprintf("td-%d", s.seed)
@@ -619,7 +676,23 @@ func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript) error {
 			}
 		}
 	}
-	return s.finalChecks(ctx, g, sides, paths, read)
+	if err := s.finalChecks(ctx, g, sides, paths, read); err != nil {
+		return err
+	}
+	if s.fullText {
+		for _, side := range sides {
+			tb, err := recordJavaAnswers(ctx, g, paths[side], "differential", filepath.Base(paths[side]), tdQueries)
+			if err != nil {
+				// A copy whose rows are all deleted is no table to read.
+				if len(model.ver) == 0 {
+					continue
+				}
+				return fmt.Errorf("seed %d, %s copy: %w", s.seed, side, err)
+			}
+			tables.add(tb)
+		}
+	}
+	return nil
 }
 
 // runStep runs one step on a copy as who ("java" or "go") would: Java's writer and full

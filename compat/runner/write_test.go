@@ -88,7 +88,7 @@ func testWrite(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		alt, err = recordJavaAnswers(ctx, g, path, "go+java", "alternating")
+		alt, err = recordJavaAnswers(ctx, g, path, "go+java", "alternating", maintainQueries())
 		return err
 	})
 	consumerCasesOf(t, impls, runners, "scenario/alternating", "go+java", func() *consumerTable { return alt })
