@@ -106,11 +106,12 @@ func producedTable(ctx context.Context, g *maintainGroup, p *Process, name strin
 	if res.Snapshot != nil {
 		return nil, fmt.Errorf("maintain after Go's compaction committed snapshot %d", res.Snapshot.ID)
 	}
-	return recordJavaAnswers(ctx, g, path, name+"->go", "produced", maintainQueries())
+	return recordJavaAnswers(ctx, g, path, name+"->go", filepath.Base(path), maintainQueries())
 }
 
 // recordJavaAnswers reads, dumps and searches (queries, limit 10) the full-text table at path
-// with Java, as the consumer cases compare them: the table as PRODUCER/NAME.
+// with Java, as the consumer cases compare them: the table as PRODUCER/NAME, NAME its
+// directory's name (known-upstream lines match errors naming it).
 func recordJavaAnswers(ctx context.Context, g *maintainGroup, path, producer, name string, queries []string) (*consumerTable, error) {
 	rows, err := javaRead(ctx, g.proc, path)
 	if err != nil {

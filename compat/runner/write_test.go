@@ -43,6 +43,7 @@ func testWrite(t *testing.T) {
 		}
 		return bucketHash(ctx, g)
 	})
+	impls, runners := consumerRunners(t)
 	for _, v := range goWriteVariants() {
 		runCase(t, "scenario/java-reads-go-archives/"+v.name, "go->java", func(ctx context.Context) error {
 			if err := g.need(ctx, writeCommands...); err != nil {
@@ -50,6 +51,7 @@ func testWrite(t *testing.T) {
 			}
 			return goWritesJavaReads(ctx, g, v)
 		})
+		var tb *consumerTable
 		runCase(t, "scenario/java-reads-go-archives/"+v.name, "java-after-go", func(ctx context.Context) error {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
@@ -57,15 +59,33 @@ func testWrite(t *testing.T) {
 			if v.path == "" {
 				return errors.New("go->java did not pass: no Go-written table to continue")
 			}
-			return javaAfterGoWrite(ctx, g, v)
+			if err := javaAfterGoWrite(ctx, g, v); err != nil {
+				return err
+			}
+			if v.fullText {
+				var err error
+				tb, err = recordJavaAnswers(ctx, g, v.path, "go+java", filepath.Base(v.path), maintainQueries())
+				return err
+			}
+			return nil
 		})
+		if v.fullText {
+			consumerCasesOf(t, impls, runners, "scenario/java-reads-go-archives/"+v.name, "go+java", func() *consumerTable { return tb })
+		}
 	}
+	var compacted *consumerTable
 	runCase(t, "scenario/go-compacts-java-archives", "java->go->java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
-		return goCompactsJavaArchives(ctx, g)
+		path, err := goCompactsJavaArchives(ctx, g)
+		if err != nil {
+			return err
+		}
+		compacted, err = recordJavaAnswers(ctx, g, path, "java->go->java", filepath.Base(path), maintainQueries())
+		return err
 	})
+	consumerCasesOf(t, impls, runners, "scenario/go-compacts-java-archives", "java->go->java", func() *consumerTable { return compacted })
 	for _, v := range filteredReadVariants {
 		name := "stats/filtered-read"
 		if v.name != "" {
@@ -78,7 +98,6 @@ func testWrite(t *testing.T) {
 			return filteredRead(ctx, g, v.name, v.options)
 		})
 	}
-	impls, runners := consumerRunners(t)
 	var alt *consumerTable
 	runCase(t, "scenario/alternating", "go+java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
@@ -88,7 +107,7 @@ func testWrite(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		alt, err = recordJavaAnswers(ctx, g, path, "go+java", "alternating", maintainQueries())
+		alt, err = recordJavaAnswers(ctx, g, path, "go+java", filepath.Base(path), maintainQueries())
 		return err
 	})
 	consumerCasesOf(t, impls, runners, "scenario/alternating", "go+java", func() *consumerTable { return alt })
@@ -596,12 +615,12 @@ func javaAfterGoWrite(ctx context.Context, g *maintainGroup, v *writeVariant) er
 // ---------------------------------------------------------------------------------------------
 // Go compacts Java's archives
 
-// goCompactsJavaArchives is scenario/go-compacts-java-archives: Java writes and compacts a
+// goCompactsJavaArchives is scenario/go-compacts-java-archives (it returns the table's path): Java writes and compacts a
 // full-text table (Java's archives), writes more without compacting, then Go compacts fully:
 // in Go's one COMPACT snapshot every archive Java had on a level Go changed is retired and the
 // new level's archive built; Java reads the model, Java's state shows every archive current,
 // Java's search equals Go's.
-func goCompactsJavaArchives(ctx context.Context, g *maintainGroup) error {
+func goCompactsJavaArchives(ctx context.Context, g *maintainGroup) (string, error) {
 	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content", "num-levels": "4"}
 	m := newRowModel([]string{"id"})
@@ -609,17 +628,17 @@ func goCompactsJavaArchives(ctx context.Context, g *maintainGroup) error {
 	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "go-compacts"), "go-compacts", fields, []string{"id"}, nil, opts,
 		[]tableStep{{rows: first}, {}})
 	if err != nil {
-		return err
+		return "", err
 	}
 	m.apply(first)
 	more := append(updatesAndDeletes(m, 52, 40, 25), pkTextRows(53, 200, 260)...)
 	if err := g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": more}, nil); err != nil {
-		return err
+		return "", err
 	}
 	m.apply(more)
 	before, err := javaDump(ctx, g.proc, path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	javaArchives := map[string]bool{}
 	for _, b := range before.Buckets {
@@ -630,21 +649,21 @@ func goCompactsJavaArchives(ctx context.Context, g *maintainGroup) error {
 		}
 	}
 	if len(javaArchives) == 0 {
-		return errors.New("Java built no archive: the case tests nothing")
+		return "", errors.New("Java built no archive: the case tests nothing")
 	}
 	res, err := goCompact(ctx, g, path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if res.Snapshot == nil {
-		return errors.New("Go's compaction committed nothing")
+		return "", errors.New("Go's compaction committed nothing")
 	}
 	after, err := javaDump(ctx, g.proc, path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if after.SnapshotID != res.Snapshot.ID || after.CommitKind != "COMPACT" {
-		return fmt.Errorf("Java sees snapshot %d (%s), want Go's %d (COMPACT)", after.SnapshotID, after.CommitKind, res.Snapshot.ID)
+		return "", fmt.Errorf("Java sees snapshot %d (%s), want Go's %d (COMPACT)", after.SnapshotID, after.CommitKind, res.Snapshot.ID)
 	}
 	retired, built := 0, 0
 	for _, b := range res.Buckets {
@@ -652,12 +671,12 @@ func goCompactsJavaArchives(ctx context.Context, g *maintainGroup) error {
 		built += len(b.Built)
 		for _, f := range b.Retired {
 			if !javaArchives[f.FileName] {
-				return fmt.Errorf("Go retired %s, which is not one of Java's archives", f.FileName)
+				return "", fmt.Errorf("Go retired %s, which is not one of Java's archives", f.FileName)
 			}
 		}
 	}
 	if retired == 0 || built == 0 {
-		return fmt.Errorf("Go retired %d and built %d archives: the case tests nothing", retired, built)
+		return "", fmt.Errorf("Go retired %d and built %d archives: the case tests nothing", retired, built)
 	}
 	for _, b := range after.Buckets {
 		for _, f := range b.IndexFiles {
@@ -666,11 +685,11 @@ func goCompactsJavaArchives(ctx context.Context, g *maintainGroup) error {
 			}
 			// A Java archive Go kept must still be current (its level was not compacted).
 			if b.State == nil || !slices.Contains(mapValues(b.State.Current), f.FileName) {
-				return fmt.Errorf("Java's archive %s survived Go's compaction without being current", f.FileName)
+				return "", fmt.Errorf("Java's archive %s survived Go's compaction without being current", f.FileName)
 			}
 		}
 	}
-	return checkJavaView(ctx, g, path, m, fields, true)
+	return path, checkJavaView(ctx, g, path, m, fields, true)
 }
 
 func mapValues(m map[string]string) []string {
