@@ -41,14 +41,21 @@ func testAtCommit(t *testing.T) {
 		}
 		return lookupDVs(ctx, g)
 	})
+	impls, runners := consumerRunners(t)
+	var noFull *consumerTable
 	runCase(t, "scenario/alternating-no-full", "go+java", func(ctx context.Context) error {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
 		// Only the compactions the commits run; Go's own read checked too.
-		_, err := alternating(ctx, g, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
+		path, err := alternating(ctx, g, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
+		if err != nil {
+			return err
+		}
+		noFull, err = recordJavaAnswers(ctx, g, path, "go+java", filepath.Base(path), maintainQueries())
 		return err
 	})
+	consumerCasesOf(t, impls, runners, "scenario/alternating-no-full", "go+java", func() *consumerTable { return noFull })
 	for _, codec := range javaCodecs {
 		runCase(t, "write/java-codec/"+codec, "java->go", func(ctx context.Context) error {
 			if err := g.need(ctx, writeCommands...); err != nil {
