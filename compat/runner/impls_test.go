@@ -237,6 +237,23 @@ func TestSameConsumerHitsTies(t *testing.T) {
 	if err := sameConsumerHits(res(hit(2, "a2", 5, 2), hit(1, "a1", 0, 2)), res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2)), false, parts); err == nil {
 		t.Fatal("unranked answers in another order accepted")
 	}
+	// An unranked answer's ties are a set; a run the limit cuts may hold other members.
+	tie := res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 1))
+	if err := sameUnrankedHits(res(hit(2, "a2", 5, 2), hit(1, "a1", 0, 2), hit(3, "b1", 1, 1)), tie, 10); err != nil {
+		t.Fatalf("a tie in another order: %v", err)
+	}
+	for name, got := range map[string]consumerSearchResult{
+		"another hit in a tie": res(hit(1, "a1", 0, 2), hit(4, "a2", 5, 2), hit(3, "b1", 1, 1)),
+		"across scores":        res(hit(3, "b1", 1, 2), hit(2, "a2", 5, 2), hit(1, "a1", 0, 1)),
+		"a score":              res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 1.5)),
+	} {
+		if err := sameUnrankedHits(got, tie, 10); err == nil {
+			t.Fatalf("unranked %s: accepted", name)
+		}
+	}
+	if err := sameUnrankedHits(res(hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(9, "b1", 1, 1)), tie, 3); err != nil {
+		t.Fatalf("a tie cut by the limit: %v", err)
+	}
 }
 
 // TestSameRankedHitsWithoutPositions: a ranked answer of a consumer without search positions must
