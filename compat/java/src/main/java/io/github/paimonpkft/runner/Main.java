@@ -110,8 +110,18 @@ public final class Main {
             System.err.println(trace);
             response.put("ok", false);
             response.remove("result");
-            response.put("error", t.getClass().getSimpleName() + ": " + t.getMessage());
+            response.put("error", describe(t));
         }
         return response;
+    }
+
+    /** The error of a failed command: the exception and, after "caused by", its causes (at most five). */
+    static String describe(Throwable t) {
+        StringBuilder b = new StringBuilder(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+        int depth = 0;
+        for (Throwable c = t.getCause(); c != null && c != t && depth < 5; c = c.getCause(), depth++) {
+            b.append("; caused by ").append(c.getClass().getSimpleName()).append(": ").append(c.getMessage());
+        }
+        return b.toString();
     }
 }
