@@ -267,6 +267,16 @@ func acceptOneOf(values ...string) func(string) error {
 	}
 }
 
+// acceptManifestCodec accepts the manifest.compression values Go writes: Paimon's zstd (any
+// case, AvroFileFormat#createCodecFactory) and the Avro codec names CodecFactory#fromString knows
+// that Go implements.
+func acceptManifestCodec(v string) error {
+	if strings.EqualFold(v, "zstd") || slices.Contains([]string{"zstandard", "deflate", "snappy", "null"}, v) {
+		return nil
+	}
+	return fmt.Errorf("Go writes manifests with zstd, zstandard, deflate, snappy or null (Avro's codec names; Java's writer fails on a name Avro does not know)")
+}
+
 // acceptBool accepts what Java parses as a Boolean option (true or false, any case).
 func acceptBool(v string) error {
 	switch strings.ToLower(strings.TrimSpace(v)) {

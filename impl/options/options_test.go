@@ -102,3 +102,19 @@ func TestMatchWildcard(t *testing.T) {
 		}
 	}
 }
+
+func TestManifestCompressionValues(t *testing.T) {
+	r := New()
+	for _, v := range []string{"zstd", "ZSTD", "zstandard", "deflate", "snappy", "null"} {
+		if d := r.Decide("manifest.compression", v); d.Err != nil {
+			t.Errorf("manifest.compression=%s: %v", v, d.Err)
+		}
+	}
+	// none is no Avro codec: Java's writer fails with "Unrecognized codec: none".
+	for _, v := range []string{"none", "lz4", "bzip2", "Snappy"} {
+		d := r.Decide("manifest.compression", v)
+		if !errors.Is(d.Err, ErrRefused) || !strings.Contains(d.Err.Error(), "manifest.compression") {
+			t.Errorf("manifest.compression=%s: %v, want a refusal naming the key", v, d.Err)
+		}
+	}
+}
