@@ -107,7 +107,9 @@ type tdScript struct {
 	// each row's kind in the column rk.
 	engine                          string
 	seqField, seqDesc, rowKindField bool
-	steps                           []tdStep
+	// timeField is record-level expiry's INT field ts, set to the script's time in every row.
+	timeField bool
+	steps     []tdStep
 }
 
 // tdStep is one operation: a write of rows, a full or minor compaction, or a maintenance.
@@ -227,6 +229,7 @@ func genTableScript(seed uint64) *tdScript {
 	if r.IntN(3) == 0 {
 		s.options["target-file-size"] = "4 kb"
 	}
+	s.addExtraOptions()
 
 	live := map[int]bool{}
 	keyOf := map[int]tdRow{}
@@ -345,6 +348,10 @@ func (s *tdScript) row(r *rand.Rand, kind string, k tdRow, kid, ver int) tdRow {
 			out.json["sq"], out.goV["sq"] = v, v
 		}
 	}
+	if s.timeField {
+		ts := int32(time.Now().Unix())
+		out.json["ts"], out.goV["ts"] = ts, ts
+	}
 	for c, v := range k.json {
 		out.json[c] = v
 	}
@@ -403,6 +410,10 @@ func (m *tdModel) apply(rows []tdRow) {
 	for _, r := range rows {
 		kid, ver := r.json["kid"].(int), r.json["ver"].(int)
 		retract := r.kind == "-D" || r.kind == "-U"
+		// RowKindFilter: ignore-delete drops both retractions, ignore-update-before -U rows.
+		if m.s.options["ignore-delete"] == "true" && retract || m.s.options["ignore-update-before"] == "true" && r.kind == "-U" {
+			continue
+		}
 		_, live := m.ver[kid]
 		switch {
 		case m.s.engine == "first-row":
@@ -475,16 +486,10 @@ func testTableDifferential(t *testing.T) {
 				seeds = append(seeds, seed)
 			}
 		}
-		optionsSeen, ops, engines := map[string]map[string]bool{}, map[string]int{}, map[string]int{}
+		ops, engines := map[string]int{}, map[string]int{}
 		scripts := make([]*tdScript, len(seeds))
 		for i, seed := range seeds {
 			s := genTableScript(seed)
-			for k, v := range s.options {
-				if optionsSeen[k] == nil {
-					optionsSeen[k] = map[string]bool{}
-				}
-				optionsSeen[k][v] = true
-			}
 			for _, st := range s.steps {
 				ops[st.op]++
 			}
@@ -497,13 +502,18 @@ func testTableDifferential(t *testing.T) {
 		if err := runTableScripts(ctx, g, scripts, tableDiffWorkers, &tables); err != nil {
 			return err
 		}
+		optionsSeen := tdOptionsSeen(scripts)
 		keys := slices.Sorted(maps.Keys(optionsSeen))
 		var b strings.Builder
 		for _, k := range keys {
 			fmt.Fprintf(&b, " %s(%d)", k, len(optionsSeen[k]))
 		}
-		t.Logf("table/differential: %d scripts, 0 divergences; %d distinct options exercised (values):%s; merge engines %v; operations %v",
-			len(seeds), len(keys), b.String(), engines, ops)
+		unset := "none"
+		if missing := tdUnexercised(optionsSeen); len(missing) > 0 {
+			unset = strings.Join(missing, ", ")
+		}
+		t.Logf("table/differential: %d scripts, 0 divergences; %d distinct options exercised (values):%s; honoured keys no script set: %s; merge engines %v; operations %v",
+			len(seeds), len(keys), b.String(), unset, engines, ops)
 		return nil
 	})
 	impls, runners := consumerRunners(t)
@@ -626,7 +636,11 @@ func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript, tables *
 	sides := []string{"java", "go", "alternating"}
 	// Java creates the table once; the copies are copies of its directory (a table is its path).
 	name := fmt.Sprintf("td-%d", s.seed)
-	created, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "table-differential", name), name, s.fields, s.pks, s.partKeys, s.options, nil)
+	opts := map[string]string{}
+	for k, v := range s.options {
+		opts[k] = strings.ReplaceAll(v, tdExtDir, filepath.Join(g.dir, "table-differential", name+"-external"))
+	}
+	created, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "table-differential", name), name, s.fields, s.pks, s.partKeys, opts, nil)
 	if err != nil {
 		return fmt.Errorf("seed %d: create: %w", s.seed, err)
 	}
