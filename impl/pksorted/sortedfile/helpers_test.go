@@ -187,19 +187,35 @@ func expectRows(t testing.TB, what string, got, want []int64) {
 	}
 }
 
-// within runs f and fails the test if it takes longer than d (a deadlock).
-func within(t *testing.T, d time.Duration, f func()) {
+// within runs f on another goroutine and fails the test if it takes longer than d (a
+// deadlock) or returns an error.
+func within(t *testing.T, d time.Duration, f func() error) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
 	case <-time.After(d):
 		t.Fatalf("no answer within %s", d)
 	}
+}
+
+// check evaluates p and compares its answer with want, for use off the test goroutine.
+func check(r *Reader, p pred.Predicate, want []int64) error {
+	b, ok, err := r.Evaluate(context.Background(), p)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %v: %w", p.Op, p.Literals, err)
+	case !ok:
+		return fmt.Errorf("%s %v left unanswered", p.Op, p.Literals)
+	}
+	if got := ids(b); !slices.Equal(got, want) {
+		return fmt.Errorf("%s %v: %d rows, want %d", p.Op, p.Literals, len(got), len(want))
+	}
+	return nil
 }
 
 func str(s string) sortkeytest.Row { return sortkeytest.Row{Key: s} }
