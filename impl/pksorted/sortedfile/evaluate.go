@@ -26,67 +26,95 @@ type visitor func(fileReader) (*roaring64.Bitmap, error)
 // the fallback disabled or over budget. Selecting no file is an empty answer. A file that fails
 // to open or to answer fails the whole call.
 func (r *Reader) Evaluate(ctx context.Context, p pred.Predicate) (_ *roaring64.Bitmap, present bool, err error) {
-	if err := p.Arity(); err != nil {
-		return nil, false, fmt.Errorf("%s index: %w", r.cfg.IndexType, err)
-	}
 	if r.isClosed() {
 		return nil, false, ErrClosed
 	}
+	pl, err := r.plan(p)
+	if err != nil || !pl.answered {
+		return nil, false, err
+	}
+	if pl.fallback {
+		if len(pl.files) > 0 && !withinBudget(pl.files, r.cfg.FallbackScanMaxSize) {
+			return nil, false, nil
+		}
+	}
+	return r.visit(ctx, pl.files, pl.visit)
+}
+
+// plan is how a predicate is answered: not at all, or by visiting files (none: an empty answer),
+// within the fallback budget when fallback is set.
+type plan struct {
+	answered bool
+	files    []*indexFile
+	fallback bool
+	visit    visitor
+}
+
+// plan selects the files p visits by their metas (Java's SortedFileMetaSelector, behind the
+// reader's checks of the literal, the column type and the budget).
+func (r *Reader) plan(p pred.Predicate) (plan, error) {
+	if err := p.Arity(); err != nil {
+		return plan{}, fmt.Errorf("%s index: %w", r.cfg.IndexType, err)
+	}
 	lit := func(i int) any { return p.Literals[i] }
-	direct := func() visitor { return evaluate(p) }
+	direct := func(files []*indexFile) plan { return plan{answered: true, files: files, visit: evaluate(p)} }
+	fallback := func(files []*indexFile) plan {
+		return plan{answered: true, files: files, fallback: true, visit: evaluate(p)}
+	}
+	none := plan{answered: true}
 	switch p.Op {
 	case pred.IsNull:
-		return r.visit(ctx, r.filter(func(f *indexFile) bool { return f.meta.HasNulls }), direct())
+		return direct(r.filter(func(f *indexFile) bool { return f.meta.HasNulls })), nil
 	case pred.IsNotNull:
-		return r.visit(ctx, r.nonNullFiles(), direct())
+		return direct(r.nonNullFiles()), nil
 	case pred.Equal:
 		if lit(0) == nil {
-			return roaring64.New(), true, nil
+			return none, nil
 		}
-		return r.visit(ctx, r.filter(func(f *indexFile) bool { return r.overlaps(f, lit(0), lit(0)) }), direct())
+		return direct(r.filter(func(f *indexFile) bool { return r.overlaps(f, lit(0), lit(0)) })), nil
 	case pred.NotEqual:
 		if lit(0) == nil {
-			return roaring64.New(), true, nil
+			return none, nil
 		}
-		return r.visit(ctx, r.nonNullFiles(), direct())
+		return direct(r.nonNullFiles()), nil
 	case pred.In:
-		return r.visit(ctx, r.filter(func(f *indexFile) bool {
+		return direct(r.filter(func(f *indexFile) bool {
 			for _, l := range p.Literals {
 				if l != nil && r.overlaps(f, l, l) {
 					return true
 				}
 			}
 			return false
-		}), direct())
+		})), nil
 	case pred.NotIn:
 		for _, l := range p.Literals {
 			if l == nil {
-				return roaring64.New(), true, nil
+				return none, nil
 			}
 		}
-		return r.visit(ctx, r.nonNullFiles(), direct())
+		return direct(r.nonNullFiles()), nil
 	case pred.StartsWith:
 		if !isString(r.cfg.Type) || lit(0) == nil {
-			return nil, false, nil
+			return plan{}, nil
 		}
 		files, err := r.prefixFiles(lit(0))
 		if err != nil {
-			return nil, false, err
+			return plan{}, err
 		}
-		return r.visit(ctx, files, direct())
+		return direct(files), nil
 	case pred.EndsWith, pred.Contains:
 		if !r.canFallbackStringScan(lit(0)) {
-			return nil, false, nil
+			return plan{}, nil
 		}
-		return r.fallback(ctx, r.nonNullFiles(), direct())
+		return fallback(r.nonNullFiles()), nil
 	case pred.Like:
-		return r.like(ctx, lit(0))
+		return r.likePlan(lit(0))
 	case pred.LessThan, pred.LessOrEqual, pred.GreaterThan, pred.GreaterOrEqual:
 		if !r.canFallbackScan(lit(0)) {
-			return nil, false, nil
+			return plan{}, nil
 		}
 		l := lit(0)
-		return r.fallback(ctx, r.filter(func(f *indexFile) bool {
+		return fallback(r.filter(func(f *indexFile) bool {
 			if f.meta.OnlyNulls() {
 				return false
 			}
@@ -99,39 +127,39 @@ func (r *Reader) Evaluate(ctx context.Context, p pred.Predicate) (_ *roaring64.B
 				return r.compareLast(f, l) > 0
 			}
 			return r.compareLast(f, l) >= 0
-		}), direct())
+		})), nil
 	case pred.Between:
 		from, to := lit(0), lit(1)
 		if !r.canFallbackScan(from) || to == nil {
-			return nil, false, nil
+			return plan{}, nil
 		}
 		if r.ser.Compare(from, to) > 0 {
-			return roaring64.New(), true, nil
+			return none, nil
 		}
-		return r.fallback(ctx, r.filter(func(f *indexFile) bool { return r.overlaps(f, from, to) }), direct())
+		return fallback(r.filter(func(f *indexFile) bool { return r.overlaps(f, from, to) })), nil
 	}
-	return nil, false, fmt.Errorf("%s index: predicate %s is not supported", r.cfg.IndexType, p.Op)
+	return plan{}, fmt.Errorf("%s index: predicate %s is not supported", r.cfg.IndexType, p.Op)
 }
 
-// like answers a LIKE pattern: a pattern Paimon's LikeOptimization rewrites is answered as
+// likePlan answers a LIKE pattern: a pattern Paimon's LikeOptimization rewrites is answered as
 // its rewrite; any other is a fallback scan matching every key (bitmap), or every non-null row
 // (btree, whose rows Paimon filters afterwards).
-func (r *Reader) like(ctx context.Context, literal any) (*roaring64.Bitmap, bool, error) {
+func (r *Reader) likePlan(literal any) (plan, error) {
 	pattern, ok := literal.(string)
 	if !isString(r.cfg.Type) || !ok {
-		return nil, false, nil
+		return plan{}, nil
 	}
 	if op, lit, ok := pred.OptimizeLike(pattern); ok {
-		return r.Evaluate(ctx, pred.Predicate{Op: op, Literals: []any{lit}})
+		return r.plan(pred.Predicate{Op: op, Literals: []any{lit}})
 	}
 	if !r.canFallbackStringScan(pattern) {
-		return nil, false, nil
+		return plan{}, nil
 	}
 	match, err := pred.CompileLike(pattern)
 	if err != nil {
-		return nil, false, fmt.Errorf("%s index: %w", r.cfg.IndexType, err)
+		return plan{}, fmt.Errorf("%s index: %w", r.cfg.IndexType, err)
 	}
-	return r.fallback(ctx, r.nonNullFiles(), func(rd fileReader) (*roaring64.Bitmap, error) {
+	return plan{answered: true, files: r.nonNullFiles(), fallback: true, visit: func(rd fileReader) (*roaring64.Bitmap, error) {
 		if b, ok := rd.(*bitmap.Reader); ok {
 			return b.MatchKeys(func(k any) bool {
 				s, ok := k.(string)
@@ -139,7 +167,7 @@ func (r *Reader) like(ctx context.Context, literal any) (*roaring64.Bitmap, bool
 			})
 		}
 		return rd.Evaluate(pred.Predicate{Op: pred.Like, Literals: []any{pattern}})
-	})
+	}}, nil
 }
 
 func evaluate(p pred.Predicate) visitor {
@@ -156,18 +184,6 @@ func (r *Reader) canFallbackStringScan(literal any) bool {
 
 func (r *Reader) canFallbackScan(literal any) bool {
 	return r.cfg.FallbackScanMaxSize > 0 && literal != nil
-}
-
-// fallback visits files only when they total at most the budget; otherwise the predicate is
-// left unanswered. No file selected is an empty answer whatever the budget.
-func (r *Reader) fallback(ctx context.Context, files []*indexFile, v visitor) (*roaring64.Bitmap, bool, error) {
-	if len(files) == 0 {
-		return roaring64.New(), true, nil
-	}
-	if !withinBudget(files, r.cfg.FallbackScanMaxSize) {
-		return nil, false, nil
-	}
-	return r.visit(ctx, files, v)
 }
 
 // withinBudget reports whether the files' sizes total at most maxSize (never when maxSize <= 0
