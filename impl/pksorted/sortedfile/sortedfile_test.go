@@ -74,8 +74,24 @@ func TestRefusesBadMeta(t *testing.T) {
 }
 
 // TestBudgetOption: the budget is read from the index's own option with Java's default, and a
-// value that is no memory size is refused by name.
+// value that is no memory size is refused by name, also by the writers' option check (the key
+// does not shape the file, but the writer accepts it rather than refusing it as unknown).
 func TestBudgetOption(t *testing.T) {
+	for key, parse := range map[string]func(map[string]string) error{
+		btree.OptFallbackScanMaxSize:  func(o map[string]string) error { _, err := btree.ParseOptions(o); return err },
+		bitmap.OptFallbackScanMaxSize: func(o map[string]string) error { _, err := bitmap.ParseOptions(o); return err },
+	} {
+		for _, v := range []string{"0", "1 b", "64 mb"} {
+			if err := parse(map[string]string{key: v}); err != nil {
+				t.Errorf("writer options %s = %q: %v", key, v, err)
+			}
+		}
+		for _, v := range []string{"-1", "lots", ""} {
+			if err := parse(map[string]string{key: v}); err == nil || !strings.Contains(err.Error(), key) {
+				t.Errorf("writer options %s = %q: %v, want a refusal naming the key", key, v, err)
+			}
+		}
+	}
 	for _, tc := range []struct {
 		typ  string
 		opts map[string]string
