@@ -92,6 +92,9 @@ func TestBudgetOption(t *testing.T) {
 			}
 		}
 	}
+	if _, err := btree.ParseOptions(map[string]string{btree.OptCacheSize: "8 mb", btree.OptHighPriorityPoolRatio: "0.5"}); err != nil {
+		t.Errorf("the btree cache options (inert): %v", err)
+	}
 	for _, tc := range []struct {
 		typ  string
 		opts map[string]string
