@@ -101,6 +101,12 @@ func testSortedIndex(t *testing.T) {
 		}
 		return sortedPredicateRead(ctx, jt, true)
 	})
+	runCase(t, "index/sorted/predicate-read-budget", "go->java", func(ctx context.Context) error {
+		if err := jt.need(ctx, sortedReadCommands); err != nil {
+			return err
+		}
+		return sortedPredicateReadBudget(ctx, jt)
+	})
 	runCase(t, "index/sorted/state", "java<->go", func(ctx context.Context) error {
 		if err := jt.need(ctx, []string{"sorted-state"}); err != nil {
 			return err

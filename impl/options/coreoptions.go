@@ -17,7 +17,8 @@ const (
 	reasonChangelog        = "changelog files only; every changelog-producer but none is refused"
 	reasonGindex           = "global index builds of append and data-evolution tables, which Go does not run (the primary-key sorted family Go maintains reads only its format options)"
 	reasonGindexRead       = "false turns off the batch scan's use of the pk-btree / pk-bitmap payloads (pkft scan --where reads every file whole, as Java's PrimaryKeyBatchScan does); Go runs no global index build of append or data-evolution tables"
-	reasonSortedRead       = "a reader-side setting of the btree and bitmap index files (cache, fallback scan), which does not change the files Go writes"
+	reasonSortedRead       = "a reader-side setting of the btree and bitmap index files (their block cache), which does not change the files Go writes or the rows a read returns"
+	reasonFallbackBudget   = "the most bytes of the payload files a predicate selects that a sorted-index read scans for a predicate it cannot look up (ranges, endsWith, contains, like): over it, or at 0, the predicate does not narrow (pkft scan --where reads those files whole), as Java's lazy btree / bitmap readers leave it unanswered"
 	reasonDynamic          = "dynamic or cross-partition bucket mode (bucket = -1), which is refused"
 	reasonPostpone         = "postpone bucket mode (bucket = -2), which is refused"
 	reasonMemory           = "memory, spill and thread tuning of Java's writer process; the rows and files Go writes do not depend on it"
@@ -409,13 +410,13 @@ func declaredOptions() []Entry {
 		{Key: "btree-index.block-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "64 kb", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
 		{Key: "btree-index.cache-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "128 mb", HasDefault: true, Class: Inert, Reason: reasonSortedRead},
 		{Key: "btree-index.high-priority-pool-ratio", Source: "BTreeIndexOptions", Type: "Double", Default: "0.1", HasDefault: true, Class: Inert, Reason: reasonSortedRead},
-		{Key: "btree-index.fallback-scan-max-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Inert, Reason: reasonSortedRead},
+		{Key: "btree-index.fallback-scan-max-size", Source: "BTreeIndexOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Honoured, Reason: reasonFallbackBudget, Test: "TestScanWhereFallbackBudget, TestFallbackBudgetOption (impl/pksorted/query), TestBTreeFallbackBudgetUsesSelectedFiles (impl/pksorted/sortedfile)", Accept: acceptMemorySize},
 		{Key: "btree-index.records-per-range", Source: "BTreeIndexOptions", Type: "Long", Default: "10000000", HasDefault: true, Class: Inert, Reason: reasonGindex},
 		{Key: "btree-index.build.max-parallelism", Source: "BTreeIndexOptions", Type: "Integer", Default: "4096", HasDefault: true, Class: Inert, Reason: reasonGindex},
 		{Key: "bitmap-index.dictionary-block-size", Source: "BitmapGlobalIndexOptions", Type: "MemorySize", Default: "16 kb", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
 		{Key: "bitmap-index.compression", Source: "BitmapGlobalIndexOptions", Type: "String", Default: "none", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
 		{Key: "bitmap-index.compression-level", Source: "BitmapGlobalIndexOptions", Type: "Integer", Default: "1", HasDefault: true, Class: Honoured, Reason: "a format option of the primary-key sorted index files Go writes", Test: "TestConformance/index/sorted/options"},
-		{Key: "bitmap-index.fallback-scan-max-size", Source: "BitmapGlobalIndexOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Inert, Reason: reasonSortedRead},
+		{Key: "bitmap-index.fallback-scan-max-size", Source: "BitmapGlobalIndexOptions", Type: "MemorySize", Default: "256 mb", HasDefault: true, Class: Honoured, Reason: reasonFallbackBudget, Test: "TestScanWhereFallbackBudget, TestFallbackBudgetOption (impl/pksorted/query), TestBitmapFallbackBudgetUsesSelectedFiles (impl/pksorted/sortedfile)", Accept: acceptMemorySize},
 		{Key: "sorted-index.records-per-range", Source: "SortedIndexOptions", Type: "Long", Default: "10000000", HasDefault: true, Fallback: []string{"btree-index.records-per-range"}, Class: Inert, Reason: reasonGindex},
 		{Key: "sorted-index.build.max-parallelism", Source: "SortedIndexOptions", Type: "Integer", Default: "4096", HasDefault: true, Fallback: []string{"btree-index.build.max-parallelism"}, Class: Inert, Reason: reasonGindex},
 		{Key: "sink.parallelism", Source: "FlinkConnectorOptions", Type: "Integer", Class: Inert, Reason: reasonFlink},

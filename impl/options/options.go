@@ -286,6 +286,14 @@ func acceptBool(v string) error {
 	return fmt.Errorf("not a boolean")
 }
 
+// acceptMemorySize accepts a value Java's MemorySize parses.
+func acceptMemorySize(v string) error {
+	if _, err := schema.ParseMemorySize(v); err != nil {
+		return fmt.Errorf("not a memory size")
+	}
+	return nil
+}
+
 // acceptFixedBucket accepts a positive bucket count (fixed bucket mode).
 func acceptFixedBucket(v string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(v))

@@ -176,7 +176,7 @@ func (rd *Reader) plan(ctx context.Context, rb *restore.RestoredBucket) ([]fileR
 		}
 		return f, f, nil
 	}
-	results, err := query.Evaluate(ctx, rd.filter.index, rd.r.Schema.Fields, rd.filter.defs,
+	results, err := query.Evaluate(ctx, rd.filter.index, rd.r.Schema.Fields, rd.filter.defs, rd.r.Schema.Options,
 		query.Bucket{DataFiles: kept, Payloads: rb.SourcePayloads}, open)
 	if err != nil {
 		return nil, fmt.Errorf("sorted index: %w", err)

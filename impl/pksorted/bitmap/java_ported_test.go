@@ -48,11 +48,12 @@ func want(ids ...uint64) []uint64 {
 	return ids
 }
 
-// TestEqualityFamilyPredicates is the exact-lookup part of
-// LazyFilteredBitmapIndexReaderTest#testEqualityFamilyPredicates on one file (Go has no
-// multi-file reader and no fallback budget: the range and substring predicates Java refuses
-// with the fallback disabled are answered by a dictionary scan here, as Java answers them with
-// the default budget; like is refused).
+// TestEqualityFamilyPredicates is the lookup part of
+// LazyFilteredBitmapIndexReaderTest#testEqualityFamilyPredicates on the single-file reader; the
+// whole Java test, with the fallback budget disabled and like, is TestBitmapEqualityFamilyPredicates
+// in impl/pksorted/sortedfile (the multi-file reader, which answers like and leaves the range
+// and substring predicates unanswered without a budget). This reader refuses like: the
+// multi-file reader rewrites it or matches keys with MatchKeys.
 func TestEqualityFamilyPredicates(t *testing.T) {
 	rd := openRows(t, types.String(), []sortkeytest.Row{
 		{Key: "A", RowID: 0}, {Key: "B", RowID: 1}, {RowID: 2}, {Key: "B", RowID: 3}, {Key: "C", RowID: 4}, {Key: "A", RowID: 5},

@@ -373,6 +373,12 @@ func (rd *Reader) equal(l any) (*roaring64.Bitmap, error) {
 	return roaring64.New(), nil
 }
 
+// MatchKeys returns the rows of every dictionary key match accepts, scanning the whole
+// dictionary (Java's BitmapIndexReader#like with the key predicate its read path builds).
+func (rd *Reader) MatchKeys(match func(key any) bool) (*roaring64.Bitmap, error) {
+	return rd.scan(match)
+}
+
 func (rd *Reader) scan(match func(any) bool) (*roaring64.Bitmap, error) {
 	return rd.scanEntries(func(e dictEntry) (bool, error) {
 		k, err := rd.ser.Decode(e.key)

@@ -40,7 +40,7 @@ func FuzzEvaluatePayload(f *testing.F) {
 		exprs := []string{"price = 10", "price >= 4 AND tag IS NOT NULL", "tag IN ('x', 'q') OR price IS NULL", "price NOT IN (3) AND tag <> 'z'"}
 		expr := exprs[int(which)%len(exprs)]
 		ip, _ := IndexFilter(parse(t, expr), fields, defs)
-		res, err := Evaluate(context.Background(), ip, fields, defs, Bucket{DataFiles: l.files, Payloads: []*meta.IndexFileMeta{p}}, e.open)
+		res, err := Evaluate(context.Background(), ip, fields, defs, nil, Bucket{DataFiles: l.files, Payloads: []*meta.IndexFileMeta{p}}, e.open)
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}

@@ -22,12 +22,9 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/pkindex"
-	"github.com/paimon-pkft/pkft/impl/pksorted/bitmap"
-	"github.com/paimon-pkft/pkft/impl/pksorted/btree"
 	"github.com/paimon-pkft/pkft/impl/pksorted/definition"
-	"github.com/paimon-pkft/pkft/impl/pksorted/filemeta"
 	"github.com/paimon-pkft/pkft/impl/pksorted/pred"
-	"github.com/paimon-pkft/pkft/impl/pksorted/sortkey"
+	"github.com/paimon-pkft/pkft/impl/pksorted/sortedfile"
 	"github.com/paimon-pkft/pkft/impl/pksorted/state"
 	"github.com/paimon-pkft/pkft/impl/predicate"
 	"github.com/paimon-pkft/pkft/impl/types"
@@ -120,9 +117,14 @@ func IndexFilter(p *predicate.Predicate, fields []types.DataField, defs []defini
 }
 
 // Evaluate decides every data file of b for the indexed predicate p (from IndexFilter) with the
-// sorted definitions defs over fields, the table's columns. Only a cancelled ctx is an error:
-// whatever fails inside the evaluation of a file makes that file NotNarrowed.
-func Evaluate(ctx context.Context, p *predicate.Predicate, fields []types.DataField, defs []definition.Definition, b Bucket, open OpenFunc) ([]FileResult, error) {
+// sorted definitions defs over fields, the table's columns; tableOptions are the table's options,
+// from which each index's reader options resolve (definition.IndexOptions: the fallback scan
+// budget, Java's default when unset). Each level's payload is read through a
+// sortedfile.Reader, as Java's PrimaryKeySortedIndexScan reads it through the indexer's
+// LazyFilteredBTreeReader or LazyFilteredBitmapReader: a predicate that reader leaves
+// unanswered (a range over budget) does not narrow. Only a cancelled ctx is an error: whatever
+// fails inside the evaluation of a file makes that file NotNarrowed.
+func Evaluate(ctx context.Context, p *predicate.Predicate, fields []types.DataField, defs []definition.Definition, tableOptions map[string]string, b Bucket, open OpenFunc) ([]FileResult, error) {
 	byField := map[int32]definition.Definition{}
 	for _, d := range defs {
 		byField[d.FieldID] = d
@@ -154,7 +156,7 @@ func Evaluate(ctx context.Context, p *predicate.Predicate, fields []types.DataFi
 			if fi < 0 {
 				continue
 			}
-			gr := newGroupReader(g, d, fields[fi], open)
+			gr := newGroupReader(g, d, fields[fi], tableOptions, open)
 			readers = append(readers, gr)
 			for _, sf := range g.SourceFiles {
 				if !active[sf] {
@@ -292,7 +294,7 @@ func (e *fileEval) leaf(p *predicate.Predicate) (*roaring64.Bitmap, bool, error)
 		return nil, false, fmt.Errorf("data file %s is not covered by its sorted-index source group", e.file.FileName)
 	}
 	parts, err := g.query(e.ctx, p)
-	if err != nil {
+	if err != nil || parts == nil {
 		return nil, false, err
 	}
 	return parts[idx], true, nil
@@ -336,90 +338,100 @@ func pruneRedundantIsNotNull(children []*predicate.Predicate, kind predicate.Kin
 	return out
 }
 
-// indexReader is what both payload readers answer.
-type indexReader interface {
-	Evaluate(p pred.Predicate) (*roaring64.Bitmap, error)
-}
-
 // groupReader is one group's payload reader, opened on first use and shared by the group's
 // files, with each leaf's answer split by source file (Java SharedGlobalIndexReader).
 type groupReader struct {
-	group   state.Group
-	def     definition.Definition
-	field   types.DataField
-	open    OpenFunc
-	offsets []int64 // offsets[i] is the first group row of source i; the last is the total
+	group     state.Group
+	def       definition.Definition
+	field     types.DataField
+	tableOpts map[string]string
+	open      OpenFunc
+	offsets   []int64 // offsets[i] is the first group row of source i; the last is the total
 
 	opened  bool
-	reader  indexReader
-	closer  io.Closer
+	reader  *sortedfile.Reader
 	openErr error
+	// answers caches each leaf's answer split by source; a nil slice is a leaf the payload
+	// leaves unanswered.
 	answers map[*predicate.Predicate][]*roaring64.Bitmap
+	// failures caches each leaf whose evaluation failed: the group's other files fail on it
+	// without reading the payload again (Java caches the failed future per query).
+	failures map[*predicate.Predicate]error
 }
 
-func newGroupReader(g state.Group, d definition.Definition, field types.DataField, open OpenFunc) *groupReader {
+func newGroupReader(g state.Group, d definition.Definition, field types.DataField, tableOpts map[string]string, open OpenFunc) *groupReader {
 	offsets := make([]int64, len(g.SourceFiles)+1)
 	for i, sf := range g.SourceFiles {
 		offsets[i+1] = offsets[i] + sf.RowCount()
 	}
-	return &groupReader{group: g, def: d, field: field, open: open, offsets: offsets, answers: map[*predicate.Predicate][]*roaring64.Bitmap{}}
+	return &groupReader{group: g, def: d, field: field, tableOpts: tableOpts, open: open, offsets: offsets,
+		answers: map[*predicate.Predicate][]*roaring64.Bitmap{}, failures: map[*predicate.Predicate]error{}}
 }
 
 func (g *groupReader) close() {
-	if g.closer != nil {
-		_ = g.closer.Close()
-		g.closer = nil
+	if g.reader != nil {
+		_ = g.reader.Close()
+		g.reader = nil
 	}
 }
 
-// ensureOpen opens the group's payload once; a failure is remembered and returned again.
-func (g *groupReader) ensureOpen(ctx context.Context) error {
+// ensureOpen creates the group's payload reader once; a failure is remembered and returned
+// again (Java SharedGlobalIndexReader#reader). The payload file itself is opened by the reader
+// on the first leaf that selects it.
+func (g *groupReader) ensureOpen() error {
 	if g.opened {
 		return g.openErr
 	}
 	g.opened = true
-	g.reader, g.closer, g.openErr = g.openReader(ctx)
+	g.reader, g.openErr = g.newReader()
 	return g.openErr
 }
 
-func (g *groupReader) openReader(ctx context.Context) (indexReader, io.Closer, error) {
+func (g *groupReader) newReader() (*sortedfile.Reader, error) {
 	if len(g.group.Payloads) != 1 {
-		return nil, nil, fmt.Errorf("sorted index group of level %d has %d payloads", g.group.DataLevel, len(g.group.Payloads))
+		return nil, fmt.Errorf("sorted index group of level %d has %d payloads", g.group.DataLevel, len(g.group.Payloads))
 	}
-	pl := g.group.Payloads[0]
-	ser, err := sortkey.New(g.field.Type)
+	opts, err := definition.IndexOptions(g.tableOpts, g.def.Column, g.def.IndexType)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sorted index on %s: %w", g.field.Name, err)
+		return nil, fmt.Errorf("sorted index on %s: %w", g.field.Name, err)
 	}
-	r, c, err := g.open(ctx, pl)
+	budget, err := sortedfile.Budget(g.def.IndexType, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open sorted index payload %s: %w", pl.FileName, err)
+		return nil, fmt.Errorf("sorted index on %s: %w", g.field.Name, err)
 	}
-	var rd indexReader
-	switch g.def.IndexType {
-	case btree.Identifier:
-		var fm filemeta.Meta
-		if fm, err = filemeta.Decode(pl.GlobalIndex.IndexMeta); err == nil {
-			rd, err = btree.Open(r, pl.FileSize, ser, fm)
+	byName := map[string]*meta.IndexFileMeta{}
+	files := make([]sortedfile.File, 0, len(g.group.Payloads))
+	for _, pl := range g.group.Payloads {
+		byName[pl.FileName] = pl
+		files = append(files, sortedfile.File{Name: pl.FileName, Size: pl.FileSize, Meta: pl.GlobalIndex.IndexMeta})
+	}
+	open := func(ctx context.Context, f sortedfile.File) (io.ReaderAt, io.Closer, error) {
+		r, c, err := g.open(ctx, byName[f.Name])
+		if err != nil {
+			return nil, nil, fmt.Errorf("open sorted index payload %s: %w", f.Name, err)
 		}
-	case bitmap.Identifier:
-		rd, err = bitmap.Open(r, pl.FileSize, ser)
-	default:
-		err = fmt.Errorf("unknown sorted index type %q", g.def.IndexType)
+		return r, c, nil
 	}
+	rd, err := sortedfile.New(sortedfile.Config{IndexType: g.def.IndexType, Type: g.field.Type, FallbackScanMaxSize: budget, Parallelism: 1}, files, open)
 	if err != nil {
-		_ = c.Close()
-		return nil, nil, fmt.Errorf("sorted index payload %s: %w", pl.FileName, err)
+		return nil, fmt.Errorf("sorted index on %s: %w", g.field.Name, err)
 	}
-	return rd, c, nil
+	return rd, nil
 }
 
-// query answers leaf p for the whole group and splits the answer by source file. A position
+// query answers leaf p for the whole group and splits the answer by source file; nil parts
+// mean the payload leaves p unanswered. A position
 // outside the group makes every file's part hold that file's row count, an out-of-range position
 // that sends the file to a whole read unless another child removes it (Java
 // SharedGlobalIndexReader#partitionBySource).
 func (g *groupReader) query(ctx context.Context, p *predicate.Predicate) (_ []*roaring64.Bitmap, err error) {
+	if err, ok := g.failures[p]; ok {
+		return nil, err
+	}
 	if parts, ok := g.answers[p]; ok {
+		if parts == nil {
+			return nil, nil
+		}
 		return cloneAll(parts), nil
 	}
 	// The readers check what they decode; should one still trip over a corrupt payload, the
@@ -428,13 +440,20 @@ func (g *groupReader) query(ctx context.Context, p *predicate.Predicate) (_ []*r
 		if r := recover(); r != nil {
 			err = fmt.Errorf("sorted index payload %s: evaluating %s: %v", g.group.Payloads[0].FileName, p, r)
 		}
+		if err != nil && ctx.Err() == nil {
+			g.failures[p] = err
+		}
 	}()
-	if err := g.ensureOpen(ctx); err != nil {
+	if err := g.ensureOpen(); err != nil {
 		return nil, err
 	}
-	res, err := g.reader.Evaluate(pred.Predicate{Op: p.Op, Literals: p.Literals})
+	res, present, err := g.reader.Evaluate(ctx, pred.Predicate{Op: p.Op, Literals: p.Literals})
 	if err != nil {
 		return nil, fmt.Errorf("sorted index payload %s: %w", g.group.Payloads[0].FileName, err)
+	}
+	if !present {
+		g.answers[p] = nil
+		return nil, nil
 	}
 	if res == nil {
 		return nil, errors.New("sorted index reader returned no result")

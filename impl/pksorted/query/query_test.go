@@ -137,7 +137,7 @@ func (e *env) evaluate(expr string, b Bucket) []FileResult {
 	if !ok {
 		e.t.Fatalf("%s: no indexed part", expr)
 	}
-	res, err := Evaluate(context.Background(), ip, fields, defs, b, e.open)
+	res, err := Evaluate(context.Background(), ip, fields, defs, nil, b, e.open)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ip, _ := IndexFilter(parse(t, "price = 10"), fields, defs)
-	if _, err := Evaluate(ctx, ip, fields, defs, Bucket{DataFiles: l.files, Payloads: []*meta.IndexFileMeta{e.payload(l, 0, indexfile.TypeBTree)}}, e.open); err == nil {
+	if _, err := Evaluate(ctx, ip, fields, defs, nil, Bucket{DataFiles: l.files, Payloads: []*meta.IndexFileMeta{e.payload(l, 0, indexfile.TypeBTree)}}, e.open); err == nil {
 		t.Error("no error with a cancelled context")
 	}
 }
