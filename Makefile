@@ -188,16 +188,18 @@ corpus-bundle:
 # default and ngram analyzers (the engine fed from memory, Go from the Parquet files, Java's
 # PkFullTextIndexFile in the runner, timed inside the JVM after warm-up), the bucket restore
 # decision (state + plan) at 1,000 / 10,000 / 100,000 files, maintenance of a 16-bucket table with
-# 1 and 2 workers against Java's, and the memory of the 1M-row build. Prints the ratio table and
-# writes compat/report/bench.json and compat/report/bench.png (4-6 minutes on 2 cores).
-# PKFT_BENCH_QUICK=1: small sizes, under a minute, written to compat/report/bench-quick.*; not part
+# 1 and 2 workers against Java's, the memory of the 1M-row build, and the write (with its
+# compaction at commit) and full compaction of a 64-bucket, 1M-row table, Go's writer in a child
+# process and Java's in a fresh JVM on the same rows, with each writer's peak RSS. Prints the ratio
+# table and writes compat/report/bench.json and compat/report/bench.png (10-15 minutes on 2 cores).
+# PKFT_BENCH_SECTIONS=build,state,maintain,write runs only the sections named.
+# PKFT_BENCH_QUICK=1: small sizes, a few minutes, written to compat/report/bench-quick.*; not part
 # of make test, which it would lengthen by more than 30 s. bench-go runs every Go micro-benchmark
 # once.
 .PHONY: bench-go
 bench: native runner
 	PKFT_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^TestBench$$' -v ./compat/bench/
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkWriteRecord$$' -benchtime 20x . | grep -E '^Benchmark'
-	PKFT_WRITE_PERF=1 $(GO) test -count=1 -run '^TestWriteCompactPerf$$' -v ./compat/runner/ | grep -E 'rows: write'
 
 bench-go: native
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...

@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,11 +38,13 @@ type sizes struct {
 	buildRows    []int // rows of the built level
 	stateFiles   []int // active data files of the restored bucket
 	maintainRows int   // rows of the 16-bucket table
+	writeRows    int   // rows of the write and compaction tables
+	writeBuckets int   // their buckets
 }
 
 var (
-	fullSizes  = sizes{buildRows: []int{100_000, 1_000_000}, stateFiles: []int{1_000, 10_000, 100_000}, maintainRows: 320_000}
-	quickSizes = sizes{buildRows: []int{20_000}, stateFiles: []int{1_000, 10_000}, maintainRows: 32_000}
+	fullSizes  = sizes{buildRows: []int{100_000, 1_000_000}, stateFiles: []int{1_000, 10_000, 100_000}, maintainRows: 320_000, writeRows: 1_000_000, writeBuckets: 64}
+	quickSizes = sizes{buildRows: []int{20_000}, stateFiles: []int{1_000, 10_000}, maintainRows: 32_000, writeRows: 50_000, writeBuckets: 8}
 )
 
 const (
@@ -81,7 +82,14 @@ func TestBench(t *testing.T) {
 	rep.JavaRunner = ping.FullTextIndexer
 	dir := t.TempDir()
 
+	// PKFT_BENCH_SECTIONS (build, state, maintain, write; comma-separated) runs some sections
+	// only; every section runs by default.
+	sections := strings.Split(os.Getenv("PKFT_BENCH_SECTIONS"), ",")
+	run := func(name string) bool { return sections[0] == "" || slices.Contains(sections, name) }
 	for _, rows := range sz.buildRows {
+		if !run("build") {
+			break
+		}
 		for _, an := range Analyzers {
 			b := measureBuild(t, ctx, lib, java, filepath.Join(dir, fmt.Sprintf("build-%d-%s", rows, an.Name)), rows, an)
 			rep.Builds = append(rep.Builds, b)
@@ -92,11 +100,19 @@ func TestBench(t *testing.T) {
 		}
 	}
 	for _, n := range sz.stateFiles {
+		if !run("state") {
+			break
+		}
 		s := measureState(t, ctx, java, n)
 		rep.States = append(rep.States, s)
 		t.Logf("state %d files: Go %s (CPU %s), Java %s (CPU %s)", n, dur(s.Go), dur(s.GoCPU), dur(s.Java), dur(s.JavaCPU))
 	}
-	rep.Maintain = measureMaintain(t, ctx, lib, java, filepath.Join(dir, "maintain"), sz.maintainRows)
+	if run("maintain") {
+		rep.Maintain = measureMaintain(t, ctx, lib, java, filepath.Join(dir, "maintain"), sz.maintainRows)
+	}
+	if run("write") {
+		rep.Writes = measureWrite(t, ctx, java, filepath.Join(dir, "write"), sz.writeRows, sz.writeBuckets)
+	}
 	rep.Notes = notes(rep)
 
 	fmt.Println()
@@ -121,6 +137,26 @@ func notes(r *Report) []string {
 		}
 		if b.GoVsEngine() < 0.9 {
 			out = append(out, fmt.Sprintf("%s %s build: Go at %.2fx the engine's own rate", count(b.Rows), b.Analyzer, b.GoVsEngine()))
+		}
+	}
+	for _, w := range r.Writes {
+		if ratio(w.JavaWrite, w.GoWrite) < 1 {
+			out = append(out, fmt.Sprintf("%s write: Go at %.2fx Java's rate (target >= 1.0x)", w.Variant, ratio(w.JavaWrite, w.GoWrite)))
+		}
+		if ratio(w.JavaCompact, w.GoCompact) < 1 {
+			out = append(out, fmt.Sprintf("%s compaction: Go at %.2fx Java's rate (target >= 1.0x)", w.Variant, ratio(w.JavaCompact, w.GoCompact)))
+		}
+		for _, g := range []struct {
+			name string
+			rss  int64
+		}{{"Go", w.GoRSS}, {"Go (GOMEMLIMIT at the bound)", w.LimitedRSS}, {"Go's Arrow", w.ArrowRSS}} {
+			if g.rss > w.RSSBound() {
+				out = append(out, fmt.Sprintf("%s write: %s writer peaked at %s RSS, above its bound %s (1.2x write-buffer-size %s + %s)",
+					w.Variant, g.name, size(g.rss), size(w.RSSBound()), size(w.WriteBufferSize), size(w.Allowance)))
+			}
+			if g.rss > w.JavaRSS {
+				out = append(out, fmt.Sprintf("%s write: %s writer peaked at %s RSS, Java's at %s (target <= Java's)", w.Variant, g.name, size(g.rss), size(w.JavaRSS)))
+			}
 		}
 	}
 	if m := r.Memory; m != nil && m.PeakHeap >= 64<<20 {
@@ -579,7 +615,10 @@ func processCPU() time.Duration {
 func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 // peakRSS returns VmHWM from /proc/self/status.
-func peakRSS() (int64, error) {
+func peakRSS() (int64, error) { return procStatusBytes("VmHWM:") }
+
+// procStatusBytes returns the size field key of /proc/self/status in bytes.
+func procStatusBytes(key string) (int64, error) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0, err
@@ -587,10 +626,10 @@ func peakRSS() (int64, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), key); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err != nil {
-				return 0, fmt.Errorf("parse VmHWM %q: %w", v, err)
+				return 0, fmt.Errorf("parse %s %q: %w", key, v, err)
 			}
 			return kb << 10, nil
 		}
@@ -598,7 +637,7 @@ func peakRSS() (int64, error) {
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	return 0, errors.New("no VmHWM in /proc/self/status")
+	return 0, fmt.Errorf("no %s in /proc/self/status", key)
 }
 
 // BenchmarkRestoreDecision is Go's side of the restore decision of TestBench for a bucket of

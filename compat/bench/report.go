@@ -29,6 +29,7 @@ type Report struct {
 	States   []StateResult   `json:"states"`
 	Maintain *MaintainResult `json:"maintain,omitempty"`
 	Memory   *MemoryResult   `json:"memory,omitempty"`
+	Writes   []WriteResult   `json:"writes,omitempty"`
 	// Notes are findings printed under the table.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -89,6 +90,41 @@ type MemoryResult struct {
 	JavaRSS  int64 `json:"javaPeakRssBytes"`
 }
 
+// WriteResult is one table's write and full compaction, Go's and Java's on the same rows: the
+// first write of Rows rows into Buckets buckets with its commit (which waits for the compaction
+// at commit of the deletion-vector table), and after a second write updating every other key,
+// the full compaction of every bucket (CompactRecords records merged). Times in seconds. Each
+// first write runs in a fresh process of its own (a child of the bench for Go, a new JVM for
+// Java): GoRSS and JavaRSS are those processes' peak RSS (bytes), the runtime's own memory
+// included.
+type WriteResult struct {
+	Variant         string  `json:"variant"`
+	Rows            int     `json:"rows"`
+	Buckets         int     `json:"buckets"`
+	WriteBufferSize int64   `json:"writeBufferSizeBytes"`
+	Allowance       int64   `json:"rssAllowanceBytes"`
+	GoWrite         float64 `json:"goWriteSeconds"`
+	JavaWrite       float64 `json:"javaWriteSeconds"`
+	GoRSS           int64   `json:"goWriteRssBytes"`
+	JavaRSS         int64   `json:"javaWriteRssBytes"`
+	// ArrowWrite and ArrowRSS are Go's write of the same rows through WriteRecord (record
+	// batches of 8,192 rows) into another table; GoCommit and JavaCommit the commits' share of
+	// GoWrite and JavaWrite.
+	ArrowWrite float64 `json:"goArrowWriteSeconds"`
+	ArrowRSS   int64   `json:"goArrowWriteRssBytes"`
+	GoCommit   float64 `json:"goCommitSeconds"`
+	// LimitedWrite and LimitedRSS are Go's write of the same rows with GOMEMLIMIT at RSSBound.
+	LimitedWrite   float64 `json:"goLimitedWriteSeconds"`
+	LimitedRSS     int64   `json:"goLimitedWriteRssBytes"`
+	JavaCommit     float64 `json:"javaCommitSeconds"`
+	CompactRecords int     `json:"compactRecords"`
+	GoCompact      float64 `json:"goCompactSeconds"`
+	JavaCompact    float64 `json:"javaCompactSeconds"`
+}
+
+// RSSBound is the bound Go's write RSS is held to: 1.2x write-buffer-size plus the allowance.
+func (w WriteResult) RSSBound() int64 { return w.WriteBufferSize*6/5 + w.Allowance }
+
 func ratio(a, b float64) float64 {
 	if b <= 0 {
 		return 0
@@ -131,6 +167,18 @@ func (r *Report) Table() string {
 		fmt.Fprintf(&sb, "Table maintenance, %d buckets, %s rows, %d archives built:\n", m.Buckets, count(m.Rows), m.Archives)
 		fmt.Fprintln(w, "Go 1 worker\tGo 2 workers\tJava\t2 vs 1 worker\tJava/Go(2)\t")
 		fmt.Fprintf(w, "%s\t%s\t%s\t%.2fx\t%.2fx\t\n", dur(m.Go1), dur(m.Go2), dur(m.Java), ratio(m.Go1, m.Go2), ratio(m.Java, m.Go2))
+		w.Flush()
+		fmt.Fprintln(&sb)
+	}
+	if len(r.Writes) > 0 {
+		fmt.Fprintln(&sb, "Write (one commit, with the compaction at commit; peak RSS of a fresh writer process) and full compaction, the same rows on each side:")
+		fmt.Fprintln(w, "table\trows\tbuckets\twrite Go\tGo Arrow\tJava\tGo/Java\tArrow/Java\tGo RSS\tGo RSS (limit)\tArrow RSS\tJava RSS\tGo bound\tcompact Go\tcompact Java\tGo/Java\t")
+		for _, x := range r.Writes {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%.2fx\t%.2fx\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2fx\t\n", x.Variant, count(x.Rows), x.Buckets,
+				rate(x.Rows, x.GoWrite), rate(x.Rows, x.ArrowWrite), rate(x.Rows, x.JavaWrite), ratio(x.JavaWrite, x.GoWrite), ratio(x.JavaWrite, x.ArrowWrite),
+				size(x.GoRSS), size(x.LimitedRSS), size(x.ArrowRSS), size(x.JavaRSS), size(x.RSSBound()),
+				rate(x.CompactRecords, x.GoCompact), rate(x.CompactRecords, x.JavaCompact), ratio(x.JavaCompact, x.GoCompact))
+		}
 		w.Flush()
 		fmt.Fprintln(&sb)
 	}
@@ -204,6 +252,9 @@ func (r *Report) Write(dir string) error {
 	}
 	if err := os.WriteFile(filepath.Join(dir, r.FileBase()+".json"), append(b, '\n'), 0o644); err != nil {
 		return err
+	}
+	if len(r.Builds) == 0 && len(r.States) == 0 && r.Maintain == nil {
+		return nil // a run of the write section only has no chart panel
 	}
 	f, err := os.Create(filepath.Join(dir, r.FileBase()+".png"))
 	if err != nil {

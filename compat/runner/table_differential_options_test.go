@@ -122,6 +122,8 @@ func tdExtraOptions() []tdExtraOption {
 			return hasSorted("btree")(s) && s.options["btree-index.compression"] != ""
 		}},
 		{key: "btree-index.block-size", values: []string{"1 kb"}, when: hasSorted("btree")},
+		{key: "btree-index.fallback-scan-max-size", values: []string{"0", "1 mb"}, when: hasSorted("btree")},
+		{key: "bitmap-index.fallback-scan-max-size", values: []string{"0", "1 mb"}, when: hasSorted("bitmap")},
 		{key: "bitmap-index.dictionary-block-size", values: []string{"1 kb"}, when: hasSorted("bitmap")},
 		{key: "bitmap-index.compression", values: []string{"zstd", "lz4"}, when: hasSorted("bitmap")},
 		{key: "bitmap-index.compression-level", values: []string{"3"}, when: func(s *tdScript) bool {

@@ -7,6 +7,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.paimon.KeyValueFileStore;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.index.IndexFileMeta;
 import org.apache.paimon.index.pk.PrimaryKeyIndexDefinition;
 import org.apache.paimon.index.pk.PrimaryKeyIndexDefinitions;
@@ -19,10 +23,17 @@ import org.apache.paimon.index.pkfulltext.PkFullTextIndexBuilder;
 import org.apache.paimon.index.pkfulltext.PkFullTextIndexFile;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestEntry;
+import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataField;
+import org.apache.paimon.utils.Pair;
 
+import java.io.BufferedReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -42,7 +53,10 @@ import java.util.Optional;
  *       table, as pk-full-text-index-file-build wires it, repeated;
  *   <li>bench-bucket-state: Paimon's {@link PkFullTextBucketIndexState#fromActiveDataFiles} and
  *       {@link PrimaryKeyIndexLevels#pick} over a given bucket (data files and archives), the
- *       decisions a bucket's restore makes, repeated.
+ *       decisions a bucket's restore makes, repeated;
+ *   <li>bench-write and bench-compact: Paimon's batch writer (its commit waiting for the
+ *       compaction the table needs at commit) and its full compaction, once each, on rows
+ *       streamed from a file.
  * </ul>
  */
 final class BenchCommands {
@@ -52,6 +66,9 @@ final class BenchCommands {
     static void register(Map<String, Main.Command> commands) {
         commands.put("bench-index-file-build", BenchCommands::indexFileBuild);
         commands.put("bench-bucket-state", BenchCommands::bucketState);
+        commands.put("bench-write", BenchCommands::write);
+        commands.put("bench-compact", BenchCommands::compact);
+        commands.put("bench-count", BenchCommands::count);
     }
 
     /**
@@ -206,6 +223,94 @@ final class BenchCommands {
                         p -> PrimaryKeyIndexSourceMeta.fromIndexFile(p).dataLevel(),
                         p -> PrimaryKeyIndexSourceMeta.fromIndexFile(p).sourceFiles());
         return new Decision(state, levels.pick(state.currentPayloads(), active));
+    }
+
+    /**
+     * bench-write: args {path, file}: one batch write of the rows of file (one row per line:
+     * the INT id, a tab, the STRING content) into the table {id, content}, streamed from the file
+     * while writing, then one commit (which waits for the table's compaction at commit). Result:
+     * {rows, writeNanos (the write calls), commitNanos (prepareCommit and commit), peakRssBytes
+     * (VmHWM over the write, reset before it; -1 when unavailable), baselineRssBytes}.
+     */
+    private static JsonNode write(JsonNode args) throws Exception {
+        FileStoreTable table = TableCommands.open(args);
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        java.nio.file.Path ioDir = Files.createTempDirectory("pkft-bench-io");
+        System.gc();
+        long baseline = procStatus("VmRSS:");
+        boolean reset = resetPeakRss();
+        ObjectNode out = Main.JSON.createObjectNode();
+        try (BatchTableWrite write = builder.newWrite();
+                BatchTableCommit commit = builder.newCommit();
+                BufferedReader in = Files.newBufferedReader(Paths.get(args.path("file").asText()), StandardCharsets.UTF_8)) {
+            write.withIOManager(IOManager.create(ioDir.toString()));
+            long start = System.nanoTime();
+            long rows = 0;
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                int tab = line.indexOf('\t');
+                write.write(GenericRow.of(Integer.parseInt(line.substring(0, tab)), BinaryString.fromString(line.substring(tab + 1))));
+                rows++;
+            }
+            long written = System.nanoTime();
+            commit.commit(write.prepareCommit());
+            long committed = System.nanoTime();
+            out.put("rows", rows);
+            out.put("writeNanos", written - start);
+            out.put("commitNanos", committed - written);
+        } finally {
+            TableCommands.deleteRecursively(ioDir.toFile());
+        }
+        out.put("peakRssBytes", reset ? procStatus("VmHWM:") : -1);
+        out.put("baselineRssBytes", baseline);
+        return out;
+    }
+
+    /**
+     * bench-compact: args {path}: Paimon's full compaction of every bucket and one commit.
+     * Result: {buckets, nanos, peakRssBytes, baselineRssBytes}.
+     */
+    private static JsonNode compact(JsonNode args) throws Exception {
+        FileStoreTable table = TableCommands.open(args);
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        java.nio.file.Path ioDir = Files.createTempDirectory("pkft-bench-io");
+        System.gc();
+        long baseline = procStatus("VmRSS:");
+        boolean reset = resetPeakRss();
+        ObjectNode out = Main.JSON.createObjectNode();
+        try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+            write.withIOManager(IOManager.create(ioDir.toString()));
+            long start = System.nanoTime();
+            int buckets = 0;
+            for (Pair<BinaryRow, Integer> bucket : TableCommands.buckets(table, write)) {
+                write.compact(bucket.getLeft(), bucket.getRight(), true);
+                buckets++;
+            }
+            commit.commit(write.prepareCommit());
+            out.put("nanos", System.nanoTime() - start);
+            out.put("buckets", buckets);
+        } finally {
+            TableCommands.deleteRecursively(ioDir.toFile());
+        }
+        out.put("peakRssBytes", reset ? procStatus("VmHWM:") : -1);
+        out.put("baselineRssBytes", baseline);
+        return out;
+    }
+
+    /** bench-count: args {path}: the number of rows a batch read of the latest snapshot returns. */
+    private static JsonNode count(JsonNode args) throws Exception {
+        FileStoreTable table = TableCommands.open(args);
+        ReadBuilder rb = table.newReadBuilder();
+        long rows = 0;
+        try (RecordReader<InternalRow> reader = rb.newRead().createReader(rb.newScan().plan())) {
+            RecordReader.RecordIterator<InternalRow> batch;
+            while ((batch = reader.readBatch()) != null) {
+                while (batch.next() != null) {
+                    rows++;
+                }
+                batch.releaseBatch();
+            }
+        }
+        return Main.JSON.createObjectNode().put("rows", rows);
     }
 
     /** CPU time of the whole JVM (every thread, the collector's included), or -1. */

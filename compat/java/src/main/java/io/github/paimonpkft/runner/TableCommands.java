@@ -197,7 +197,7 @@ final class TableCommands {
     }
 
     /** The (partition, bucket) pairs with live files in the latest snapshot. */
-    private static Set<Pair<BinaryRow, Integer>> buckets(FileStoreTable table, BatchTableWrite write) {
+    static Set<Pair<BinaryRow, Integer>> buckets(FileStoreTable table, BatchTableWrite write) {
         Set<Pair<BinaryRow, Integer>> out = new LinkedHashSet<>();
         if (table.snapshotManager().latestSnapshot() == null) {
             return out;
