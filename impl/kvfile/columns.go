@@ -48,6 +48,15 @@ func OpenColumns(ctx context.Context, fio fileio.FileIO, path, name string, layo
 		f.Close()
 		return nil, fmt.Errorf("read data file %s: %w", name, err)
 	}
+	// A key-value file has its system columns (Reader requires them; here only the footer says so).
+	system := layout.columns(0)
+	for j, idx := range fileColumns(pf, system) {
+		if c := system[j]; idx < 0 && (c.id == SequenceNumberFieldID || c.id == ValueKindFieldID) {
+			_ = pqvalue.Guard(pf.Close)
+			f.Close()
+			return nil, fmt.Errorf("data file %s has no %s column", name, c.name)
+		}
+	}
 	r := &ColumnReader{f: f, chunks: chunks{pf: pf, name: name, cols: cols, colIdx: fileColumns(pf, cols), rg: -1}}
 	r.values = make([]any, len(cols))
 	return r, nil
