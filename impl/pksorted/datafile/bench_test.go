@@ -8,8 +8,6 @@ import (
 
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
@@ -31,35 +29,12 @@ func BenchmarkReadIndexedColumn(b *testing.B) {
 		},
 		HighestFieldID: 5, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1"},
 	}
-	pf, err := paths.NewTableFactory(b.TempDir(), s.Options)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dp, err := pf.DataFilePathFactory(nil, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	layout, err := kvfile.NewLayout(s)
-	if err != nil {
-		b.Fatal(err)
-	}
-	fio := fileio.NewLocal()
-	w, err := kvfile.NewRollingWriter(fio, layout, dp, kvfile.WriterOptions{Level: 1, Source: meta.FileSourceCompact})
-	if err != nil {
-		b.Fatal(err)
-	}
 	desc := strings.Repeat("lorem ipsum ", 17)[:200]
-	for i := range rows {
+	dp, f, layout := writeDataFile(b, s, rows, func(i int) *kvfile.KeyValue {
 		v := []any{int32(i), int32(i * 7919 % 1000), fmt.Sprintf("%040d", i), desc, float64(i) / 3, int64(i) * 11}
-		if err := w.Write(ctx, &kvfile.KeyValue{Key: []any{int32(i)}, Seq: int64(i), Kind: types.Insert, Value: v}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	files, err := w.Close(ctx)
-	if err != nil || len(files) != 1 {
-		b.Fatalf("%d files (%v)", len(files), err)
-	}
-	f := files[0]
+		return &kvfile.KeyValue{Key: []any{int32(i)}, Seq: int64(i), Kind: types.Insert, Value: v}
+	})
+	fio := fileio.NewLocal()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
