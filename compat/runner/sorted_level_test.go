@@ -26,16 +26,24 @@ import (
 // PkSortedIndexFile (runner sorted-index-build) and by Go's indexfile.Builder: the payloads'
 // IndexFileMeta fields (type, size, row count, row range, field id) and index and source meta
 // bytes are equal, the files are byte-identical, and each side's reader answers every predicate
-// the same on the other's file.
+// the same on the other's file. The 3,000-row levels are built a second time through a sort
+// buffer of three 1 kb pages that spills every few dozen rows, merging at three runs
+// (local-sort.max-num-file-handles): Java's BinaryExternalSortBuffer and Go's sorter must spill
+// at the same rows and merge equal values' row ids into the same order for the bytes to match.
 func sortedSameLevel(ctx context.Context, p *Process, dir string) error {
 	var errs []error
+	spill := map[string]string{"write-buffer-size": "3 kb", "page-size": "1 kb", "local-sort.max-num-file-handles": "3"}
 	for _, index := range []string{indexfile.TypeBTree, indexfile.TypeBitmap} {
 		for ti, typ := range sortkeytest.Types() {
 			for _, rows := range []int{5, 40, 3000} {
 				d := filepath.Join(dir, fmt.Sprintf("%s-t%d-n%d", index, ti, rows))
-				if err := sortedSameLevelOne(ctx, p, d, index, typ, rows, uint64(ti*10000+rows)); err != nil {
+				if err := sortedSameLevelOne(ctx, p, d, index, typ, rows, uint64(ti*10000+rows), nil); err != nil {
 					errs = append(errs, fmt.Errorf("%s %s, %d rows: %w", index, typeSQL(typ), rows, err))
 				}
+			}
+			d := filepath.Join(dir, fmt.Sprintf("%s-t%d-spill", index, ti))
+			if err := sortedSameLevelOne(ctx, p, d, index, typ, 3000, uint64(ti*10000+3000), spill); err != nil {
+				errs = append(errs, fmt.Errorf("%s %s, 3000 rows spilled: %w", index, typeSQL(typ), err))
 			}
 		}
 	}
@@ -63,7 +71,10 @@ func (r *fixedReader) Next(context.Context) (datafile.Entry, bool, error) {
 	return datafile.Entry{Value: r.values[r.pos-1], Position: int64(r.pos - 1)}, true, nil
 }
 
-func sortedSameLevelOne(ctx context.Context, p *Process, dir, index string, typ types.DataType, n int, seed uint64) error {
+func sortedSameLevelOne(ctx context.Context, p *Process, dir, index string, typ types.DataType, n int, seed uint64, options map[string]string) error {
+	if options == nil {
+		options = map[string]string{}
+	}
 	ser, err := sortkey.New(typ)
 	if err != nil {
 		return err
@@ -102,7 +113,7 @@ func sortedSameLevelOne(ctx context.Context, p *Process, dir, index string, typ 
 	}
 	b := &indexfile.Builder{
 		IndexFile: &indexfile.IndexFile{FileIO: fileio.NewLocal(), Paths: paths.NewDirIndexPathFactory(goDir)},
-		Readers:   values, Field: field, IndexType: index,
+		Readers:   values, Field: field, IndexType: index, Options: options, TempDir: dir,
 	}
 	g, err := b.Build(ctx, files)
 	if err != nil {
@@ -119,7 +130,7 @@ func sortedSameLevelOne(ctx context.Context, p *Process, dir, index string, typ 
 		IndexMeta     string `json:"indexMeta"`
 		SourceMeta    string `json:"sourceMeta"`
 	}
-	args := map[string]any{"indexType": index, "type": typeSQL(typ), "fieldId": 7, "options": map[string]string{},
+	args := map[string]any{"indexType": index, "type": typeSQL(typ), "fieldId": 7, "options": options,
 		"dir": javaDir, "level": 2, "sources": sources}
 	if err := p.Call(ctx, "sorted-index-build", args, &j); err != nil {
 		return fmt.Errorf("java build: %w", err)

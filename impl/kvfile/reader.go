@@ -24,15 +24,21 @@ const readBatch = 1024
 // time; only one row group's column readers are open at once.
 type Reader struct {
 	f      fileio.ReadAtFile
-	pf     *file.Reader
 	layout *Layout
-	name   string
-	// colIdx maps each wanted column (key columns unless thin, seq, kind, value fields) to the
-	// file's leaf column index, -1 when the file lacks it (read as null).
-	colIdx []int
-	cols   []column
 	// thin: keys are taken from the value columns.
 	thin bool
+	chunks
+}
+
+// chunks streams chosen columns of a Parquet data file in file order, a batch of rows at a time:
+// only those columns' chunks of one row group are open (and read) at once.
+type chunks struct {
+	pf   *file.Reader
+	name string
+	// colIdx maps each wanted column to the file's leaf column index, -1 when the file lacks it
+	// (read as null).
+	colIdx []int
+	cols   []column
 
 	rg      int
 	readers []file.ColumnChunkReader
@@ -40,6 +46,33 @@ type Reader struct {
 	batch   [][]any
 	pos     int
 	row     int64
+}
+
+// fileColumns maps each of cols to the leaf column of pf holding it: by field id, or by name in a
+// file written without field ids; -1 when the file has no such column.
+func fileColumns(pf *file.Reader, cols []column) []int {
+	byID := map[int32]int{}
+	byName := map[string]int{}
+	sc := pf.MetaData().Schema
+	for i := 0; i < sc.NumColumns(); i++ {
+		if id := sc.Column(i).SchemaNode().FieldID(); id >= 0 {
+			byID[id] = i
+		}
+		byName[sc.Column(i).Name()] = i
+	}
+	out := make([]int, len(cols))
+	for j, c := range cols {
+		idx, ok := byID[int32(c.id)]
+		if !ok && len(byID) == 0 {
+			// A file written without field ids: match by name.
+			idx, ok = byName[c.name]
+		}
+		if !ok {
+			idx = -1
+		}
+		out[j] = idx
+	}
+	return out
 }
 
 // Open opens a data file written with layout's schema (or an older schema whose fields the
@@ -58,27 +91,12 @@ func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Lay
 	if err != nil {
 		return nil, fmt.Errorf("read data file %s: %w", name, err)
 	}
-	r := &Reader{f: f, pf: pf, layout: layout, name: name, rg: -1}
-	byID := map[int32]int{}
-	byName := map[string]int{}
-	sc := pf.MetaData().Schema
-	for i := 0; i < sc.NumColumns(); i++ {
-		if id := sc.Column(i).SchemaNode().FieldID(); id >= 0 {
-			byID[id] = i
-		}
-		byName[sc.Column(i).Name()] = i
-	}
+	r := &Reader{f: f, layout: layout, chunks: chunks{pf: pf, name: name, rg: -1}}
 	r.cols = layout.columns(0)
+	r.colIdx = fileColumns(pf, r.cols)
 	hasKeys := false
-	for _, c := range r.cols {
-		idx, ok := byID[int32(c.id)]
-		if !ok && len(byID) == 0 {
-			// A file written without field ids: match by name.
-			idx, ok = byName[c.name]
-		}
-		if !ok {
-			idx = -1
-		}
+	for j, c := range r.cols {
+		idx := r.colIdx[j]
 		if c.id == SequenceNumberFieldID || c.id == ValueKindFieldID {
 			if idx < 0 {
 				pf.Close()
@@ -88,7 +106,6 @@ func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Lay
 		if idx >= 0 && c.id >= KeyFieldIDStart && c.id < SequenceNumberFieldID-1 && !layout.Thin {
 			hasKeys = true
 		}
-		r.colIdx = append(r.colIdx, idx)
 	}
 	if !layout.Thin && !hasKeys {
 		// A thin-mode file read by a table no longer in thin mode: keys come from values.
@@ -114,7 +131,7 @@ func (r *Reader) Close() error {
 // NumRows is the number of rows of the file.
 func (r *Reader) NumRows() int64 { return r.pf.NumRows() }
 
-func (r *Reader) closeReaders() {
+func (r *chunks) closeReaders() {
 	for _, cr := range r.readers {
 		if cr != nil {
 			_ = pqvalue.Guard(cr.Close)
@@ -181,7 +198,7 @@ func (r *Reader) record(i int) (*KeyValue, error) {
 	return kv, nil
 }
 
-func (r *Reader) nextBatch() error {
+func (r *chunks) nextBatch() error {
 	for r.left == 0 {
 		r.closeReaders()
 		r.rg++

@@ -1,7 +1,6 @@
 package writebuffer
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -62,6 +61,7 @@ func (p *Pool) PreemptCount() int64 { return p.preempts }
 // spillable buffer without a disk budget; the pool then reports the failure.
 func (p *Pool) NewBuffer(cmp func(a, b []byte) int, flush func(context.Context) error) *Buffer {
 	b := &Buffer{pool: p, cmp: cmp, flush: flush}
+	b.runs = &Runs{dir: p.dir, o: p.o, cmp: b.compare}
 	p.buffers = append(p.buffers, b)
 	return b
 }
@@ -75,32 +75,27 @@ type Buffer struct {
 	entries []Entry
 	bytes   int64 // cost of entries
 	pages   int64 // pages held
-	runs    []*spillRun
-	disk    int64 // bytes of the spilled runs
+	runs    *Runs
 	closed  bool
 }
 
 // Size is the number of records buffered, in memory and spilled.
 func (b *Buffer) Size() int64 {
-	n := int64(len(b.entries))
-	for _, r := range b.runs {
-		n += r.count
-	}
-	return n
+	return int64(len(b.entries)) + b.runs.Records()
 }
 
 // IsEmpty says the buffer holds no record.
-func (b *Buffer) IsEmpty() bool { return len(b.entries) == 0 && len(b.runs) == 0 }
+func (b *Buffer) IsEmpty() bool { return len(b.entries) == 0 && b.runs.Len() == 0 }
 
 // MemoryOccupancy is the memory of the records in memory, their slice's capacity included
 // (what preemption compares).
 func (b *Buffer) MemoryOccupancy() int64 { return b.bytes }
 
 // DiskUsage is the bytes of the buffer's spilled runs.
-func (b *Buffer) DiskUsage() int64 { return b.disk }
+func (b *Buffer) DiskUsage() int64 { return b.runs.DiskUsage() }
 
 // SpilledRuns is the number of sorted runs on disk.
-func (b *Buffer) SpilledRuns() int { return len(b.runs) }
+func (b *Buffer) SpilledRuns() int { return b.runs.Len() }
 
 // Put adds a record. false (with no error) means a buffer that cannot spill is full: its owner
 // flushes it (ForEach, Clear) and puts the record again (Java's MergeTreeWriter#write). A
@@ -182,7 +177,7 @@ func (b *Buffer) takePage(ctx context.Context) (bool, error) {
 // flushMemory gives the buffer's memory back: a spill while the disk budget allows, else the
 // owner's flush (BinaryExternalSortBuffer#flushMemory, MergeTreeWriter#flushMemory).
 func (b *Buffer) flushMemory(ctx context.Context) error {
-	if b.pool.o.Spillable && b.disk < b.pool.o.MaxDiskSize {
+	if b.pool.o.Spillable && b.runs.DiskUsage() < b.pool.o.MaxDiskSize {
 		return b.spill(ctx)
 	}
 	if b.flush == nil {
@@ -222,50 +217,17 @@ func (b *Buffer) compare(x, y Entry) int {
 }
 
 // spill writes the records in memory as one sorted run and gives their memory back; at
-// SortMaxFan runs it merges them into one.
+// SortMaxFan runs it merges them (Runs.MergeAtFanIn: into one).
 func (b *Buffer) spill(ctx context.Context) error {
 	if len(b.entries) == 0 {
 		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	b.sortEntries()
-	r, err := writeRun(b.pool.dir, b.pool.o, func(emit func(Entry) error) error {
-		for _, e := range b.entries {
-			if err := emit(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := b.runs.Spill(ctx, b.entries); err != nil {
 		return err
 	}
-	b.runs = append(b.runs, r)
-	b.disk += r.size
 	b.releaseMemory()
-	if len(b.runs) >= b.pool.o.SortMaxFan {
-		return b.mergeRuns(ctx)
-	}
-	return nil
-}
-
-// mergeRuns replaces the spilled runs by one.
-func (b *Buffer) mergeRuns(ctx context.Context) error {
-	merged, err := writeRun(b.pool.dir, b.pool.o, func(emit func(Entry) error) error {
-		return b.merge(ctx, nil, emit)
-	})
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, r := range b.runs {
-		errs = append(errs, r.remove())
-	}
-	b.runs = []*spillRun{merged}
-	b.disk = merged.size
-	return errors.Join(errs...)
+	return b.runs.MergeAtFanIn(ctx)
 }
 
 // ForEach calls fn with every record in key order, equal keys by sequence number (Java's
@@ -276,111 +238,14 @@ func (b *Buffer) ForEach(ctx context.Context, fn func(Entry) error) error {
 		return errors.New("writebuffer: iterate a closed buffer")
 	}
 	b.sortEntries()
-	return b.merge(ctx, b.entries, fn)
-}
-
-// source is one sorted input of a merge: a spilled run or the records in memory.
-type source struct {
-	cur  Entry
-	next func() (Entry, bool, error)
-	idx  int
-}
-
-type mergeHeap struct {
-	s   []*source
-	cmp func(x, y Entry) int
-}
-
-func (h *mergeHeap) Len() int { return len(h.s) }
-func (h *mergeHeap) Less(i, j int) bool {
-	if c := h.cmp(h.s[i].cur, h.s[j].cur); c != 0 {
-		return c < 0
-	}
-	return h.s[i].idx < h.s[j].idx
-}
-func (h *mergeHeap) Swap(i, j int) { h.s[i], h.s[j] = h.s[j], h.s[i] }
-func (h *mergeHeap) Push(x any)    { h.s = append(h.s, x.(*source)) }
-func (h *mergeHeap) Pop() any {
-	x := h.s[len(h.s)-1]
-	h.s = h.s[:len(h.s)-1]
-	return x
-}
-
-// merge emits the spilled runs and the sorted mem entries merged.
-func (b *Buffer) merge(ctx context.Context, mem []Entry, emit func(Entry) error) error {
-	h := &mergeHeap{cmp: b.compare}
-	var readers []*runReader
-	defer func() {
-		for _, r := range readers {
-			r.close()
-		}
-	}()
-	add := func(s *source) error {
-		e, ok, err := s.next()
-		if err != nil || !ok {
-			return err
-		}
-		s.cur = e
-		h.s = append(h.s, s)
-		return nil
-	}
-	for i, r := range b.runs {
-		rd, err := r.open(b.pool.o)
-		if err != nil {
-			return err
-		}
-		readers = append(readers, rd)
-		if err := add(&source{next: rd.next, idx: i}); err != nil {
-			return err
-		}
-	}
-	pos := 0
-	memNext := func() (Entry, bool, error) {
-		if pos == len(mem) {
-			return Entry{}, false, nil
-		}
-		pos++
-		return mem[pos-1], true, nil
-	}
-	if err := add(&source{next: memNext, idx: len(b.runs)}); err != nil {
-		return err
-	}
-	heap.Init(h)
-	for n := 0; h.Len() > 0; n++ {
-		if n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		top := h.s[0]
-		if err := emit(top.cur); err != nil {
-			return err
-		}
-		e, ok, err := top.next()
-		if err != nil {
-			return err
-		}
-		if ok {
-			top.cur = e
-			heap.Fix(h, 0)
-		} else {
-			heap.Pop(h)
-		}
-	}
-	return nil
+	return b.runs.Merge(ctx, b.entries, fn)
 }
 
 // Clear drops every record: the memory goes back to the pool, the spilled runs are deleted (an
 // error says which could not be).
 func (b *Buffer) Clear() error {
 	b.releaseMemory()
-	var errs []error
-	for _, r := range b.runs {
-		errs = append(errs, r.remove())
-	}
-	b.runs = nil
-	b.disk = 0
-	return errors.Join(errs...)
+	return b.runs.Clear()
 }
 
 // Close clears the buffer and leaves the pool.

@@ -5,6 +5,9 @@
 // run, to local disk — or, not spillable, is flushed by its owner), then spills itself; its
 // records come back merged in key and sequence order.
 //
+// Runs, the spilled sorted runs and their merge, also serve sorters with their own memory
+// accounting (the sorted index build's).
+//
 // A Pool and its Buffers are used by one goroutine, as Java's writer uses its buffers from one
 // thread. The package keeps records opaque: keys are compared by the caller's comparator.
 package writebuffer

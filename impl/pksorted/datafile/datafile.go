@@ -2,7 +2,8 @@
 // physical position, as Java's PkSortedDataFileReader does: every physical row in file order
 // (deleted and retracted rows included, since row ids are positions and deletion vectors apply
 // at read time), a null value for a null cell, and an error when the file holds more or fewer
-// rows than its metadata declares.
+// rows than its metadata declares. Only the indexed column's chunks are read
+// (kvfile.ColumnReader).
 package datafile
 
 import (
@@ -24,29 +25,19 @@ type Entry struct {
 
 // Reader streams the entries of one data file.
 type Reader struct {
-	kv    *kvfile.Reader
-	file  *meta.DataFileMeta
-	index int
-	read  int64
+	kv   *kvfile.ColumnReader
+	file *meta.DataFileMeta
+	read int64
 }
 
 // Open opens the data file at path (described by file) written with layout's table, reading the
 // value field with id fieldID.
 func Open(ctx context.Context, fio fileio.FileIO, path string, file *meta.DataFileMeta, layout *kvfile.Layout, fieldID int) (*Reader, error) {
-	index := -1
-	for i, f := range layout.Schema.Fields {
-		if f.ID == fieldID {
-			index = i
-		}
-	}
-	if index < 0 {
-		return nil, fmt.Errorf("sorted index reader: the table has no field with id %d", fieldID)
-	}
-	kv, err := kvfile.Open(ctx, fio, path, file.FileName, layout)
+	kv, err := kvfile.OpenColumns(ctx, fio, path, file.FileName, layout, fieldID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sorted index reader: %w", err)
 	}
-	return &Reader{kv: kv, file: file, index: index}, nil
+	return &Reader{kv: kv, file: file}, nil
 }
 
 // RowCount returns the declared row count.
@@ -60,7 +51,7 @@ func (r *Reader) Next(ctx context.Context) (e Entry, ok bool, err error) {
 		}
 		return Entry{}, false, nil
 	}
-	kv, pos, err := r.kv.Next(ctx)
+	values, pos, err := r.kv.Next(ctx)
 	if errors.Is(err, io.EOF) {
 		return Entry{}, false, fmt.Errorf("data file %s ended before its declared row count %d", r.file.FileName, r.file.RowCount)
 	}
@@ -76,10 +67,7 @@ func (r *Reader) Next(ctx context.Context) (e Entry, ok bool, err error) {
 			return Entry{}, false, err
 		}
 	}
-	if r.index >= len(kv.Value) {
-		return Entry{}, false, fmt.Errorf("data file %s row %d: %d values, field index %d", r.file.FileName, pos, len(kv.Value), r.index)
-	}
-	return Entry{Value: kv.Value[r.index], Position: pos}, true, nil
+	return Entry{Value: values[0], Position: pos}, true, nil
 }
 
 func (r *Reader) noMore(ctx context.Context) error {

@@ -21,39 +21,17 @@ func TestReadsNullWithItsPhysicalPosition(t *testing.T) {
 		Version: 3, Fields: []types.DataField{{ID: 0, Name: "id", Type: types.Int().AsNotNull()}, {ID: 1, Name: "payload", Type: types.String()}},
 		HighestFieldID: 1, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1"},
 	}
-	pf, err := paths.NewTableFactory(t.TempDir(), s.Options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dp, err := pf.DataFilePathFactory(nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := kvfile.NewLayout(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	values := []any{"a", nil, "c"}
+	dp, f, layout := writeDataFile(t, s, len(values), func(i int) *kvfile.KeyValue {
+		return &kvfile.KeyValue{Key: []any{int32(i + 1)}, Seq: int64(i), Kind: types.Insert, Value: []any{int32(i + 1), values[i]}}
+	})
 	fio := fileio.NewLocal()
-	w, err := kvfile.NewRollingWriter(fio, layout, dp, kvfile.WriterOptions{Level: 1, Source: meta.FileSourceCompact})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range []any{"a", nil, "c"} {
-		if err := w.Write(ctx, &kvfile.KeyValue{Key: []any{int32(i + 1)}, Seq: int64(i), Kind: types.Insert, Value: []any{int32(i + 1), v}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files, err := w.Close(ctx)
-	if err != nil || len(files) != 1 {
-		t.Fatalf("%d files (%v)", len(files), err)
-	}
-	f := files[0]
 	r, err := Open(ctx, fio, dp.ToPath(f.FileName, ""), f, layout, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for i, want := range []any{"a", nil, "c"} {
+	for i, want := range values {
 		e, ok, err := r.Next(ctx)
 		if err != nil || !ok || e.Position != int64(i) || e.Value != want {
 			t.Fatalf("row %d: %+v ok=%v err=%v, want %v", i, e, ok, err, want)
@@ -86,4 +64,36 @@ func TestReadsNullWithItsPhysicalPosition(t *testing.T) {
 			t.Errorf("declared %d rows of 3: no error", declared)
 		}
 	}
+}
+
+// writeDataFile writes the n records record returns as one level-1 data file of schema s.
+func writeDataFile(tb testing.TB, s *schema.TableSchema, n int, record func(int) *kvfile.KeyValue) (*paths.DataFilePathFactory, *meta.DataFileMeta, *kvfile.Layout) {
+	tb.Helper()
+	ctx := context.Background()
+	pf, err := paths.NewTableFactory(tb.TempDir(), s.Options)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dp, err := pf.DataFilePathFactory(nil, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	layout, err := kvfile.NewLayout(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w, err := kvfile.NewRollingWriter(fileio.NewLocal(), layout, dp, kvfile.WriterOptions{Level: 1, Source: meta.FileSourceCompact})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range n {
+		if err := w.Write(ctx, record(i)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	files, err := w.Close(ctx)
+	if err != nil || len(files) != 1 {
+		tb.Fatalf("%d files (%v)", len(files), err)
+	}
+	return dp, files[0], layout
 }

@@ -29,22 +29,29 @@ type ReaderFactory interface {
 }
 
 // Builder builds one level's payload from its data files (Java's PkSortedIndexBuilder): files
-// in name order, row ids as positions in their concatenation, rows ordered by value with
-// Paimon's sort (nulls first, equal values in QuickSort's order), then IndexFile.Build.
+// in name order, row ids as positions in their concatenation, rows ordered by value as Java's
+// external sort buffer orders them (nulls first; equal values in the order Paimon's QuickSort
+// and, past the buffer, its spill merge leave them), then IndexFile.Build.
 //
-// Unlike Java's, which spills to disk past write-buffer-size and then merges sorted runs, the
-// Go builder sorts in memory: for levels beyond Java's sort buffer the row ids of equal keys
-// may be listed in another order (the file still answers every predicate the same).
+// The sort holds at most what Java's buffer holds (write-buffer-size in pages of page-size, as
+// Java accounts a row); past it the rows are spilled as sorted runs to a temporary directory
+// under TempDir, merged at local-sort.max-num-file-handles runs and at the end, and deleted with
+// the directory when Build returns, whatever its outcome.
 type Builder struct {
 	IndexFile *IndexFile
 	Readers   ReaderFactory
 	Field     types.DataField
 	IndexType string
-	Options   map[string]string
+	// Options are the index's resolved options over the table's (Java's definition options):
+	// the payload options and the sort buffer's.
+	Options map[string]string
+	// TempDir is the local directory spilled runs go under (Java's IOManager directory); empty
+	// is os.TempDir().
+	TempDir string
 }
 
 // Build builds the payload of files, which must all be on one level above 0.
-func (b *Builder) Build(ctx context.Context, files []*meta.DataFileMeta) (*meta.IndexFileMeta, error) {
+func (b *Builder) Build(ctx context.Context, files []*meta.DataFileMeta) (_ *meta.IndexFileMeta, err error) {
 	if len(files) == 0 {
 		return nil, errors.New("sorted index: a build requires source files")
 	}
@@ -58,19 +65,31 @@ func (b *Builder) Build(ctx context.Context, files []*meta.DataFileMeta) (*meta.
 	if err != nil {
 		return nil, fmt.Errorf("sorted index on %s: %w", b.Field.Name, err)
 	}
-	var sources []pkindex.SourceFile
-	var rows []Entry
-	var offset int64
 	for _, f := range ordered {
 		if f.Level != level {
 			return nil, fmt.Errorf("sorted index: a build cannot mix data levels %d and %d", level, f.Level)
 		}
+	}
+	rows, err := newSorter(ser, b.Field, b.Options, b.TempDir)
+	if err != nil {
+		return nil, fmt.Errorf("sorted index on %s: %w", b.Field.Name, err)
+	}
+	defer func() {
+		// Java closes its temporary I/O manager quietly: a spill file that cannot be removed
+		// fails only a build that failed anyway.
+		if cerr := rows.close(); err != nil && cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
+	var sources []pkindex.SourceFile
+	var offset int64
+	for _, f := range ordered {
 		sf, err := pkindex.NewSourceFile(f.FileName, f.RowCount)
 		if err != nil {
 			return nil, err
 		}
 		sources = append(sources, sf)
-		if err := b.read(ctx, f, offset, &rows); err != nil {
+		if err := b.read(ctx, f, offset, rows); err != nil {
 			return nil, err
 		}
 		if f.RowCount > math.MaxInt64-offset {
@@ -78,17 +97,10 @@ func (b *Builder) Build(ctx context.Context, files []*meta.DataFileMeta) (*meta.
 		}
 		offset += f.RowCount
 	}
-	SortLikeJava(ser, rows)
-	return b.IndexFile.Build(ctx, level, sources, b.Field, b.IndexType, b.Options, func(yield func(Entry, error) bool) {
-		for _, e := range rows {
-			if !yield(e, nil) {
-				return
-			}
-		}
-	})
+	return b.IndexFile.Build(ctx, level, sources, b.Field, b.IndexType, b.Options, rows.sorted(ctx))
 }
 
-func (b *Builder) read(ctx context.Context, f *meta.DataFileMeta, offset int64, rows *[]Entry) error {
+func (b *Builder) read(ctx context.Context, f *meta.DataFileMeta, offset int64, rows *sorter) error {
 	r, err := b.Readers.Open(ctx, f)
 	if err != nil {
 		return fmt.Errorf("open sorted index reader of %s: %w", f.FileName, err)
@@ -108,7 +120,9 @@ func (b *Builder) read(ctx context.Context, f *meta.DataFileMeta, offset int64, 
 		if e.Position < 0 || e.Position >= f.RowCount {
 			return fmt.Errorf("row position %d is outside data file %s row range [0, %d)", e.Position, f.FileName, f.RowCount)
 		}
-		*rows = append(*rows, Entry{Value: e.Value, RowID: offset + e.Position})
+		if err := rows.add(ctx, Entry{Value: e.Value, RowID: offset + e.Position}); err != nil {
+			return err
+		}
 	}
 }
 

@@ -154,24 +154,6 @@ func TestBuildsSeveralSourcesInDeterministicOrdinalOrder(t *testing.T) {
 	}
 }
 
-// TestSortsLargeReversedInput covers the sorting half of
-// PkSortedIndexBuilderTest#testForcedSpillSortsRowsAndClosesTaskOwnedIoManager: 20,000 rows in
-// reverse order come out sorted (Go sorts in memory; there is no spill or I/O manager to close).
-func TestSortsLargeReversedInput(t *testing.T) {
-	const n = 20_000
-	rows := make([]Entry, n)
-	for i := range rows {
-		rows[i] = Entry{Value: int32(n - i - 1), RowID: int64(i)}
-	}
-	ser, _ := sortkey.New(types.Int())
-	SortLikeJava(ser, rows)
-	for i, r := range rows {
-		if r.Value != int32(i) {
-			t.Fatalf("row %d: %v", i, r.Value)
-		}
-	}
-}
-
 // TestBuilderRefusesMixedAndZeroLevels: a build over two levels or level 0 is refused.
 func TestBuilderRefusesMixedAndZeroLevels(t *testing.T) {
 	b := &Builder{IndexFile: newIndexFile(t.TempDir()), Readers: arrayReaders{"a": {int32(1)}, "b": {int32(2)}}, Field: field(), IndexType: TypeBTree}
