@@ -132,6 +132,26 @@ func TestStringPrefixSelector(t *testing.T) {
 	expectFiles(t, "starts with \\xff", selected(t, r, pred.StartsWith, "\xff\xff"))
 }
 
+// TestStartsWithUsesKeyComparatorForMetaPruning is
+// SortedFileMetaSelectorTest#testStartsWithUsesKeyComparatorForMetaPruning: a file of the keys
+// "b".."bb" is pruned for the prefix "aa" (the range ["aa", "ab") lies before "b"). Java builds the
+// meta with a length-prefixed serializer, whose byte order would overlap the prefix range, to
+// show that pruning compares decoded keys; Go's one string serializer orders as its comparator,
+// so the same inputs check the same outcome, with the keys decoded from the meta (prefixFiles).
+func TestStartsWithUsesKeyComparatorForMetaPruning(t *testing.T) {
+	typ := types.String()
+	files := []File{metaFile(t, typ, "file1", "b", "bb", false)}
+	for _, indexType := range []string{btree.Identifier, bitmap.Identifier} {
+		r := newReader(t, indexType, typ, btree.DefaultFallbackScanMaxSize, 1, files, newStore().open)
+		got := selected(t, r, pred.StartsWith, "aa")
+		if got == nil {
+			t.Fatalf("%s: starts with aa left unanswered, want an answer with no file", indexType)
+		}
+		expectFiles(t, indexType+": starts with aa", got)
+		expectFiles(t, indexType+": starts with b", selected(t, r, pred.StartsWith, "b"), "file1")
+	}
+}
+
 // TestEmptyStringKeyDoesNotThrowNPE is SortedFileMetaSelectorTest#testEmptyStringKeyDoesNotThrowNPE:
 // a file whose first key is the empty string is a file with keys, selected by equality, ranges
 // and in like any other.
