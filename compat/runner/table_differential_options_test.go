@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -28,10 +29,18 @@ type tdExtraOption struct {
 	// when reports whether the script may set the key (nil: always); the layer's earlier
 	// choices are in s.options already.
 	when func(s *tdScript) bool
+	// oneIn is the chance (one in oneIn) a script that may set the key sets it; 0 means 5.
+	oneIn int
 }
 
 // dvTable reports whether the script's table has deletion vectors.
 func (s *tdScript) dvTable() bool { return s.options["deletion-vectors.enabled"] == "true" }
+
+// needsLookup is CoreOptions#needLookup for the script's options: deletion vectors, force-lookup
+// or the first-row engine. A batch read of such a table does not read level 0.
+func (s *tdScript) needsLookup() bool {
+	return s.dvTable() || s.options["force-lookup"] == "true" || s.engine == "first-row"
+}
 
 // tdExtraOptions are the keys of the layer, in the order it decides them.
 func tdExtraOptions() []tdExtraOption {
@@ -98,20 +107,20 @@ func tdExtraOptions() []tdExtraOption {
 		{key: "compaction.incremental-size-threshold", values: []string{"1 kb"}},
 		{key: "force-lookup", values: []string{"true"}, when: func(s *tdScript) bool { return s.engine == "deduplicate" }},
 		{key: "write-only", values: []string{"true"}, when: func(s *tdScript) bool {
-			// A write-only writer leaves its rows on level 0, which a deletion-vector (or
-			// force-lookup) table's batch read does not see until a compaction.
-			return !s.dvTable() && s.options["force-lookup"] != "true"
+			// A write-only writer leaves its rows on level 0, which the batch read of a table
+			// that needs lookup does not see until a compaction.
+			return !s.needsLookup()
 		}},
 		{key: "lookup-wait", values: []string{"false"}},
 		{key: "lookup-compact", values: []string{"gentle", "radical"}, when: func(s *tdScript) bool {
 			// Gentle lookup compaction leaves a commit's rows on level 0 until its interval
 			// forces a compaction, so a lookup table's batch read does not see them: the model
 			// (every commit visible) holds for gentle only on tables without lookup.
-			return !s.dvTable() && s.options["force-lookup"] != "true"
-		}},
+			return !s.needsLookup()
+		}, oneIn: 2},
 		{key: "lookup-compact.max-interval", values: []string{"2", "4"}, when: func(s *tdScript) bool {
 			return s.options["lookup-compact"] == "gentle"
-		}},
+		}, oneIn: 2},
 		{key: "metadata.stats-mode.per.level", values: []string{"0:none", "0:full,1:counts"}},
 		{key: "metadata.stats-dense-store", values: []string{"false"}},
 		{key: "metadata.stats-keep-first-n-columns", values: []string{"2", "5"}},
@@ -137,7 +146,7 @@ func tdExtraOptions() []tdExtraOption {
 func (s *tdScript) addExtraOptions() {
 	r := rand.New(rand.NewPCG(s.seed, 0x0e7a5))
 	for _, o := range tdExtraOptions() {
-		if _, set := s.options[o.key]; set || r.IntN(5) != 0 || (o.when != nil && !o.when(s)) {
+		if _, set := s.options[o.key]; set || r.IntN(cmp.Or(o.oneIn, 5)) != 0 || (o.when != nil && !o.when(s)) {
 			continue
 		}
 		s.options[o.key] = o.values[r.IntN(len(o.values))]
