@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -203,6 +204,8 @@ type Writer struct {
 	prepared  map[bucketKey]*commit.Change
 	compacted map[bucketKey]*commit.Change
 	pending   map[bucketKey]*pkmaintain.Commit
+	// mu guards compacted and pending while PrepareCommit plans buckets in parallel.
+	mu sync.Mutex
 	// comp runs the compaction Java's writer runs at commit (nil for a write-only table); it
 	// tracks the files those compactions generate.
 	comp  *compaction
@@ -502,26 +505,81 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 			err = errors.Join(err, w.Abort(ctx))
 		}
 	}()
-	prepared := map[bucketKey]*commit.Change{}
 	w.compacted = map[bucketKey]*commit.Change{}
 	w.pending = map[bucketKey]*pkmaintain.Commit{}
+	// The buffers share one memory pool: flush them one after the other.
+	var written []bucketKey
 	for _, key := range w.order {
 		bw := w.buckets[key]
 		if err := w.flush(ctx, bw); err != nil {
 			return err
 		}
-		if len(bw.newFiles) == 0 {
-			continue
+		if len(bw.newFiles) > 0 {
+			written = append(written, key)
 		}
-		ch, err := w.planBucket(ctx, bw, w.restored[key])
-		if err != nil {
-			return err
-		}
-		prepared[key] = ch
+	}
+	// Then each written bucket's compaction at commit and index maintenance, up to
+	// cfg.parallelism buckets at a time (Java's writer runs them on its compaction thread
+	// while the writing thread goes on).
+	changes, err := w.planBuckets(ctx, written)
+	if err != nil {
+		return err
+	}
+	prepared := map[bucketKey]*commit.Change{}
+	for i, key := range written {
+		prepared[key] = changes[i]
 	}
 	w.prepared = prepared
 	// Nothing is buffered any more and no row may be written after PrepareCommit.
 	return w.rows.close()
+}
+
+// planBuckets plans the buckets keys (planBucket), cfg.parallelism at a time; the changes are
+// in the order of keys. After a failure it returns the first error once every bucket started
+// has finished (what they generated is the writer's to abort).
+func (w *Writer) planBuckets(ctx context.Context, keys []bucketKey) ([]*commit.Change, error) {
+	changes := make([]*commit.Change, len(keys))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		sem      = make(chan struct{}, max(1, w.cfg.parallelism))
+	)
+	for i, key := range keys {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ch, err := w.planBucket(ctx, w.buckets[key], w.restored[key])
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				mu.Unlock()
+				return
+			}
+			changes[i] = ch
+		}()
+	}
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return changes, nil
 }
 
 // planBucket plans a bucket's part of the write on the bucket tb of a base (nil: the base lacks
@@ -535,7 +593,9 @@ func (w *Writer) planBucket(ctx context.Context, bw *bucketWriter, tb *table.Buc
 	ch := &commit.Change{Partition: bw.partition, Bucket: bw.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: bw.newFiles,
 		Basis: w.fingerprint(tb)}
 	bw.compaction = nil
+	w.mu.Lock()
 	delete(w.compacted, key)
+	w.mu.Unlock()
 	if w.comp != nil {
 		bc, err := w.comp.compactFiles(ctx, bw.restored, slices.Concat(bw.restored.DataFiles, bw.newFiles), bw.restored.DataFiles)
 		if err != nil {
@@ -551,14 +611,18 @@ func (w *Writer) planBucket(ctx context.Context, bw *bucketWriter, tb *table.Buc
 		compact = pkindex.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After}
 		cch = &commit.Change{Partition: bw.partition, Bucket: bw.bucket, TotalBuckets: int32(w.numBuckets),
 			CompactBefore: bc.Before, CompactAfter: bc.After}
+		w.mu.Lock()
 		w.compacted[key] = cch
+		w.mu.Unlock()
 	}
 	if w.r.HasIndexes() {
 		c, err := runIndexMaintainers(ctx, w.r, w.engine, &w.archives, bw.restored, pkindex.DataIncrement{NewFiles: bw.newFiles}, compact)
 		if err != nil {
 			return nil, err
 		}
+		w.mu.Lock()
 		w.pending[key] = c
+		w.mu.Unlock()
 		if c.AppendIncrement != nil {
 			ch.NewIndexFiles = c.AppendIncrement.NewIndexFiles
 			ch.DeletedIndexFiles = c.AppendIncrement.DeletedIndexFiles
