@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/bucketfunc"
@@ -539,45 +540,20 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 // has finished (what they generated is the writer's to abort).
 func (w *Writer) planBuckets(ctx context.Context, keys []bucketKey) ([]*commit.Change, error) {
 	changes := make([]*commit.Change, len(keys))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		sem      = make(chan struct{}, max(1, w.cfg.parallelism))
-	)
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, w.cfg.parallelism))
 	for i, key := range keys {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			ch, err := w.planBucket(ctx, w.buckets[key], w.restored[key])
-			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-					cancel()
-				}
-				mu.Unlock()
-				return
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
+			ch, err := w.planBucket(ctx, w.buckets[key], w.restored[key])
 			changes[i] = ch
-		}()
+			return err
+		})
 	}
-	wg.Wait()
-	if firstErr == nil {
-		firstErr = ctx.Err()
-	}
-	if firstErr != nil {
-		return nil, firstErr
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return changes, nil
 }
