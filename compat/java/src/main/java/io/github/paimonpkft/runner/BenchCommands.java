@@ -270,7 +270,7 @@ final class BenchCommands {
      * Result: {buckets, nanos, peakRssBytes, baselineRssBytes}.
      */
     private static JsonNode compact(JsonNode args) throws Exception {
-        FileStoreTable table = TableCommands.open(args);
+        FileStoreTable table = TableCommands.compactionJob(TableCommands.open(args));
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         java.nio.file.Path ioDir = Files.createTempDirectory("pkft-bench-io");
         System.gc();

@@ -177,9 +177,12 @@ final class TableCommands {
         }
     }
 
-    /** Full compaction of every bucket, then one commit. args: path. */
+    /**
+     * Full compaction of every bucket, then one commit. args: path. Like Paimon's compact action
+     * (CompactAction), a dedicated compaction job: write-only is turned off for it.
+     */
     private static JsonNode compact(JsonNode args) throws Exception {
-        FileStoreTable table = open(args);
+        FileStoreTable table = compactionJob(open(args));
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         java.nio.file.Path ioDir = Files.createTempDirectory("pkft-runner-io");
         try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
@@ -194,6 +197,11 @@ final class TableCommands {
         } finally {
             deleteRecursively(ioDir.toFile());
         }
+    }
+
+    /** The table as a dedicated compaction job opens it: write-only off, as CompactAction sets it. */
+    static FileStoreTable compactionJob(FileStoreTable table) {
+        return table.copy(java.util.Collections.singletonMap("write-only", "false"));
     }
 
     /** The (partition, bucket) pairs with live files in the latest snapshot. */
