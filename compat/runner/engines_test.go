@@ -20,18 +20,20 @@ import (
 
 // testEngines runs the cases of the table options that change how Go's writer and compaction
 // merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row,
+// write/aggregation,
 // write/sequence-field/<variant>, write/rowkind-field and write/record-level-expire (go->java,
 // java-after-go), and write/same-files/<variant> (go<->java).
 func testEngines(t *testing.T) {
 	g := startGroup(t)
 	engineCase(t, g, "write/force-rewrite-all-files", forceRewriteAllFiles)
 	engineCase(t, g, "write/first-row", firstRowWrites)
+	engineCase(t, g, "write/aggregation", aggregationWrites)
 	for _, v := range seqVariants() {
 		engineCase(t, g, "write/sequence-field/"+v.name, v.writes)
 	}
 	engineCase(t, g, "write/rowkind-field", rowKindFieldWrites)
 	engineCase(t, g, "write/record-level-expire", recordExpireWrites)
-	for _, v := range sameFilesVariants() {
+	for _, v := range append(sameFilesVariants(), aggregationSameFiles()...) {
 		runCase(t, "write/same-files/"+v.name, "go<->java", func(ctx context.Context) error {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/mergetree/aggregate"
@@ -19,11 +20,39 @@ const (
 )
 
 // aggregation is the AggregateMergeFunction of a table: one aggregator per field of the value
-// row and whether a DELETE removes the key's row (aggregation.remove-record-on-delete).
+// row and whether a DELETE removes the key's row (aggregation.remove-record-on-delete). An
+// aggregator may hold state for the key it merges (first_value), so each merge takes a set of
+// its own from sets: buckets merge concurrently.
 type aggregation struct {
+	// aggs are the aggregators parseAggregation validated (one per field, in order).
 	aggs           []aggregate.Aggregator
+	specs          []aggSpec
+	sets           sync.Pool
 	nullable       []bool
 	removeOnDelete bool
+}
+
+// aggSpec is how one field's aggregator is made.
+type aggSpec struct {
+	name string
+	t    types.DataType
+	o    aggregate.Options
+}
+
+// set returns a set of aggregators for one merge (put it back with a.sets.Put).
+func (a *aggregation) set() ([]aggregate.Aggregator, error) {
+	if s, ok := a.sets.Get().([]aggregate.Aggregator); ok {
+		return s, nil
+	}
+	s := make([]aggregate.Aggregator, len(a.specs))
+	for i, sp := range a.specs {
+		g, err := aggregate.New(sp.name, sp.t, sp.o)
+		if err != nil {
+			return nil, err
+		}
+		s[i] = g
+	}
+	return s, nil
 }
 
 // parseAggregation builds the table's aggregate merge function as AggregateMergeFunction's
@@ -87,6 +116,7 @@ func parseAggregation(s *schema.TableSchema, seqFields []int) (*aggregation, err
 			return nil, fmt.Errorf("field %s: %w", f.Name, err)
 		}
 		a.aggs = append(a.aggs, agg)
+		a.specs = append(a.specs, aggSpec{fn, f.Type, o})
 		a.nullable = append(a.nullable, f.Type.Nullable())
 	}
 	return a, nil
@@ -119,18 +149,23 @@ var ErrNullOnDelete = errors.New("can not be null")
 // replaces the row by the DELETE's values and the result is a DELETE, until a later record
 // aggregates into it again. The result carries the last record's key and sequence number.
 func (a *aggregation) merge(recs []*kvfile.KeyValue) (*kvfile.KeyValue, error) {
-	for _, g := range a.aggs {
+	aggs, err := a.set()
+	if err != nil {
+		return nil, err
+	}
+	defer a.sets.Put(aggs)
+	for _, g := range aggs {
 		g.Reset()
 	}
-	row := make([]any, len(a.aggs))
+	row := make([]any, len(aggs))
 	deleted := false
 	var last *kvfile.KeyValue
 	for _, kv := range recs {
 		last = kv
 		deleted = a.removeOnDelete && kv.Kind == types.Delete
 		if deleted {
-			row = make([]any, len(a.aggs))
-			for i := range a.aggs {
+			row = make([]any, len(aggs))
+			for i := range aggs {
 				if !a.nullable[i] && kv.Value[i] == nil {
 					return nil, fmt.Errorf("Field %d %w", i, ErrNullOnDelete)
 				}
@@ -139,7 +174,7 @@ func (a *aggregation) merge(recs []*kvfile.KeyValue) (*kvfile.KeyValue, error) {
 			continue
 		}
 		retract := kv.IsRetract()
-		for i, g := range a.aggs {
+		for i, g := range aggs {
 			var err error
 			if retract {
 				row[i], err = g.Retract(row[i], kv.Value[i])

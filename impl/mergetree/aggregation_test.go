@@ -2,7 +2,9 @@ package mergetree
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -153,5 +155,35 @@ func TestAggregationMerge(t *testing.T) {
 	}
 	if _, err := rm.Reduce(buf(aggKV(1, types.Insert, nil, int32(10), nil, "n"), aggKV(2, types.Delete, nil, nil, nil, nil))); !errors.Is(err, ErrNullOnDelete) {
 		t.Errorf("a DELETE with null in a NOT NULL field: %v", err)
+	}
+}
+
+// TestAggregationConcurrentMerges checks merges of different keys may run at once (buckets
+// compact concurrently) although first_value keeps state for the key it merges.
+func TestAggregationConcurrentMerges(t *testing.T) {
+	m, err := ParseMerge(aggSchema(map[string]string{"fields.total.aggregate-function": "first_value"}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				first := int32(g*1000 + i)
+				got, err := m.Reduce([]Record{{aggKV(1, types.Insert, nil, first, nil, "a"), -1}, {aggKV(2, types.Insert, nil, int32(-1), nil, "b"), -1}})
+				if err != nil || got.Value[2] != first {
+					errs <- fmt.Errorf("merge %d/%d: %v, %v", g, i, got, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
