@@ -315,7 +315,8 @@ var aggregateFunctions = func() string {
 	}
 	slices.Sort(refused)
 	return "sum, product, min, max, last_value, last_non_null_value, first_value, first_non_null_value " +
-		"(and its legacy name first_not_null_value), listagg, bool_and and bool_or as Java; refused: " + strings.Join(refused, "; ")
+		"(and its legacy name first_not_null_value), listagg, bool_and and bool_or as Java (a sum of a DECIMAL of at most 18 digits " +
+		"past its precision, which Java keeps unchecked, fails the write); refused: " + strings.Join(refused, "; ")
 }()
 
 // acceptAggregateFunction accepts the aggregate functions pkft implements; a function Paimon
