@@ -20,7 +20,7 @@ import (
 
 // testEngines runs the cases of the table options that change how Go's writer and compaction
 // merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row,
-// write/aggregation,
+// write/aggregation, write/aggregation-exact (go<->java),
 // write/sequence-field/<variant>, write/rowkind-field and write/record-level-expire (go->java,
 // java-after-go), and write/same-files/<variant> (go<->java).
 func testEngines(t *testing.T) {
@@ -28,6 +28,12 @@ func testEngines(t *testing.T) {
 	engineCase(t, g, "write/force-rewrite-all-files", forceRewriteAllFiles)
 	engineCase(t, g, "write/first-row", firstRowWrites)
 	engineCase(t, g, "write/aggregation", aggregationWrites)
+	runCase(t, "write/aggregation-exact", "go<->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return aggregationExact(ctx, g)
+	})
 	for _, v := range seqVariants() {
 		engineCase(t, g, "write/sequence-field/"+v.name, v.writes)
 	}
