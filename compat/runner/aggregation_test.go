@@ -323,7 +323,8 @@ func (s *tdScript) pickAggregation() {
 		"n_date":  {mx, mn, lv, {"first_non_null_value", true}},
 		"n_dec":   {sum, mx, mn},
 		"n_str":   {lv, {"first_value", true}, mn},
-		"content": {lv, {"last_non_null_value", true}},
+		// The text is never blank, so listagg's joins do not depend on the grouping either.
+		"content": {lv, {"last_non_null_value", true}, {"listagg", true}},
 	}
 	cols := make([]string, 0, len(s.values)+1)
 	for _, v := range s.values {
@@ -339,6 +340,12 @@ func (s *tdScript) pickAggregation() {
 		}
 		c := cs[r.IntN(len(cs))]
 		set(col, c.fn, c.ignore)
+		if c.fn == "listagg" {
+			o["fields."+col+".list-agg-delimiter"] = []string{" ", " | ", ","}[r.IntN(3)]
+			if r.IntN(2) == 0 {
+				o["fields."+col+".distinct"] = "true"
+			}
+		}
 	}
 }
 

@@ -235,6 +235,11 @@ func genTableScript(seed uint64) *tdScript {
 		s.options["target-file-size"] = "4 kb"
 	}
 	s.addExtraOptions()
+	if s.engine == "aggregation" && s.timeField {
+		// The expiry's time field, the same in every row, by a function whose result does not
+		// depend on the grouping of a key's records.
+		s.options["fields.ts.aggregate-function"] = "last_value"
+	}
 
 	live := map[int]bool{}
 	keyOf := map[int]tdRow{}
