@@ -316,13 +316,13 @@ func (s *tdScript) pickAggregation() {
 	lv := choice{"last_value", false}
 	sum, mx, mn := choice{"sum", false}, choice{"max", true}, choice{"min", true}
 	choices := map[string][]choice{
-		"n_int":   {sum, mx, mn, lv},
-		"n_big":   {sum, mx, mn, lv},
-		"n_dbl":   {mx, mn, lv},
-		"n_bool":  {{"bool_and", true}, {"bool_or", true}, lv},
-		"n_date":  {mx, mn, lv, {"first_non_null_value", true}},
-		"n_dec":   {sum, mx, mn},
-		"n_str":   {lv, {"first_value", true}, mn},
+		"n_int":  {sum, mx, mn, lv},
+		"n_big":  {sum, mx, mn, lv},
+		"n_dbl":  {mx, mn, lv},
+		"n_bool": {{"bool_and", true}, {"bool_or", true}, lv},
+		"n_date": {mx, mn, lv, {"first_non_null_value", true}},
+		"n_dec":  {sum, mx, mn},
+		"n_str":  {lv, {"first_value", true}, mn},
 		// The text is never blank, so listagg's joins do not depend on the grouping either.
 		"content": {lv, {"last_non_null_value", true}, {"listagg", true}},
 	}
