@@ -10,8 +10,8 @@ package aggregate
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/types"
 )
 
@@ -105,10 +105,10 @@ func FieldOptions(tableOptions map[string]string, field string) (Options, error)
 		o.Delimiter = v
 	}
 	var err error
-	if o.Distinct, err = boolOption(tableOptions, FieldKey(field, KeyDistinct)); err != nil {
+	if o.Distinct, err = schema.BoolOption(tableOptions, FieldKey(field, KeyDistinct), false); err != nil {
 		return o, err
 	}
-	if o.IgnoreRetract, err = boolOption(tableOptions, FieldKey(field, KeyIgnoreRetract)); err != nil {
+	if o.IgnoreRetract, err = schema.BoolOption(tableOptions, FieldKey(field, KeyIgnoreRetract), false); err != nil {
 		return o, err
 	}
 	return o, nil
@@ -116,20 +116,6 @@ func FieldOptions(tableOptions map[string]string, field string) (Options, error)
 
 // FieldKey is the table option fields.<field>.<key>.
 func FieldKey(field, key string) string { return "fields." + field + "." + key }
-
-func boolOption(opts map[string]string, key string) (bool, error) {
-	v, ok := opts[key]
-	if !ok {
-		return false, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("option %s = %q: not a boolean", key, v)
-}
 
 // New returns the aggregate function name over values of type t (FieldAggregatorFactory#create
 // without the merge engine's checks): the function's type check fails with Java's message, a
@@ -296,11 +282,8 @@ type boolAgg struct {
 }
 
 func (a boolAgg) Agg(acc, in any) (any, error) {
-	if acc == nil || in == nil {
-		if acc == nil {
-			return in, nil
-		}
-		return acc, nil
+	if r, done := skipNull(acc, in); done {
+		return r, nil
 	}
 	x, ok1 := acc.(bool)
 	y, ok2 := in.(bool)

@@ -23,11 +23,8 @@ const maxCompactPrecision = 18
 type sum struct{ base }
 
 func (a sum) Agg(acc, in any) (any, error) {
-	if acc == nil || in == nil {
-		if acc == nil {
-			return in, nil
-		}
-		return acc, nil
+	if r, done := skipNull(acc, in); done {
+		return r, nil
 	}
 	return a.arith(acc, in, '+')
 }
@@ -79,94 +76,115 @@ func (a sum) negate(v any) (any, error) {
 
 // arith is FieldSumAgg's addition or subtraction of two non-null values.
 func (a sum) arith(x, y any, op byte) (any, error) {
-	opName := string(op)
+	if r, ok, err := a.numbers(x, y, op); ok {
+		return r, err
+	}
+	u, ok1 := x.(binrow.Decimal)
+	v, ok2 := y.(binrow.Decimal)
+	if !ok1 || !ok2 || v.Scale != u.Scale {
+		return nil, valueErr(a.base, x, y)
+	}
+	r := new(big.Int)
+	if op == '-' {
+		r.Sub(u.Unscaled, v.Unscaled)
+	} else {
+		r.Add(u.Unscaled, v.Unscaled)
+	}
+	return a.decimalResult(r, u.Scale)
+}
+
+// integer are the Go forms of TINYINT, SMALLINT, INT and BIGINT.
+type integer interface{ int8 | int16 | int32 | int64 }
+
+// numbers applies op ('+', '-', '*' or '/') to two integers (exactly, with Java's overflow
+// errors: Math.addExact and its kin, the byte and short checks of the Field*Agg classes) or two
+// floats (IEEE arithmetic, as Java's); ok is false when x is neither.
+func (b base) numbers(x, y any, op byte) (r any, ok bool, err error) {
 	switch u := x.(type) {
 	case int8:
-		v, ok := y.(int8)
-		if !ok {
-			return nil, valueErr(a.base, x, y)
-		}
-		r := int(u) + int(v)
-		if op == '-' {
-			r = int(u) - int(v)
-		}
-		if r > math.MaxInt8 || r < math.MinInt8 {
-			return nil, fmt.Errorf("%w: byte overflow: %d %s %d = %d", ErrArithmetic, u, opName, v, r)
-		}
-		return int8(r), nil
+		return intOp(b, u, y, op)
 	case int16:
-		v, ok := y.(int16)
-		if !ok {
-			return nil, valueErr(a.base, x, y)
-		}
-		r := int(u) + int(v)
-		if op == '-' {
-			r = int(u) - int(v)
-		}
-		if r > math.MaxInt16 || r < math.MinInt16 {
-			return nil, fmt.Errorf("%w: short overflow: %d %s %d = %d", ErrArithmetic, u, opName, v, r)
-		}
-		return int16(r), nil
+		return intOp(b, u, y, op)
 	case int32:
-		v, ok := y.(int32)
-		if !ok {
-			return nil, valueErr(a.base, x, y)
-		}
-		r := int64(u) + int64(v)
-		if op == '-' {
-			r = int64(u) - int64(v)
-		}
-		if r > math.MaxInt32 || r < math.MinInt32 {
-			return nil, fmt.Errorf("%w: int overflow: %d %s %d", ErrArithmetic, u, opName, v)
-		}
-		return int32(r), nil
+		return intOp(b, u, y, op)
 	case int64:
-		v, ok := y.(int64)
-		if !ok {
-			return nil, valueErr(a.base, x, y)
-		}
-		r := new(big.Int).SetInt64(u)
-		if op == '-' {
-			r.Sub(r, big.NewInt(v))
-		} else {
-			r.Add(r, big.NewInt(v))
-		}
-		if !r.IsInt64() {
-			return nil, fmt.Errorf("%w: long overflow: %d %s %d", ErrArithmetic, u, opName, v)
-		}
-		return r.Int64(), nil
+		return intOp(b, u, y, op)
 	case float32:
-		v, ok := y.(float32)
-		if !ok {
-			return nil, valueErr(a.base, x, y)
-		}
-		if op == '-' {
-			return float32(u - v), nil
-		}
-		return float32(u + v), nil
+		return floatOp(b, u, y, op)
 	case float64:
-		v, ok := y.(float64)
-		if !ok {
-			return nil, valueErr(a.base, x, y)
-		}
-		if op == '-' {
-			return float64(u - v), nil
-		}
-		return float64(u + v), nil
-	case binrow.Decimal:
-		v, ok := y.(binrow.Decimal)
-		if !ok || v.Scale != u.Scale {
-			return nil, valueErr(a.base, x, y)
-		}
-		r := new(big.Int)
-		if op == '-' {
-			r.Sub(u.Unscaled, v.Unscaled)
-		} else {
-			r.Add(u.Unscaled, v.Unscaled)
-		}
-		return a.decimalResult(r, u.Scale)
+		return floatOp(b, u, y, op)
 	}
-	return nil, valueErr(a.base, x, y)
+	return nil, false, nil
+}
+
+func intOp[T integer](b base, x T, y any, op byte) (any, bool, error) {
+	v, ok := y.(T)
+	if !ok {
+		return nil, true, valueErr(b, x, y)
+	}
+	if op == '/' && v == 0 {
+		return nil, true, fmt.Errorf("%w: / by zero", ErrArithmetic)
+	}
+	p, q := big.NewInt(int64(x)), big.NewInt(int64(v))
+	r := new(big.Int)
+	switch op {
+	case '+':
+		r.Add(p, q)
+	case '-':
+		r.Sub(p, q)
+	case '*':
+		r.Mul(p, q)
+	default:
+		r.Quo(p, q) // truncated, as Java's integer division
+	}
+	var name string
+	var lo, hi int64
+	switch any(x).(type) {
+	case int8:
+		name, lo, hi = "byte", math.MinInt8, math.MaxInt8
+	case int16:
+		name, lo, hi = "short", math.MinInt16, math.MaxInt16
+	case int32:
+		name, lo, hi = "int", math.MinInt32, math.MaxInt32
+	default:
+		name, lo, hi = "long", math.MinInt64, math.MaxInt64
+	}
+	if !r.IsInt64() || r.Int64() < lo || r.Int64() > hi {
+		if name == "byte" || name == "short" {
+			// Java computes these in int and prints the result.
+			return nil, true, fmt.Errorf("%w: %s overflow: %d %c %d = %s", ErrArithmetic, name, x, op, v, r)
+		}
+		return nil, true, fmt.Errorf("%w: %s overflow: %d %c %d", ErrArithmetic, name, x, op, v)
+	}
+	return T(r.Int64()), true, nil
+}
+
+func floatOp[T float32 | float64](b base, x T, y any, op byte) (any, bool, error) {
+	v, ok := y.(T)
+	if !ok {
+		return nil, true, valueErr(b, x, y)
+	}
+	switch op {
+	case '+':
+		return x + v, true, nil
+	case '-':
+		return x - v, true, nil
+	case '*':
+		return x * v, true, nil
+	}
+	return x / v, true, nil
+}
+
+// skipNull is the null handling of sum, product, min, max, bool_and and bool_or: with a null
+// accumulator or input the result is the other (done is true).
+func skipNull(acc, in any) (r any, done bool) {
+	if acc == nil {
+		return in, true
+	}
+	if in == nil {
+		return acc, true
+	}
+	return nil, false
 }
 
 // decimalResult is DecimalUtils#add/#subtract's result of an exact unscaled sum: for a compact
@@ -199,166 +217,49 @@ func digits(u *big.Int) int {
 type product struct{ base }
 
 func (a product) Agg(acc, in any) (any, error) {
-	if acc == nil || in == nil {
-		if acc == nil {
-			return in, nil
-		}
-		return acc, nil
+	if r, done := skipNull(acc, in); done {
+		return r, nil
 	}
-	switch u := acc.(type) {
-	case int8:
-		v, ok := in.(int8)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		r := int(u) * int(v)
-		if r > math.MaxInt8 || r < math.MinInt8 {
-			return nil, fmt.Errorf("%w: byte overflow: %d * %d = %d", ErrArithmetic, u, v, r)
-		}
-		return int8(r), nil
-	case int16:
-		v, ok := in.(int16)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		r := int(u) * int(v)
-		if r > math.MaxInt16 || r < math.MinInt16 {
-			return nil, fmt.Errorf("%w: short overflow: %d * %d = %d", ErrArithmetic, u, v, r)
-		}
-		return int16(r), nil
-	case int32:
-		v, ok := in.(int32)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		r := int64(u) * int64(v)
-		if r > math.MaxInt32 || r < math.MinInt32 {
-			return nil, fmt.Errorf("%w: int overflow: %d * %d", ErrArithmetic, u, v)
-		}
-		return int32(r), nil
-	case int64:
-		v, ok := in.(int64)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		r := new(big.Int).Mul(big.NewInt(u), big.NewInt(v))
-		if !r.IsInt64() {
-			return nil, fmt.Errorf("%w: long overflow: %d * %d", ErrArithmetic, u, v)
-		}
-		return r.Int64(), nil
-	case float32:
-		v, ok := in.(float32)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		return float32(u * v), nil
-	case float64:
-		v, ok := in.(float64)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		return float64(u * v), nil
-	case binrow.Decimal:
-		v, ok := in.(binrow.Decimal)
-		if !ok || v.Scale != u.Scale {
-			return nil, valueErr(a.base, acc, in)
-		}
-		// The exact product has scale 2s; Decimal.fromBigDecimal rounds it HALF_UP to s.
-		num := new(big.Int).Mul(u.Unscaled, v.Unscaled)
-		den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(u.Scale)), nil)
-		return a.decimalOf(roundHalfUp(num, den), u.Scale), nil
+	if r, ok, err := a.numbers(acc, in, '*'); ok {
+		return r, err
 	}
-	return nil, valueErr(a.base, acc, in)
+	u, ok1 := acc.(binrow.Decimal)
+	v, ok2 := in.(binrow.Decimal)
+	if !ok1 || !ok2 || v.Scale != u.Scale {
+		return nil, valueErr(a.base, acc, in)
+	}
+	// The exact product has scale 2s; Decimal.fromBigDecimal rounds it HALF_UP to s.
+	num := new(big.Int).Mul(u.Unscaled, v.Unscaled)
+	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(u.Scale)), nil)
+	return a.decimalOf(roundHalfUp(num, den), u.Scale), nil
 }
 
 func (a product) Retract(acc, in any) (any, error) {
 	if acc == nil || in == nil {
 		return acc, nil
 	}
-	switch u := acc.(type) {
-	case int8:
-		v, ok := in.(int8)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		if v == 0 {
-			return nil, fmt.Errorf("%w: / by zero", ErrArithmetic)
-		}
-		r := int(u) / int(v)
-		if r > math.MaxInt8 || r < math.MinInt8 {
-			return nil, fmt.Errorf("%w: byte overflow: %d / %d = %d", ErrArithmetic, u, v, r)
-		}
-		return int8(r), nil
-	case int16:
-		v, ok := in.(int16)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		if v == 0 {
-			return nil, fmt.Errorf("%w: / by zero", ErrArithmetic)
-		}
-		r := int(u) / int(v)
-		if r > math.MaxInt16 || r < math.MinInt16 {
-			return nil, fmt.Errorf("%w: short overflow: %d / %d = %d", ErrArithmetic, u, v, r)
-		}
-		return int16(r), nil
-	case int32:
-		v, ok := in.(int32)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		if v == 0 {
-			return nil, fmt.Errorf("%w: / by zero", ErrArithmetic)
-		}
-		if u == math.MinInt32 && v == -1 {
-			return nil, fmt.Errorf("%w: int overflow: %d / %d", ErrArithmetic, u, v)
-		}
-		return u / v, nil
-	case int64:
-		v, ok := in.(int64)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		if v == 0 {
-			return nil, fmt.Errorf("%w: / by zero", ErrArithmetic)
-		}
-		if u == math.MinInt64 && v == -1 {
-			return nil, fmt.Errorf("%w: long overflow: %d / %d", ErrArithmetic, u, v)
-		}
-		return u / v, nil
-	case float32:
-		v, ok := in.(float32)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		return float32(u / v), nil
-	case float64:
-		v, ok := in.(float64)
-		if !ok {
-			return nil, valueErr(a.base, acc, in)
-		}
-		return float64(u / v), nil
-	case binrow.Decimal:
-		v, ok := in.(binrow.Decimal)
-		if !ok || v.Scale != u.Scale {
-			return nil, valueErr(a.base, acc, in)
-		}
-		// BigDecimal#divide: the exact quotient, an error when it does not terminate; then
-		// Decimal.fromBigDecimal rounds it HALF_UP to the scale. The scales are equal, so the
-		// quotient is u.Unscaled / v.Unscaled.
-		if v.Unscaled.Sign() == 0 {
-			if u.Unscaled.Sign() == 0 {
-				return nil, fmt.Errorf("%w: Division undefined", ErrArithmetic)
-			}
-			return nil, fmt.Errorf("%w: Division by zero", ErrArithmetic)
-		}
-		if !terminates(u.Unscaled, v.Unscaled) {
-			return nil, fmt.Errorf("%w: Non-terminating decimal expansion; no exact representable decimal result.", ErrArithmetic)
-		}
-		num := new(big.Int).Mul(u.Unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(u.Scale)), nil))
-		return a.decimalOf(roundHalfUp(num, v.Unscaled), u.Scale), nil
+	if r, ok, err := a.numbers(acc, in, '/'); ok {
+		return r, err
 	}
-	return nil, valueErr(a.base, acc, in)
+	u, ok1 := acc.(binrow.Decimal)
+	v, ok2 := in.(binrow.Decimal)
+	if !ok1 || !ok2 || v.Scale != u.Scale {
+		return nil, valueErr(a.base, acc, in)
+	}
+	// BigDecimal#divide: the exact quotient, an error when it does not terminate; then
+	// Decimal.fromBigDecimal rounds it HALF_UP to the scale. The scales are equal, so the
+	// quotient is u.Unscaled / v.Unscaled.
+	if v.Unscaled.Sign() == 0 {
+		if u.Unscaled.Sign() == 0 {
+			return nil, fmt.Errorf("%w: Division undefined", ErrArithmetic)
+		}
+		return nil, fmt.Errorf("%w: Division by zero", ErrArithmetic)
+	}
+	if !terminates(u.Unscaled, v.Unscaled) {
+		return nil, fmt.Errorf("%w: Non-terminating decimal expansion; no exact representable decimal result.", ErrArithmetic)
+	}
+	num := new(big.Int).Mul(u.Unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(u.Scale)), nil))
+	return a.decimalOf(roundHalfUp(num, v.Unscaled), u.Scale), nil
 }
 
 // decimalOf is Decimal.fromBigDecimal of an unscaled value already at the scale: null past the
@@ -418,11 +319,8 @@ type minMax struct {
 }
 
 func (a minMax) Agg(acc, in any) (any, error) {
-	if acc == nil || in == nil {
-		if acc == nil {
-			return in, nil
-		}
-		return acc, nil
+	if r, done := skipNull(acc, in); done {
+		return r, nil
 	}
 	if !ordered(a.t.Root) {
 		return nil, fmt.Errorf("Incomparable type: %s", a.t.Root)
