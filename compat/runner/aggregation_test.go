@@ -422,16 +422,8 @@ func aggregationExact(ctx context.Context, g *maintainGroup) error {
 		return out
 	}
 	compare := func(step string) error {
-		jd, err := javaDump(ctx, g.proc, javaCopy)
-		if err != nil {
-			return err
-		}
-		gd, err := javaDump(ctx, g.proc, goCopy)
-		if err != nil {
-			return err
-		}
-		if d := gocmp.Diff(shapesOf(jd, true), shapesOf(gd, true)); d != "" {
-			return fmt.Errorf("%s: Java's writer and Go's leave other files (-java +go):\n%s", step, d)
+		if err := sameShapes(ctx, g, javaCopy, goCopy); err != nil {
+			return fmt.Errorf("%s: %w", step, err)
 		}
 		jr, err := javaRead(ctx, g.proc, javaCopy)
 		if err != nil {
@@ -458,20 +450,14 @@ func aggregationExact(ctx context.Context, g *maintainGroup) error {
 	}
 	for step := range 8 {
 		r := rows(step)
-		if err := g.proc.Call(ctx, "write", map[string]any{"path": javaCopy, "rows": r}, nil); err != nil {
-			return fmt.Errorf("step %d: java write: %w", step, err)
-		}
-		if err := goWrite(ctx, g, goCopy, r); err != nil {
-			return fmt.Errorf("step %d: %w", step, err)
+		if err := writeBoth(ctx, g, javaCopy, goCopy, step, r); err != nil {
+			return err
 		}
 		if err := compare(fmt.Sprintf("step %d", step)); err != nil {
 			return err
 		}
 	}
-	if err := g.proc.Call(ctx, "compact", map[string]any{"path": javaCopy}, nil); err != nil {
-		return err
-	}
-	if _, err := goCompact(ctx, g, goCopy); err != nil {
+	if err := compactBoth(ctx, g, javaCopy, goCopy); err != nil {
 		return err
 	}
 	return compare("the full compactions")
