@@ -20,18 +20,26 @@ import (
 
 // testEngines runs the cases of the table options that change how Go's writer and compaction
 // merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row,
+// write/aggregation, write/aggregation-exact (go<->java),
 // write/sequence-field/<variant>, write/rowkind-field and write/record-level-expire (go->java,
 // java-after-go), and write/same-files/<variant> (go<->java).
 func testEngines(t *testing.T) {
 	g := startGroup(t)
 	engineCase(t, g, "write/force-rewrite-all-files", forceRewriteAllFiles)
 	engineCase(t, g, "write/first-row", firstRowWrites)
+	engineCase(t, g, "write/aggregation", aggregationWrites)
+	runCase(t, "write/aggregation-exact", "go<->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return aggregationExact(ctx, g)
+	})
 	for _, v := range seqVariants() {
 		engineCase(t, g, "write/sequence-field/"+v.name, v.writes)
 	}
 	engineCase(t, g, "write/rowkind-field", rowKindFieldWrites)
 	engineCase(t, g, "write/record-level-expire", recordExpireWrites)
-	for _, v := range sameFilesVariants() {
+	for _, v := range append(sameFilesVariants(), aggregationSameFiles()...) {
 		runCase(t, "write/same-files/"+v.name, "go<->java", func(ctx context.Context) error {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
@@ -694,16 +702,8 @@ func sameFiles(ctx context.Context, g *maintainGroup, v sameFilesVariant) error 
 		}
 	}
 	compare := func(step string) error {
-		jd, err := javaDump(ctx, g.proc, javaCopy)
-		if err != nil {
-			return err
-		}
-		gd, err := javaDump(ctx, g.proc, goCopy)
-		if err != nil {
-			return err
-		}
-		if d := gocmp.Diff(shapesOf(jd, true), shapesOf(gd, true)); d != "" {
-			return fmt.Errorf("%s: Java's writer and Go's leave other files (-java +go):\n%s", step, d)
+		if err := sameShapes(ctx, g, javaCopy, goCopy); err != nil {
+			return fmt.Errorf("%s: %w", step, err)
 		}
 		for _, p := range []string{javaCopy, goCopy} {
 			if err := sameAsModel(ctx, g, p, m, v.fields); err != nil {
@@ -714,22 +714,53 @@ func sameFiles(ctx context.Context, g *maintainGroup, v sameFilesVariant) error 
 	}
 	for step := 2; step < 8; step++ {
 		r := rows(step)
-		if err := g.proc.Call(ctx, "write", map[string]any{"path": javaCopy, "rows": r}, nil); err != nil {
-			return fmt.Errorf("step %d: java write: %w", step, err)
-		}
-		if err := goWrite(ctx, g, goCopy, r); err != nil {
-			return fmt.Errorf("step %d: %w", step, err)
+		if err := writeBoth(ctx, g, javaCopy, goCopy, step, r); err != nil {
+			return err
 		}
 		apply(r)
 		if err := compare(fmt.Sprintf("step %d", step)); err != nil {
 			return err
 		}
 	}
-	if err := g.proc.Call(ctx, "compact", map[string]any{"path": javaCopy}, nil); err != nil {
-		return err
-	}
-	if _, err := goCompact(ctx, g, goCopy); err != nil {
+	if err := compactBoth(ctx, g, javaCopy, goCopy); err != nil {
 		return err
 	}
 	return compare("the full compactions")
+}
+
+// writeBoth writes the rows of one step with Java's writer into javaCopy and Go's into goCopy.
+func writeBoth(ctx context.Context, g *maintainGroup, javaCopy, goCopy string, step int, rows []row) error {
+	if err := g.proc.Call(ctx, "write", map[string]any{"path": javaCopy, "rows": rows}, nil); err != nil {
+		return fmt.Errorf("step %d: java write: %w", step, err)
+	}
+	if err := goWrite(ctx, g, goCopy, rows); err != nil {
+		return fmt.Errorf("step %d: %w", step, err)
+	}
+	return nil
+}
+
+// compactBoth compacts javaCopy fully with Java and goCopy with Go.
+func compactBoth(ctx context.Context, g *maintainGroup, javaCopy, goCopy string) error {
+	if err := g.proc.Call(ctx, "compact", map[string]any{"path": javaCopy}, nil); err != nil {
+		return err
+	}
+	_, err := goCompact(ctx, g, goCopy)
+	return err
+}
+
+// sameShapes checks the copies Java's writer and Go's wrote hold the same file shapes (level,
+// rows, deletion-vector cardinality, file source).
+func sameShapes(ctx context.Context, g *maintainGroup, javaCopy, goCopy string) error {
+	jd, err := javaDump(ctx, g.proc, javaCopy)
+	if err != nil {
+		return err
+	}
+	gd, err := javaDump(ctx, g.proc, goCopy)
+	if err != nil {
+		return err
+	}
+	if d := gocmp.Diff(shapesOf(jd, true), shapesOf(gd, true)); d != "" {
+		return fmt.Errorf("Java's writer and Go's leave other files (-java +go):\n%s", d)
+	}
+	return nil
 }

@@ -102,14 +102,16 @@ type tdScript struct {
 	values   []tdValue
 	fullText bool
 	sorted   int // number of sorted definitions
-	// engine is the merge engine ("deduplicate" or "first-row", with ignore-delete); seqField
-	// orders a key's records by the column sq (descending with seqDesc); rowKindField carries
-	// each row's kind in the column rk.
+	// engine is the merge engine ("deduplicate", "first-row" with ignore-delete, or
+	// "aggregation", see pickAggregation); seqField orders a key's records by the column sq
+	// (descending with seqDesc); rowKindField carries each row's kind in the column rk;
+	// removeOnDelete is aggregation.remove-record-on-delete.
 	engine                          string
 	seqField, seqDesc, rowKindField bool
 	// timeField is record-level expiry's INT field ts, set to the script's time in every row.
-	timeField bool
-	steps     []tdStep
+	timeField      bool
+	removeOnDelete bool
+	steps          []tdStep
 }
 
 // tdStep is one operation: a write of rows, a full or minor compaction, or a maintenance.
@@ -217,6 +219,9 @@ func genTableScript(seed uint64) *tdScript {
 		}
 		s.sorted = len(btree) + len(bitmap)
 	}
+	if s.engine == "deduplicate" && !s.seqField {
+		s.pickAggregation()
+	}
 	if r.IntN(3) == 0 {
 		s.options["index-file-in-data-file-dir"] = "true"
 	}
@@ -230,6 +235,11 @@ func genTableScript(seed uint64) *tdScript {
 		s.options["target-file-size"] = "4 kb"
 	}
 	s.addExtraOptions()
+	if s.engine == "aggregation" && s.timeField {
+		// The expiry's time field, the same in every row, by a function whose result does not
+		// depend on the grouping of a key's records.
+		s.options["fields.ts.aggregate-function"] = "last_value"
+	}
 
 	live := map[int]bool{}
 	keyOf := map[int]tdRow{}
@@ -280,10 +290,10 @@ func genTableScript(seed uint64) *tdScript {
 				rows = append(rows, s.row(r, "+I", keyOf[kid], kid, ver))
 			case x < 5:
 				rows = append(rows, s.row(r, "-D", keyOf[kid], kid, ver))
-				live[kid] = s.engine == "first-row" // ignored
+				live[kid] = s.engine == "first-row" || (s.engine == "aggregation" && !s.removeOnDelete) // ignored, aggregated
 			default: // a retraction, which deduplicate treats as a delete
 				rows = append(rows, s.row(r, "-U", keyOf[kid], kid, ver))
-				live[kid] = s.engine == "first-row"
+				live[kid] = s.engine == "first-row" || s.engine == "aggregation"
 			}
 		}
 		s.steps = append(s.steps, tdStep{op: "write", rows: rows})
@@ -421,6 +431,8 @@ func (m *tdModel) apply(rows []tdRow) {
 			if !retract && !live {
 				m.ver[kid] = ver
 			}
+		case m.s.engine == "aggregation":
+			m.applyAggregation(r, kid, ver)
 		case m.s.seqField:
 			// Records of a key ordered by sq (nulls first, then ascending or descending), then
 			// by sequence number; the last one is visible.

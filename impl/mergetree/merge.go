@@ -30,12 +30,17 @@ const (
 	Deduplicate Engine = iota
 	// FirstRow keeps the first record of a key (FirstRowMergeFunction).
 	FirstRow
+	// Aggregation folds a key's records field by field (AggregateMergeFunction).
+	Aggregation
 )
 
 // String is the option value Java spells.
 func (e Engine) String() string {
-	if e == FirstRow {
+	switch e {
+	case FirstRow:
 		return "first-row"
+	case Aggregation:
+		return "aggregation"
 	}
 	return "deduplicate"
 }
@@ -59,6 +64,8 @@ type Merge struct {
 	// LookupWrapped is LookupMergeFunction#wrap's effect: tables that need lookup merge a
 	// deduplicate key from its level-0 records and its record of the lowest level above 0 only.
 	LookupWrapped bool
+	// agg is the aggregate merge function of an aggregation table.
+	agg *aggregation
 }
 
 // ParseMerge reads the merge of a table: merge-engine (deduplicate or first-row; the others are
@@ -76,6 +83,8 @@ func ParseMerge(s *schema.TableSchema, needLookup bool) (*Merge, error) {
 	case "deduplicate":
 	case "first-row":
 		m.Engine = FirstRow
+	case "aggregation":
+		m.Engine = Aggregation
 	default:
 		return nil, fmt.Errorf("option %s: the %s merge engine is not implemented by pkft", OptMergeEngine, engine)
 	}
@@ -101,6 +110,11 @@ func ParseMerge(s *schema.TableSchema, needLookup bool) (*Merge, error) {
 	if v, ok := s.Options[OptSequenceField]; ok {
 		if err := m.parseSeqFields(s, v); err != nil {
 			return nil, fmt.Errorf("option %s = %q: %w", OptSequenceField, v, err)
+		}
+	}
+	if m.Engine == Aggregation {
+		if m.agg, err = parseAggregation(s, m.SeqFields); err != nil {
+			return nil, err
 		}
 	}
 	m.LookupWrapped = needLookup && m.Engine != FirstRow
@@ -191,13 +205,20 @@ func (m *Merge) Reduce(recs []Record) (*kvfile.KeyValue, error) {
 		return recs[0].KV, nil
 	}
 	if m.LookupWrapped {
-		return m.lookupMerge(recs, nil), nil
+		return m.lookupMerge(recs, nil)
 	}
 	return m.mergeAll(recs)
 }
 
 // mergeAll runs the engine's merge function over recs.
 func (m *Merge) mergeAll(recs []Record) (*kvfile.KeyValue, error) {
+	if m.Engine == Aggregation {
+		kvs := make([]*kvfile.KeyValue, len(recs))
+		for i, r := range recs {
+			kvs[i] = r.KV
+		}
+		return m.agg.merge(kvs)
+	}
 	var out *kvfile.KeyValue
 	for _, r := range recs {
 		if r.KV.IsRetract() {
@@ -231,18 +252,24 @@ func HighLevel(recs []Record) *Record {
 	return high
 }
 
-// LookupMerge is the deduplicate result LookupChangelogMergeFunctionWrapper#getResult computes for
-// one key: its records of level 0 and its record of the lowest level above 0 (found, when recs
-// have none, by the lookup into the levels above the output level: found, nil when the key is
-// not there) merged in merge order by the deduplicate function. Only for a deduplicate table.
-func (m *Merge) LookupMerge(recs []Record, found *kvfile.KeyValue) *kvfile.KeyValue {
+// LookupMerge is the result LookupChangelogMergeFunctionWrapper#getResult computes for one key:
+// its records of level 0 and its record of the lowest level above 0 (found, when recs have none,
+// by the lookup into the levels above the output level: found, nil when the key is not there)
+// merged in merge order by the table's merge function (LookupMergeFunction#getResult: even a
+// single record goes through it). Not for a first-row table (FirstRowLookup).
+func (m *Merge) LookupMerge(recs []Record, found *kvfile.KeyValue) (*kvfile.KeyValue, error) {
 	return m.lookupMerge(recs, found)
 }
 
-func (m *Merge) lookupMerge(recs []Record, found *kvfile.KeyValue) *kvfile.KeyValue {
+func (m *Merge) lookupMerge(recs []Record, found *kvfile.KeyValue) (*kvfile.KeyValue, error) {
 	high := HighLevel(recs)
 	var out *kvfile.KeyValue
+	var picked []*kvfile.KeyValue
 	take := func(kv *kvfile.KeyValue) {
+		if m.Engine == Aggregation {
+			picked = append(picked, kv)
+			return
+		}
 		if !(m.IgnoreDelete && kv.IsRetract()) {
 			out = kv
 		}
@@ -261,7 +288,10 @@ func (m *Merge) lookupMerge(recs []Record, found *kvfile.KeyValue) *kvfile.KeyVa
 	if found != nil && high == nil {
 		take(found)
 	}
-	return out
+	if m.Engine == Aggregation {
+		return m.agg.merge(picked)
+	}
+	return out, nil
 }
 
 // FirstRowLookup is FirstRowMergeFunctionWrapper#getResult for one key: the first record (a

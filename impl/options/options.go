@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paimon-pkft/pkft/impl/mergetree/aggregate"
 	"github.com/paimon-pkft/pkft/impl/schema"
 )
 
@@ -302,6 +303,30 @@ func acceptFixedBucket(v string) error {
 	}
 	if n <= 0 {
 		return fmt.Errorf("only fixed bucket mode (bucket > 0) is implemented; dynamic (-1) and postpone (-2) bucket modes are not")
+	}
+	return nil
+}
+
+// aggregateFunctions lists what pkft does with each aggregate function Paimon 2.0.0 ships.
+var aggregateFunctions = func() string {
+	var refused []string
+	for name, why := range aggregate.Unimplemented() {
+		refused = append(refused, name+": "+why)
+	}
+	slices.Sort(refused)
+	return "sum, product, min, max, last_value, last_non_null_value, first_value, first_non_null_value " +
+		"(and its legacy name first_not_null_value), listagg, bool_and and bool_or as Java (a sum of a DECIMAL of at most 18 digits " +
+		"past its precision, which Java keeps unchecked, fails the write); refused: " + strings.Join(refused, "; ")
+}()
+
+// acceptAggregateFunction accepts the aggregate functions pkft implements; a function Paimon
+// ships that pkft does not is refused by name with the reason, an unknown name with Java's error.
+func acceptAggregateFunction(v string) error {
+	if why, ok := aggregate.Unimplemented()[v]; ok {
+		return fmt.Errorf("pkft does not implement the aggregate function %s: %s", v, why)
+	}
+	if !aggregate.Known(v) {
+		return fmt.Errorf("Use unsupported aggregation: %s or spell aggregate function incorrectly!", v)
 	}
 	return nil
 }
