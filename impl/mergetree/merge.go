@@ -30,12 +30,17 @@ const (
 	Deduplicate Engine = iota
 	// FirstRow keeps the first record of a key (FirstRowMergeFunction).
 	FirstRow
+	// PartialUpdate merges the non-null fields of a key's records (PartialUpdateMergeFunction).
+	PartialUpdate
 )
 
 // String is the option value Java spells.
 func (e Engine) String() string {
-	if e == FirstRow {
+	switch e {
+	case FirstRow:
 		return "first-row"
+	case PartialUpdate:
+		return "partial-update"
 	}
 	return "deduplicate"
 }
@@ -59,6 +64,8 @@ type Merge struct {
 	// LookupWrapped is LookupMergeFunction#wrap's effect: tables that need lookup merge a
 	// deduplicate key from its level-0 records and its record of the lowest level above 0 only.
 	LookupWrapped bool
+	// Partial is the partial-update merge function (Engine PartialUpdate only).
+	Partial *PartialUpdateFunction
 }
 
 // ParseMerge reads the merge of a table: merge-engine (deduplicate or first-row; the others are
@@ -76,6 +83,8 @@ func ParseMerge(s *schema.TableSchema, needLookup bool) (*Merge, error) {
 	case "deduplicate":
 	case "first-row":
 		m.Engine = FirstRow
+	case "partial-update":
+		m.Engine = PartialUpdate
 	default:
 		return nil, fmt.Errorf("option %s: the %s merge engine is not implemented by pkft", OptMergeEngine, engine)
 	}
@@ -91,6 +100,11 @@ func ParseMerge(s *schema.TableSchema, needLookup bool) (*Merge, error) {
 		}
 		if dv {
 			return nil, errors.New("First row merge engine does not need deletion vectors because there is no deletion of old data in this merge engine.")
+		}
+	}
+	if m.Engine == PartialUpdate {
+		if m.Partial, err = ParsePartialUpdate(s, m.IgnoreDelete); err != nil {
+			return nil, err
 		}
 	}
 	order, err := enumOption(s.Options, OptSequenceFieldSortOrder, "ascending", "ascending", "descending")
@@ -191,13 +205,20 @@ func (m *Merge) Reduce(recs []Record) (*kvfile.KeyValue, error) {
 		return recs[0].KV, nil
 	}
 	if m.LookupWrapped {
-		return m.lookupMerge(recs, nil), nil
+		return m.lookupMerge(recs, nil)
 	}
 	return m.mergeAll(recs)
 }
 
 // mergeAll runs the engine's merge function over recs.
 func (m *Merge) mergeAll(recs []Record) (*kvfile.KeyValue, error) {
+	if m.Engine == PartialUpdate {
+		kvs := make([]*kvfile.KeyValue, len(recs))
+		for i, r := range recs {
+			kvs[i] = r.KV
+		}
+		return m.Partial.Merge(kvs)
+	}
 	var out *kvfile.KeyValue
 	for _, r := range recs {
 		if r.KV.IsRetract() {
@@ -231,15 +252,18 @@ func HighLevel(recs []Record) *Record {
 	return high
 }
 
-// LookupMerge is the deduplicate result LookupChangelogMergeFunctionWrapper#getResult computes for
-// one key: its records of level 0 and its record of the lowest level above 0 (found, when recs
-// have none, by the lookup into the levels above the output level: found, nil when the key is
-// not there) merged in merge order by the deduplicate function. Only for a deduplicate table.
-func (m *Merge) LookupMerge(recs []Record, found *kvfile.KeyValue) *kvfile.KeyValue {
+// LookupMerge is the result LookupChangelogMergeFunctionWrapper#getResult computes for one key:
+// its records of level 0 and its record of the lowest level above 0 (found, when recs have none,
+// by the lookup into the levels above the output level: found, nil when the key is not there)
+// merged in merge order by the table's merge function (deduplicate or partial-update).
+func (m *Merge) LookupMerge(recs []Record, found *kvfile.KeyValue) (*kvfile.KeyValue, error) {
 	return m.lookupMerge(recs, found)
 }
 
-func (m *Merge) lookupMerge(recs []Record, found *kvfile.KeyValue) *kvfile.KeyValue {
+func (m *Merge) lookupMerge(recs []Record, found *kvfile.KeyValue) (*kvfile.KeyValue, error) {
+	if m.Engine == PartialUpdate {
+		return m.Partial.Merge(m.lookupCandidates(recs, found))
+	}
 	high := HighLevel(recs)
 	var out *kvfile.KeyValue
 	take := func(kv *kvfile.KeyValue) {
@@ -260,6 +284,28 @@ func (m *Merge) lookupMerge(recs []Record, found *kvfile.KeyValue) *kvfile.KeyVa
 	}
 	if found != nil && high == nil {
 		take(found)
+	}
+	return out, nil
+}
+
+// lookupCandidates are the records LookupMergeFunction#getResult hands its merge function: the
+// records of level 0 and the write buffer and the record of the lowest level above 0 (found,
+// inserted in merge order as KeyValueBuffer#insertInto does, when recs have none), in order.
+func (m *Merge) lookupCandidates(recs []Record, found *kvfile.KeyValue) []*kvfile.KeyValue {
+	high := HighLevel(recs)
+	out := make([]*kvfile.KeyValue, 0, len(recs)+1)
+	for i := range recs {
+		r := &recs[i]
+		if found != nil && high == nil && m.Compare(found, r.KV) < 0 {
+			out = append(out, found)
+			found = nil
+		}
+		if r.Level <= 0 || r == high {
+			out = append(out, r.KV)
+		}
+	}
+	if found != nil && high == nil {
+		out = append(out, found)
 	}
 	return out
 }

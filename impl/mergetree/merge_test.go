@@ -101,15 +101,15 @@ func TestMergeOrderAndFunctions(t *testing.T) {
 		t.Errorf("lookup-wrapped merge of two high levels: %v, want the level-1 record", got)
 	}
 	lvl0 := kv(3, types.Insert, nil, "l0")
-	if got := l.LookupMerge([]Record{{lvl0, 0}}, hi1); got != lvl0 {
+	if got, _ := l.LookupMerge([]Record{{lvl0, 0}}, hi1); got != lvl0 {
 		t.Errorf("looked-up older record: %v", got)
 	}
 	newer := kv(8, types.Insert, nil, "new")
-	if got := l.LookupMerge([]Record{{lvl0, 0}}, newer); got != newer {
+	if got, _ := l.LookupMerge([]Record{{lvl0, 0}}, newer); got != newer {
 		t.Errorf("looked-up newer record: %v", got)
 	}
 	seqL := &Merge{LookupWrapped: true, SeqFields: []int{1}}
-	if got := seqL.LookupMerge([]Record{{a, 0}}, b); got != b {
+	if got, _ := seqL.LookupMerge([]Record{{a, 0}}, b); got != b {
 		t.Errorf("looked-up record with the larger sequence field: %v", got)
 	}
 

@@ -80,7 +80,7 @@ func TestCompactJavaTables(t *testing.T) {
 // TestCompactRefusesOtherMergeEngines checks the refusals name what they refuse.
 func TestCompactRefusesOtherMergeEngines(t *testing.T) {
 	ctx := context.Background()
-	for opt, val := range map[string]string{"merge-engine": "partial-update", "sequence.field": "nope"} {
+	for opt, val := range map[string]string{"merge-engine": "aggregation", "sequence.field": "nope"} {
 		root := copyGolden(t, "two-levels")
 		tbl := table.Open(fileio.NewLocal(), root)
 		s, err := tbl.LatestSchema(ctx)

@@ -447,7 +447,7 @@ func (t *bucketTask) lookupResult(ctx context.Context, recs []mergetree.Record) 
 			found = hit.kv
 		}
 	}
-	return t.c.merge.LookupMerge(recs, found), nil
+	return t.c.merge.LookupMerge(recs, found)
 }
 
 // writeDeletionVectors writes the bucket's live deletion vectors into one new index file
