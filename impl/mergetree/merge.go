@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/types"
@@ -162,23 +161,8 @@ func ordered(t types.DataType) bool {
 // sequence fields (UserDefinedSeqComparator: a null before any value in either sort order, values
 // reversed when descending), then by sequence number.
 func (m *Merge) Compare(a, b *kvfile.KeyValue) int {
-	for _, i := range m.SeqFields {
-		x, y := a.Value[i], b.Value[i]
-		switch {
-		case x == nil && y == nil:
-			continue
-		case x == nil:
-			return -1
-		case y == nil:
-			return 1
-		}
-		c := binrow.CompareValues(x, y)
-		if m.SeqDescending {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
+	if c := compareFields(m.SeqFields, a.Value, b.Value, m.SeqDescending); c != 0 {
+		return c
 	}
 	switch {
 	case a.Seq < b.Seq:

@@ -42,10 +42,11 @@ type seqGroup struct {
 	seq []int
 }
 
-// compare orders a record's sequence fields against the merged row's.
-func (g *seqGroup) compare(value, row []any) int {
-	for _, i := range g.seq {
-		x, y := value[i], row[i]
+// compareFields orders two rows by the given fields as UserDefinedSeqComparator does: a null
+// before any value in either order, values reversed when descending.
+func compareFields(fields []int, a, b []any, descending bool) int {
+	for _, i := range fields {
+		x, y := a[i], b[i]
 		switch {
 		case x == nil && y == nil:
 			continue
@@ -54,16 +55,28 @@ func (g *seqGroup) compare(value, row []any) int {
 		case y == nil:
 			return 1
 		}
-		if c := binrow.CompareValues(x, y); c != 0 {
+		c := binrow.CompareValues(x, y)
+		if descending {
+			c = -c
+		}
+		if c != 0 {
 			return c
 		}
 	}
 	return 0
 }
 
-// empty reports whether every sequence field of the group is null in value.
-func (g *seqGroup) empty(value []any) bool {
-	return !slices.ContainsFunc(g.seq, func(i int) bool { return value[i] != nil })
+// applies reports whether a record takes the group: false when every sequence field of the
+// record is null (the group's sequence fields are then marked processed, as
+// isEmptySequenceGroup does) or when its sequence orders before the merged row's.
+func (g *seqGroup) applies(value, row []any, processed []bool) bool {
+	if !slices.ContainsFunc(g.seq, func(i int) bool { return value[i] != nil }) {
+		for _, s := range g.seq {
+			processed[s] = true
+		}
+		return false
+	}
+	return compareFields(g.seq, value, row, false) >= 0
 }
 
 // isSeq reports whether field i is one of the group's sequence fields.
@@ -330,16 +343,7 @@ func (p *PartialUpdateFunction) updateGroups(row, value []any) {
 			}
 			continue
 		}
-		if processed[i] {
-			continue
-		}
-		if g.empty(value) {
-			for _, s := range g.seq {
-				processed[s] = true
-			}
-			continue
-		}
-		if g.compare(value, row) < 0 {
+		if processed[i] || !g.applies(value, row, processed) {
 			continue
 		}
 		if g.isSeq(i) {
@@ -364,16 +368,7 @@ func (p *PartialUpdateFunction) retractGroups(row []any, kv *kvfile.KeyValue) ([
 	updated := map[int]bool{}
 	for i := range value {
 		g := p.group[i]
-		if g == nil || processed[i] {
-			continue
-		}
-		if g.empty(value) {
-			for _, s := range g.seq {
-				processed[s] = true
-			}
-			continue
-		}
-		if g.compare(value, row) < 0 {
+		if g == nil || processed[i] || !g.applies(value, row, processed) {
 			continue
 		}
 		if !g.isSeq(i) {
