@@ -34,6 +34,7 @@ func testEngines(t *testing.T) {
 		}
 		return aggregationExact(ctx, g)
 	})
+	engineCase(t, g, "write/partial-update", partialUpdateWrites)
 	for _, v := range seqVariants() {
 		engineCase(t, g, "write/sequence-field/"+v.name, v.writes)
 	}
@@ -101,6 +102,8 @@ type engineTable struct {
 	// fullText: the table has a full-text index; rewritten: no file above level 0 may keep file
 	// source APPEND.
 	fullText, rewritten bool
+	// extra, when set, is a further check of the table after the others.
+	extra func(ctx context.Context) error
 }
 
 // check checks Java reads the model's rows, on a full-text table that every archive is current
@@ -116,7 +119,10 @@ func (e *engineTable) check(ctx context.Context, g *maintainGroup, needArchive b
 			return err
 		}
 	}
-	return checkJavaViewOf(ctx, g, e.path, e.model, e.fields, e.fullText, needArchive)
+	if err := checkJavaViewOf(ctx, g, e.path, e.model, e.fields, e.fullText, needArchive); err != nil || e.extra == nil || !needArchive {
+		return err
+	}
+	return e.extra(ctx)
 }
 
 // steps runs go->java on a Java-created table: for each named step Go writes rows(i) and the
@@ -669,6 +675,7 @@ func sameFilesVariants() []sameFilesVariant {
 					return expiringRows(m, uint64(1400+step), ids(next-n, next))
 				}
 			}},
+		partialUpdateGroupVariant(),
 	}
 }
 

@@ -103,15 +103,19 @@ type tdScript struct {
 	fullText bool
 	sorted   int // number of sorted definitions
 	// engine is the merge engine ("deduplicate", "first-row" with ignore-delete, or
-	// "aggregation", see pickAggregation); seqField orders a key's records by the column sq
-	// (descending with seqDesc); rowKindField carries each row's kind in the column rk;
-	// removeOnDelete is aggregation.remove-record-on-delete.
+	// "aggregation", see pickAggregation; "partial-update"); seqField orders a key's records by
+	// the column sq (descending with seqDesc); rowKindField carries each row's kind in the column
+	// rk; removeOnDelete is aggregation.remove-record-on-delete.
 	engine                          string
 	seqField, seqDesc, rowKindField bool
 	// timeField is record-level expiry's INT field ts, set to the script's time in every row.
 	timeField      bool
 	removeOnDelete bool
-	steps          []tdStep
+	// partial is the partial-update mode (puIgnoreDelete, ...; "" for other engines); group the
+	// value columns of its sequence group (ordered by the column pg).
+	partial string
+	group   []string
+	steps   []tdStep
 }
 
 // tdStep is one operation: a write of rows, a full or minor compaction, or a maintenance.
@@ -183,6 +187,7 @@ func genTableScript(seed uint64) *tdScript {
 			s.options["sequence.field.sort-order"] = "descending"
 		}
 	}
+	s.pickPartialUpdate()
 	if r.IntN(5) == 0 {
 		s.rowKindField = true
 		s.fields = append(s.fields, field{"rk", "STRING"})
@@ -243,6 +248,8 @@ func genTableScript(seed uint64) *tdScript {
 
 	live := map[int]bool{}
 	keyOf := map[int]tdRow{}
+	// A partial-update script's retractions may keep their key: the model says which do.
+	liveModel := newTDModel(s)
 	nextKid, ver := 0, 0
 	steps := 3 + r.IntN(3)
 	for i := 0; i < steps; i++ {
@@ -270,7 +277,7 @@ func genTableScript(seed uint64) *tdScript {
 			}
 			keyOf[nextKid] = k
 			ver++
-			rows = append(rows, s.row(r, "+I", k, nextKid, ver))
+			rows = append(rows, s.firstRecord(s.row(r, "+I", k, nextKid, ver)))
 			live[nextKid] = true
 			nextKid++
 		}
@@ -294,6 +301,12 @@ func genTableScript(seed uint64) *tdScript {
 			default: // a retraction, which deduplicate treats as a delete
 				rows = append(rows, s.row(r, "-U", keyOf[kid], kid, ver))
 				live[kid] = s.engine == "first-row" || s.engine == "aggregation"
+			}
+		}
+		if s.partial != "" {
+			liveModel.apply(rows)
+			for kid := range live {
+				_, live[kid] = liveModel.ver[kid]
 			}
 		}
 		s.steps = append(s.steps, tdStep{op: "write", rows: rows})
@@ -379,6 +392,9 @@ func (s *tdScript) row(r *rand.Rand, kind string, k tdRow, kid, ver int) tdRow {
 		t := tdTexts[r.IntN(len(tdTexts))] + " " + tdTexts[r.IntN(len(tdTexts))]
 		out.json["content"], out.goV["content"] = t, t
 	}
+	if s.partial != "" {
+		s.partialRow(r, out)
+	}
 	return out
 }
 
@@ -410,10 +426,12 @@ type tdModel struct {
 	ver map[int]int
 	// sq is the sequence field of the visible version (nil for null).
 	sq map[int]*int32
+	// vals are a partial-update script's merged values by kid (JSON forms; pg as int32).
+	vals map[int]map[string]any
 }
 
 func newTDModel(s *tdScript) *tdModel {
-	return &tdModel{s: s, ver: map[int]int{}, sq: map[int]*int32{}}
+	return &tdModel{s: s, ver: map[int]int{}, sq: map[int]*int32{}, vals: map[int]map[string]any{}}
 }
 
 func (m *tdModel) apply(rows []tdRow) {
@@ -426,6 +444,8 @@ func (m *tdModel) apply(rows []tdRow) {
 		}
 		_, live := m.ver[kid]
 		switch {
+		case m.s.engine == "partial-update":
+			m.applyPartial(r)
 		case m.s.engine == "first-row":
 			// ignore-delete drops retractions; the first record of a key stays.
 			if !retract && !live {
@@ -817,6 +837,13 @@ func (s *tdScript) checkModel(ctx context.Context, g *maintainGroup, path string
 		}
 		slices.Sort(diff)
 		return nil, fmt.Errorf("Java's read differs from the model: %s", strings.Join(diff, "; "))
+	}
+	if s.partial != "" {
+		for _, r := range rows {
+			if err := model.checkPartialValues(int(r["kid"].(float64)), r); err != nil {
+				return nil, fmt.Errorf("Java's read differs from the model's partial-update merge: %w", err)
+			}
+		}
 	}
 	slices.SortFunc(out, func(a, b keyed) int { return a.kid - b.kid })
 	res := make([]string, len(out))

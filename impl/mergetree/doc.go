@@ -6,10 +6,10 @@
 // Java's keys and defaults, the way Java's writer selects its strategy
 // (MergeTreeCompactManagerFactory#createCompactStrategy) and what its compact manager makes of a
 // pick (MergeTreeCompactManager#triggerCompaction), and how the records of one key merge (Merge:
-// the deduplicate, first-row and aggregation merge functions, ReducerMergeFunctionWrapper,
-// LookupMergeFunction and the lookup wrappers' results, UserDefinedSeqComparator's order). The
-// writer's spillable write buffer is the subpackage writebuffer; the aggregation engine's field
-// aggregators are the subpackage aggregate.
+// the deduplicate, first-row, partial-update and aggregation merge functions,
+// ReducerMergeFunctionWrapper, LookupMergeFunction and the lookup wrappers' results,
+// UserDefinedSeqComparator's order). The writer's spillable write buffer is the subpackage
+// writebuffer; the aggregation engine's field aggregators are the subpackage aggregate.
 //
 // It decides; it does not read or write files. Java's strategies read the wall clock
 // (System.currentTimeMillis for the optimization interval, the local hour for off-peak hours):

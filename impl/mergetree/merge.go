@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/kvfile"
 	"github.com/paimon-pkft/pkft/impl/schema"
 	"github.com/paimon-pkft/pkft/impl/types"
@@ -32,6 +31,8 @@ const (
 	FirstRow
 	// Aggregation folds a key's records field by field (AggregateMergeFunction).
 	Aggregation
+	// PartialUpdate merges the non-null fields of a key's records (PartialUpdateMergeFunction).
+	PartialUpdate
 )
 
 // String is the option value Java spells.
@@ -41,6 +42,8 @@ func (e Engine) String() string {
 		return "first-row"
 	case Aggregation:
 		return "aggregation"
+	case PartialUpdate:
+		return "partial-update"
 	}
 	return "deduplicate"
 }
@@ -66,10 +69,12 @@ type Merge struct {
 	LookupWrapped bool
 	// agg is the aggregate merge function of an aggregation table.
 	agg *aggregation
+	// Partial is the partial-update merge function (Engine PartialUpdate only).
+	Partial *PartialUpdateFunction
 }
 
-// ParseMerge reads the merge of a table: merge-engine (deduplicate or first-row; the others are
-// an error), ignore-delete with its fallback keys, sequence.field with sequence.field.sort-order
+// ParseMerge reads the merge of a table: merge-engine (deduplicate, first-row, partial-update or
+// aggregation), ignore-delete with its fallback keys, sequence.field with sequence.field.sort-order
 // (validated as SchemaValidation#validateSequenceField does, with its messages; a field of a type
 // Go does not order is an error naming it); first-row with deletion vectors is Java's schema
 // error. needLookup is Options.NeedLookup.
@@ -85,6 +90,8 @@ func ParseMerge(s *schema.TableSchema, needLookup bool) (*Merge, error) {
 		m.Engine = FirstRow
 	case "aggregation":
 		m.Engine = Aggregation
+	case "partial-update":
+		m.Engine = PartialUpdate
 	default:
 		return nil, fmt.Errorf("option %s: the %s merge engine is not implemented by pkft", OptMergeEngine, engine)
 	}
@@ -100,6 +107,11 @@ func ParseMerge(s *schema.TableSchema, needLookup bool) (*Merge, error) {
 		}
 		if dv {
 			return nil, errors.New("First row merge engine does not need deletion vectors because there is no deletion of old data in this merge engine.")
+		}
+	}
+	if m.Engine == PartialUpdate {
+		if m.Partial, err = ParsePartialUpdate(s, m.IgnoreDelete); err != nil {
+			return nil, err
 		}
 	}
 	order, err := enumOption(s.Options, OptSequenceFieldSortOrder, "ascending", "ascending", "descending")
@@ -162,23 +174,8 @@ func ordered(t types.DataType) bool {
 // sequence fields (UserDefinedSeqComparator: a null before any value in either sort order, values
 // reversed when descending), then by sequence number.
 func (m *Merge) Compare(a, b *kvfile.KeyValue) int {
-	for _, i := range m.SeqFields {
-		x, y := a.Value[i], b.Value[i]
-		switch {
-		case x == nil && y == nil:
-			continue
-		case x == nil:
-			return -1
-		case y == nil:
-			return 1
-		}
-		c := binrow.CompareValues(x, y)
-		if m.SeqDescending {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
+	if c := compareFields(m.SeqFields, a.Value, b.Value, m.SeqDescending); c != 0 {
+		return c
 	}
 	switch {
 	case a.Seq < b.Seq:
@@ -212,10 +209,13 @@ func (m *Merge) Reduce(recs []Record) (*kvfile.KeyValue, error) {
 
 // mergeAll runs the engine's merge function over recs.
 func (m *Merge) mergeAll(recs []Record) (*kvfile.KeyValue, error) {
-	if m.Engine == Aggregation {
+	if m.Engine == Aggregation || m.Engine == PartialUpdate {
 		kvs := make([]*kvfile.KeyValue, len(recs))
 		for i, r := range recs {
 			kvs[i] = r.KV
+		}
+		if m.Engine == PartialUpdate {
+			return m.Partial.Merge(kvs)
 		}
 		return m.agg.merge(kvs)
 	}
@@ -255,43 +255,50 @@ func HighLevel(recs []Record) *Record {
 // LookupMerge is the result LookupChangelogMergeFunctionWrapper#getResult computes for one key:
 // its records of level 0 and its record of the lowest level above 0 (found, when recs have none,
 // by the lookup into the levels above the output level: found, nil when the key is not there)
-// merged in merge order by the table's merge function (LookupMergeFunction#getResult: even a
-// single record goes through it). Not for a first-row table (FirstRowLookup).
+// merged in merge order by the table's merge function (deduplicate, partial-update or
+// aggregation; LookupMergeFunction#getResult: even a single record goes through it). Not for a
+// first-row table (FirstRowLookup).
 func (m *Merge) LookupMerge(recs []Record, found *kvfile.KeyValue) (*kvfile.KeyValue, error) {
 	return m.lookupMerge(recs, found)
 }
 
 func (m *Merge) lookupMerge(recs []Record, found *kvfile.KeyValue) (*kvfile.KeyValue, error) {
-	high := HighLevel(recs)
+	candidates := m.lookupCandidates(recs, found)
+	switch m.Engine {
+	case PartialUpdate:
+		return m.Partial.Merge(candidates)
+	case Aggregation:
+		return m.agg.merge(candidates)
+	}
 	var out *kvfile.KeyValue
-	var picked []*kvfile.KeyValue
-	take := func(kv *kvfile.KeyValue) {
-		if m.Engine == Aggregation {
-			picked = append(picked, kv)
-			return
-		}
+	for _, kv := range candidates {
 		if !(m.IgnoreDelete && kv.IsRetract()) {
 			out = kv
 		}
 	}
+	return out, nil
+}
+
+// lookupCandidates are the records LookupMergeFunction#getResult hands its merge function: the
+// records of level 0 and the write buffer and the record of the lowest level above 0 (found,
+// inserted in merge order as KeyValueBuffer#insertInto does, when recs have none), in order.
+func (m *Merge) lookupCandidates(recs []Record, found *kvfile.KeyValue) []*kvfile.KeyValue {
+	high := HighLevel(recs)
+	out := make([]*kvfile.KeyValue, 0, len(recs)+1)
 	for i := range recs {
 		r := &recs[i]
 		if found != nil && high == nil && m.Compare(found, r.KV) < 0 {
-			// KeyValueBuffer#insertInto: the looked-up record joins in merge order.
-			take(found)
+			out = append(out, found)
 			found = nil
 		}
 		if r.Level <= 0 || r == high {
-			take(r.KV)
+			out = append(out, r.KV)
 		}
 	}
 	if found != nil && high == nil {
-		take(found)
+		out = append(out, found)
 	}
-	if m.Engine == Aggregation {
-		return m.agg.merge(picked)
-	}
-	return out, nil
+	return out
 }
 
 // FirstRowLookup is FirstRowMergeFunctionWrapper#getResult for one key: the first record (a

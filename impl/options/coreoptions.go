@@ -106,7 +106,7 @@ func declaredOptions() []Entry {
 		{Key: "continuous.discovery-interval", Source: "CoreOptions", Type: "Duration", Default: "10000 ms", HasDefault: true, Class: Inert, Reason: reasonStream},
 		{Key: "scan.max-splits-per-task", Source: "CoreOptions", Type: "Integer", Default: "10", HasDefault: true, Class: Inert, Reason: reasonRead},
 		{Key: "scan.bucket", Source: "CoreOptions", Type: "Integer", Class: Inert, Reason: reasonRead},
-		{Key: "merge-engine", Source: "CoreOptions", Type: "MergeEngine", Default: "deduplicate", HasDefault: true, Class: Honoured, Reason: "deduplicate; first-row (FirstRowMergeFunction in the write buffer and compaction, its lookup wrapper dropping level-0 records of keys the higher levels hold; without deletion vectors, as Java requires); aggregation (AggregateMergeFunction in the write buffer and compaction, under LookupMergeFunction on lookup tables); partial-update is refused", Test: "TestFirstRowMergeEngine, TestConformance/write/first-row, TestAggregationMerge, TestConformance/write/aggregation", Accept: acceptOneOf("deduplicate", "first-row", "aggregation")},
+		{Key: "merge-engine", Source: "CoreOptions", Type: "MergeEngine", Default: "deduplicate", HasDefault: true, Class: Honoured, Reason: "deduplicate; first-row (FirstRowMergeFunction in the write buffer and compaction, its lookup wrapper dropping level-0 records of keys the higher levels hold; without deletion vectors, as Java requires); aggregation (AggregateMergeFunction in the write buffer and compaction, under LookupMergeFunction on lookup tables); partial-update (PartialUpdateMergeFunction with its sequence groups, wrapped in LookupMergeFunction on tables that need lookup)", Test: "TestFirstRowMergeEngine, TestConformance/write/first-row, TestAggregationMerge, TestConformance/write/aggregation, TestPartialUpdateMerge, TestPartialUpdateMergeEngine, TestConformance/write/partial-update", Accept: acceptOneOf("deduplicate", "first-row", "aggregation", "partial-update")},
 		{Key: "ignore-delete", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Fallback: []string{"first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"}, Class: Honoured, Reason: "Java's RowKindFilter: deletes are dropped on write", Test: "TestWriteRowKindFilter"},
 		{Key: "ignore-update-before", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Honoured, Reason: "Java's RowKindFilter: UPDATE_BEFORE rows are dropped on write", Test: "TestWriteRowKindFilter"},
 		{Key: "sort-engine", Source: "CoreOptions", Type: "SortEngine", Default: "loser-tree", HasDefault: true, Class: Inert, Reason: "selects Java's merge-sort implementation; the merged result is the same"},
@@ -161,8 +161,8 @@ func declaredOptions() []Entry {
 		{Key: "sequence.field.sort-order", Source: "CoreOptions", Type: "SortOrder", Default: "ascending", HasDefault: true, Class: Honoured, Reason: "ascending or descending order of the sequence fields' values (a null still sorts first)", Test: "TestSequenceField, TestConformance/write/sequence-field", Accept: acceptOneOf("ascending", "descending")},
 		{Key: "sequence.snapshot-ordering", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Refused, Reason: "not implemented by the Go writer"},
 		{Key: "aggregation.remove-record-on-delete", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Honoured, Reason: "AggregateMergeFunction: a DELETE replaces the key's row and the result is a DELETE (dropped at the top level); conflicts with fields.*.ignore-retract as in Java", Test: "TestAggregationMerge, TestConformance/write/same-files/aggregation-remove-on-delete", Accept: acceptBool},
-		{Key: "partial-update.remove-record-on-delete", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Refused, Reason: "the partial-update merge engine is not implemented"},
-		{Key: "partial-update.remove-record-on-sequence-group", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "the partial-update merge engine is not implemented"},
+		{Key: "partial-update.remove-record-on-delete", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Honoured, Reason: "a partial-update table's -D removes the whole row (-U is ignored); Java's conflicts with ignore-delete and sequence groups are its errors", Test: "TestPartialUpdateMergeEngine, TestConformance/write/partial-update", Accept: acceptBool},
+		{Key: "partial-update.remove-record-on-sequence-group", Source: "CoreOptions", Type: "String", Class: Honoured, Reason: "a partial-update table's -D whose sequence group is listed removes the whole row; a field that is no group's sequence field is Java's error", Test: "TestPartialUpdateMerge, TestParsePartialUpdate, TestConformance/write/same-files/partial-update-sequence-group"},
 		{Key: "rowkind.field", Source: "CoreOptions", Type: "String", Class: Honoured, Reason: "each written row's kind is the field's value (+I, -U, +U, -D in any case; RowKindGenerator), before ignore-delete filters it; a missing or non-string field is Java's error", Test: "TestRowKindField, TestConformance/write/rowkind-field"},
 		{Key: "scan.mode", Source: "CoreOptions", Type: "StartupMode", Default: "default", HasDefault: true, Fallback: []string{"log.scan"}, Class: Inert, Reason: reasonRead},
 		{Key: "scan.timestamp", Source: "CoreOptions", Type: "String", Class: Inert, Reason: reasonRead},
@@ -490,8 +490,7 @@ func declaredOptions() []Entry {
 // patternOptions are the keys Paimon reads under a prefix, which no ConfigOption declares.
 func patternOptions() []Entry {
 	const (
-		aggregation = "read by the aggregation and partial-update merge engines, which are not implemented"
-		nestedAgg   = "read by the nested_update and nested_partial_update aggregate functions, which pkft does not implement (Go's writer writes no ARRAY<ROW> columns)"
+		nestedAgg = "read by the nested_update and nested_partial_update aggregate functions, which pkft does not implement (Go's writer writes no ARRAY<ROW> columns)"
 	)
 	return []Entry{
 		{Key: "fields.*.pk-btree.index.options", Class: Honoured, Reason: "the options of the column's primary-key btree index", Test: "TestConformance/index/sorted/options"},
@@ -507,7 +506,7 @@ func patternOptions() []Entry {
 		{Key: "fields.*.nested-sequence-field", Class: Refused, Reason: nestedAgg},
 		{Key: "fields.*.count-limit", Class: Refused, Reason: nestedAgg},
 		{Key: "fields.*.ts-field", Class: Refused, Reason: "read by the merge_map_with_keytime aggregate function, which pkft does not implement (Go's writer writes no MAP columns)"},
-		{Key: "fields.*.sequence-group", Class: Refused, Reason: aggregation},
+		{Key: "fields.*.sequence-group", Class: Honoured, Reason: "a partial-update table's sequence groups: the group's fields change only with records whose group sequence orders at or after the row's (field aggregators inside groups are refused); other merge engines ignore it, as Java's do", Test: "TestPartialUpdateMerge, TestParsePartialUpdate, TestConformance/write/same-files/partial-update-sequence-group"},
 		{Key: "fields.*.default-value", Class: Refused, Reason: "Java fills the column's default value; Go does not"},
 		{Key: "fields.*.map.*", Class: Refused, Reason: "MAP storage layouts are not implemented by the Go writer"},
 		{Key: "file-index.*", Class: Refused, Reason: "Java writes a file index (bloom filter, bitmap, ...) for each data file; Go writes none"},

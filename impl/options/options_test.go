@@ -17,7 +17,12 @@ func TestDecide(t *testing.T) {
 		{"bucket", "-1", Honoured, true},
 		{"bucket", "-2", Honoured, true},
 		{"merge-engine", "deduplicate", Honoured, false},
-		{"merge-engine", "Partial-Update", Honoured, true},
+		{"merge-engine", "Partial-Update", Honoured, false},
+		{"merge-engine", "aggregation", Honoured, false},
+		{"merge-engine", "lookup-merge", Honoured, true},
+		{"partial-update.remove-record-on-delete", "TRUE", Honoured, false},
+		{"partial-update.remove-record-on-delete", "yes", Honoured, true},
+		{"fields.a,b.sequence-group", "c", Honoured, false},
 		{"first-row.ignore-delete", "true", Honoured, false}, // a fallback key of ignore-delete
 		{"sequence.field", "ts", Honoured, false},            // the schema check is the writer's (mergetree.ParseMerge)
 		{"sequence.field.sort-order", "DESCENDING", Honoured, false},

@@ -66,11 +66,12 @@ type CompactResult struct {
 }
 
 // Compact runs a full compaction of the selected buckets of the table's latest snapshot as
-// Java's writer does for a forced full compaction of a deduplicate or first-row table
+// Java's writer does for a forced full compaction of a deduplicate, first-row or partial-update table
 // (MergeTreeCompactManager#triggerCompaction(true), CompactStrategy#pickFullCompaction,
 // MergeTreeCompactTask): every sorted run is compacted into the top level (num-levels - 1);
 // overlapping files are merged by key (the table's merge function picks each key's record:
-// deduplicate's last or first-row's first in sequence order; retractions are dropped, deletion
+// deduplicate's last or first-row's first in sequence order, partial-update's merge of the
+// non-null fields; retractions are dropped, deletion
 // vectors applied, expired records dropped), large files that overlap nothing are moved
 // up without rewriting (unless compaction.force-rewrite-all-files, or they hold expired
 // records), and a bucket already compacted into the top level only rewrites the files that

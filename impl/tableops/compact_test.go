@@ -77,10 +77,11 @@ func TestCompactJavaTables(t *testing.T) {
 	}
 }
 
-// TestCompactRefusesOtherMergeEngines checks the refusals name what they refuse.
+// TestCompactRefusesOtherMergeEngines checks the refusals of what the merge does not implement
+// (a changelog producer, a sequence field that is no column) name what they refuse.
 func TestCompactRefusesOtherMergeEngines(t *testing.T) {
 	ctx := context.Background()
-	for opt, val := range map[string]string{"merge-engine": "partial-update", "sequence.field": "nope"} {
+	for opt, val := range map[string]string{"changelog-producer": "lookup", "sequence.field": "nope"} {
 		root := copyGolden(t, "two-levels")
 		tbl := table.Open(fileio.NewLocal(), root)
 		s, err := tbl.LatestSchema(ctx)

@@ -264,9 +264,9 @@ func (t *bucketTask) upgrade(ctx context.Context, kf keyedFile) error {
 	// LookupMergeTreeCompactRewriter#upgradeStrategy for a level-0 file: with deletion vectors a
 	// file that may hold deletes is rewritten (deletes must be dropped); into the top level, and
 	// for deduplicate without a sequence field, it is read for its lookups only and moved up as
-	// it is; otherwise (first-row, a sequence field) it is rewritten, since records already in
-	// higher levels may merge with it. Either way the read goes through the lookup, which marks
-	// the older versions of its keys deleted in the higher levels.
+	// it is; otherwise (first-row, partial-update, a sequence field) it is rewritten, since
+	// records already in higher levels may merge with it. Either way the read goes through the
+	// lookup, which marks the older versions of its keys deleted in the higher levels.
 	rewriteFile := (t.dvm != nil && containsDeletes(kf.f)) ||
 		(t.out != t.maxLevel && (t.c.merge.Engine != mergetree.Deduplicate || len(t.c.merge.SeqFields) > 0))
 	return t.merge(ctx, [][][]keyedFile{{{kf}}}, t.dvm != nil, true, rewriteFile)

@@ -25,7 +25,7 @@ import (
 func refusedSettings(t *testing.T) map[string]string {
 	out := map[string]string{
 		"bucket":                   "-2",
-		"merge-engine":             "partial-update",
+		"merge-engine":             "lookup-merge",
 		"changelog-producer":       "lookup",
 		"file.format":              "orc",
 		"file.compression":         "lzo",

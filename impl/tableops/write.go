@@ -168,7 +168,7 @@ func bucketOf(s *schema.TableSchema, keys []string, fn bucketfunc.Func, n int, r
 // (KeyValueFileStoreWrite, MergeTreeWriter): each row goes to the bucket Java computes, gets the
 // bucket's next sequence number, and is buffered; at commit (or when the buffer is full) each
 // bucket's buffer is sorted by key and sequence order, merged with the table's merge function
-// (deduplicate or first-row) and written as level-0 data files. The commit is one APPEND snapshot; each bucket's full-text maintainer is
+// (deduplicate, first-row or partial-update) and written as level-0 data files. The commit is one APPEND snapshot; each bucket's full-text maintainer is
 // called with the new files as Java's writer calls it (waiting, as a batch commit does), so
 // stale archives are retired and missing ones built in the same snapshot.
 //
