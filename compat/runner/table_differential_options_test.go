@@ -55,6 +55,8 @@ func tdExtraOptions() []tdExtraOption {
 			c, set := s.options["file.compression"]
 			return !set || c == "zstd"
 		}},
+		{key: "file.compression.per.level", values: []string{"0:lz4", "0:snappy,1:none", "1:gzip,4:zstd"}},
+		{key: "file.format.per.level", values: []string{"0:parquet", "1:parquet,3:parquet"}},
 		{key: "file.suffix.include.compression", values: []string{"true"}},
 		{key: "data-file.prefix", values: []string{"dat-", "part_"}},
 		{key: "data-file.path-directory", values: []string{"files"}},

@@ -356,3 +356,52 @@ func TestRollingByRowCount(t *testing.T) {
 		t.Errorf("append output: %d files", len(files))
 	}
 }
+
+// TestCompressionPerLevel checks file.compression.per.level picks each level's codec, the others
+// file.compression's, as KeyValueFileWriterFactory does, and that file.format.per.level accepts
+// Parquet levels only.
+func TestCompressionPerLevel(t *testing.T) {
+	ctx := context.Background()
+	s := allTypes(map[string]string{"file.compression": "snappy", "file.compression.per.level": "0:lz4, 3:none", "file.format.per.level": "0:parquet,5:PARQUET"})
+	root := t.TempDir()
+	pf, err := paths.NewTableFactory(root, s.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp, err := pf.DataFilePathFactory(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := kvfile.NewLayout(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for level, want := range map[int32]string{0: "LZ4_RAW", 3: "UNCOMPRESSED", 5: "SNAPPY"} {
+		w, err := kvfile.NewRollingWriter(fileio.NewLocal(), layout, dp, kvfile.WriterOptions{Level: level, Source: meta.FileSourceCompact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(ctx, record(int(level))); err != nil {
+			t.Fatal(err)
+		}
+		files, err := w.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := file.OpenParquetFile(dp.ToPath(files[0].FileName, ""), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.MetaData().RowGroups[0].Columns {
+			if got := c.MetaData.Codec.String(); got != want {
+				t.Errorf("level %d: column %v codec %v, want %v", level, c.MetaData.PathInSchema, got, want)
+			}
+		}
+		r.Close()
+	}
+	for opt, v := range map[string]string{"file.format.per.level": "1:orc", "file.compression.per.level": "0:lzo"} {
+		if _, err := kvfile.NewLayout(allTypes(map[string]string{opt: v})); err == nil || !strings.Contains(err.Error(), opt) {
+			t.Errorf("%s=%s: layout error %v, want one naming the option", opt, v, err)
+		}
+	}
+}

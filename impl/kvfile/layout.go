@@ -45,8 +45,10 @@ const (
 	StatsDenseStoreOption  = "metadata.stats-dense-store"
 	StatsKeepFirstNOption  = "metadata.stats-keep-first-n-columns"
 	FileCompressionOption  = "file.compression"
+	CompressionPerLevel    = "file.compression.per.level"
 	ZstdLevelOption        = "file.compression.zstd-level"
 	FileFormatOption       = "file.format"
+	FormatPerLevel         = "file.format.per.level"
 	TargetFileSizeOption   = "target-file-size"
 	TargetFileRowNumOption = "target-file-row-num"
 	DefaultStatsMode       = "truncate(16)"
@@ -93,11 +95,14 @@ type Layout struct {
 	// Thin reports data-file.thin-mode: no _KEY_ columns.
 	Thin bool
 
-	statsMode  string
-	perLevel   map[int]string
-	denseStore bool
-	keepFirstN int
-	fieldModes map[string]string
+	statsMode string
+	perLevel  map[int]string
+	// compressionPerLevel is file.compression.per.level: each level's codec where it differs
+	// from file.compression.
+	compressionPerLevel map[int]string
+	denseStore          bool
+	keepFirstN          int
+	fieldModes          map[string]string
 }
 
 // NewLayout resolves the layout of a primary-key table's data files from its schema and options.
@@ -110,7 +115,7 @@ func NewLayout(s *schema.TableSchema) (*Layout, error) {
 		return nil, err
 	}
 	l := &Layout{Schema: s, KeyType: keyType, ValueType: s.RowType(), statsMode: DefaultStatsMode,
-		denseStore: true, keepFirstN: -1, fieldModes: map[string]string{}, perLevel: map[int]string{}}
+		denseStore: true, keepFirstN: -1, fieldModes: map[string]string{}}
 	for _, kf := range keyType.Fields {
 		i := slices.IndexFunc(s.Fields, func(f types.DataField) bool { return f.Name == kf.Name })
 		if i < 0 {
@@ -138,22 +143,27 @@ func NewLayout(s *schema.TableSchema) (*Layout, error) {
 	if _, err := parseStatsMode(l.statsMode); err != nil {
 		return nil, fmt.Errorf("option %s: %w", StatsModeOption, err)
 	}
-	if v, ok := s.Options[StatsModePerLevel]; ok && strings.TrimSpace(v) != "" {
-		// A map option: "level:mode,level:mode".
-		for _, kv := range strings.Split(v, ",") {
-			k, m, ok := strings.Cut(kv, ":")
-			if !ok {
-				return nil, fmt.Errorf("option %s: %q is not level:mode", StatsModePerLevel, kv)
-			}
-			lvl, err := strconv.Atoi(strings.TrimSpace(k))
-			if err != nil {
-				return nil, fmt.Errorf("option %s: %w", StatsModePerLevel, err)
-			}
-			if _, err := parseStatsMode(strings.TrimSpace(m)); err != nil {
-				return nil, fmt.Errorf("option %s: %w", StatsModePerLevel, err)
-			}
-			l.perLevel[lvl] = strings.TrimSpace(m)
+	if l.perLevel, err = parseLevelMap(s.Options, StatsModePerLevel, func(m string) error {
+		_, err := parseStatsMode(m)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if l.compressionPerLevel, err = parseLevelMap(s.Options, CompressionPerLevel, func(c string) error {
+		_, err := parquetCodec(c)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	// KeyValueFileWriterFactory picks each level's format from file.format.per.level; Go writes
+	// Parquet only, so a level in another format is refused by name.
+	if _, err := parseLevelMap(s.Options, FormatPerLevel, func(f string) error {
+		if !strings.EqualFold(f, "parquet") {
+			return fmt.Errorf("format %q: the Go writer writes Parquet only", f)
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	for k, v := range s.Options {
 		if rest, ok := strings.CutPrefix(k, "fields."); ok {
@@ -182,6 +192,41 @@ func checkWritable(t types.DataType) error {
 		return nil
 	}
 	return fmt.Errorf("type %s is not supported by the Go key-value file writer", t.SQLString())
+}
+
+// parseLevelMap reads the map option key ("level:value,level:value", CoreOptions' map type with
+// integer keys), checking each trimmed value with check; an unset or blank option is empty.
+func parseLevelMap(opts map[string]string, key string, check func(string) error) (map[int]string, error) {
+	out := map[int]string{}
+	v, ok := opts[key]
+	if !ok || strings.TrimSpace(v) == "" {
+		return out, nil
+	}
+	for _, kv := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(kv, ":")
+		if !ok {
+			return nil, fmt.Errorf("option %s: %q is not level:value", key, kv)
+		}
+		lvl, err := strconv.Atoi(strings.TrimSpace(k))
+		if err != nil {
+			return nil, fmt.Errorf("option %s: %w", key, err)
+		}
+		val = strings.TrimSpace(val)
+		if err := check(val); err != nil {
+			return nil, fmt.Errorf("option %s: %w", key, err)
+		}
+		out[lvl] = val
+	}
+	return out, nil
+}
+
+// compression is the codec of a file at level: file.compression.per.level's, else
+// file.compression (KeyValueFileWriterFactory's key2Compress).
+func (l *Layout) compression(level int) string {
+	if c, ok := l.compressionPerLevel[level]; ok {
+		return c
+	}
+	return l.Schema.Options[FileCompressionOption]
 }
 
 // columns returns the written columns for a file at level, with their stats collector modes

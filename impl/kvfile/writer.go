@@ -71,7 +71,7 @@ func NewRollingWriter(fio fileio.FileIO, layout *Layout, pf *paths.DataFilePathF
 	if err != nil {
 		return nil, err
 	}
-	props, err := writerProperties(layout.Schema.Options)
+	props, err := writerProperties(layout.Schema.Options, layout.compression(int(opts.Level)))
 	if err != nil {
 		return nil, err
 	}
@@ -170,27 +170,12 @@ func (w *RollingWriter) Abort(ctx context.Context) {
 // Written returns the paths of the files written so far.
 func (w *RollingWriter) Written() []string { return append([]string(nil), w.written...) }
 
-func writerProperties(opts map[string]string) (*parquet.WriterProperties, error) {
-	name := strings.ToLower(strings.TrimSpace(opts[FileCompressionOption]))
-	if name == "" {
-		name = "zstd"
-	}
-	var codec compress.Compression
-	switch name {
-	case "zstd":
-		codec = compress.Codecs.Zstd
-	case "snappy":
-		codec = compress.Codecs.Snappy
-	case "gzip":
-		codec = compress.Codecs.Gzip
-	case "lz4":
-		codec = compress.Codecs.Lz4Raw
-	case "brotli":
-		codec = compress.Codecs.Brotli
-	case "none", "uncompressed":
-		codec = compress.Codecs.Uncompressed
-	default:
-		return nil, fmt.Errorf("option %s: compression %q is not supported by the Go writer", FileCompressionOption, name)
+// writerProperties are the Parquet properties of a data file written with the codec name
+// (file.compression, or the level's file.compression.per.level).
+func writerProperties(opts map[string]string, name string) (*parquet.WriterProperties, error) {
+	codec, err := parquetCodec(name)
+	if err != nil {
+		return nil, fmt.Errorf("option %s: %w", FileCompressionOption, err)
 	}
 	props := []parquet.WriterProperty{parquet.WithCompression(codec), parquet.WithDictionaryDefault(true),
 		parquet.WithStats(true), parquet.WithVersion(parquet.V1_0), parquet.WithCreatedBy("pkft (Paimon key-value layout)")}
@@ -206,6 +191,25 @@ func writerProperties(opts map[string]string) (*parquet.WriterProperties, error)
 		props = append(props, parquet.WithCompressionLevel(level))
 	}
 	return parquet.NewWriterProperties(props...), nil
+}
+
+// parquetCodec is the Parquet codec of a Paimon compression name (empty: zstd, the default).
+func parquetCodec(name string) (compress.Compression, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "", "zstd":
+		return compress.Codecs.Zstd, nil
+	case "snappy":
+		return compress.Codecs.Snappy, nil
+	case "gzip":
+		return compress.Codecs.Gzip, nil
+	case "lz4":
+		return compress.Codecs.Lz4Raw, nil
+	case "brotli":
+		return compress.Codecs.Brotli, nil
+	case "none", "uncompressed":
+		return compress.Codecs.Uncompressed, nil
+	}
+	return 0, fmt.Errorf("compression %q is not supported by the Go writer", name)
 }
 
 // parquetSchema is ParquetSchemaConverter#convertToParquetMessageType for the written columns.

@@ -278,6 +278,29 @@ func acceptManifestCodec(v string) error {
 	return fmt.Errorf("Go writes manifests with zstd, zstandard, deflate, snappy or null (Avro's codec names; Java's writer fails on a name Avro does not know)")
 }
 
+// acceptLevelMap accepts a map option of levels ("0:lz4,1:zstd", integer keys) whose every value
+// value accepts; blank is the empty map.
+func acceptLevelMap(value func(string) error) func(string) error {
+	return func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return nil
+		}
+		for _, kv := range strings.Split(v, ",") {
+			k, val, ok := strings.Cut(kv, ":")
+			if !ok {
+				return fmt.Errorf("%q is not level:value", kv)
+			}
+			if _, err := strconv.Atoi(strings.TrimSpace(k)); err != nil {
+				return fmt.Errorf("level %q is not a number", k)
+			}
+			if err := value(strings.TrimSpace(val)); err != nil {
+				return fmt.Errorf("level %s: %w", strings.TrimSpace(k), err)
+			}
+		}
+		return nil
+	}
+}
+
 // acceptBool accepts what Java parses as a Boolean option (true or false, any case).
 func acceptBool(v string) error {
 	switch strings.ToLower(strings.TrimSpace(v)) {

@@ -32,8 +32,12 @@ func TestDecide(t *testing.T) {
 		{"compaction.force-rewrite-all-files", "false", Honoured, false},
 		{"compaction.force-rewrite-all-files", "TRUE", Honoured, false},
 		{"compaction.force-rewrite-all-files", "yes", Honoured, true}, // Java cannot parse it
-		{"file.format.per.level", "0:avro", Refused, true},
-		{"file.format.per.level", "", Refused, false},
+		{"file.format.per.level", "0:avro", Honoured, true},
+		{"file.format.per.level", "0:PARQUET,3:parquet", Honoured, false},
+		{"file.format.per.level", "", Honoured, false},
+		{"file.compression.per.level", "0:lz4, 1:zstd", Honoured, false},
+		{"file.compression.per.level", "0:lzo", Honoured, true},
+		{"file.compression.per.level", "x:zstd", Honoured, true},
 		{"deletion-vector.index-file.target-size", "2mb", Refused, false}, // the default, spelled otherwise
 		{"deletion-vector.index-file.target-size", "4 mb", Refused, true},
 		{"snapshot.num-retained.min", "3", Inert, false},
