@@ -87,7 +87,7 @@ func TestCreateRefuses(t *testing.T) {
 			Options: map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-btree.index.columns": "text", "pk-full-text.index.columns": "text"}},
 			"Column 'text' can own at most one primary-key index."},
 		{"unknown option", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "no-such.option": "x"}}, "no-such.option"},
-		{"refused option", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "merge-engine": "aggregation"}}, "merge-engine"},
+		{"refused option", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "changelog-producer": "lookup"}}, "changelog-producer"},
 		{"unknown sequence field", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1", "sequence.field": "ts"}},
 			"Sequence field: 'ts' can not be found in table schema."},
 		{"first-row with deletion vectors", TableDefinition{Columns: cols, PrimaryKeys: []string{"id"},

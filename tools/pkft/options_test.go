@@ -67,7 +67,7 @@ func TestRefusedOptionCommands(t *testing.T) {
 	for _, c := range []struct{ key, value string }{
 		{"sequence.snapshot-ordering", "true"},
 		{"changelog-producer", "lookup"},
-		{"merge-engine", "aggregation"},
+		{"file.format", "orc"},
 		{"some.unknown-option", "on"},
 	} {
 		dir := goldenTable(t, "two-levels", true)
