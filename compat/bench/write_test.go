@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/compat/runner"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
@@ -29,19 +30,19 @@ import (
 // needs, Java's ForceUpLevel0Compaction), then a second write updating every other key, then a
 // full compaction on each side. Both sides stream the rows from one file while they write (one
 // row per line: id, a tab, the text; \N for a null text), so neither holds the rows in memory,
-// and each side's peak RSS over its write is measured in its own process (VmHWM reset before).
+// and each first write runs in a fresh process whose peak RSS (VmHWM) is reported: a child of the
+// bench for Go, a new JVM for Java (its peak reset after a warm-up write).
 
 // writeBufferSize is the write-buffer-size of the measured tables: small enough that 1M rows
 // of 64 buckets overflow it, so both writers spill (Java to its I/O manager, Go to its spill
 // directory).
 const writeBufferSize = 64 << 20
 
-// rssAllowance is the fixed memory the RSS bound allows above 1.2x write-buffer-size: Go's
-// runtime and the heap the rest of the bench process keeps (measured as the baseline, not part of
-// this), one open Parquet writer with its column buffers (target-file-size 128 MiB rolls; a
-// flush writes one bucket at a time), the decoded lookups of the compaction at commit, and for
-// the full-text table the engine's writer budget (50 MB, fixed by paimon-ftindex) per concurrent
-// archive build.
+// rssAllowance is the fixed memory the RSS bound allows above 1.2x write-buffer-size: the Go
+// runtime, the engine library's and the binary's pages (about 35 MiB), one open Parquet writer
+// with its column buffers (a flush writes one bucket at a time), the decoded lookups of the
+// compaction at commit, and for the full-text table the engine's writer budget (50 MB, fixed by
+// paimon-ftindex).
 const rssAllowance = 96 << 20
 
 // writeVariants are the measured tables.
