@@ -200,11 +200,11 @@ func javaWriteFresh(ctx context.Context, warm, warmFile, path, file string) (wri
 }
 
 // childGoWrite runs the Go write of file into path (through WriteRecord with arrow set) in a
-// child process of this test binary (TestBenchWriteChild) and returns its result with the
+// child process of this test binary (TestMain runs it) and returns its result with the
 // child's peak RSS.
 // memLimit, when positive, is the child's GOMEMLIMIT (bytes).
 func childGoWrite(ctx context.Context, path, file string, arrow bool, memLimit int64) (writeOut, error) {
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestBenchWriteChild$", "-test.count=1")
+	cmd := exec.CommandContext(ctx, os.Args[0])
 	cmd.Env = append(os.Environ(), "PKFT_BENCH_CHILD_TABLE="+path, "PKFT_BENCH_CHILD_FILE="+file, fmt.Sprintf("PKFT_BENCH_CHILD_ARROW=%t", arrow))
 	if memLimit > 0 {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%d", memLimit))
@@ -224,30 +224,40 @@ func childGoWrite(ctx context.Context, path, file string, arrow bool, memLimit i
 	return writeOut{}, fmt.Errorf("Go write child printed no result:\n%s", raw)
 }
 
-// childPrefix starts the result line of TestBenchWriteChild.
+// childPrefix starts the result line of the write child (TestMain).
 const childPrefix = "pkft-bench-child: "
 
-// TestBenchWriteChild is the Go side of a measured first write, run by childGoWrite in a process
-// of its own (PKFT_BENCH_CHILD_TABLE, PKFT_BENCH_CHILD_FILE): it writes, commits and prints the
-// times and its peak RSS.
-func TestBenchWriteChild(t *testing.T) {
+// TestMain runs the Go side of a measured first write when childGoWrite started this test binary
+// as a child (PKFT_BENCH_CHILD_TABLE, PKFT_BENCH_CHILD_FILE): it writes, commits, prints the
+// times and its peak RSS and exits; otherwise it runs the tests.
+func TestMain(m *testing.M) {
 	path, file := os.Getenv("PKFT_BENCH_CHILD_TABLE"), os.Getenv("PKFT_BENCH_CHILD_FILE")
 	if path == "" || file == "" {
-		t.Skip("the child process of make bench's write measurement")
+		os.Exit(m.Run())
 	}
-	w, c, n, err := goWriteFile(context.Background(), path, file, os.Getenv("PKFT_BENCH_CHILD_ARROW") == "true")
+	if err := benchWriteChild(path, file, os.Getenv("PKFT_BENCH_CHILD_ARROW") == "true"); err != nil {
+		fmt.Fprintln(os.Stderr, "pkft bench child:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// benchWriteChild is the child's write of file into path and its result line.
+func benchWriteChild(path, file string, arrow bool) error {
+	w, c, n, err := goWriteFile(context.Background(), path, file, arrow)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	peak, err := peakRSS()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	b, err := json.Marshal(writeOut{Rows: n, WriteNanos: w.Nanoseconds(), CommitNanos: c.Nanoseconds(), Peak: peak})
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	fmt.Println(childPrefix + string(b))
+	return nil
 }
 
 func measureWrite(t *testing.T, ctx context.Context, java *runner.Process, dir string, rows, buckets int) []WriteResult {

@@ -263,7 +263,7 @@ func TestBTreeFallbackBudgetUsesSelectedFiles(t *testing.T) {
 			}
 		}
 		if split <= 0 {
-			t.Skip("every key is equal")
+			t.Fatalf("the %d generated rows hold one key only; the test needs two files of different keys", len(rows))
 		}
 		s := newStore()
 		files := []File{s.write(t, btree.Identifier, ser, rows[:split], 0), s.write(t, btree.Identifier, ser, rows[split:], 0)}
