@@ -169,15 +169,27 @@ func consumerCase(ctx context.Context, t *testing.T, r *implRunner, cmd string, 
 		return fmt.Errorf("no consumer case for command %s", cmd)
 	}
 	err = check(ctx, p, tb)
-	bug, known := sup.KnownBug(cmd, tb.id(), tb.dump.Schema.Options)
-	switch {
-	case !known, err == nil && bug.BySelector:
+	bugs := sup.KnownBugs(cmd, tb.id(), tb.dump.Schema.Options)
+	if len(bugs) == 0 {
 		return err
-	case err == nil:
-		return fmt.Errorf("%s documents a known-upstream bug of %s on %s (%s), but the case now passes: fixed upstream? remove the entry", rel, cmd, tb.id(), bug.Source)
-	case !bug.Matches(err):
-		return fmt.Errorf("%s documents a known-upstream bug of %s on %s (%q), but the case fails otherwise: %w", rel, cmd, tb.id(), bug.Expect, err)
 	}
+	if err == nil {
+		for _, bug := range bugs {
+			if !bug.BySelector {
+				return fmt.Errorf("%s documents a known-upstream bug of %s on %s (%s), but the case now passes: fixed upstream? remove the entry", rel, cmd, tb.id(), bug.Source)
+			}
+		}
+		return nil
+	}
+	i := slices.IndexFunc(bugs, func(b KnownBug) bool { return b.Matches(err) })
+	if i < 0 {
+		expect := make([]string, len(bugs))
+		for j, b := range bugs {
+			expect[j] = fmt.Sprintf("%q", b.Expect)
+		}
+		return fmt.Errorf("%s documents known-upstream bugs of %s on %s (%s), but the case fails otherwise: %w", rel, cmd, tb.id(), strings.Join(expect, ", "), err)
+	}
+	bug := bugs[i]
 	return outcome{KnownUpstream, fmt.Sprintf("%s (upstream %s; declared in %s; reproduction: %s %s on %s): %v",
 		bug.Reason, bug.Source, rel, r.impl.Name, cmd, tb.id(), err)}
 }

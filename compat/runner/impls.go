@@ -119,22 +119,33 @@ func (k KnownBug) Matches(err error) bool {
 // option to a value: option:KEY=VALUE.
 const optionSelector = "option:"
 
-// KnownBug returns the documented bug of command on table (PRODUCER/TABLE), whose table options
-// are options, if any: a line naming the table, else one whose option:KEY=VALUE selector the
-// options satisfy. The bug returned names table.
-func (s *Supports) KnownBug(command, table string, options map[string]string) (KnownBug, bool) {
+// KnownBugs returns every documented bug of command on table (PRODUCER/TABLE), whose table
+// options are options: the lines naming the table first, then the option:KEY=VALUE lines the
+// options select, each in file order. A table may show any of them (a table selected by two
+// options fails on whichever the implementation checks first), so a case failing with the error
+// of any one of them is that bug.
+func (s *Supports) KnownBugs(command, table string, options map[string]string) []KnownBug {
+	var out []KnownBug
 	for _, k := range s.Known {
 		if k.Command == command && k.Table == table {
-			return k, true
+			out = append(out, k)
 		}
 	}
 	for _, k := range s.Known {
 		if sel, ok := strings.CutPrefix(k.Table, optionSelector); ok && k.Command == command {
 			if key, value, _ := strings.Cut(sel, "="); options[key] == value {
 				k.Table, k.BySelector = table, true
-				return k, true
+				out = append(out, k)
 			}
 		}
+	}
+	return out
+}
+
+// KnownBug returns the first of KnownBugs, if any.
+func (s *Supports) KnownBug(command, table string, options map[string]string) (KnownBug, bool) {
+	if bugs := s.KnownBugs(command, table, options); len(bugs) > 0 {
+		return bugs[0], true
 	}
 	return KnownBug{}, false
 }

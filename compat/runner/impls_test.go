@@ -63,6 +63,21 @@ func TestLoadSupports(t *testing.T) {
 	if _, ok := s.KnownBug("search", "go/t9", map[string]string{"a.b": "false"}); ok {
 		t.Fatal("a table without the option got the bug")
 	}
+	// A table two lines select may show either bug: both are returned, the table's own line first.
+	s, err = LoadSupports(writeSupports(t, good+"known-upstream search option:a.b=true | Err: one | up/y.py | reason\n"+
+		"known-upstream search option:c.d=x | Err: two | up/z.py | reason\n"+
+		"known-upstream search go/t9 | Err: own | up/w.py | reason\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bugs := s.KnownBugs("search", "go/t9", map[string]string{"a.b": "true", "c.d": "x"})
+	if len(bugs) != 3 || bugs[0].Source != "up/w.py" || bugs[0].BySelector || bugs[1].Source != "up/y.py" || bugs[2].Source != "up/z.py" ||
+		!bugs[2].BySelector || bugs[2].Table != "go/t9" || !bugs[2].Matches(errors.New("py: Err: two")) {
+		t.Fatalf("bugs of a table two options select: %+v", bugs)
+	}
+	if bugs := s.KnownBugs("search", "go/t8", map[string]string{"c.d": "x"}); len(bugs) != 1 || bugs[0].Source != "up/z.py" {
+		t.Fatalf("bugs of a table one option selects: %+v", bugs)
+	}
 	if _, err := LoadSupports(writeSupports(t, good+"known-upstream search option:nokey | e | f | r\n")); err == nil {
 		t.Fatal("an option selector without a value accepted")
 	}
@@ -202,6 +217,15 @@ func TestConsumerOutcomesFromSupports(t *testing.T) {
 	err = consumerCase(ctx, t, r, "search", buggy, root)
 	if err == nil || errors.As(err, &o) || !strings.Contains(err.Error(), "fails otherwise") {
 		t.Fatalf("a bug other than documented: %v, want a failure", err)
+	}
+	// Two lines for the table, the documented error in the second: the case is that bug.
+	real, ok := impl.Supports.KnownBug("search", buggy.id(), buggy.dump.Schema.Options)
+	if !ok {
+		t.Fatalf("%s documents no search bug of %s", impl.Supports.Path, buggy.id())
+	}
+	sup.Known = []KnownBug{{Command: "search", Table: buggy.id(), Expect: "KeyError", Source: "x.py", Reason: "another error"}, real}
+	if err := consumerCase(ctx, t, r, "search", buggy, root); !errors.As(err, &o) || o.status != KnownUpstream || !strings.Contains(o.detail, real.Source) {
+		t.Fatalf("search of %s with the documented bug second: %v, want known-upstream", buggy.id(), err)
 	}
 }
 
