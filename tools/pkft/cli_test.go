@@ -30,9 +30,15 @@ func goldenTable(t *testing.T, name string, fullText bool) string {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "testdata", "tables", "java", name))); err != nil {
 		t.Fatal(err)
 	}
-	if !fullText {
-		return dir
+	if fullText {
+		addFullText(t, dir)
 	}
+	return dir
+}
+
+// addFullText adds a schema to the table at dir that indexes its content column.
+func addFullText(t *testing.T, dir string) {
+	t.Helper()
 	s, err := table.Open(fileio.NewLocal(), dir).LatestSchema(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +53,6 @@ func goldenTable(t *testing.T, name string, fullText bool) string {
 	if err := os.WriteFile(filepath.Join(dir, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir
 }
 
 // pkftRun runs the command line in-process and returns its exit status, stdout and stderr.

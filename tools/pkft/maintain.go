@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,6 +37,7 @@ func maintainCommand(logger *slog.Logger) *cobra.Command {
 		progressFlag string
 		user         string
 		sharding     shardFlags
+		watch        watchFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "maintain TABLE_PATH",
@@ -44,10 +46,18 @@ func maintainCommand(logger *slog.Logger) *cobra.Command {
 (partition, bucket) of the latest snapshot or the selected ones, and commit the created and
 retired archives as one new snapshot. A table whose archives are all current is left unchanged.
 Prints a per-bucket summary (--json: the result as JSON). A progress bar is drawn on stderr when
-it is a terminal (--progress).`,
+it is a terminal (--progress).
+
+With --watch it keeps running as a sidecar: it looks for a new snapshot every --poll-interval and
+maintains what other writers left unindexed (writers that build no archives: pypaimon,
+paimon-rust, write-only Flink or Spark jobs, compactions without the full-text index), backing
+off after failures up to --max-backoff. It serves Prometheus metrics on /metrics and a health
+check on /healthz at --listen (a loopback address by default) and stops on SIGINT or SIGTERM,
+deleting what an interrupted round wrote.`,
 		Example: `  pkft maintain /data/warehouse/db.db/docs
   pkft maintain /data/warehouse/db.db/docs --partition region=eu,dt=2024-01-31 --bucket 0 --dry-run
-  pkft maintain /data/warehouse/db.db/docs --parallel 4 --json`,
+  pkft maintain /data/warehouse/db.db/docs --parallel 4 --json
+  pkft maintain s3://warehouse/db.db/docs --watch --poll-interval 10s --listen 127.0.0.1:9464`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mode, err := parseProgressMode(progressFlag)
@@ -73,10 +83,23 @@ it is a terminal (--progress).`,
 			if user != "" {
 				opts = append(opts, pkft.WithCommitUser(user))
 			}
+			if watch.enabled && (dryRun || asJSON || cmd.Flags().Changed("progress")) {
+				return usageError{errors.New("--watch runs until stopped: it takes no --dry-run, --json or --progress")}
+			}
+			if !watch.enabled {
+				for _, name := range []string{"poll-interval", "max-backoff", "listen"} {
+					if cmd.Flags().Changed(name) {
+						return usageError{fmt.Errorf("--%s is a --watch flag", name)}
+					}
+				}
+			}
 			ctx := cmd.Context()
 			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
 				return err
+			}
+			if watch.enabled {
+				return runWatch(ctx, tbl, watch, opts, cmd.ErrOrStderr(), logger)
 			}
 			var bar *progress
 			if !dryRun {
@@ -111,6 +134,10 @@ it is a terminal (--progress).`,
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr: auto (when stderr is a terminal), always, never")
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
+	f.BoolVar(&watch.enabled, "watch", false, "keep running: maintain every new snapshot other writers commit (a sidecar)")
+	f.DurationVar(&watch.poll, "poll-interval", pkft.DefaultWatchPollInterval, "with --watch: how often to look for a new snapshot")
+	f.DurationVar(&watch.maxBackoff, "max-backoff", pkft.DefaultWatchMaxBackoff, "with --watch: the longest wait after failed rounds")
+	f.StringVar(&watch.listen, "listen", defaultWatchListen, "with --watch: address of /metrics and /healthz (port 0: any free port)")
 	return cmd
 }
 
