@@ -134,6 +134,12 @@ func testMaintain(t *testing.T) {
 		}
 		return g.realProcesses(ctx, realProcessRounds)
 	})
+	runCase(t, "sidecar/follows-writers", "java+go", func(ctx context.Context) error {
+		if err := g.need(ctx, maintainCommands...); err != nil {
+			return err
+		}
+		return g.sidecarFollowsWriters(ctx)
+	})
 	testSearchTables(t, g)
 }
 

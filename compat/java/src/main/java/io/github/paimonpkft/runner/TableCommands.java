@@ -127,12 +127,7 @@ final class TableCommands {
      * options). One commit.
      */
     private static JsonNode write(JsonNode args) throws Exception {
-        FileStoreTable table = open(args);
-        if (args.has("dynamicOptions")) {
-            Map<String, String> dynamic = new java.util.HashMap<>();
-            args.path("dynamicOptions").fields().forEachRemaining(e -> dynamic.put(e.getKey(), e.getValue().asText()));
-            table = table.copy(dynamic);
-        }
+        FileStoreTable table = withDynamicOptions(open(args), args);
         RowType rowType = table.rowType();
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         java.nio.file.Path ioDir = Files.createTempDirectory("pkft-runner-io");
@@ -178,11 +173,28 @@ final class TableCommands {
     }
 
     /**
-     * Full compaction of every bucket, then one commit. args: path. Like Paimon's compact action
-     * (CompactAction), a dedicated compaction job: write-only is turned off for it.
+     * args.dynamicOptions (when set): table options for this job only, as a job's dynamic options;
+     * a JSON null removes the option, as FileStoreTable#copy does with a null value.
+     */
+    static FileStoreTable withDynamicOptions(FileStoreTable table, JsonNode args) {
+        if (!args.has("dynamicOptions")) {
+            return table;
+        }
+        Map<String, String> dynamic = new java.util.HashMap<>();
+        args.path("dynamicOptions")
+                .fields()
+                .forEachRemaining(e -> dynamic.put(e.getKey(), e.getValue().isNull() ? null : e.getValue().asText()));
+        return table.copy(dynamic);
+    }
+
+    /**
+     * Full compaction of every bucket, then one commit. args: path, dynamicOptions (see
+     * withDynamicOptions; a compaction without pk-full-text.index.columns maintains no archive,
+     * as a compactor without the index does). Like Paimon's compact action (CompactAction), a
+     * dedicated compaction job: write-only is turned off for it.
      */
     private static JsonNode compact(JsonNode args) throws Exception {
-        FileStoreTable table = compactionJob(open(args));
+        FileStoreTable table = withDynamicOptions(compactionJob(open(args)), args);
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         java.nio.file.Path ioDir = Files.createTempDirectory("pkft-runner-io");
         try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
