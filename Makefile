@@ -272,13 +272,30 @@ endif
 	new=$$(docker image inspect -f '{{.Id}}' $(PKFT_RUNNER_IMAGE)) && \
 	if [ -n "$$old" ] && [ "$$old" != "$$new" ]; then docker rmi $$old >/dev/null 2>&1 || true; fi
 
+# pkft-image: the pkft image of deploy/Dockerfile (the command and the engine library), which the
+# Kubernetes manifests in deploy/k8s run, built on the same locally made base image; the build
+# context is staged in .cache/pkft-image. TestPkftImage (compat-docker) runs it.
+PKFT_IMAGE ?= pkft:latest
+.PHONY: pkft-image
+pkft-image: docker-up native
+ifeq ($(PKFT_BASE_IMAGE),pkft-base:local)
+	@PKFT_BASE_IMAGE=$(PKFT_BASE_IMAGE) $(TIMED) docker-base-image ./scripts/docker-base-image.sh
+endif
+	@rm -rf .cache/pkft-image && mkdir -p .cache/pkft-image
+	@$(TIMED) pkft-image-binary $(GO) build -trimpath -o .cache/pkft-image/pkft ./tools/pkft
+	@cp deploy/Dockerfile .cache/native/libpaimon_ftindex_ffi.so .cache/pkft-image/
+	@old=$$(docker image inspect -f '{{.Id}}' $(PKFT_IMAGE) 2>/dev/null || true); \
+	$(TIMED) pkft-image docker build -q --build-arg BASE_IMAGE=$(PKFT_BASE_IMAGE) -t $(PKFT_IMAGE) .cache/pkft-image && \
+	new=$$(docker image inspect -f '{{.Id}}' $(PKFT_IMAGE)) && \
+	if [ -n "$$old" ] && [ "$$old" != "$$new" ]; then docker rmi $$old >/dev/null 2>&1 || true; fi
+
 # compat-docker: the conformance suite with the Java runner in its container (the same cases as
 # make compat; its report goes to compat/report-docker), with the container mode's own tests
 # (removal on every exit path, docker-compose.yml) required to run. Then its results.json must
 # match make compat's (compat/report, when there is one: in CI, make test's run just before) case
 # for case, outcome for outcome.
-compat-docker: docker-images pypaimon-env pypaimon21-env rust-runner seaweedfs
-	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) \
+compat-docker: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner seaweedfs
+	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) PKFT_IMAGE=$(PKFT_IMAGE) \
 	  TESTCONTAINERS_RYUK_DISABLED=true \
 	  $(TIMED) conformance-docker $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report-docker
 	@if [ -f compat/report/results.json ]; then \
