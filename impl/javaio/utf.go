@@ -255,14 +255,17 @@ func compareJavaUnits(a, b string) int {
 // SortStableByJavaString sorts s by key in Java's String order ([CompareJava]), keeping elements
 // with equal keys in their input order, as Java's List.sort does. It computes each key once and
 // makes O(n log n) comparisons, where a stable in-place sort moves elements O(n log² n) times.
+// When every key is ASCII, most comparisons are of integers: the eight bytes that follow the
+// keys' common prefix.
 func SortStableByJavaString[T any](s []T, key func(T) string) {
 	if len(s) < 2 {
 		return
 	}
 	type item struct {
-		key string
-		pos int
-		v   T
+		head uint64 // bytes [skip, skip+8) of key, big-endian, zero-padded; ASCII keys only
+		key  string
+		pos  int
+		v    T
 	}
 	items := make([]item, len(s))
 	ascii := true
@@ -270,18 +273,57 @@ func SortStableByJavaString[T any](s []T, key func(T) string) {
 		items[i] = item{key: key(v), pos: i, v: v}
 		ascii = ascii && isASCIIString(items[i].key)
 	}
-	compare := CompareJava
-	if ascii {
-		// ASCII characters are one code unit each: Java's order is the byte order.
-		compare = strings.Compare
-	}
-	slices.SortFunc(items, func(a, b item) int {
-		if c := compare(a.key, b.key); c != 0 {
-			return c
+	if !ascii {
+		slices.SortFunc(items, func(a, b item) int {
+			if c := CompareJava(a.key, b.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.pos, b.pos)
+		})
+	} else {
+		// ASCII characters are one code unit each: Java's order is the byte order. Past the
+		// common prefix, keys whose heads differ are ordered by them (a zero pad byte sorts
+		// first, as the end of a shorter key does); equal heads leave it to the whole keys.
+		skip := len(items[0].key)
+		for _, it := range items[1:] {
+			skip = min(skip, commonPrefixLen(items[0].key, it.key))
 		}
-		return cmp.Compare(a.pos, b.pos)
-	})
+		for i := range items {
+			items[i].head = head8(items[i].key, skip)
+		}
+		slices.SortFunc(items, func(a, b item) int {
+			if a.head != b.head {
+				return cmp.Compare(a.head, b.head)
+			}
+			if c := strings.Compare(a.key, b.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.pos, b.pos)
+		})
+	}
 	for i := range items {
 		s[i] = items[i].v
 	}
+}
+
+// commonPrefixLen returns the number of leading bytes a and b share.
+func commonPrefixLen(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// head8 returns bytes [from, from+8) of s as a big-endian integer, missing bytes taken as zero.
+func head8(s string, from int) uint64 {
+	var h uint64
+	for i := from; i < from+8; i++ {
+		h <<= 8
+		if i < len(s) {
+			h |= uint64(s[i])
+		}
+	}
+	return h
 }
