@@ -87,6 +87,15 @@ func TestSortStableByJavaString(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("SortStableByJavaString(%v) = %v, want %v", in, got, want)
 		}
+		got = slices.Clone(in)
+		distinct := SortByDistinctJavaStrings(got, func(e elem) string { return e.key })
+		wantDistinct := true
+		for i := 1; i < len(want); i++ {
+			wantDistinct = wantDistinct && CompareJava(want[i-1].key, want[i].key) < 0
+		}
+		if !slices.Equal(got, want) || distinct != wantDistinct {
+			t.Fatalf("SortByDistinctJavaStrings(%v) = %v, %v, want %v, %v", in, got, distinct, want, wantDistinct)
+		}
 	}
 }
 

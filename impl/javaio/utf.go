@@ -258,8 +258,21 @@ func compareJavaUnits(a, b string) int {
 // When every key is ASCII, most comparisons are of integers: the eight bytes that follow the
 // keys' common prefix.
 func SortStableByJavaString[T any](s []T, key func(T) string) {
+	sortByJavaString(s, key)
+}
+
+// SortByDistinctJavaStrings is [SortStableByJavaString] that also reports whether the keys
+// strictly increase once sorted, i.e. no two of them are equal in Java's order (then the order
+// of s is the only one sorting it, stable or not).
+func SortByDistinctJavaStrings[T any](s []T, key func(T) string) bool {
+	return sortByJavaString(s, key)
+}
+
+// sortByJavaString sorts s as SortStableByJavaString does and reports whether the keys are
+// distinct in Java's order.
+func sortByJavaString[T any](s []T, key func(T) string) (distinct bool) {
 	if len(s) < 2 {
-		return
+		return true
 	}
 	type item struct {
 		head uint64 // bytes [skip, skip+8) of key, big-endian, zero-padded; ASCII keys only
@@ -273,6 +286,7 @@ func SortStableByJavaString[T any](s []T, key func(T) string) {
 		items[i] = item{key: key(v), pos: i, v: v}
 		ascii = ascii && isASCIIString(items[i].key)
 	}
+	compare := CompareJava
 	if !ascii {
 		slices.SortFunc(items, func(a, b item) int {
 			if c := CompareJava(a.key, b.key); c != 0 {
@@ -281,6 +295,7 @@ func SortStableByJavaString[T any](s []T, key func(T) string) {
 			return cmp.Compare(a.pos, b.pos)
 		})
 	} else {
+		compare = strings.Compare
 		// ASCII characters are one code unit each: Java's order is the byte order. Past the
 		// common prefix, keys whose heads differ are ordered by them (a zero pad byte sorts
 		// first, as the end of a shorter key does); equal heads leave it to the whole keys.
@@ -301,9 +316,14 @@ func SortStableByJavaString[T any](s []T, key func(T) string) {
 			return cmp.Compare(a.pos, b.pos)
 		})
 	}
+	distinct = true
 	for i := range items {
 		s[i] = items[i].v
+		if i > 0 && distinct {
+			distinct = compare(items[i-1].key, items[i].key) < 0
+		}
 	}
+	return distinct
 }
 
 // commonPrefixLen returns the number of leading bytes a and b share.

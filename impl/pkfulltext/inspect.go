@@ -81,8 +81,9 @@ func InspectBucket(textFieldID int32, dataFiles []*meta.DataFileMeta, indexFiles
 // found every current payload to cover exactly its level's files, and those levels' names
 // distinct (a repeat would have been an error or made the payload stale), so the plan is the
 // lowest level without a current payload, rebuilt from its files in name order, and none when
-// every level has one. It sorts the metas of the lowest such level. What remains to check is that the files of the other levels repeat no
-// name, neither among themselves nor one a current payload covers.
+// every level has one. What remains to check is that the files of the other levels repeat no
+// name, neither among themselves nor one a current payload covers. It sorts the metas of the
+// lowest level without a current payload.
 func (s *BucketIndexState) planDistinct(byLevel map[int32]*levelSources) (*Plan, bool) {
 	if len(s.currentMetas) != len(s.current) {
 		return nil, false
@@ -103,26 +104,19 @@ func (s *BucketIndexState) planDistinct(byLevel map[int32]*levelSources) (*Plan,
 		return nil, true
 	}
 	slices.Sort(uncovered)
+	// Names that strictly increase once sorted are distinct, and no sort orders them otherwise.
 	files := byLevel[uncovered[0]].metas
-	javaio.SortStableByJavaString(files, fileName)
-	if !s.distinctUncovered(files, byLevel, uncovered, n) {
+	if !javaio.SortByDistinctJavaStrings(files, fileName) || !s.distinctUncovered(files, byLevel, uncovered, n) {
 		return nil, false
 	}
 	return pkindex.NewPlan[*meta.IndexFileMeta](uncovered[0], nil, files), true
 }
 
 // distinctUncovered reports whether the files of the uncovered levels repeat no name, neither
-// among themselves nor one a current payload covers, and whether sorted, the lowest uncovered
-// level's files in name order, strictly increase in Java's order (so no sort of them could order
-// them otherwise). n counts the files of every uncovered level.
+// among themselves nor one a current payload covers, given that the lowest uncovered level's
+// files, sorted, are distinct. n counts the files of every uncovered level.
 func (s *BucketIndexState) distinctUncovered(sorted []*meta.DataFileMeta, byLevel map[int32]*levelSources, uncovered []int32, n int) bool {
-	for i := 1; i < len(sorted); i++ {
-		if javaio.CompareJava(sorted[i-1].FileName, sorted[i].FileName) >= 0 {
-			return false
-		}
-	}
 	if len(uncovered) == 1 {
-		// The level's names strictly increase, so they are distinct.
 		return !s.coversAny(sorted)
 	}
 	seen := make(map[string]struct{}, n)
