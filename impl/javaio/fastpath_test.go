@@ -75,6 +75,9 @@ func TestSortStableByJavaString(t *testing.T) {
 					key += ascii[r.IntN(len(ascii))]
 				}
 			}
+			if round%4 == 2 { // a long common prefix, skipped by the byte-order path
+				key = "data-0000" + key
+			}
 			in = append(in, elem{key: key, pos: i})
 		}
 		want := slices.Clone(in)
@@ -83,6 +86,15 @@ func TestSortStableByJavaString(t *testing.T) {
 		SortStableByJavaString(got, func(e elem) string { return e.key })
 		if !slices.Equal(got, want) {
 			t.Fatalf("SortStableByJavaString(%v) = %v, want %v", in, got, want)
+		}
+		got = slices.Clone(in)
+		distinct := SortByDistinctJavaStrings(got, func(e elem) string { return e.key })
+		wantDistinct := true
+		for i := 1; i < len(want); i++ {
+			wantDistinct = wantDistinct && CompareJava(want[i-1].key, want[i].key) < 0
+		}
+		if !slices.Equal(got, want) || distinct != wantDistinct {
+			t.Fatalf("SortByDistinctJavaStrings(%v) = %v, %v, want %v, %v", in, got, distinct, want, wantDistinct)
 		}
 	}
 }

@@ -50,3 +50,27 @@ func assertRoundTrip(t *testing.T, s string) {
 		t.Fatalf("round trip %q -> %q", s, got)
 	}
 }
+
+// FuzzSharingReaderReadsAsReader checks that a sharing reader reads every sequence of strings
+// (and fails) exactly as a plain reader over the same bytes does, leaving it at the same offset.
+func FuzzSharingReaderReadsAsReader(f *testing.F) {
+	f.Add([]byte{0x00, 0x00, 0x00, 0x01, 'a', 0x00, 0x02, 0xC3, 0xA9})
+	f.Add([]byte{0x00, 0x06, 'd', 'a', 't', 'a', '-', '1', 0x00, 0x02, 0xC0, 0x80})
+	f.Add([]byte{0x00, 0x03, 'a', 0x80, 'b', 0x00, 0x09, 'x'})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		plain, sharing := NewReader(data), NewSharingReader(data)
+		for {
+			want, wantErr := plain.ReadUTF()
+			got, gotErr := sharing.ReadUTF()
+			if got != want || (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+				t.Fatalf("sharing reader read %q, %v; plain reader %q, %v", got, gotErr, want, wantErr)
+			}
+			if plain.Available() != sharing.Available() {
+				t.Fatalf("sharing reader left %d bytes, plain reader %d", sharing.Available(), plain.Available())
+			}
+			if wantErr != nil || plain.Available() == 0 {
+				return
+			}
+		}
+	})
+}

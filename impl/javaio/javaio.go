@@ -125,11 +125,22 @@ func (w *Writer) WriteUTF(s string) error {
 type Reader struct {
 	buf []byte
 	pos int
+	// text is a copy of buf that strings read by ReadUTF slice, or "" when each string is
+	// allocated on its own.
+	text string
 }
 
 // NewReader returns a reader over b; b is not copied and must not change while reading.
 func NewReader(b []byte) *Reader {
 	return &Reader{buf: b}
+}
+
+// NewSharingReader returns a reader over b whose [Reader.ReadUTF] results share one copy of b,
+// made up front: a string whose encoding is ASCII is a slice of that copy instead of an
+// allocation of its own. It suits input holding many short strings that are all kept; each of
+// them keeps the whole copy alive. b must not change while reading.
+func NewSharingReader(b []byte) *Reader {
+	return &Reader{buf: b, text: string(b)}
 }
 
 // Available returns the number of unread bytes (Java available()).
@@ -219,9 +230,13 @@ func (r *Reader) ReadUTF() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	start := r.pos
 	body, err := r.take(int(binary.BigEndian.Uint16(prefix)), "UTF body")
 	if err != nil {
 		return "", err
+	}
+	if r.text != "" && isASCII(body) {
+		return r.text[start:r.pos], nil
 	}
 	return decodeModifiedUTF8(body)
 }

@@ -255,14 +255,30 @@ func compareJavaUnits(a, b string) int {
 // SortStableByJavaString sorts s by key in Java's String order ([CompareJava]), keeping elements
 // with equal keys in their input order, as Java's List.sort does. It computes each key once and
 // makes O(n log n) comparisons, where a stable in-place sort moves elements O(n log² n) times.
+// When every key is ASCII, most comparisons are of integers: the eight bytes that follow the
+// keys' common prefix.
 func SortStableByJavaString[T any](s []T, key func(T) string) {
+	sortByJavaString(s, key)
+}
+
+// SortByDistinctJavaStrings is [SortStableByJavaString] that also reports whether the keys
+// strictly increase once sorted, i.e. no two of them are equal in Java's order (then the order
+// of s is the only one sorting it, stable or not).
+func SortByDistinctJavaStrings[T any](s []T, key func(T) string) bool {
+	return sortByJavaString(s, key)
+}
+
+// sortByJavaString sorts s as SortStableByJavaString does and reports whether the keys are
+// distinct in Java's order.
+func sortByJavaString[T any](s []T, key func(T) string) (distinct bool) {
 	if len(s) < 2 {
-		return
+		return true
 	}
 	type item struct {
-		key string
-		pos int
-		v   T
+		head uint64 // bytes [skip, skip+8) of key, big-endian, zero-padded; ASCII keys only
+		key  string
+		pos  int
+		v    T
 	}
 	items := make([]item, len(s))
 	ascii := true
@@ -271,17 +287,63 @@ func SortStableByJavaString[T any](s []T, key func(T) string) {
 		ascii = ascii && isASCIIString(items[i].key)
 	}
 	compare := CompareJava
-	if ascii {
-		// ASCII characters are one code unit each: Java's order is the byte order.
+	if !ascii {
+		slices.SortFunc(items, func(a, b item) int {
+			if c := CompareJava(a.key, b.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.pos, b.pos)
+		})
+	} else {
 		compare = strings.Compare
-	}
-	slices.SortFunc(items, func(a, b item) int {
-		if c := compare(a.key, b.key); c != 0 {
-			return c
+		// ASCII characters are one code unit each: Java's order is the byte order. Past the
+		// common prefix, keys whose heads differ are ordered by them (a zero pad byte sorts
+		// first, as the end of a shorter key does); equal heads leave it to the whole keys.
+		skip := len(items[0].key)
+		for _, it := range items[1:] {
+			skip = min(skip, commonPrefixLen(items[0].key, it.key))
 		}
-		return cmp.Compare(a.pos, b.pos)
-	})
+		for i := range items {
+			items[i].head = head8(items[i].key, skip)
+		}
+		slices.SortFunc(items, func(a, b item) int {
+			if a.head != b.head {
+				return cmp.Compare(a.head, b.head)
+			}
+			if c := strings.Compare(a.key, b.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.pos, b.pos)
+		})
+	}
+	distinct = true
 	for i := range items {
 		s[i] = items[i].v
+		if i > 0 && distinct {
+			distinct = compare(items[i-1].key, items[i].key) < 0
+		}
 	}
+	return distinct
+}
+
+// commonPrefixLen returns the number of leading bytes a and b share.
+func commonPrefixLen(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// head8 returns bytes [from, from+8) of s as a big-endian integer, missing bytes taken as zero.
+func head8(s string, from int) uint64 {
+	var h uint64
+	for i := from; i < from+8; i++ {
+		h <<= 8
+		if i < len(s) {
+			h |= uint64(s[i])
+		}
+	}
+	return h
 }

@@ -118,26 +118,56 @@ func newBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta
 // classification: current payloads of different levels sharing a file name or a source file
 // (possible only when activeDataFiles repeats a name).
 func FromActiveDataFiles(textFieldID int32, activeDataFiles []*meta.DataFileMeta, activePayloads []*meta.IndexFileMeta) (*BucketIndexState, error) {
-	sourcesByLevel := map[int32]*levelSources{}
+	_, sourcesByLevel, err := groupEligible(activeDataFiles)
+	if err != nil {
+		return nil, err
+	}
+	return classify(textFieldID, sourcesByLevel, activePayloads)
+}
+
+// groupEligible returns the files of activeDataFiles that feed full-text archives, in input
+// order, and the same files grouped by data level. The groups share one allocation.
+func groupEligible(activeDataFiles []*meta.DataFileMeta) ([]*meta.DataFileMeta, map[int32]*levelSources, error) {
+	eligible := make([]*meta.DataFileMeta, 0, len(activeDataFiles))
+	counts := map[int32]int{}
 	for i, f := range activeDataFiles {
 		if f == nil {
-			return nil, fmt.Errorf("active data file %d is nil", i)
+			return nil, nil, fmt.Errorf("active data file %d is nil", i)
 		}
 		if !pkindex.ShouldReadDataFile(f) {
 			continue
 		}
+		if _, err := pkindex.NewSourceFile(f.FileName, f.RowCount); err != nil {
+			return nil, nil, fmt.Errorf("active data file %s: %w", f.FileName, err)
+		}
+		eligible = append(eligible, f)
+		counts[f.Level]++
+	}
+	sources := make([]pkindex.SourceFile, len(eligible))
+	metas := make([]*meta.DataFileMeta, len(eligible))
+	byLevel := make(map[int32]*levelSources, len(counts))
+	groups := make([]levelSources, 0, len(counts))
+	next := 0
+	for level, n := range counts {
+		groups = append(groups, levelSources{files: sources[next : next : next+n], metas: metas[next : next : next+n]})
+		byLevel[level] = &groups[len(groups)-1]
+		next += n
+	}
+	for _, f := range eligible {
+		ls := byLevel[f.Level]
 		src, err := pkindex.NewSourceFile(f.FileName, f.RowCount)
 		if err != nil {
-			return nil, fmt.Errorf("active data file %s: %w", f.FileName, err)
-		}
-		ls := sourcesByLevel[f.Level]
-		if ls == nil {
-			ls = &levelSources{}
-			sourcesByLevel[f.Level] = ls
+			return nil, nil, fmt.Errorf("active data file %s: %w", f.FileName, err)
 		}
 		ls.files = append(ls.files, src)
+		ls.metas = append(ls.metas, f)
 	}
+	return eligible, byLevel, nil
+}
 
+// classify is [FromActiveDataFiles] over the eligible files grouped by level; it may sort the
+// groups' source files (not their metas).
+func classify(textFieldID int32, sourcesByLevel map[int32]*levelSources, activePayloads []*meta.IndexFileMeta) (*BucketIndexState, error) {
 	candidatesByLevel := map[int32][]*meta.IndexFileMeta{}
 	candidateMetas := map[*meta.IndexFileMeta]pkindex.SourceMeta{}
 	var stale []*meta.IndexFileMeta
@@ -276,7 +306,10 @@ func (s *BucketIndexState) CoveredSourceFiles() []string { return slices.Clone(s
 // levelSources are the eligible source files of one data level, in input order until a
 // comparison needs them sorted by name (Java order, stable).
 type levelSources struct {
-	files  []pkindex.SourceFile
+	files []pkindex.SourceFile
+	// metas are the level's data files in input order (files[i] is metas[i]'s until files are
+	// sorted).
+	metas  []*meta.DataFileMeta
 	sorted bool
 	// byName maps each name to its row count, built on first use; unique is false when a name
 	// repeats (then only the sorted comparison decides).

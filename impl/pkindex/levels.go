@@ -48,6 +48,14 @@ type Plan[T, F any] struct {
 	sourceFiles []F
 }
 
+// NewPlan returns the plan that rebuilds dataLevel: it replaces inputUnits (none or the level's
+// one payload) by a payload covering sourceFiles, which must be the level's active files ordered
+// by name as [Levels.Pick] orders them. Both slices are copied. It is for a caller that decided
+// the plan with knowledge Pick lacks; Pick's plans need no other constructor.
+func NewPlan[T, F any](dataLevel int32, inputUnits []T, sourceFiles []F) *Plan[T, F] {
+	return &Plan[T, F]{dataLevel: dataLevel, inputUnits: slices.Clone(inputUnits), sourceFiles: slices.Clone(sourceFiles)}
+}
+
 // DataLevel returns the data level the plan rebuilds.
 func (p *Plan[T, F]) DataLevel() int32 {
 	return p.dataLevel

@@ -53,13 +53,19 @@ type SourceMeta struct {
 // NewSourceMeta returns the source meta of a payload for dataLevel, which must be positive,
 // covering files in the given order, of which there must be at least one. files is copied.
 func NewSourceMeta(dataLevel int32, files []SourceFile) (SourceMeta, error) {
+	return ownedSourceMeta(dataLevel, slices.Clone(files))
+}
+
+// ownedSourceMeta is [NewSourceMeta] for a files slice the caller hands over: it is kept, not
+// copied.
+func ownedSourceMeta(dataLevel int32, files []SourceFile) (SourceMeta, error) {
 	if dataLevel <= 0 {
 		return SourceMeta{}, fmt.Errorf("primary-key index data level must be positive: %d", dataLevel)
 	}
 	if len(files) == 0 {
 		return SourceMeta{}, fmt.Errorf("an index must reference source files")
 	}
-	return SourceMeta{dataLevel: dataLevel, sourceFiles: slices.Clone(files)}, nil
+	return SourceMeta{dataLevel: dataLevel, sourceFiles: files}, nil
 }
 
 // DataLevel returns the data level of the covered files.
@@ -127,6 +133,10 @@ func (m SourceMeta) Encode() ([]byte, error) {
 // anything is allocated); every name must be valid modified UTF-8 and every row count
 // non-negative; no bytes may trail; finally the data level must be positive. Truncated
 // input is reported as a failure to deserialize.
+//
+// The decoded names share one copy of the bytes after the header (see
+// [javaio.NewSharingReader]): decoding allocates that copy and the file list, not one string per
+// file.
 func DecodeSourceMeta(b []byte) (SourceMeta, error) {
 	r := javaio.NewReader(b)
 	version, err := r.ReadInt()
@@ -152,6 +162,7 @@ func DecodeSourceMeta(b []byte) (SourceMeta, error) {
 		return SourceMeta{}, fmt.Errorf("failed to deserialize index source metadata: "+
 			"source file count %d exceeds the maximum %d allowed by the remaining bytes", count, maxCount)
 	}
+	r = javaio.NewSharingReader(b[len(b)-r.Available():])
 	files := make([]SourceFile, 0, count)
 	for i := range int(count) {
 		name, err := r.ReadUTF()
@@ -171,7 +182,7 @@ func DecodeSourceMeta(b []byte) (SourceMeta, error) {
 	if r.Available() != 0 {
 		return SourceMeta{}, fmt.Errorf("unexpected trailing bytes in index source metadata: %d bytes", r.Available())
 	}
-	return NewSourceMeta(dataLevel, files)
+	return ownedSourceMeta(dataLevel, files)
 }
 
 func deserializeError(what string, err error) error {
