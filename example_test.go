@@ -6,14 +6,10 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/testtables"
 )
 
 // exampleTable copies the Java-written golden table testdata/tables/java/<name> into a
@@ -30,19 +26,7 @@ func exampleTable(name string) (dir string, cleanup func()) {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "tables", "java", name))); err != nil {
 		log.Fatal(err)
 	}
-	ctx := context.Background()
-	s, err := table.Open(fileio.NewLocal(), dir).LatestSchema(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	next := *s
-	next.ID = s.ID + 1
-	next.Options = map[string]string{pkfulltext.ColumnsOption: "content"}
-	for k, v := range s.Options {
-		next.Options[k] = v
-	}
-	next.OptionOrder = append(slices.Clone(s.OptionOrder), pkfulltext.ColumnsOption)
-	if err := os.WriteFile(filepath.Join(dir, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
+	if err := testtables.AddFullText(context.Background(), dir); err != nil {
 		log.Fatal(err)
 	}
 	return dir, func() { os.RemoveAll(tmp) }

@@ -8,17 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/testtables"
 )
 
 // PkftImage is the pkft image the Kubernetes manifests in deploy/k8s run (make pkft-image).
@@ -47,18 +43,7 @@ func TestPkftImage(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "testdata", "tables", "java", "partitioned-dv"))); err != nil {
 		t.Fatal(err)
 	}
-	s, err := table.Open(fileio.NewLocal(), dir).LatestSchema(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	next := *s
-	next.ID = s.ID + 1
-	next.Options = map[string]string{pkfulltext.ColumnsOption: "content"}
-	for k, v := range s.Options {
-		next.Options[k] = v
-	}
-	next.OptionOrder = append(slices.Clone(s.OptionOrder), pkfulltext.ColumnsOption)
-	if err := os.WriteFile(filepath.Join(dir, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
+	if err := testtables.AddFullText(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
 	run := func(args ...string) []byte {

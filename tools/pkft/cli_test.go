@@ -13,11 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/testtables"
 )
 
 // goldenTable copies the Java-written golden table testdata/tables/java/<name> into a temporary
@@ -39,18 +36,7 @@ func goldenTable(t *testing.T, name string, fullText bool) string {
 // addFullText adds a schema to the table at dir that indexes its content column.
 func addFullText(t *testing.T, dir string) {
 	t.Helper()
-	s, err := table.Open(fileio.NewLocal(), dir).LatestSchema(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	next := *s
-	next.ID = s.ID + 1
-	next.Options = map[string]string{pkfulltext.ColumnsOption: "content"}
-	for k, v := range s.Options {
-		next.Options[k] = v
-	}
-	next.OptionOrder = append(slices.Clone(s.OptionOrder), pkfulltext.ColumnsOption)
-	if err := os.WriteFile(filepath.Join(dir, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
+	if err := testtables.AddFullText(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 }
