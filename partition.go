@@ -61,6 +61,60 @@ func (p Partition) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// UnmarshalJSON reads the object [Partition.MarshalJSON] writes, keeping the keys in the
+// object's order, so every JSON output of pkft decodes back into its result types. Values come
+// back in their JSON forms: a string, a bool, nil, an int64 for an integral number and a float64
+// for any other number.
+func (p *Partition) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("partition: %w", err)
+	}
+	if tok == nil {
+		*p = nil
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("partition: want a JSON object, got %v", tok)
+	}
+	out := Partition{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("partition: %w", err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("partition: want a key, got %v", tok)
+		}
+		var raw any
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("partition %s: %w", key, err)
+		}
+		switch v := raw.(type) {
+		case json.Number:
+			if i, err := v.Int64(); err == nil {
+				raw = i
+			} else if f, err := v.Float64(); err == nil {
+				raw = f
+			} else {
+				return fmt.Errorf("partition %s: %w", key, err)
+			}
+		case string, bool, nil:
+		default:
+			return fmt.Errorf("partition %s: want a string, number, bool or null, got %T", key, raw)
+		}
+		out = append(out, PartitionValue{Key: key, Value: raw})
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("partition: %w", err)
+	}
+	*p = out
+	return nil
+}
+
 // partitions decodes serialized partition rows of one table.
 type partitions struct {
 	keys []string

@@ -228,3 +228,35 @@ func TestJSONKeysAreJavasRows(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionJSONRoundTrip checks that a partition decodes back from the JSON object pkft
+// writes, keys in order, and that what is not such an object is an error.
+func TestPartitionJSONRoundTrip(t *testing.T) {
+	in := pkft.Partition{{Key: "region", Value: "eu"}, {Key: "n", Value: int64(-3)}, {Key: "x", Value: 1.5},
+		{Key: "ok", Value: true}, {Key: "none", Value: nil}}
+	data, err := json.Marshal(struct {
+		P pkft.Partition `json:"p"`
+	}{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		P pkft.Partition `json:"p"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out.P, in) {
+		t.Fatalf("round trip of %s: %#v, want %#v", data, out.P, in)
+	}
+	var empty pkft.Partition
+	if err := json.Unmarshal([]byte(`{}`), &empty); err != nil || empty == nil || len(empty) != 0 {
+		t.Fatalf("{} decodes to %#v, %v; want an empty partition", empty, err)
+	}
+	for _, bad := range []string{`[]`, `"eu"`, `{"a":[1]}`, `{"a":{"b":1}}`, `{"a":1`} {
+		var p pkft.Partition
+		if err := json.Unmarshal([]byte(bad), &p); err == nil {
+			t.Errorf("%s decodes to %#v, want an error", bad, p)
+		}
+	}
+}

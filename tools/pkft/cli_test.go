@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/internal/testenv"
 	"github.com/paimon-pkft/pkft/internal/testtables"
 )
@@ -244,6 +245,14 @@ func TestMaintain_JSON(t *testing.T) {
 	}
 	if want := []string{"region=eu/dt=2024-02-29", "region=us/dt=2024-01-31"}; !slices.Equal(got, want) {
 		t.Errorf("maintained %v, want %v", got, want)
+	}
+	// A Go program reading this output decodes it into the library's own result type.
+	var lib pkft.MaintainResult
+	if err := json.Unmarshal([]byte(out), &lib); err != nil {
+		t.Fatalf("decode into pkft.MaintainResult: %v", err)
+	}
+	if built, _, _ := lib.Totals(); built != 4 || len(lib.Buckets) != 2 || lib.Buckets[0].Partition.String() != "region=eu/dt=2024-02-29" {
+		t.Errorf("pkft.MaintainResult %+v", lib)
 	}
 }
 
