@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/internal/pkfthook"
+	"github.com/paimon-pkft/pkft/internal/testtables"
 )
 
 // s3RangeRows is the size of s3/range-reads' archive (PKFT_S3_RANGE_ROWS overrides it).
@@ -76,7 +76,7 @@ func (g *maintainGroup) s3RangeReads(ctx context.Context, env *s3Env) error {
 	}
 	built := time.Since(start)
 	path := "s3://" + s3Bucket + "/range/docs"
-	if err := uploadDir(ctx, env.fs, local, path); err != nil {
+	if err := testtables.Upload(ctx, env.fs, local, path); err != nil {
 		return err
 	}
 	var archiveBytes int64
@@ -135,23 +135,4 @@ func (g *maintainGroup) s3RangeReads(ctx context.Context, env *s3Env) error {
 	}
 	report.AddNote(fmt.Sprintf("s3/range-reads: %d rows (table generated and maintained in %s); %s", rows, built.Round(time.Second), strings.Join(notes, "; ")))
 	return nil
-}
-
-// uploadDir copies every file under the local directory dir to the same relative path under
-// dst on fio.
-func uploadDir(ctx context.Context, fio fileio.FileIO, dir, dst string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return fio.WriteFileAtomic(ctx, dst+"/"+filepath.ToSlash(rel), data)
-	})
 }

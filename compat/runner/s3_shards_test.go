@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/compat/bench"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/internal/testtables"
 )
 
 // The table of scale/shards: shardBuckets buckets of shardRowsPerBucket rows, one compacted
@@ -48,7 +49,7 @@ func (g *maintainGroup) scaleShards(ctx context.Context, env *s3Env) error {
 	for _, n := range shardCounts {
 		path := fmt.Sprintf("s3://%s/shards/n%d", s3Bucket, n)
 		javaPath := "s3a://" + strings.TrimPrefix(path, "s3://")
-		if err := uploadDir(ctx, env.fs, local, path); err != nil {
+		if err := testtables.Upload(ctx, env.fs, local, path); err != nil {
 			return err
 		}
 		_, plans, err := tableops.PlanMaintenance(ctx, table.Open(env.fs, path))

@@ -22,6 +22,7 @@ package crashpoint
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,13 +108,40 @@ type Harness struct {
 	// KeepTables makes each case keep a copy of its faulted table (before the retry) in
 	// Case.Root, for checks by another reader.
 	KeepTables bool
-	ref        *Reference
+	// Store is where the operation runs; nil runs it on local copies.
+	Store Store
+	ref   *Reference
 	// template is the table Setup made once; every run works on a copy, so file names that
 	// Setup itself generates (a write before a compaction) are the same in every run.
 	template string
 }
 
-// fresh returns a new copy of the operation's table.
+func (h *Harness) store() Store {
+	if h.Store == nil {
+		return LocalStore{}
+	}
+	return h.Store
+}
+
+// FileIO is the file system the operation runs on (the store's).
+func (h *Harness) FileIO() fileio.FileIO { return h.store().FileIO() }
+
+// put returns a new copy of the operation's table in the store, with a local view of it.
+func (h *Harness) put(ctx context.Context) (root, view string, err error) {
+	local, err := h.fresh()
+	if err != nil {
+		return "", "", err
+	}
+	if root, err = h.store().Put(ctx, local); err != nil {
+		return "", "", err
+	}
+	if view, err = h.store().View(ctx, root); err != nil {
+		return "", "", err
+	}
+	return root, view, nil
+}
+
+// fresh returns a new local copy of the operation's table.
 func (h *Harness) fresh() (string, error) {
 	if h.template == "" {
 		root, err := h.Op.Setup(h.TempDir())
@@ -134,29 +162,32 @@ func (h *Harness) Reference(ctx context.Context) (*Reference, error) {
 	if h.ref != nil {
 		return h.ref, nil
 	}
-	root, err := h.fresh()
+	root, view, err := h.put(ctx)
 	if err != nil {
 		return nil, err
 	}
-	before, beforeID, err := normalizedDump(ctx, root, nil)
+	before, beforeID, err := normalizedDump(ctx, view, nil)
 	if err != nil {
 		return nil, fmt.Errorf("dump before: %w", err)
 	}
-	pre, err := snapshotTree(root)
+	pre, err := snapshotTree(view)
 	if err != nil {
 		return nil, err
 	}
-	f := faultio.New(fileio.NewLocal())
+	f := faultio.New(h.FileIO())
 	if err := h.Op.Run(ctx, f, root); err != nil {
 		return nil, fmt.Errorf("fault-free %s: %w", h.Op.Name, err)
 	}
-	after, afterID, err := normalizedDump(ctx, root, pre)
+	if view, err = h.store().View(ctx, root); err != nil {
+		return nil, err
+	}
+	after, afterID, err := normalizedDump(ctx, view, pre)
 	if err != nil {
 		return nil, fmt.Errorf("dump after: %w", err)
 	}
 	h.ref = &Reference{Before: before, After: after, BeforeID: beforeID, AfterID: afterID, Counts: f.Counts(), Steps: map[int64]string{}}
 	for id := beforeID + 1; id < afterID; id++ {
-		dump, err := stepDump(ctx, root, h.TempDir(), id, afterID, pre)
+		dump, err := stepDump(ctx, view, h.TempDir(), id, afterID, pre)
 		if err != nil {
 			return nil, fmt.Errorf("dump of snapshot %d: %w", id, err)
 		}
@@ -172,11 +203,11 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 		return nil, err
 	}
 	c := &Case{Point: p}
-	root, err := h.fresh()
+	root, view, err := h.put(ctx)
 	if err != nil {
 		return nil, err
 	}
-	pre, err := snapshotTree(root)
+	pre, err := snapshotTree(view)
 	if err != nil {
 		return nil, err
 	}
@@ -194,8 +225,11 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 		c.fail("error does not wrap the injected fault: %v", c.Err)
 	}
 
+	if view, err = h.store().View(ctx, root); err != nil {
+		return nil, err
+	}
 	// (a), (c): the dump is that of the last committed snapshot.
-	got, gotID, err := normalizedDump(ctx, root, pre)
+	got, gotID, err := normalizedDump(ctx, view, pre)
 	switch {
 	case err != nil:
 		c.fail("(a) table does not read: %v", err)
@@ -214,12 +248,12 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 		c.fail("(a) the operation reported success but its snapshot is not the latest")
 	}
 	// (b) every snapshot's files exist.
-	refs, err := checkReferences(ctx, root)
+	refs, err := checkReferences(ctx, view)
 	for _, e := range errs(err) {
 		c.fail("(b) %v", e)
 	}
 	// Nothing that existed before was deleted or changed.
-	post, err := snapshotTree(root)
+	post, err := snapshotTree(view)
 	if err != nil {
 		return nil, err
 	}
@@ -245,8 +279,8 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 		c.fail("(e) a failure (not a crash) left orphans %v", c.Orphans)
 	}
 	if h.KeepTables {
-		keep := filepath.Join(h.TempDir(), filepath.Base(root))
-		if err := os.CopyFS(keep, os.DirFS(root)); err != nil {
+		keep := filepath.Join(h.TempDir(), filepath.Base(view))
+		if err := os.CopyFS(keep, os.DirFS(view)); err != nil {
 			return nil, err
 		}
 		c.Root = keep
@@ -255,14 +289,16 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 	if (c.Committed || c.Partial) && h.Op.NotIdempotent {
 		return c, nil
 	}
-	if err := runGuarded(ctx, h.Op, fileio.NewLocal(), root); err != nil {
+	if err := runGuarded(ctx, h.Op, h.FileIO(), root); err != nil {
 		c.fail("(d) retry failed: %v", err)
-	} else if final, _, err := normalizedDump(ctx, root, pre); err != nil {
+	} else if view, err = h.store().View(ctx, root); err != nil {
+		return nil, err
+	} else if final, _, err := normalizedDump(ctx, view, pre); err != nil {
 		c.fail("(d) table does not read after the retry: %v", err)
 	} else if stripID(final) != stripID(ref.After) {
 		c.fail("(d) the retry ends in another table than a fault-free run: %s", firstDiff(stripID(final), stripID(ref.After)))
 	}
-	if _, err := checkReferences(ctx, root); err != nil {
+	if _, err := checkReferences(ctx, view); err != nil {
 		c.fail("(b) after the retry: %v", err)
 	}
 	return c, nil
@@ -346,9 +382,13 @@ func cleanable(rel string) bool {
 type fileState struct {
 	size  int64
 	mtime int64
+	// sum is the SHA-256 of the content: a store's modification times may be too coarse to
+	// tell a rewrite (S3 records seconds).
+	sum [sha256.Size]byte
 }
 
-// snapshotTree records every regular file under root with its size and modification time.
+// snapshotTree records every regular file under root with its size, modification time and
+// content hash.
 func snapshotTree(root string) (map[string]fileState, error) {
 	out := map[string]fileState{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -359,8 +399,12 @@ func snapshotTree(root string) (map[string]fileState, error) {
 		if err != nil {
 			return err
 		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
 		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = fileState{info.Size(), info.ModTime().UnixNano()}
+		out[filepath.ToSlash(rel)] = fileState{info.Size(), info.ModTime().UnixNano(), sha256.Sum256(data)}
 		return nil
 	})
 	return out, err

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-
 	"github.com/paimon-pkft/pkft/internal/faultio"
 )
 
@@ -48,7 +46,7 @@ func (h *Harness) SweepPoints(ctx context.Context, choose func(faultio.Counts) [
 		return Summary{}, err
 	}
 	s := Summary{Operation: h.Op.Name, Points: ref.Counts}
-	f := faultio.New(fileio.NewLocal())
+	f := faultio.New(h.FileIO())
 	for _, p := range choose(ref.Counts) {
 		c, err := h.Run(ctx, f, p)
 		if err != nil {
