@@ -82,7 +82,7 @@ func TestBench(t *testing.T) {
 	rep.JavaRunner = ping.FullTextIndexer
 	dir := t.TempDir()
 
-	// PKFT_BENCH_SECTIONS (build, state, maintain, write; comma-separated) runs some sections
+	// PKFT_BENCH_SECTIONS (build, state, maintain, shards, write; comma-separated) runs some sections
 	// only; every section runs by default.
 	sections := strings.Split(os.Getenv("PKFT_BENCH_SECTIONS"), ",")
 	run := func(name string) bool { return sections[0] == "" || slices.Contains(sections, name) }
@@ -109,6 +109,9 @@ func TestBench(t *testing.T) {
 	}
 	if run("maintain") {
 		rep.Maintain = measureMaintain(t, ctx, lib, java, filepath.Join(dir, "maintain"), sz.maintainRows)
+	}
+	if run("shards") {
+		rep.Shards = measureShards(t, ctx, filepath.Join(dir, "shards"))
 	}
 	if run("write") {
 		rep.Writes = measureWrite(t, ctx, java, filepath.Join(dir, "write"), sz.writeRows, sz.writeBuckets)

@@ -30,6 +30,7 @@ type Report struct {
 	Maintain *MaintainResult `json:"maintain,omitempty"`
 	Memory   *MemoryResult   `json:"memory,omitempty"`
 	Writes   []WriteResult   `json:"writes,omitempty"`
+	Shards   []ShardResult   `json:"shards,omitempty"`
 	// Notes are findings printed under the table.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -80,6 +81,19 @@ type MaintainResult struct {
 	Go2      float64 `json:"go2WorkersSeconds"`
 	Java     float64 `json:"javaSeconds"`
 	Archives int     `json:"archives"`
+}
+
+// ShardResult is the maintenance of one copy of a 64-bucket table (one level without an archive
+// per bucket) by Shards concurrent workers, each maintaining its shard of the buckets
+// (pkft.WithShard) with one worker and committing on its own: the wall time until the last one
+// committed, the commits, the conflicts their commits met and the publication retries.
+type ShardResult struct {
+	Shards    int     `json:"shards"`
+	Seconds   float64 `json:"seconds"`
+	Archives  int     `json:"archives"`
+	Commits   int     `json:"commits"`
+	Conflicts int     `json:"conflicts"`
+	Retries   int     `json:"retries"`
 }
 
 // MemoryResult is the memory of Go's build of the largest level.
@@ -167,6 +181,15 @@ func (r *Report) Table() string {
 		fmt.Fprintf(&sb, "Table maintenance, %d buckets, %s rows, %d archives built:\n", m.Buckets, count(m.Rows), m.Archives)
 		fmt.Fprintln(w, "Go 1 worker\tGo 2 workers\tJava\t2 vs 1 worker\tJava/Go(2)\t")
 		fmt.Fprintf(w, "%s\t%s\t%s\t%.2fx\t%.2fx\t\n", dur(m.Go1), dur(m.Go2), dur(m.Java), ratio(m.Go1, m.Go2), ratio(m.Java, m.Go2))
+		w.Flush()
+		fmt.Fprintln(&sb)
+	}
+	if len(r.Shards) > 0 {
+		fmt.Fprintf(&sb, "Sharded maintenance of %d buckets (n concurrent workers, one bucket at a time each, one commit each):\n", r.Shards[0].Archives)
+		fmt.Fprintln(w, "shards\twall\tspeed-up\tcommits\tconflicts\tretries\t")
+		for _, x := range r.Shards {
+			fmt.Fprintf(w, "%d\t%s\t%.2fx\t%d\t%d\t%d\t\n", x.Shards, dur(x.Seconds), ratio(r.Shards[0].Seconds, x.Seconds), x.Commits, x.Conflicts, x.Retries)
+		}
 		w.Flush()
 		fmt.Fprintln(&sb)
 	}

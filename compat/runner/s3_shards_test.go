@@ -19,17 +19,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testtables"
 )
 
-// The table of scale/shards: shardBuckets buckets of shardRowsPerBucket rows, one compacted
-// level without an archive in each.
-const (
-	shardBuckets       = 64
-	shardRowsPerBucket = 300
-)
-
-// shardCounts are the numbers of concurrent shard processes scale/shards runs.
-var shardCounts = []int{1, 2, 4, 8}
-
-// scaleShards is scale/shards (go->java): for each n of shardCounts, a fresh copy on S3 of a
+// scaleShards is scale/shards (go->java): for each n of bench.ShardCounts(), a fresh copy on S3 of a
 // 64-bucket table whose every bucket has one level without an archive is maintained by n
 // concurrent `pkft maintain --shard i/n` processes (each with its own S3 client and commit).
 // Afterwards every level is current by Java's state, Java reads every row it read before, and the
@@ -41,12 +31,12 @@ func (g *maintainGroup) scaleShards(ctx context.Context, env *s3Env) error {
 		return err
 	}
 	local := filepath.Join(g.dir, "shards")
-	if _, err := bench.WriteTable(ctx, local, bench.TableSpec{Rows: shardBuckets * shardRowsPerBucket, Buckets: shardBuckets, FilesPerBucket: 1, Analyzer: bench.Analyzers[0]}); err != nil {
+	if _, err := bench.WriteTable(ctx, local, bench.ShardTable()); err != nil {
 		return err
 	}
 	var rowsBefore []map[string]any
 	var notes []string
-	for _, n := range shardCounts {
+	for _, n := range bench.ShardCounts() {
 		path := fmt.Sprintf("s3://%s/shards/n%d", s3Bucket, n)
 		javaPath := "s3a://" + strings.TrimPrefix(path, "s3://")
 		if err := testtables.Upload(ctx, env.fs, local, path); err != nil {
@@ -62,15 +52,15 @@ func (g *maintainGroup) scaleShards(ctx context.Context, env *s3Env) error {
 				planned[p.Bucket] = true
 			}
 		}
-		if len(planned) != shardBuckets {
-			return fmt.Errorf("the unsharded plan builds %d buckets, want all %d", len(planned), shardBuckets)
+		if len(planned) != bench.ShardBuckets {
+			return fmt.Errorf("the unsharded plan builds %d buckets, want all %d", len(planned), bench.ShardBuckets)
 		}
 		if rowsBefore == nil {
 			if rowsBefore, err = javaRead(ctx, g.proc, javaPath); err != nil {
 				return err
 			}
-			if len(rowsBefore) != shardBuckets*shardRowsPerBucket {
-				return fmt.Errorf("Java reads %d rows of the generated table, want %d", len(rowsBefore), shardBuckets*shardRowsPerBucket)
+			if len(rowsBefore) != bench.ShardBuckets*bench.ShardRowsPerBucket {
+				return fmt.Errorf("Java reads %d rows of the generated table, want %d", len(rowsBefore), bench.ShardBuckets*bench.ShardRowsPerBucket)
 			}
 		}
 		fsArgs := []string{"--fs-option", "s3.endpoint=" + env.srv.Endpoint, "--fs-option", "s3.access-key=" + env.cfg.AccessKey, "--fs-option", "s3.secret-key=" + env.cfg.SecretKey}
@@ -130,8 +120,8 @@ func (g *maintainGroup) scaleShards(ctx context.Context, env *s3Env) error {
 		if err := allCurrent(d); err != nil {
 			return fmt.Errorf("n=%d: Java's state after the shards: %w", n, err)
 		}
-		if len(d.Buckets) != shardBuckets {
-			return fmt.Errorf("n=%d: Java's dump shows %d buckets, want %d", n, len(d.Buckets), shardBuckets)
+		if len(d.Buckets) != bench.ShardBuckets {
+			return fmt.Errorf("n=%d: Java's dump shows %d buckets, want %d", n, len(d.Buckets), bench.ShardBuckets)
 		}
 		rowsAfter, err := javaRead(ctx, g.proc, javaPath)
 		if err != nil {
@@ -142,7 +132,7 @@ func (g *maintainGroup) scaleShards(ctx context.Context, env *s3Env) error {
 		}
 		notes = append(notes, fmt.Sprintf("n=%d: %s, %d commits, %d retries", n, wall.Round(10*time.Millisecond), commits, retries))
 	}
-	report.AddNote(fmt.Sprintf("scale/shards: %d buckets x %d rows on S3, `pkft maintain --shard i/n` processes at once: %s", shardBuckets, shardRowsPerBucket, strings.Join(notes, "; ")))
+	report.AddNote(fmt.Sprintf("scale/shards: %d buckets x %d rows on S3, `pkft maintain --shard i/n` processes at once: %s", bench.ShardBuckets, bench.ShardRowsPerBucket, strings.Join(notes, "; ")))
 	return nil
 }
 
