@@ -508,7 +508,11 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 	}()
 	w.compacted = map[bucketKey]*commit.Change{}
 	w.pending = map[bucketKey]*pkmaintain.Commit{}
-	// The buffers share one memory pool: flush them one after the other.
+	// The buffers share one memory pool: flush them one after the other, each one's memory going
+	// back to the operating system once it is written.
+	if err := w.rows.drain(); err != nil {
+		return err
+	}
 	var written []bucketKey
 	for _, key := range w.order {
 		bw := w.buckets[key]
@@ -518,6 +522,11 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 		if len(bw.newFiles) > 0 {
 			written = append(written, key)
 		}
+	}
+	// Nothing is buffered any more and no row may be written after PrepareCommit: the write
+	// buffer's memory goes back before the compactions need theirs.
+	if err := w.rows.close(); err != nil {
+		return err
 	}
 	// Then each written bucket's compaction at commit and index maintenance, up to
 	// cfg.parallelism buckets at a time (Java's writer runs them on its compaction thread
@@ -531,8 +540,7 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 		prepared[key] = changes[i]
 	}
 	w.prepared = prepared
-	// Nothing is buffered any more and no row may be written after PrepareCommit.
-	return w.rows.close()
+	return nil
 }
 
 // planBuckets plans the buckets keys (planBucket), cfg.parallelism at a time; the changes are

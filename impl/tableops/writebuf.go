@@ -118,6 +118,9 @@ func (b *bucketRows) forEachKey(ctx context.Context, fn func([]*kvfile.KeyValue)
 	return errors.Join(err, b.rb.keys.Err())
 }
 
+// drain makes the pool return the memory of every buffer flushed from now on (writebuffer.Pool.Drain).
+func (rb *rowBuffers) drain() error { return rb.pool.Drain() }
+
 // clear drops the bucket's records and deletes its spilled runs.
 func (b *bucketRows) clear() error { return b.buf.Clear() }
 
@@ -127,10 +130,8 @@ func (rb *rowBuffers) close() error {
 		return nil
 	}
 	rb.closed = true
-	var errs []error
-	for _, b := range rb.buckets {
-		errs = append(errs, b.buf.Close())
-	}
+	// The pool's Close closes every bucket's buffer and gives its pages back.
+	errs := []error{rb.pool.Close()}
 	if err := os.RemoveAll(rb.dir); err != nil {
 		errs = append(errs, fmt.Errorf("write buffer: remove spill directory: %w", err))
 	}

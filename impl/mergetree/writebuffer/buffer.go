@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"unsafe"
 )
 
 // Entry is one buffered record: the serialized key, its sequence number, the row kind and the
-// serialized value, all opaque to the buffer. The buffer keeps the Key and Value slices it is
-// given until they are spilled or cleared: the caller does not modify them.
+// serialized value, all opaque to the buffer. Put copies Key and Value, so the caller may reuse
+// its slices; the entries ForEach yields point into the buffer's pages and stay valid until the
+// buffer spills or is cleared.
 type Entry struct {
 	Key   []byte
 	Seq   int64
@@ -18,23 +20,42 @@ type Entry struct {
 	Value []byte
 }
 
-// entrySize is the size of an Entry in the buffer's slice; a buffer's memory is its records'
-// key and value bytes plus the capacity of that slice, which grows by a quarter at a time.
-const entrySize = int64(unsafe.Sizeof(Entry{}))
+// slot is one record of a buffer in memory, the index its sort orders (Java's sort index in the
+// pool's pages): where the record's bytes are (a page of the pool, or one of the buffer's records
+// larger than a page), their lengths, the sequence number and row kind. It holds no pointers, so
+// the slots live outside the Go heap too.
+type slot struct {
+	seq  int64
+	page int32 // the pool's page; -1-i for the buffer's large record i
+	off  int32
+	klen int32
+	vlen int32
+	kind byte
+}
+
+// slotSize is the size of a slot; a buffer's memory is its records' key and value bytes, the
+// ends of pages too short for the next record, and the capacity of its slots, which grows by a
+// quarter at a time.
+const slotSize = int64(unsafe.Sizeof(slot{}))
 
 // Pool is one writer's write-buffer memory (Java's MemoryPoolFactory over write-buffer-size):
 // pages its buffers take and give back, and the preemption that makes the largest other buffer
-// give its memory back when the pool is empty.
+// give its memory back when the pool is empty. The records' bytes live in the pages, outside the
+// Go heap where the platform allows (an anonymous mapping), so that the garbage collector's
+// headroom does not double the buffer's memory.
 type Pool struct {
 	o        Options
 	dir      string
-	free     int64 // pages not held by a buffer
+	arena    *arena
+	free     []int32 // pages not held by a buffer
 	buffers  []*Buffer
 	preempts int64
+	draining bool
+	closed   bool
 }
 
 // NewPool is the memory of one writer; spilled runs go to files in dir, a local directory the
-// caller owns (Java: the IOManager's temp directories).
+// caller owns (Java: the IOManager's temp directories). Close gives its memory back.
 func NewPool(o Options, dir string) (*Pool, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -42,14 +63,62 @@ func NewPool(o Options, dir string) (*Pool, error) {
 	if dir == "" {
 		return nil, errors.New("writebuffer: no spill directory")
 	}
-	return &Pool{o: o, dir: dir, free: o.Size / o.PageSize}, nil
+	n := o.Size / o.PageSize
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("writebuffer: option %s: %d pages of %s are too many", OptWriteBufferSize, n, OptPageSize)
+	}
+	a, err := mapArena(n, o.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	free := make([]int32, n)
+	for i := range free {
+		free[i] = int32(len(free) - 1 - i)
+	}
+	return &Pool{o: o, dir: dir, arena: a, free: free}, nil
+}
+
+// Close clears every buffer of the pool (as Buffer.Close) and gives the pool's memory back.
+// It is idempotent; no buffer of the pool may be used afterwards.
+func (p *Pool) Close() error {
+	if p.closed {
+		return nil
+	}
+	var errs []error
+	for len(p.buffers) > 0 {
+		errs = append(errs, p.buffers[0].Close())
+	}
+	p.closed = true
+	errs = append(errs, p.arena.release())
+	return errors.Join(errs...)
+}
+
+// Drain returns the memory of the pages no buffer holds to the operating system, and from then
+// on the memory of every page a buffer gives back: a writer's buffers are flushed one after the
+// other at commit, and the pages of those flushed are not needed again. A buffer may still take
+// pages (they come back zeroed).
+func (p *Pool) Drain() error {
+	p.draining = true
+	return p.discard(p.free)
+}
+
+func (p *Pool) discard(pages []int32) error {
+	if !p.draining {
+		return nil
+	}
+	for _, i := range pages {
+		if err := p.arena.discardPage(i); err != nil {
+			return fmt.Errorf("writebuffer: return write-buffer pages: %w", err)
+		}
+	}
+	return nil
 }
 
 // TotalBytes is the pool's memory: whole pages of write-buffer-size.
 func (p *Pool) TotalBytes() int64 { return p.o.Size / p.o.PageSize * p.o.PageSize }
 
 // UsedBytes is the memory the buffers hold (whole pages).
-func (p *Pool) UsedBytes() int64 { return p.TotalBytes() - p.free*p.o.PageSize }
+func (p *Pool) UsedBytes() int64 { return p.TotalBytes() - int64(len(p.free))*p.o.PageSize }
 
 // PreemptCount is how many times a buffer gave memory back for another.
 func (p *Pool) PreemptCount() int64 { return p.preempts }
@@ -69,23 +138,29 @@ func (p *Pool) NewBuffer(cmp func(a, b []byte) int, flush func(context.Context) 
 // Buffer is one bucket's write buffer: records in memory, sorted on demand, and the sorted runs
 // it spilled.
 type Buffer struct {
-	pool    *Pool
-	cmp     func(a, b []byte) int
-	flush   func(context.Context) error
-	entries []Entry
-	bytes   int64 // cost of entries
-	pages   int64 // pages held
-	runs    *Runs
-	closed  bool
+	pool  *Pool
+	cmp   func(a, b []byte) int
+	flush func(context.Context) error
+	slots []slot       // the records in memory
+	free  func() error // gives the slots' memory back
+	large [][]byte     // records larger than a page: key and value bytes
+	bytes int64        // cost of the records in memory
+	pages []int32      // pages held
+	// The records' bytes fill the held pages in order: the first filled of them have records,
+	// room bytes of the last of those are left.
+	filled int
+	room   int64
+	runs   *Runs
+	closed bool
 }
 
 // Size is the number of records buffered, in memory and spilled.
 func (b *Buffer) Size() int64 {
-	return int64(len(b.entries)) + b.runs.Records()
+	return int64(len(b.slots)) + b.runs.Records()
 }
 
 // IsEmpty says the buffer holds no record.
-func (b *Buffer) IsEmpty() bool { return len(b.entries) == 0 && b.runs.Len() == 0 }
+func (b *Buffer) IsEmpty() bool { return len(b.slots) == 0 && b.runs.Len() == 0 }
 
 // MemoryOccupancy is the memory of the records in memory, their slice's capacity included
 // (what preemption compares).
@@ -104,23 +179,49 @@ func (b *Buffer) Put(ctx context.Context, e Entry) (bool, error) {
 	if b.closed {
 		return false, errors.New("writebuffer: put into a closed buffer")
 	}
+	ps := b.pool.o.PageSize
 	data := int64(len(e.Key) + len(e.Value))
-	if data+b.grownCap(0)*entrySize > b.pool.TotalBytes() {
+	if len(e.Key) > math.MaxInt32 || data+b.grownCap(0)*slotSize > b.pool.TotalBytes() {
 		return false, fmt.Errorf("writebuffer: a record of %d bytes exceeds the write buffer (%s = %d bytes)", data, OptWriteBufferSize, b.pool.o.Size)
 	}
+	// A record larger than a page is kept on the Go heap (still counted against the pages).
+	large := data > ps
 	for {
-		cost, grow := data, int64(0)
-		if len(b.entries) == cap(b.entries) {
-			grow = b.grownCap(int64(cap(b.entries)))
-			cost += (grow - int64(cap(b.entries))) * entrySize
+		cost, grow, waste := data, int64(0), int64(0)
+		if !large && data > b.room {
+			// The rest of the page is too short: the record starts the next one.
+			waste = b.room
 		}
-		if b.bytes+cost <= b.pages*b.pool.o.PageSize {
-			if grow > 0 {
-				grown := make([]Entry, len(b.entries), grow)
-				copy(grown, b.entries)
-				b.entries = grown
+		cost += waste
+		if len(b.slots) == cap(b.slots) {
+			grow = b.grownCap(int64(cap(b.slots)))
+			cost += (grow - int64(cap(b.slots))) * slotSize
+		}
+		if b.bytes+cost <= int64(len(b.pages))*ps {
+			if !large && data > b.room {
+				if b.filled >= len(b.pages) {
+					return false, errors.New("writebuffer: page accounting lost track of the record pages")
+				}
+				b.filled++
+				b.room = ps
 			}
-			b.entries = append(b.entries, e)
+			if grow > 0 {
+				if err := b.growSlots(grow); err != nil {
+					return false, err
+				}
+			}
+			s := slot{seq: e.Seq, klen: int32(len(e.Key)), vlen: int32(len(e.Value)), kind: e.Kind}
+			if large {
+				s.page = int32(-1 - len(b.large))
+				b.large = append(b.large, slices.Concat(e.Key, e.Value))
+			} else {
+				off := ps - b.room
+				s.page, s.off = b.pages[b.filled-1], int32(off)
+				page := b.pool.arena.page(s.page)
+				copy(page[off+int64(copy(page[off:], e.Key)):], e.Value)
+				b.room -= data
+			}
+			b.slots = append(b.slots, s)
 			b.bytes += cost
 			return true, nil
 		}
@@ -134,7 +235,7 @@ func (b *Buffer) Put(ctx context.Context, e Entry) (bool, error) {
 		if !b.pool.o.Spillable {
 			return false, nil
 		}
-		if len(b.entries) == 0 {
+		if len(b.slots) == 0 {
 			return false, errors.New("writebuffer: no memory left in the pool and nothing to spill")
 		}
 		if err := b.spill(ctx); err != nil {
@@ -144,15 +245,58 @@ func (b *Buffer) Put(ctx context.Context, e Entry) (bool, error) {
 }
 
 // grownCap is the capacity the record slice grows to from c: a quarter more, at least a
-// quarter page of entries.
+// quarter page of slots.
 func (b *Buffer) grownCap(c int64) int64 {
-	return c + max(c/4, b.pool.o.PageSize/(4*entrySize), 1)
+	return c + max(c/4, b.pool.o.PageSize/(4*slotSize), 1)
 }
+
+// growSlots moves the slots to memory for n of them.
+func (b *Buffer) growSlots(n int64) error {
+	grown, free, err := allocSlots(n)
+	if err != nil {
+		return err
+	}
+	grown = append(grown, b.slots...)
+	if err := b.freeSlots(); err != nil {
+		return errors.Join(err, free())
+	}
+	b.slots, b.free = grown, free
+	return nil
+}
+
+// freeSlots gives the slots' memory back.
+func (b *Buffer) freeSlots() error {
+	b.slots = nil
+	if b.free == nil {
+		return nil
+	}
+	free := b.free
+	b.free = nil
+	if err := free(); err != nil {
+		return fmt.Errorf("writebuffer: free record slots: %w", err)
+	}
+	return nil
+}
+
+// entry is the record of slot s; its slices point into the buffer's memory.
+func (b *Buffer) entry(s *slot) Entry {
+	var mem []byte
+	if s.page < 0 {
+		mem = b.large[-1-s.page]
+	} else {
+		mem = b.pool.arena.page(s.page)[s.off:]
+	}
+	k, v := int(s.klen), int(s.klen)+int(s.vlen)
+	return Entry{Key: mem[:k:k], Seq: s.seq, Kind: s.kind, Value: mem[k:v:v]}
+}
+
+// at is the i-th record in memory.
+func (b *Buffer) at(i int) Entry { return b.entry(&b.slots[i]) }
 
 // takePage takes a page from the pool, preempting the largest other buffer when it is empty.
 func (b *Buffer) takePage(ctx context.Context) (bool, error) {
 	p := b.pool
-	if p.free == 0 {
+	if len(p.free) == 0 {
 		var largest *Buffer
 		for _, o := range p.buffers {
 			if o != b && o.bytes > 0 && (largest == nil || o.bytes > largest.bytes) {
@@ -166,11 +310,11 @@ func (b *Buffer) takePage(ctx context.Context) (bool, error) {
 			p.preempts++
 		}
 	}
-	if p.free == 0 {
+	if len(p.free) == 0 {
 		return false, nil
 	}
-	p.free--
-	b.pages++
+	b.pages = append(b.pages, p.free[len(p.free)-1])
+	p.free = p.free[:len(p.free)-1]
 	return true, nil
 }
 
@@ -192,15 +336,19 @@ func (b *Buffer) flushMemory(ctx context.Context) error {
 	return nil
 }
 
-func (b *Buffer) releaseMemory() {
-	b.entries = nil
+func (b *Buffer) releaseMemory() error {
+	err := b.freeSlots()
+	b.large = nil
 	b.bytes = 0
-	b.pool.free += b.pages
-	b.pages = 0
+	err = errors.Join(err, b.pool.discard(b.pages))
+	b.pool.free = append(b.pool.free, b.pages...)
+	b.pages = b.pages[:0]
+	b.filled, b.room = 0, 0
+	return err
 }
 
 func (b *Buffer) sortEntries() {
-	slices.SortFunc(b.entries, b.compare)
+	slices.SortFunc(b.slots, func(x, y slot) int { return b.compare(b.entry(&x), b.entry(&y)) })
 }
 
 func (b *Buffer) compare(x, y Entry) int {
@@ -219,14 +367,16 @@ func (b *Buffer) compare(x, y Entry) int {
 // spill writes the records in memory as one sorted run and gives their memory back; at
 // SortMaxFan runs it merges them (Runs.MergeAtFanIn: into one).
 func (b *Buffer) spill(ctx context.Context) error {
-	if len(b.entries) == 0 {
+	if len(b.slots) == 0 {
 		return nil
 	}
 	b.sortEntries()
-	if err := b.runs.Spill(ctx, b.entries); err != nil {
+	if err := b.runs.spillFunc(ctx, len(b.slots), b.at); err != nil {
 		return err
 	}
-	b.releaseMemory()
+	if err := b.releaseMemory(); err != nil {
+		return err
+	}
 	return b.runs.MergeAtFanIn(ctx)
 }
 
@@ -238,14 +388,13 @@ func (b *Buffer) ForEach(ctx context.Context, fn func(Entry) error) error {
 		return errors.New("writebuffer: iterate a closed buffer")
 	}
 	b.sortEntries()
-	return b.runs.Merge(ctx, b.entries, fn)
+	return b.runs.mergeFunc(ctx, len(b.slots), b.at, fn)
 }
 
 // Clear drops every record: the memory goes back to the pool, the spilled runs are deleted (an
 // error says which could not be).
 func (b *Buffer) Clear() error {
-	b.releaseMemory()
-	return b.runs.Clear()
+	return errors.Join(b.releaseMemory(), b.runs.Clear())
 }
 
 // Close clears the buffer and leaves the pool.

@@ -53,15 +53,20 @@ func (r *Runs) DiskUsage() int64 { return r.disk }
 // Spill writes sorted (already in cmp order) as a new last run (BinaryExternalSortBuffer#spill).
 // Nothing is written for no records.
 func (r *Runs) Spill(ctx context.Context, sorted []Entry) error {
-	if len(sorted) == 0 {
+	return r.spillFunc(ctx, len(sorted), func(i int) Entry { return sorted[i] })
+}
+
+// spillFunc is Spill of the n records at(0), ..., at(n-1).
+func (r *Runs) spillFunc(ctx context.Context, n int, at func(int) Entry) error {
+	if n == 0 {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	run, err := writeRun(r.dir, r.o, func(emit func(Entry) error) error {
-		for _, e := range sorted {
-			if err := emit(e); err != nil {
+		for i := range n {
+			if err := emit(at(i)); err != nil {
 				return err
 			}
 		}
@@ -94,7 +99,7 @@ func (r *Runs) MergeAtFanIn(ctx context.Context) error {
 	for i := notMerged; i < n; i += perStep {
 		group := all[i:min(i+perStep, n)]
 		merged, err := writeRun(r.dir, r.o, func(emit func(Entry) error) error {
-			return r.mergeRuns(ctx, group, nil, emit)
+			return r.mergeRuns(ctx, group, 0, nil, emit)
 		})
 		if err != nil {
 			return err
@@ -118,7 +123,12 @@ func (r *Runs) MergeAtFanIn(ctx context.Context) error {
 // Merge calls emit with every record of the runs and of mem (sorted, in cmp order; it takes the
 // place of the run Java spills last before merging) in merged order.
 func (r *Runs) Merge(ctx context.Context, mem []Entry, emit func(Entry) error) error {
-	return r.mergeRuns(ctx, r.runs, mem, emit)
+	return r.mergeRuns(ctx, r.runs, len(mem), func(i int) Entry { return mem[i] }, emit)
+}
+
+// mergeFunc is Merge of the n records in memory at(0), ..., at(n-1).
+func (r *Runs) mergeFunc(ctx context.Context, n int, at func(int) Entry, emit func(Entry) error) error {
+	return r.mergeRuns(ctx, r.runs, n, at, emit)
 }
 
 // Clear deletes the run files (an error says which could not be).
@@ -132,8 +142,9 @@ func (r *Runs) Clear() error {
 	return errors.Join(errs...)
 }
 
-// mergeRuns merges runs and then mem as BinaryMergeIterator does.
-func (r *Runs) mergeRuns(ctx context.Context, runs []*spillRun, mem []Entry, emit func(Entry) error) error {
+// mergeRuns merges runs and then the n records in memory at(0), ..., at(n-1) as
+// BinaryMergeIterator does.
+func (r *Runs) mergeRuns(ctx context.Context, runs []*spillRun, n int, at func(int) Entry, emit func(Entry) error) error {
 	var readers []*runReader
 	defer func() {
 		for _, rd := range readers {
@@ -162,11 +173,11 @@ func (r *Runs) mergeRuns(ctx context.Context, runs []*spillRun, mem []Entry, emi
 	}
 	pos := 0
 	if err := add(&source{next: func() (Entry, bool, error) {
-		if pos == len(mem) {
+		if pos == n {
 			return Entry{}, false, nil
 		}
 		pos++
-		return mem[pos-1], true, nil
+		return at(pos - 1), true, nil
 	}}); err != nil {
 		return err
 	}

@@ -11,6 +11,12 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// spillWindow is the zstd window of spilled runs: Java compresses a spill in independent blocks
+// of a page, so a small window costs little ratio, and it bounds the memory of each run's encoder
+// and decoder (a merge opens up to local-sort.max-num-file-handles runs at once) to a few
+// hundred kilobytes instead of the 8 MiB history of zstd's default.
+const spillWindow = 128 << 10
+
 // spillRun is one sorted run on local disk: records as uvarint key length, key, varint
 // sequence number, kind byte, uvarint value length, value; zstd-compressed unless the spill
 // compression is none.
@@ -43,7 +49,8 @@ func writeRun(dir string, o Options, fill func(emit func(Entry) error) error) (r
 	var sink io.Writer = f
 	var enc *zstd.Encoder
 	if o.Compression == "zstd" {
-		enc, err = zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(o.ZstdLevel)), zstd.WithEncoderConcurrency(1))
+		enc, err = zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(o.ZstdLevel)), zstd.WithEncoderConcurrency(1),
+			zstd.WithWindowSize(spillWindow))
 		if err != nil {
 			return nil, fmt.Errorf("writebuffer: spill: %w", err)
 		}
@@ -109,7 +116,7 @@ func (r *spillRun) open(o Options) (*runReader, error) {
 	rd := &runReader{f: f, path: r.path, left: r.count}
 	var src io.Reader = f
 	if o.Compression == "zstd" {
-		rd.dec, err = zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+		rd.dec, err = zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("writebuffer: read spilled run %s: %w", r.path, err)

@@ -186,7 +186,8 @@ func TestNotSpillableFlushesThroughOwner(t *testing.T) {
 	flushOf := func(bi int) func(context.Context) error {
 		return func(ctx context.Context) error {
 			var f []Entry
-			if err := bufs[bi].ForEach(ctx, func(e Entry) error { f = append(f, e); return nil }); err != nil {
+			// A flush writes the records out: they are copied before the buffer is cleared.
+			if err := bufs[bi].ForEach(ctx, func(e Entry) error { f = append(f, cloneEntry(e)); return nil }); err != nil {
 				return err
 			}
 			files[bi] = append(files[bi], f)
@@ -434,5 +435,102 @@ func TestHeapStaysWithinPool(t *testing.T) {
 		if err := b.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+func cloneEntry(e Entry) Entry {
+	e.Key, e.Value = slices.Clone(e.Key), slices.Clone(e.Value)
+	return e
+}
+
+// Put copies the record: a caller that reuses one slice for every record gets every record
+// back, and the pool's memory goes back on Close, after which nothing can be put.
+func TestPutCopiesRecords(t *testing.T) {
+	o, err := ParseOptions(map[string]string{OptWriteBufferSize: "64 kb", OptPageSize: "4 kb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := NewPool(o, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := pool.NewBuffer(bytes.Compare, nil)
+	ctx := context.Background()
+	scratch := make([]byte, 0, 8<<10)
+	var want []Entry
+	for i := range 2000 {
+		// Records of 5 bytes up to 6 kb: most share pages, some are larger than a page.
+		n := 1 + (i*7919)%1200
+		if i%97 == 0 {
+			n = 6 << 10
+		}
+		scratch = append(scratch[:0], key(uint32(i))...)
+		for j := range n {
+			scratch = append(scratch, byte(i+j))
+		}
+		e := Entry{Key: scratch[:4], Seq: int64(i), Value: scratch[4:]}
+		want = append(want, cloneEntry(e))
+		if ok, err := b.Put(ctx, e); !ok || err != nil {
+			t.Fatalf("put %d: %v, %v", i, ok, err)
+		}
+		clear(scratch[:cap(scratch)])
+	}
+	if b.SpilledRuns() == 0 {
+		t.Fatal("the buffer never spilled: the test does not cover records coming back from disk")
+	}
+	var got []Entry
+	if err := b.ForEach(ctx, func(e Entry) error { got = append(got, cloneEntry(e)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !sameEntries(got, sorted(want)) {
+		t.Fatal("the records differ from what was put")
+	}
+	// A draining pool returns what buffers give back to the operating system; its pages stay
+	// usable (pages of 1 kb share the system's pages with their neighbours).
+	for _, ps := range []string{"4 kb", "1 kb"} {
+		o, err := ParseOptions(map[string]string{OptWriteBufferSize: "64 kb", OptPageSize: ps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPool(o, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := p.NewBuffer(bytes.Compare, nil)
+		if err := p.Drain(); err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 {
+			var in []Entry
+			for i := range 200 {
+				e := Entry{Key: key(uint32(i)), Seq: int64(round), Value: bytes.Repeat([]byte{byte(i + round)}, 100)}
+				in = append(in, e)
+				if ok, err := d.Put(ctx, e); !ok || err != nil {
+					t.Fatalf("page size %s round %d put %d: %v, %v", ps, round, i, ok, err)
+				}
+			}
+			var out []Entry
+			if err := d.ForEach(ctx, func(e Entry) error { out = append(out, cloneEntry(e)); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !sameEntries(out, sorted(in)) {
+				t.Fatalf("page size %s round %d: the records differ from what was put", ps, round)
+			}
+			if err := d.Clear(); err != nil {
+				t.Fatalf("page size %s: clear of a draining pool's buffer: %v", ps, err)
+			}
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(ctx, Entry{Key: key(1)}); err == nil {
+		t.Fatal("put after the pool was closed succeeded")
+	}
+	if err := pool.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
 	}
 }
