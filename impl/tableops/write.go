@@ -138,7 +138,7 @@ func BucketOf(s *schema.TableSchema, row []any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return bucketOf(s, keys, fn, n, row)
+	return newBucketer(s, keys, fn, n).of(row)
 }
 
 // bucketFunction returns the table's bucket function for its bucket keys; a function Java could
@@ -151,17 +151,35 @@ func bucketFunction(s *schema.TableSchema, keys []string) (bucketfunc.Func, erro
 	return fn, nil
 }
 
-func bucketOf(s *schema.TableSchema, keys []string, fn bucketfunc.Func, n int, row []any) (int, error) {
-	vals := make([]any, len(keys))
-	for i, k := range keys {
-		idx := slices.IndexFunc(s.Fields, func(f types.DataField) bool { return f.Name == k })
-		vals[i] = row[idx]
+// bucketer assigns rows their bucket: the bucket keys' positions in a row and their row type,
+// resolved once per writer. It is used by one goroutine.
+type bucketer struct {
+	idx  []int
+	typ  types.DataType
+	fn   bucketfunc.Func
+	n    int
+	vals []any // scratch: the key values of a row
+}
+
+func newBucketer(s *schema.TableSchema, keys []string, fn bucketfunc.Func, n int) *bucketer {
+	b := &bucketer{typ: s.ProjectedRowType(keys), fn: fn, n: n}
+	for _, k := range keys {
+		b.idx = append(b.idx, slices.IndexFunc(s.Fields, func(f types.DataField) bool { return f.Name == k }))
 	}
-	data, err := binrow.Encode(s.ProjectedRowType(keys), vals)
+	return b
+}
+
+// of is the bucket of row (every table field).
+func (b *bucketer) of(row []any) (int, error) {
+	b.vals = b.vals[:0]
+	for _, i := range b.idx {
+		b.vals = append(b.vals, row[i])
+	}
+	data, err := binrow.Encode(b.typ, b.vals)
 	if err != nil {
 		return 0, fmt.Errorf("bucket key: %w", err)
 	}
-	return fn.Bucket(data, n)
+	return b.fn.Bucket(data, b.n)
 }
 
 // Writer writes rows into a primary-key table the way a Java batch writer does
@@ -183,7 +201,7 @@ type Writer struct {
 	restored map[bucketKey]*table.Bucket
 
 	bucketKeys []string
-	bucketFn   bucketfunc.Func
+	assign     *bucketer
 	numBuckets int
 	// kindFilter drops the rows Java's RowKindFilter drops (ignore-delete, ignore-update-before).
 	ignoreDelete, ignoreUpdateBefore bool
@@ -268,9 +286,11 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	if w.bucketKeys, err = r.Schema.BucketKeys(); err != nil {
 		return nil, err
 	}
-	if w.bucketFn, err = bucketFunction(r.Schema, w.bucketKeys); err != nil {
+	fn, err := bucketFunction(r.Schema, w.bucketKeys)
+	if err != nil {
 		return nil, err
 	}
+	w.assign = newBucketer(r.Schema, w.bucketKeys, fn, w.numBuckets)
 	w.partType = r.Schema.PartitionType()
 	for _, k := range r.Schema.PartitionKeys {
 		w.partIdx = append(w.partIdx, slices.IndexFunc(r.Schema.Fields, func(f types.DataField) bool { return f.Name == k }))
@@ -308,8 +328,10 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 	if err := w.checkWrite(kind, row); err != nil {
 		return err
 	}
-	// Encoding the whole row checks every value's type and the NOT NULL constraints.
-	if _, err := binrow.Encode(w.r.Schema.RowType(), row); err != nil {
+	// Encoding the whole row checks every value's type and the NOT NULL constraints; the
+	// buffer keeps that encoding.
+	encoded, err := binrow.Encode(w.layout.ValueType, row)
+	if err != nil {
 		return fmt.Errorf("row does not fit the schema: %w", err)
 	}
 	for i, f := range w.r.Schema.Fields {
@@ -317,7 +339,7 @@ func (w *Writer) Write(ctx context.Context, kind types.RowKind, row []any) error
 			return fmt.Errorf("field %s is NOT NULL", f.Name)
 		}
 	}
-	return w.add(ctx, kind, slices.Clone(row))
+	return w.add(ctx, kind, slices.Clone(row), encoded)
 }
 
 // WriteOwned is [Writer.Write] for a row whose values the caller built in impl/binrow's forms
@@ -329,7 +351,7 @@ func (w *Writer) WriteOwned(ctx context.Context, kind types.RowKind, row []any) 
 	if err := w.checkWrite(kind, row); err != nil {
 		return err
 	}
-	return w.add(ctx, kind, row)
+	return w.add(ctx, kind, row, nil)
 }
 
 // checkWrite checks what every write checks: the writer is open, the kind and the row's width.
@@ -349,9 +371,10 @@ func (w *Writer) checkWrite(kind types.RowKind, row []any) error {
 	return nil
 }
 
-// add buffers a validated row the writer owns. With rowkind.field the row's kind is the field's
-// value, whatever kind the caller gave (TableWriteImpl through RowKindGenerator).
-func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
+// add buffers a validated row the writer owns; encoded, when not nil, is the row as a binary row
+// of the value type (of any kind). With rowkind.field the row's kind is the field's value,
+// whatever kind the caller gave (TableWriteImpl through RowKindGenerator).
+func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any, encoded []byte) error {
 	if w.rowKindIdx >= 0 {
 		var err error
 		if kind, err = rowKindOf(row[w.rowKindIdx]); err != nil {
@@ -370,7 +393,7 @@ func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
 	if err != nil {
 		return fmt.Errorf("partition: %w", err)
 	}
-	bucket, err := bucketOf(w.r.Schema, w.bucketKeys, w.bucketFn, w.numBuckets, row)
+	bucket, err := w.assign.of(row)
 	if err != nil {
 		return err
 	}
@@ -384,7 +407,7 @@ func (w *Writer) add(ctx context.Context, kind types.RowKind, row []any) error {
 		kv.Key[i] = row[idx]
 	}
 	bw.nextSeq++
-	return w.buffer(ctx, bw, kv)
+	return w.buffer(ctx, bw, kv, encoded)
 }
 
 // bucket returns the writer of a bucket, restoring it from the base snapshot on first use.

@@ -68,14 +68,17 @@ func (rb *rowBuffers) newBucket(flush func(context.Context) error) *bucketRows {
 	return b
 }
 
-// put buffers kv. false (no error) means the buffer cannot spill and is full.
-func (b *bucketRows) put(ctx context.Context, kv *kvfile.KeyValue) (bool, error) {
+// put buffers kv; encoded, when not nil, is kv.Value already encoded as a binary row (its
+// header byte is set to kv.Kind). false (no error) means the buffer cannot spill and is full.
+func (b *bucketRows) put(ctx context.Context, kv *kvfile.KeyValue, encoded []byte) (bool, error) {
 	key, err := b.rb.keys.Encode(kv.Key)
 	if err != nil {
 		return false, fmt.Errorf("write buffer: key: %w", err)
 	}
-	value, err := binrow.EncodeWithKind(b.rb.rowType, kv.Kind, kv.Value)
-	if err != nil {
+	value := encoded
+	if value != nil {
+		value[0] = byte(kv.Kind)
+	} else if value, err = binrow.EncodeWithKind(b.rb.rowType, kv.Kind, kv.Value); err != nil {
 		return false, fmt.Errorf("write buffer: row: %w", err)
 	}
 	ok, err := b.buf.Put(ctx, writebuffer.Entry{Key: key, Seq: kv.Seq, Kind: byte(kv.Kind), Value: value})
@@ -140,15 +143,15 @@ func (rb *rowBuffers) close() error {
 
 // buffer adds kv to bucket bw's buffer; a full buffer that cannot spill is written out first, as
 // MergeTreeWriter#write flushes and puts again.
-func (w *Writer) buffer(ctx context.Context, bw *bucketWriter, kv *kvfile.KeyValue) error {
-	ok, err := bw.rows.put(ctx, kv)
+func (w *Writer) buffer(ctx context.Context, bw *bucketWriter, kv *kvfile.KeyValue, encoded []byte) error {
+	ok, err := bw.rows.put(ctx, kv, encoded)
 	if err != nil || ok {
 		return err
 	}
 	if err := w.flush(ctx, bw); err != nil {
 		return err
 	}
-	if ok, err = bw.rows.put(ctx, kv); err == nil && !ok {
+	if ok, err = bw.rows.put(ctx, kv, encoded); err == nil && !ok {
 		err = fmt.Errorf("write buffer: %s is too small to hold a single record", writebuffer.OptWriteBufferSize)
 	}
 	return err
