@@ -48,6 +48,10 @@ type TableSpec struct {
 	// the corpus does not hold; "" leaves the row as it is): selective queries for the tables of
 	// conformance cases. The bench leaves it nil.
 	Marker func(i int) string
+	// PageSize is the data page size limit of the data files in bytes (0: 1 MiB, parquet-java's
+	// default); PageIndex gives them the page index parquet-java writes by default.
+	PageSize  int64
+	PageIndex bool
 }
 
 // TableOptions are the table options of a generated table: deletion vectors, the full-text
@@ -183,7 +187,8 @@ func WriteTable(ctx context.Context, dir string, spec TableSpec) ([][]*meta.Data
 			}
 			n := spec.fileRows(b, f)
 			name := fmt.Sprintf("data-bench-%d-%d.parquet", b, f)
-			o := paimonparquet.Options{Compression: compress.Codecs.Zstd, Dictionary: true, RowGroupRows: 1_000_000, FirstRow: first}
+			o := paimonparquet.Options{Compression: compress.Codecs.Zstd, Dictionary: true, RowGroupRows: 1_000_000, FirstRow: first,
+				PageSize: spec.PageSize, PageIndex: spec.PageIndex}
 			st, err := paimonparquet.WriteFile(filepath.Join(dir, fmt.Sprintf("bucket-%d", b), name), n, spec.FileTexts(b, f), o)
 			if err != nil {
 				return nil, fmt.Errorf("write %s: %w", name, err)

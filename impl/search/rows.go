@@ -40,7 +40,8 @@ func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, c
 	for i := range out {
 		out[i] = make([]any, len(cols))
 	}
-	pf, err := pqvalue.OpenReader(r, size)
+	win := &pageWindows{r: r, of: map[int][][2]int64{}}
+	pf, err := pqvalue.OpenReader(win, size)
 	if err != nil {
 		return nil, fmt.Errorf("read rows of %s: %w", fileName, err)
 	}
@@ -53,7 +54,7 @@ func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, c
 		if idx < 0 {
 			continue // a file written before the column existed reads it as null
 		}
-		cur := &cursor{pf: pf, col: idx, descr: pf.MetaData().Schema.Column(idx), rg: -1}
+		cur := &cursor{pf: pf, col: idx, descr: pf.MetaData().Schema.Column(idx), rg: -1, win: win}
 		defer cur.close()
 		for i, pos := range positions {
 			if err := ctx.Err(); err != nil {
@@ -87,8 +88,66 @@ type cursor struct {
 	rdr     file.ColumnChunkReader
 	// pageStarts are the first rows (relative to the row group) of the current column chunk's
 	// pages, from its offset index (parquet-java, and so Paimon, writes one by default); nil
-	// without one.
+	// without one. pageBytes are those pages' byte ranges in the file (header included), dict
+	// the dictionary page's (empty without one).
 	pageStarts []int64
+	pageBytes  [][2]int64
+	dict       [2]int64
+	win        *pageWindows
+}
+
+// pageWindows is the file as the column readers see it: a column whose pages the offset index
+// locates reads only the dictionary page and the page holding its current row, so that the
+// readers' read-ahead stops at that page's end instead of reading the pages after it.
+type pageWindows struct {
+	r  io.ReaderAt
+	of map[int][][2]int64 // column -> the byte ranges it may read now
+}
+
+// ReadAt reads from r; a read starting in a column's window ends at the window's end (with
+// io.EOF, which ends the reader's read-ahead), and one starting right at a window's end reads
+// nothing. Other reads (the footer, the page index) are passed on as they are.
+func (w *pageWindows) ReadAt(p []byte, off int64) (int, error) {
+	for _, ranges := range w.of {
+		for _, rg := range ranges {
+			if off >= rg[0] && off < rg[1] {
+				if end := off + int64(len(p)); end > rg[1] {
+					n, err := w.r.ReadAt(p[:rg[1]-off], off)
+					if err == nil {
+						err = io.EOF
+					}
+					return n, err
+				}
+				return w.r.ReadAt(p, off)
+			}
+		}
+	}
+	for _, ranges := range w.of {
+		for _, rg := range ranges {
+			if off == rg[1] && len(p) > 0 {
+				return 0, io.EOF
+			}
+		}
+	}
+	return w.r.ReadAt(p, off)
+}
+
+// allow limits the cursor's column to its dictionary page and page i (i < 0: no limit).
+func (c *cursor) allow(i int) {
+	if i < 0 || i >= len(c.pageBytes) {
+		delete(c.win.of, c.col)
+		return
+	}
+	page := c.pageBytes[i]
+	if c.dict[1] > c.dict[0] {
+		if c.dict[1] == page[0] {
+			c.win.of[c.col] = [][2]int64{{c.dict[0], page[1]}}
+			return
+		}
+		c.win.of[c.col] = [][2]int64{c.dict, page}
+		return
+	}
+	c.win.of[c.col] = [][2]int64{page}
 }
 
 // pageOf is the page of the current column chunk holding row (absolute), or 0 without an offset
@@ -104,6 +163,9 @@ func (c *cursor) at(pos int64, t types.DataType) (any, error) {
 		if err := c.open(pos); err != nil {
 			return nil, err
 		}
+	}
+	if len(c.pageStarts) > 0 {
+		c.allow(c.pageOf(pos))
 	}
 	if n := pos - c.next; n > 0 && c.pageOf(pos) > c.pageOf(c.next) {
 		// The offset index locates the page holding pos: the pages in between are not read.
@@ -134,16 +196,21 @@ func (c *cursor) open(pos int64) error {
 				return err
 			}
 			c.rg, c.rgStart, c.rgEnd, c.next, c.rdr = rg, start, start+n, start, rdr
-			c.pageStarts = nil
+			c.pageStarts, c.pageBytes, c.dict = nil, nil, [2]int64{}
+			c.allow(-1)
 			if cc, err := c.pf.MetaData().RowGroup(rg).ColumnChunk(c.col); err == nil && cc.GetOffsetIndexLocation() != nil {
 				if pir := c.pf.GetPageIndexReader(); pir != nil {
 					if rgi, err := pir.RowGroup(rg); err == nil && rgi != nil {
 						if oi, err := rgi.GetOffsetIndex(c.col); err == nil && oi != nil {
 							for _, loc := range oi.GetPageLocations() {
 								c.pageStarts = append(c.pageStarts, loc.FirstRowIndex)
+								c.pageBytes = append(c.pageBytes, [2]int64{loc.Offset, loc.Offset + int64(loc.CompressedPageSize)})
 							}
 						}
 					}
+				}
+				if cc.HasDictionaryPage() && len(c.pageBytes) > 0 && cc.DictionaryPageOffset() < c.pageBytes[0][0] {
+					c.dict = [2]int64{cc.DictionaryPageOffset(), c.pageBytes[0][0]}
 				}
 			}
 			return nil

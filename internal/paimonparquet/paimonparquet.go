@@ -84,6 +84,9 @@ type Options struct {
 	RowGroupRows int
 	// PageSize is the data page size limit in bytes; zero means the library default (1 MiB).
 	PageSize int64
+	// PageIndex writes a column index and an offset index for every column chunk, as
+	// parquet-java (Paimon's writer) does by default.
+	PageIndex bool
 	// Compression is the page compression codec (zero value: uncompressed).
 	Compression compress.Compression
 	// PageV2 writes data pages in the V2 format.
@@ -203,6 +206,9 @@ func Write(w io.Writer, rows int, text TextFunc, o Options) (Stats, error) {
 	}
 	if o.PageV2 {
 		props = append(props, parquet.WithDataPageVersion(parquet.DataPageV2))
+	}
+	if o.PageIndex {
+		props = append(props, parquet.WithPageIndexEnabled(true))
 	}
 	cw := &countingWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<20)
