@@ -40,11 +40,12 @@ type sizes struct {
 	maintainRows int   // rows of the 16-bucket table
 	writeRows    int   // rows of the write and compaction tables
 	writeBuckets int   // their buckets
+	searchRows   int   // rows of the 16-bucket search table
 }
 
 var (
-	fullSizes  = sizes{buildRows: []int{100_000, 1_000_000}, stateFiles: []int{1_000, 10_000, 100_000}, maintainRows: 320_000, writeRows: 1_000_000, writeBuckets: 64}
-	quickSizes = sizes{buildRows: []int{20_000}, stateFiles: []int{1_000, 10_000}, maintainRows: 32_000, writeRows: 50_000, writeBuckets: 8}
+	fullSizes  = sizes{buildRows: []int{100_000, 1_000_000}, stateFiles: []int{1_000, 10_000, 100_000}, maintainRows: 320_000, writeRows: 1_000_000, writeBuckets: 64, searchRows: 1_000_000}
+	quickSizes = sizes{buildRows: []int{20_000}, stateFiles: []int{1_000, 10_000}, maintainRows: 32_000, writeRows: 50_000, writeBuckets: 8, searchRows: 50_000}
 )
 
 const (
@@ -82,7 +83,7 @@ func TestBench(t *testing.T) {
 	rep.JavaRunner = ping.FullTextIndexer
 	dir := t.TempDir()
 
-	// PKFT_BENCH_SECTIONS (build, state, maintain, shards, write; comma-separated) runs some sections
+	// PKFT_BENCH_SECTIONS (build, state, maintain, search, shards, write; comma-separated) runs some sections
 	// only; every section runs by default.
 	sections := strings.Split(os.Getenv("PKFT_BENCH_SECTIONS"), ",")
 	run := func(name string) bool { return sections[0] == "" || slices.Contains(sections, name) }
@@ -109,6 +110,9 @@ func TestBench(t *testing.T) {
 	}
 	if run("maintain") {
 		rep.Maintain = measureMaintain(t, ctx, lib, java, filepath.Join(dir, "maintain"), sz.maintainRows)
+	}
+	if run("search") {
+		rep.Searches = measureSearch(t, ctx, lib, java, filepath.Join(dir, "search"), sz.searchRows)
 	}
 	if run("shards") {
 		rep.Shards = measureShards(t, ctx, filepath.Join(dir, "shards"))

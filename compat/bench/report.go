@@ -31,6 +31,7 @@ type Report struct {
 	Memory   *MemoryResult   `json:"memory,omitempty"`
 	Writes   []WriteResult   `json:"writes,omitempty"`
 	Shards   []ShardResult   `json:"shards,omitempty"`
+	Searches []SearchResult  `json:"searches,omitempty"`
 	// Notes are findings printed under the table.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -81,6 +82,28 @@ type MaintainResult struct {
 	Go2      float64 `json:"go2WorkersSeconds"`
 	Java     float64 `json:"javaSeconds"`
 	Archives int     `json:"archives"`
+}
+
+// SearchResult is one query class at one limit on the search table (Rows rows, Buckets buckets,
+// one archive per level, a tenth of the keys deleted under deletion vectors): the median and p99
+// latency (seconds) of its queries' timed runs, one query at a time, Go's search and Paimon's
+// full-text read path (rows read included on both sides); the throughput of all queries with
+// 4 at once (queries/s, the same for every class); Go's bytes read per query of the class
+// (through the FileIO) and the hits per query.
+type SearchResult struct {
+	Class       string  `json:"class"`
+	Limit       int     `json:"limit"`
+	Rows        int     `json:"rows"`
+	Buckets     int     `json:"buckets"`
+	Queries     int     `json:"queries"`
+	Hits        int     `json:"hits"`
+	GoMedian    float64 `json:"goMedianSeconds"`
+	GoP99       float64 `json:"goP99Seconds"`
+	JavaMedian  float64 `json:"javaMedianSeconds"`
+	JavaP99     float64 `json:"javaP99Seconds"`
+	GoQPS       float64 `json:"goQueriesPerSecond"`
+	JavaQPS     float64 `json:"javaQueriesPerSecond"`
+	GoBytesRead int64   `json:"goBytesReadPerQuery"`
 }
 
 // ShardResult is the maintenance of one copy of a 64-bucket table (one level without an archive
@@ -181,6 +204,18 @@ func (r *Report) Table() string {
 		fmt.Fprintf(&sb, "Table maintenance, %d buckets, %s rows, %d archives built:\n", m.Buckets, count(m.Rows), m.Archives)
 		fmt.Fprintln(w, "Go 1 worker\tGo 2 workers\tJava\t2 vs 1 worker\tJava/Go(2)\t")
 		fmt.Fprintf(w, "%s\t%s\t%s\t%.2fx\t%.2fx\t\n", dur(m.Go1), dur(m.Go2), dur(m.Java), ratio(m.Go1, m.Go2), ratio(m.Java, m.Go2))
+		w.Flush()
+		fmt.Fprintln(&sb)
+	}
+	if len(r.Searches) > 0 {
+		s0 := r.Searches[0]
+		fmt.Fprintf(&sb, "Search, %d buckets, %s rows, a tenth deleted (latency one query at a time; QPS with 4 at once: Go %.0f, Java %.0f):\n",
+			s0.Buckets, count(s0.Rows), s0.GoQPS, s0.JavaQPS)
+		fmt.Fprintln(w, "class\tlimit\thits/query\tGo median\tGo p99\tJava median\tJava p99\tGo/Java median\tGo bytes/query\t")
+		for _, x := range r.Searches {
+			fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.2fx\t%s\t\n", x.Class, x.Limit, x.Hits/max(x.Queries, 1),
+				dur(x.GoMedian), dur(x.GoP99), dur(x.JavaMedian), dur(x.JavaP99), ratio(x.GoMedian, x.JavaMedian), size(x.GoBytesRead))
+		}
 		w.Flush()
 		fmt.Fprintln(&sb)
 	}

@@ -41,6 +41,7 @@ public final class Main {
         IndexFileCommands.register(commands);
         MinorCompactCommands.register(commands);
         BenchCommands.register(commands);
+        SearchBenchCommands.register(commands);
         BucketCommands.register(commands);
         PickCommands.register(commands);
         OptionsCommands.register(commands);

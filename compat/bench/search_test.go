@@ -1,0 +1,305 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/compat/runner"
+	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/impl/search"
+	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/internal/paimonparquet"
+)
+
+// The search measurement: a 16-bucket table (one level per bucket with its archive, a tenth of
+// the keys deleted afterwards under deletion vectors), 25 queries in five classes at limits 10
+// and 1000, searched by Go (impl/search, the library's search) and by Paimon's full-text read
+// path in the runner, each timed after warm-up rounds, one query at a time and then with
+// searchConcurrency queries at once.
+const (
+	searchBuckets     = 16
+	searchWarmup      = 2
+	searchRuns        = 5
+	searchConcurrency = 4
+)
+
+// searchMarker is the word row i of every data file of the search table ends with: one of
+// rows/8 letter-only words, each in 8 consecutive rows, so a query for one is selective.
+func searchMarker(i int) string {
+	n := i / 8
+	b := []byte("zq")
+	for {
+		b = append(b, byte('a'+n%26))
+		n /= 26
+		if n == 0 {
+			return string(b)
+		}
+	}
+}
+
+// benchQuery is one measured query.
+type benchQuery struct {
+	class string
+	query string
+	limit int
+}
+
+// searchQueries builds the measured queries from the table's own text: the most frequent words
+// (broad), the marker words (selective), two adjacent frequent words (phrases), and booleans.
+func searchQueries(spec TableSpec) []benchQuery {
+	freq := map[string]int{}
+	var pairs [][2]string
+	text := spec.FileTexts(0, 0)
+	for i := range min(5000, spec.Rows/spec.Buckets) {
+		v, null := text(i)
+		if null {
+			continue
+		}
+		words := strings.FieldsFunc(strings.ToLower(string(v)), func(r rune) bool { return !unicode.IsLetter(r) || r > unicode.MaxASCII })
+		for j, w := range words {
+			if len(w) >= 4 && !strings.HasPrefix(w, "zq") {
+				freq[w]++
+				if j+1 < len(words) && len(words[j+1]) >= 4 {
+					pairs = append(pairs, [2]string{w, words[j+1]})
+				}
+			}
+		}
+	}
+	words := make([]string, 0, len(freq))
+	for w := range freq {
+		words = append(words, w)
+	}
+	sort.Slice(words, func(i, j int) bool {
+		if freq[words[i]] != freq[words[j]] {
+			return freq[words[i]] > freq[words[j]]
+		}
+		return words[i] < words[j]
+	})
+	// Phrases: the most frequent adjacent pairs of words.
+	pairFreq := map[[2]string]int{}
+	for _, p := range pairs {
+		pairFreq[p]++
+	}
+	phrases := make([][2]string, 0, len(pairFreq))
+	for p := range pairFreq {
+		phrases = append(phrases, p)
+	}
+	sort.Slice(phrases, func(i, j int) bool {
+		if pairFreq[phrases[i]] != pairFreq[phrases[j]] {
+			return pairFreq[phrases[i]] > pairFreq[phrases[j]]
+		}
+		return phrases[i][0]+" "+phrases[i][1] < phrases[j][0]+" "+phrases[j][1]
+	})
+	match := func(w string) string { return `{"match":{"query":"` + w + `"}}` }
+	var out []benchQuery
+	for _, limit := range []int{10, 1000} {
+		for k := range 5 {
+			marker := searchMarker(8 * (1 + 977*k) % (spec.Rows / spec.Buckets))
+			out = append(out,
+				benchQuery{"term-selective", marker, limit},
+				benchQuery{"term-broad", words[k], limit},
+				benchQuery{"phrase", `{"match_phrase":{"query":"` + phrases[k][0] + " " + phrases[k][1] + `"}}`, limit},
+				benchQuery{"boolean-selective", `{"boolean":{"must":[` + match(marker) + `],"should":[` + match(words[k]) + `]}}`, limit},
+				benchQuery{"boolean-broad", `{"boolean":{"must":[` + match(words[k]) + `],"must_not":[` + match(words[k+5]) + `]}}`, limit},
+			)
+		}
+	}
+	return out
+}
+
+// readCounter is a FileIO counting the bytes read through the files it opens for random access.
+type readCounter struct {
+	fileio.FileIO
+	n atomic.Int64
+}
+
+func (c *readCounter) OpenReaderAt(ctx context.Context, path string) (fileio.ReadAtFile, error) {
+	f, err := c.FileIO.OpenReaderAt(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return &countedFile{ReadAtFile: f, n: &c.n}, nil
+}
+
+type countedFile struct {
+	fileio.ReadAtFile
+	n *atomic.Int64
+}
+
+func (f *countedFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.ReadAtFile.ReadAt(p, off)
+	f.n.Add(int64(n))
+	return n, err
+}
+
+// measureSearch generates the search table, maintains it, deletes a tenth of its keys with Go's
+// writer (whose commit writes the deletion vectors), and times the queries on both sides.
+func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java *runner.Process, dir string, rows int) []SearchResult {
+	t.Helper()
+	spec := TableSpec{Rows: rows, Buckets: searchBuckets, FilesPerBucket: 1, Analyzer: Analyzers[0], Marker: searchMarker, PageIndex: true}
+	if _, err := WriteTable(ctx, dir, spec); err != nil {
+		t.Fatal(err)
+	}
+	engine := native.Engine{Lib: lib}
+	if _, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), dir), engine); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := pkft.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tbl.NewWriter(ctx, pkft.WithCommitUser("pkft-bench"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := 1; id <= rows; id += 10 {
+		if err := w.Write(ctx, pkft.Delete, []any{int32(id), nil, nil}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queries := searchQueries(spec)
+
+	// Go: one table handle, as a long-lived service holds it.
+	counter := &readCounter{FileIO: fileio.NewLocal()}
+	gt := table.Open(counter, dir)
+	run := func(q benchQuery) (int, error) {
+		resp, err := search.Search(ctx, gt, search.Request{Query: q.query, Column: paimonparquet.DefaultTextName, Limit: q.limit}, search.Options{Engine: engine})
+		if err != nil {
+			return 0, fmt.Errorf("%s query %s: %w", q.class, q.query, err)
+		}
+		return len(resp.Results), nil
+	}
+	goHits := make([]int, len(queries))
+	goBytes := make([]int64, len(queries))
+	for r := range searchWarmup {
+		for i, q := range queries {
+			before := counter.n.Load()
+			n, err := run(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			goHits[i] = n
+			if r == 0 {
+				goBytes[i] = counter.n.Load() - before
+			}
+		}
+	}
+	goNanos := make([][]int64, len(queries))
+	for range searchRuns {
+		for i, q := range queries {
+			start := time.Now()
+			if _, err := run(q); err != nil {
+				t.Fatal(err)
+			}
+			goNanos[i] = append(goNanos[i], time.Since(start).Nanoseconds())
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, searchConcurrency)
+	start := time.Now()
+	for c := range searchConcurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range searchRuns {
+				for _, q := range queries {
+					if _, err := run(q); err != nil {
+						errs[c] = err
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	goConcurrent := time.Since(start)
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Java: Paimon's read path in the runner, timed inside the JVM.
+	var args []map[string]any
+	for _, q := range queries {
+		args = append(args, map[string]any{"query": q.query, "limit": q.limit})
+	}
+	var jv struct {
+		Nanos             [][]int64 `json:"nanos"`
+		Hits              []int     `json:"hits"`
+		ConcurrentNanos   int64     `json:"concurrentNanos"`
+		ConcurrentQueries int64     `json:"concurrentQueries"`
+	}
+	if err := java.Call(ctx, "bench-search", map[string]any{"path": dir, "column": paimonparquet.DefaultTextName, "queries": args,
+		"warmup": searchWarmup, "runs": searchRuns, "concurrency": searchConcurrency}, &jv); err != nil {
+		t.Fatal(err)
+	}
+	if len(jv.Hits) != len(queries) {
+		t.Fatalf("Java answered %d queries, want %d", len(jv.Hits), len(queries))
+	}
+	for i, q := range queries {
+		if jv.Hits[i] != goHits[i] {
+			t.Fatalf("%s query %s limit %d: Java read %d rows, Go %d", q.class, q.query, q.limit, jv.Hits[i], goHits[i])
+		}
+	}
+	goQPS := float64(searchConcurrency*searchRuns*len(queries)) / goConcurrent.Seconds()
+	javaQPS := float64(jv.ConcurrentQueries) / (float64(jv.ConcurrentNanos) / 1e9)
+
+	// Per class and limit: the latencies of all its queries' timed runs.
+	var out []SearchResult
+	for _, limit := range []int{10, 1000} {
+		var classes []string
+		for _, q := range queries {
+			if !slices.Contains(classes, q.class) {
+				classes = append(classes, q.class)
+			}
+		}
+		for _, class := range classes {
+			res := SearchResult{Class: class, Limit: limit, Rows: rows, Buckets: searchBuckets, GoQPS: goQPS, JavaQPS: javaQPS}
+			var g, j []int64
+			var bytes int64
+			for i, q := range queries {
+				if q.class != class || q.limit != limit {
+					continue
+				}
+				res.Queries++
+				res.Hits += goHits[i]
+				g = append(g, goNanos[i]...)
+				j = append(j, jv.Nanos[i]...)
+				bytes += goBytes[i]
+			}
+			res.GoMedian, res.GoP99 = percentile(g, 50), percentile(g, 99)
+			res.JavaMedian, res.JavaP99 = percentile(j, 50), percentile(j, 99)
+			res.GoBytesRead = bytes / int64(max(res.Queries, 1))
+			out = append(out, res)
+			t.Logf("search %s limit %d: Go median %s p99 %s, Java median %s p99 %s, %d bytes read", class, limit,
+				dur(res.GoMedian), dur(res.GoP99), dur(res.JavaMedian), dur(res.JavaP99), res.GoBytesRead)
+		}
+	}
+	return out
+}
+
+// percentile is the p-th percentile (nearest rank) of nanos, in seconds.
+func percentile(nanos []int64, p int) float64 {
+	if len(nanos) == 0 {
+		return 0
+	}
+	s := slices.Clone(nanos)
+	slices.Sort(s)
+	k := (p*len(s) + 99) / 100
+	return float64(s[max(k-1, 0)]) / 1e9
+}
