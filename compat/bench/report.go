@@ -85,7 +85,7 @@ type MaintainResult struct {
 }
 
 // SearchResult is one query class at one limit on the search table (Rows rows, Buckets buckets,
-// one archive per level, a tenth of the keys deleted under deletion vectors): the median and p99
+// one archive per level, after a commit of deletes; see measureSearch): the median and p99
 // latency (seconds) of its queries' timed runs, one query at a time, Go's search and Paimon's
 // full-text read path (rows read included on both sides); the throughput of all queries with
 // 4 at once (queries/s, the same for every class); Go's bytes read per query of the class
@@ -209,7 +209,7 @@ func (r *Report) Table() string {
 	}
 	if len(r.Searches) > 0 {
 		s0 := r.Searches[0]
-		fmt.Fprintf(&sb, "Search, %d buckets, %s rows, a tenth deleted (latency one query at a time; QPS with 4 at once: Go %.0f, Java %.0f):\n",
+		fmt.Fprintf(&sb, "Search, %d buckets, %s rows (latency one query at a time; QPS with 4 at once: Go %.0f, Java %.0f):\n",
 			s0.Buckets, count(s0.Rows), s0.GoQPS, s0.JavaQPS)
 		fmt.Fprintln(w, "class\tlimit\thits/query\tGo median\tGo p99\tJava median\tJava p99\tGo/Java median\tGo bytes/query\t")
 		for _, x := range r.Searches {
