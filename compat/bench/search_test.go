@@ -36,17 +36,7 @@ const (
 
 // searchMarker is the word row i of every data file of the search table ends with: one of
 // rows/8 letter-only words, each in 8 consecutive rows, so a query for one is selective.
-func searchMarker(i int) string {
-	n := i / 8
-	b := []byte("zq")
-	for {
-		b = append(b, byte('a'+n%26))
-		n /= 26
-		if n == 0 {
-			return string(b)
-		}
-	}
-}
+func searchMarker(i int) string { return MarkerWord(i / 8) }
 
 // benchQuery is one measured query.
 type benchQuery struct {

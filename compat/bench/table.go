@@ -54,6 +54,19 @@ type TableSpec struct {
 	PageIndex bool
 }
 
+// MarkerWord is the n-th marker word: "zq" and the letters of n in base 26, letters only, so
+// no analyzer splits it and the corpus holds none of them (a Marker for selective queries).
+func MarkerWord(n int) string {
+	b := []byte("zq")
+	for {
+		b = append(b, byte('a'+n%26))
+		n /= 26
+		if n == 0 {
+			return string(b)
+		}
+	}
+}
+
 // TableOptions are the table options of a generated table: deletion vectors, the full-text
 // index on content, and the analyzer's options.
 func (s TableSpec) TableOptions() (map[string]string, error) {

@@ -27,17 +27,7 @@ const s3RangeRows = 1_000_000
 
 // s3RangeMarker is the word s3/range-reads appends to row i: one of rows/16 letter-only words,
 // each in 16 consecutive rows, so a query for one is selective.
-func s3RangeMarker(i int) string {
-	n := i / 16
-	b := []byte("zq")
-	for {
-		b = append(b, byte('a'+n%26))
-		n /= 26
-		if n == 0 {
-			return string(b)
-		}
-	}
-}
+func s3RangeMarker(i int) string { return bench.MarkerWord(i / 16) }
 
 // s3RangeQueries are the selective queries of s3/range-reads: one marker word, and either of two.
 var s3RangeQueries = []struct {
