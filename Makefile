@@ -131,7 +131,7 @@ actionlint:
 
 # The conformance package runs in its own step, with the matrix printed.
 gotest: native runner seaweedfs
-	$(TIMED) unit-tests $(GO) test -race -count=1 -timeout 20m -skip '^TestCrashPoints(S3)?$$' $$($(GO) list ./... | grep -v '/compat/runner$$')
+	$(TIMED) unit-tests $(GO) test -race -count=1 -timeout 20m -skip '^TestCrashPoints(S3|S3Siblings)?$$' $$($(GO) list ./... | grep -v '/compat/runner$$')
 
 # faults: the crash-point suites (internal/crashpoint): every table-writing operation is failed or
 # crashed at a sample of its file operations (every one with FULL=1) and what it leaves is checked;
@@ -141,7 +141,7 @@ FULL ?=
 .PHONY: faults
 faults: native seaweedfs
 	@out=$$(mktemp); \
-	PKFT_FAULTS_FULL=$(FULL) $(GO) test -count=1 -timeout 90m -run '^TestCrashPoints(S3)?$$' -v ./impl/tableops/ >$$out 2>&1; rc=$$?; \
+	PKFT_FAULTS_FULL=$(FULL) $(GO) test -count=1 -timeout 90m -run '^TestCrashPoints(S3|S3Siblings)?$$' -v ./impl/tableops/ >$$out 2>&1; rc=$$?; \
 	if [ $$rc -ne 0 ]; then grep -v 'leaves orphans' $$out | tail -200; fi; \
 	sed -n 's/.*faults| //p' $$out; rm -f $$out; exit $$rc
 

@@ -498,10 +498,16 @@ func (w *writer) commit(ctx context.Context) error {
 	if w.fs.cfg.ConditionalWrites {
 		noneMatch = aws.String("*")
 	}
+	// The publishing request is not abandoned when the caller's context is cancelled: a PUT the
+	// client gives up on may still land on the server after the caller has cleaned up (a
+	// cancelled sibling task deleting "its" file that then appears), so the request runs to its
+	// answer, bounded by publishTimeout, and the caller learns whether the object exists.
+	pubCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer cancel()
 	publish := func() error {
 		if w.uploadID == nil {
 			w.fs.puts.Add(1)
-			_, err := w.fs.cli.PutObject(ctx, &s3.PutObjectInput{
+			_, err := w.fs.cli.PutObject(pubCtx, &s3.PutObjectInput{
 				Bucket: &w.loc.bucket, Key: &w.loc.key, Body: bytes.NewReader(w.buf),
 				ContentLength: aws.Int64(int64(len(w.buf))), IfNoneMatch: noneMatch,
 			})
@@ -516,7 +522,7 @@ func (w *writer) commit(ctx context.Context) error {
 			}
 		}
 		w.fs.puts.Add(1)
-		_, err := w.fs.cli.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+		_, err := w.fs.cli.CompleteMultipartUpload(pubCtx, &s3.CompleteMultipartUploadInput{
 			Bucket: &w.loc.bucket, Key: &w.loc.key, UploadId: w.uploadID,
 			MultipartUpload: &s3types.CompletedMultipartUpload{Parts: w.parts}, IfNoneMatch: noneMatch,
 		})
@@ -547,6 +553,9 @@ func (w *writer) commit(ctx context.Context) error {
 		return fmt.Errorf("publish %s: %w", w.path, err)
 	}
 }
+
+// publishTimeout bounds a publishing request that runs on after its caller was cancelled.
+const publishTimeout = 2 * time.Minute
 
 // abortUpload discards the parts of an unfinished multipart upload.
 func (w *writer) abortUpload() {
