@@ -71,6 +71,10 @@ func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, c
 			}
 			out[i][j] = v
 		}
+		// The column is done: its reader and its window go, so the next column's reads meet no
+		// window of this one.
+		cur.close()
+		cur.allow(-1)
 	}
 	return out, nil
 }

@@ -25,7 +25,6 @@ type rowBuffers struct {
 	keys    *writebuffer.KeyComparator
 	rowType types.DataType
 	keyIdx  []int
-	buckets []*bucketRows
 	closed  bool
 }
 
@@ -63,9 +62,7 @@ type bucketRows struct {
 // newBucket adds a bucket's buffer. flush writes the bucket's records out and clears its buffer;
 // the pool calls it when another bucket needs the memory and this one cannot spill.
 func (rb *rowBuffers) newBucket(flush func(context.Context) error) *bucketRows {
-	b := &bucketRows{rb: rb, buf: rb.pool.NewBuffer(rb.keys.Compare, flush)}
-	rb.buckets = append(rb.buckets, b)
-	return b
+	return &bucketRows{rb: rb, buf: rb.pool.NewBuffer(rb.keys.Compare, flush)}
 }
 
 // put buffers kv; encoded, when not nil, is kv.Value already encoded as a binary row (its

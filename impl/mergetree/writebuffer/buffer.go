@@ -181,7 +181,7 @@ func (b *Buffer) Put(ctx context.Context, e Entry) (bool, error) {
 	}
 	ps := b.pool.o.PageSize
 	data := int64(len(e.Key) + len(e.Value))
-	if len(e.Key) > math.MaxInt32 || data+b.grownCap(0)*slotSize > b.pool.TotalBytes() {
+	if data > math.MaxInt32 || data+b.grownCap(0)*slotSize > b.pool.TotalBytes() {
 		return false, fmt.Errorf("writebuffer: a record of %d bytes exceeds the write buffer (%s = %d bytes)", data, OptWriteBufferSize, b.pool.o.Size)
 	}
 	// A record larger than a page is kept on the Go heap (still counted against the pages).
