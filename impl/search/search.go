@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/paimon-pkft/pkft/impl/dv"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext"
@@ -162,7 +164,7 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 	if err != nil {
 		return nil, err
 	}
-	results, err := s.materialize(ctx, plan, positions)
+	results, err := s.materialize(ctx, plan, positions, par)
 	if err != nil {
 		return nil, err
 	}
@@ -332,9 +334,9 @@ func (s *searcher) schema(ctx context.Context, id int64) (*schema.TableSchema, e
 	return sc, nil
 }
 
-// materialize reads the primary key and text of every position, file by file, and returns the
-// results in the order of positions.
-func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Position) ([]Result, error) {
+// materialize reads the primary key and text of every position, up to par data files at once,
+// and returns the results in the order of positions.
+func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Position, par int) ([]Result, error) {
 	type fileKey struct {
 		partition string
 		bucket    int32
@@ -364,7 +366,6 @@ func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Posi
 		}
 		byFile[k] = append(byFile[k], i)
 	}
-	results := make([]Result, len(positions))
 	keyFields := make([]int, len(s.latest.PrimaryKeys))
 	for i, name := range s.latest.PrimaryKeys {
 		f, ok := s.latest.FieldByName(name)
@@ -373,6 +374,16 @@ func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Posi
 		}
 		keyFields[i] = f.ID
 	}
+	// What each file needs is resolved here (the searcher's maps are not shared); the files are
+	// then read at once, bounded by par, as the archives were searched.
+	type fileRead struct {
+		path, name string
+		cols       []column
+		idx        []int
+		partition  []any
+		rows       [][]any
+	}
+	reads := make([]*fileRead, 0, len(order))
 	for _, k := range order {
 		split, file := splits[k], files[k]
 		idx := byFile[k]
@@ -397,18 +408,30 @@ func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Posi
 		if file.ExternalPath != nil {
 			ext = *file.ExternalPath
 		}
-		rows, err := s.readFile(ctx, bp.DataPaths.ToPath(file.FileName, ext), file.FileName, cols, idx, positions)
-		if err != nil {
-			return nil, err
-		}
 		partition, err := decodePartition(s.latest, split.Partition)
 		if err != nil {
 			return nil, err
 		}
-		for j, i := range idx {
+		reads = append(reads, &fileRead{path: bp.DataPaths.ToPath(file.FileName, ext), name: file.FileName, cols: cols, idx: idx, partition: partition})
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(par, 1))
+	for _, fr := range reads {
+		g.Go(func() error {
+			rows, err := s.readFile(gctx, fr.path, fr.name, fr.cols, fr.idx, positions)
+			fr.rows = rows
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	results := make([]Result, len(positions))
+	for _, fr := range reads {
+		for j, i := range fr.idx {
 			p := positions[i]
-			row := rows[j]
-			r := Result{Partition: slices.Clone(partition), Bucket: p.Bucket, DataFile: p.DataFile, RowPosition: p.RowPosition, Score: p.Score, Key: row[:len(keyFields)]}
+			row := fr.rows[j]
+			r := Result{Partition: slices.Clone(fr.partition), Bucket: p.Bucket, DataFile: p.DataFile, RowPosition: p.RowPosition, Score: p.Score, Key: row[:len(keyFields)]}
 			switch v := row[len(keyFields)].(type) {
 			case nil:
 			case string:
@@ -417,7 +440,7 @@ func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Posi
 				t := string(v)
 				r.Text = &t
 			default:
-				return nil, fmt.Errorf("text column of %s holds %T", file.FileName, v)
+				return nil, fmt.Errorf("text column of %s holds %T", fr.name, v)
 			}
 			results[i] = r
 		}
