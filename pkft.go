@@ -41,6 +41,7 @@ import (
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/restore"
 	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/impl/search"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/internal/pkfthook"
@@ -113,11 +114,15 @@ type Table struct {
 
 	mu     sync.Mutex
 	engine fulltext.Engine
+
+	// readers keeps searched archives open (KeepArchivesOpen); nil without it.
+	readers *search.ReaderCache
 }
 
 type openConfig struct {
 	engineLibrary string
 	fsOptions     map[string]string
+	keepArchives  bool
 }
 
 type fileSystemOptions map[string]string
@@ -149,6 +154,19 @@ func fileIOFor(ctx context.Context, path string, cfg openConfig) (fileio.FileIO,
 	}
 	return resolve.ForPath(path, cfg.fsOptions, nil)
 }
+
+type keepArchivesOpen struct{}
+
+func (keepArchivesOpen) applyOpen(c *openConfig) { c.keepArchives = true }
+
+// KeepArchivesOpen makes the table keep the full-text archives its searches open, for the
+// searches after them: a long-lived handle (a service answering queries) then opens each archive
+// once instead of once per query, which on an object store saves the requests that fetch the
+// archive's structures. Archives are immutable, so a kept archive stays valid while it is
+// listed; the first search of a newer snapshot closes those the snapshot no longer lists (a
+// compaction's retired archives), and searches of older snapshots add theirs until then. The
+// handle holds one open file per kept archive: [Table.Close] releases them.
+func KeepArchivesOpen() OpenOption { return keepArchivesOpen{} }
 
 type engineLibraryOption string
 
@@ -184,10 +202,26 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) 
 		return nil, fmt.Errorf("open table %s: %w", path, err)
 	}
 	tb := &Table{t: t, path: path, engineLibrary: cfg.engineLibrary, engine: pkfthook.Engine(ctx)}
+	if cfg.keepArchives {
+		tb.readers = &search.ReaderCache{}
+	}
 	if def != nil {
 		tb.column = def.Column
 	}
 	return tb, nil
+}
+
+// Close releases what the handle keeps open: the archives of [KeepArchivesOpen] (an archive a
+// search still uses closes when that search ends). Without that option there is nothing to
+// release. The handle stays usable; its searches no longer keep archives.
+func (t *Table) Close() error {
+	if t.readers == nil {
+		return nil
+	}
+	if err := t.readers.Close(); err != nil {
+		return fmt.Errorf("close table %s: %w", t.path, err)
+	}
+	return nil
 }
 
 // Path is the table directory the table was opened from.

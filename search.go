@@ -175,7 +175,7 @@ func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) 
 		return nil, err
 	}
 	resp, err := search.Search(ctx, t.t, req, search.Options{Engine: engine, Parallelism: cfg.parallelism,
-		Bounds: search.Bounds(cfg.bounds)})
+		Bounds: search.Bounds(cfg.bounds), Readers: t.readers})
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", t.path, err)
 	}

@@ -51,6 +51,9 @@ type Options struct {
 	// Bounds limit the query's size and shape (zero fields: the defaults); a query beyond them
 	// is refused before any archive is opened.
 	Bounds Bounds
+	// Readers, when set, keeps the archives open between searches of the table (see
+	// ReaderCache); nil opens and closes every archive within its search.
+	Readers *ReaderCache
 }
 
 // Result is one hit: the row, its score and what the table holds for it.
@@ -158,7 +161,7 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 	if engine == nil {
 		engine = &native.Lazy{}
 	}
-	s := &searcher{t: t, latest: latest, def: def, engine: engine, restorer: restorer,
+	s := &searcher{t: t, latest: latest, def: def, engine: engine, restorer: restorer, readers: opts.Readers, snapshotID: plan.SnapshotID,
 		schemas: map[int64]*schema.TableSchema{latest.ID: latest}, buckets: map[*Split]*restore.RestoredBucket{}}
 	positions, err := s.search(ctx, plan, query, req.Limit, par)
 	if err != nil {
@@ -192,6 +195,10 @@ type searcher struct {
 	restorer *restore.Restorer
 	schemas  map[int64]*schema.TableSchema
 	buckets  map[*Split]*restore.RestoredBucket
+	// readers caches open archives across searches (nil: none); snapshotID is the snapshot
+	// searched.
+	readers    *ReaderCache
+	snapshotID int64
 }
 
 // pathsOf resolves the data and index paths of split's bucket (Java
@@ -215,6 +222,7 @@ func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, 
 	var reqs []*archiveRequest
 	// Archive paths are resolved here, before the searches run concurrently.
 	indexPaths := map[*Split]paths.IndexPathFactory{}
+	planned := map[readerKey]bool{}
 	for _, split := range plan.Splits {
 		if len(split.Payloads) == 0 {
 			continue
@@ -224,6 +232,9 @@ func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, 
 			return nil, fmt.Errorf("bucket %d: %w", split.Bucket, err)
 		}
 		indexPaths[split] = bp.IndexPaths
+		for _, p := range split.Payloads {
+			planned[readerKey{archivePath(bp.IndexPaths, p), p.FileSize}] = true
+		}
 		deletions, err := s.deletionVectors(ctx, split, bp.IndexPaths)
 		if err != nil {
 			return nil, err
@@ -234,11 +245,22 @@ func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, 
 		}
 		reqs = append(reqs, r...)
 	}
+	if s.readers != nil {
+		if err := s.readers.retain(s.snapshotID, planned); err != nil {
+			return nil, fmt.Errorf("close full-text archives no longer listed: %w", err)
+		}
+	}
 	if len(reqs) == 0 {
 		return nil, nil
 	}
 	bs := &BucketSearch{Parallelism: par, Open: func(ctx context.Context, split *Split, payload *meta.IndexFileMeta) (fulltext.Reader, error) {
-		return openArchive(ctx, s.t.FileIO, s.engine, indexPaths[split], payload)
+		open := func(ctx context.Context) (fulltext.Reader, error) {
+			return openArchive(ctx, s.t.FileIO, s.engine, indexPaths[split], payload)
+		}
+		if s.readers == nil {
+			return open(ctx)
+		}
+		return s.readers.acquire(ctx, archivePath(indexPaths[split], payload), payload.FileSize, open)
 	}}
 	rankings, err := bs.run(ctx, reqs, query, limit)
 	if err != nil {
@@ -286,11 +308,7 @@ func (s *searcher) deletionVectors(ctx context.Context, split *Split, ipf paths.
 // openArchive opens a payload's archive through the engine; the returned reader closes the
 // file too.
 func openArchive(ctx context.Context, fio fileio.FileIO, engine fulltext.Engine, ipf paths.IndexPathFactory, payload *meta.IndexFileMeta) (fulltext.Reader, error) {
-	ext := ""
-	if payload.ExternalPath != nil {
-		ext = *payload.ExternalPath
-	}
-	path := ipf.ToPathOf(payload.FileName, ext)
+	path := archivePath(ipf, payload)
 	f, err := fio.OpenReaderAt(ctx, path)
 	if err != nil {
 		return nil, err
@@ -306,6 +324,15 @@ func openArchive(ctx context.Context, fio fileio.FileIO, engine fulltext.Engine,
 		return nil, err
 	}
 	return &fileReader{Reader: r, file: f}, nil
+}
+
+// archivePath is where payload's archive is (its external path when it has one).
+func archivePath(ipf paths.IndexPathFactory, payload *meta.IndexFileMeta) string {
+	ext := ""
+	if payload.ExternalPath != nil {
+		ext = *payload.ExternalPath
+	}
+	return ipf.ToPathOf(payload.FileName, ext)
 }
 
 // fileReader closes the archive file with the engine reader.
