@@ -166,11 +166,16 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 	}
 	queries := searchQueries(spec)
 
-	// Go: one table handle, as a long-lived service holds it.
+	// Go: one table handle, as a long-lived service holds it, searched two ways: opening every
+	// archive per search (as Paimon's read path does) and keeping them open between searches
+	// (pkft.KeepArchivesOpen, the ReaderCache). Bytes read are counted opening every archive.
 	counter := &readCounter{FileIO: fileio.NewLocal()}
 	gt := table.Open(counter, dir)
-	run := func(q benchQuery) (int, error) {
-		resp, err := search.Search(ctx, gt, search.Request{Query: q.query, Column: paimonparquet.DefaultTextName, Limit: q.limit}, search.Options{Engine: engine})
+	kept := &search.ReaderCache{}
+	defer kept.Close()
+	run := func(q benchQuery, readers *search.ReaderCache) (int, error) {
+		resp, err := search.Search(ctx, gt, search.Request{Query: q.query, Column: paimonparquet.DefaultTextName, Limit: q.limit},
+			search.Options{Engine: engine, Readers: readers})
 		if err != nil {
 			return 0, fmt.Errorf("%s query %s: %w", q.class, q.query, err)
 		}
@@ -181,7 +186,7 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 	for r := range searchWarmup {
 		for i, q := range queries {
 			before := counter.n.Load()
-			n, err := run(q)
+			n, err := run(q, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,42 +194,53 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 			if r == 0 {
 				goBytes[i] = counter.n.Load() - before
 			}
+			if n, err := run(q, kept); err != nil || n != goHits[i] {
+				t.Fatalf("%s query %s: %d rows with kept archives, %d without (%v)", q.class, q.query, n, goHits[i], err)
+			}
 		}
 	}
 	goNanos := make([][]int64, len(queries))
+	keptNanos := make([][]int64, len(queries))
 	for range searchRuns {
 		for i, q := range queries {
-			start := time.Now()
-			if _, err := run(q); err != nil {
-				t.Fatal(err)
+			for _, m := range []struct {
+				readers *search.ReaderCache
+				nanos   [][]int64
+			}{{nil, goNanos}, {kept, keptNanos}} {
+				start := time.Now()
+				if _, err := run(q, m.readers); err != nil {
+					t.Fatal(err)
+				}
+				m.nanos[i] = append(m.nanos[i], time.Since(start).Nanoseconds())
 			}
-			goNanos[i] = append(goNanos[i], time.Since(start).Nanoseconds())
 		}
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, searchConcurrency)
-	start := time.Now()
-	for c := range searchConcurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range searchRuns {
-				for _, q := range queries {
-					if _, err := run(q); err != nil {
-						errs[c] = err
-						return
+	concurrent := func(readers *search.ReaderCache) time.Duration {
+		var wg sync.WaitGroup
+		errs := make([]error, searchConcurrency)
+		start := time.Now()
+		for c := range searchConcurrency {
+			wg.Go(func() {
+				for range searchRuns {
+					for _, q := range queries {
+						if _, err := run(q, readers); err != nil {
+							errs[c] = err
+							return
+						}
 					}
 				}
-			}
-		}()
-	}
-	wg.Wait()
-	goConcurrent := time.Since(start)
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
+			})
 		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return time.Since(start)
 	}
+	goConcurrent := concurrent(nil)
+	keptConcurrent := concurrent(kept)
 
 	// Java: Paimon's read path in the runner, timed inside the JVM.
 	var args []map[string]any
@@ -250,6 +266,7 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 		}
 	}
 	goQPS := float64(searchConcurrency*searchRuns*len(queries)) / goConcurrent.Seconds()
+	keptQPS := float64(searchConcurrency*searchRuns*len(queries)) / keptConcurrent.Seconds()
 	javaQPS := float64(jv.ConcurrentQueries) / (float64(jv.ConcurrentNanos) / 1e9)
 
 	// Per class and limit: the latencies of all its queries' timed runs.
@@ -262,8 +279,8 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 			}
 		}
 		for _, class := range classes {
-			res := SearchResult{Class: class, Limit: limit, Rows: rows, Buckets: searchBuckets, GoQPS: goQPS, JavaQPS: javaQPS}
-			var g, j []int64
+			res := SearchResult{Class: class, Limit: limit, Rows: rows, Buckets: searchBuckets, GoQPS: goQPS, GoKeptQPS: keptQPS, JavaQPS: javaQPS}
+			var g, k, j []int64
 			var bytes int64
 			for i, q := range queries {
 				if q.class != class || q.limit != limit {
@@ -272,15 +289,17 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 				res.Queries++
 				res.Hits += goHits[i]
 				g = append(g, goNanos[i]...)
+				k = append(k, keptNanos[i]...)
 				j = append(j, jv.Nanos[i]...)
 				bytes += goBytes[i]
 			}
 			res.GoMedian, res.GoP99 = percentile(g, 50), percentile(g, 99)
+			res.GoKeptMedian, res.GoKeptP99 = percentile(k, 50), percentile(k, 99)
 			res.JavaMedian, res.JavaP99 = percentile(j, 50), percentile(j, 99)
 			res.GoBytesRead = bytes / int64(max(res.Queries, 1))
 			out = append(out, res)
-			t.Logf("search %s limit %d: Go median %s p99 %s, Java median %s p99 %s, %d bytes read", class, limit,
-				dur(res.GoMedian), dur(res.GoP99), dur(res.JavaMedian), dur(res.JavaP99), res.GoBytesRead)
+			t.Logf("search %s limit %d: Go median %s p99 %s (archives kept open: %s, %s), Java median %s p99 %s, %d bytes read", class, limit,
+				dur(res.GoMedian), dur(res.GoP99), dur(res.GoKeptMedian), dur(res.GoKeptP99), dur(res.JavaMedian), dur(res.JavaP99), res.GoBytesRead)
 		}
 	}
 	return out
