@@ -224,6 +224,37 @@ func TestParquetSchemaAsJava(t *testing.T) {
 	if g, j := gr.MetaData().RowGroups[0].Columns[0].MetaData.Codec, jr.MetaData().RowGroups[0].Columns[0].MetaData.Codec; g != j {
 		t.Errorf("codec: go %v, java %v", g, j)
 	}
+	// Java writes a page index for every column chunk: so does Go, and its offset index
+	// locates each page.
+	for c := range jr.MetaData().Schema.NumColumns() {
+		jc, err := jr.MetaData().RowGroup(0).ColumnChunk(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gc, err := gr.MetaData().RowGroup(0).ColumnChunk(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := jr.MetaData().Schema.Column(c).Path()
+		if g, j := gc.GetOffsetIndexLocation() != nil, jc.GetOffsetIndexLocation() != nil; g != j {
+			t.Errorf("column %s: offset index go %v, java %v", name, g, j)
+		}
+		if g, j := gc.GetColumnIndexLocation() != nil, jc.GetColumnIndexLocation() != nil; g != j {
+			t.Errorf("column %s: column index go %v, java %v", name, g, j)
+		}
+		pir := gr.GetPageIndexReader()
+		if pir == nil {
+			t.Fatal("Go's file has no page index")
+		}
+		rg, err := pir.RowGroup(0)
+		if err != nil || rg == nil {
+			t.Fatalf("Go's file: page index of row group 0: %v", err)
+		}
+		oi, err := rg.GetOffsetIndex(c)
+		if err != nil || oi == nil || len(oi.GetPageLocations()) != 1 || oi.GetPageLocations()[0].FirstRowIndex != 0 {
+			t.Errorf("column %s: offset index %v (%v), want one page from row 0", name, oi, err)
+		}
+	}
 }
 
 // TestStatsModes checks the statistics of each stats mode as Java records them.

@@ -177,8 +177,12 @@ func writerProperties(opts map[string]string, name string) (*parquet.WriterPrope
 	if err != nil {
 		return nil, fmt.Errorf("option %s: %w", FileCompressionOption, err)
 	}
+	// The page index (an offset index and a column index per column chunk), as parquet-java
+	// writes it for Paimon: a reader of one row (a search's hit, a lookup) reads that row's page
+	// only, and readers that filter by page statistics can skip pages.
 	props := []parquet.WriterProperty{parquet.WithCompression(codec), parquet.WithDictionaryDefault(true),
-		parquet.WithStats(true), parquet.WithVersion(parquet.V1_0), parquet.WithCreatedBy("pkft (Paimon key-value layout)")}
+		parquet.WithStats(true), parquet.WithPageIndexEnabled(true), parquet.WithVersion(parquet.V1_0),
+		parquet.WithCreatedBy("pkft (Paimon key-value layout)")}
 	if codec == compress.Codecs.Zstd {
 		level := 1
 		if v, ok := opts[ZstdLevelOption]; ok {
