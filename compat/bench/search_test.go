@@ -14,11 +14,13 @@ import (
 
 	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/compat/runner"
+	"github.com/paimon-pkft/pkft/impl/binrow"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
 	"github.com/paimon-pkft/pkft/impl/search"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/impl/types"
 	"github.com/paimon-pkft/pkft/internal/paimonparquet"
 )
 
@@ -133,11 +135,9 @@ func (f *countedFile) ReadAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
-// measureSearch generates the search table, maintains it, commits deletes of every tenth id with
-// Go's writer, and times the queries on both sides. The generated table keeps contiguous ids per
-// bucket, not the buckets Paimon's bucket function gives them, so the deletes do not reach the
-// generated rows (no deletion vector results, a gap of this measurement); the compaction at commit
-// rewrites each bucket into one Go-written file on the top level, with a new archive.
+// measureSearch generates the search table, maintains it, commits deletes with Go's writer (see
+// reachableDeletes), and times the queries on both sides. The compaction at commit marks the
+// deleted rows in deletion vectors of the generated files (their levels and archives stay).
 func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java *runner.Process, dir string, rows int) []SearchResult {
 	t.Helper()
 	spec := TableSpec{Rows: rows, Buckets: searchBuckets, FilesPerBucket: 1, Analyzer: Analyzers[0], Marker: searchMarker, PageIndex: true}
@@ -156,14 +156,35 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id := 1; id <= rows; id += 10 {
-		if err := w.Write(ctx, pkft.Delete, []any{int32(id), nil, nil}); err != nil {
+	deletes, err := reachableDeletes(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range deletes {
+		if err := w.Write(ctx, pkft.Delete, []any{id, nil, nil}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The deletes reached their rows: the table reads that many rows fewer.
+	rr, err := tbl.Scan(ctx, pkft.WithColumns("id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := 0
+	for rr.Next() {
+		live += int(rr.RecordBatch().NumRows())
+	}
+	if err := rr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rr.Release()
+	if live != rows-len(deletes) {
+		t.Fatalf("search table: %d rows read after %d deletes of %d rows", live, len(deletes), rows)
+	}
+	t.Logf("search table: %d rows, %d of them deleted", rows, len(deletes))
 	queries := searchQueries(spec)
 
 	// Go: one table handle, as a long-lived service holds it, searched two ways: opening every
@@ -303,6 +324,36 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 		}
 	}
 	return out
+}
+
+// reachableDeletes are the ids of the generated table a delete reaches. The generator keeps
+// contiguous ids per bucket (ids 1.. in bucket order), not the buckets Paimon's bucket function
+// gives them; a writer's delete goes to the key's bucket by that function, so only the ids whose
+// generated bucket is their bucket by the function can be deleted: about one in Buckets, every
+// one of them is.
+func reachableDeletes(spec TableSpec) ([]int32, error) {
+	keyType := types.Row(types.Field(0, "id", types.Int()))
+	var out []int32
+	id := int32(1)
+	for b := range spec.Buckets {
+		for f := range spec.FilesPerBucket {
+			for range spec.fileRows(b, f) {
+				r, err := binrow.Encode(keyType, []any{id})
+				if err != nil {
+					return nil, err
+				}
+				bucket, err := binrow.Bucket(r, spec.Buckets)
+				if err != nil {
+					return nil, err
+				}
+				if bucket == b {
+					out = append(out, id)
+				}
+				id++
+			}
+		}
+	}
+	return out, nil
 }
 
 // percentile is the p-th percentile (nearest rank) of nanos, in seconds.

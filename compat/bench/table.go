@@ -193,7 +193,6 @@ func WriteTable(ctx context.Context, dir string, spec TableSpec) ([][]*meta.Data
 		if err := os.MkdirAll(filepath.Join(dir, fmt.Sprintf("bucket-%d", b)), 0o755); err != nil {
 			return nil, err
 		}
-		var bucketFirst int64
 		for f := range spec.FilesPerBucket {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -218,13 +217,12 @@ func WriteTable(ctx context.Context, dir string, spec TableSpec) ([][]*meta.Data
 			src := meta.FileSourceCompact
 			fm := &meta.DataFileMeta{FileName: name, FileSize: st.FileBytes, RowCount: int64(n), MinKey: minKey,
 				MaxKey: maxKey, KeyStats: meta.EmptyStats(), ValueStats: meta.EmptyStats(),
-				MinSequenceNumber: bucketFirst, MaxSequenceNumber: bucketFirst + int64(n) - 1, Level: 1, ExtraFiles: []string{},
+				MinSequenceNumber: first, MaxSequenceNumber: first + int64(n) - 1, Level: 1, ExtraFiles: []string{},
 				DeleteRowCount: &zero, FileSource: &src}
 			out[b] = append(out[b], fm)
 			entries = append(entries, meta.ManifestEntry{Kind: meta.FileKindAdd, Partition: meta.EmptyBinaryRow(),
 				Bucket: int32(b), TotalBuckets: int32(spec.Buckets), File: *fm})
 			first += int64(n)
-			bucketFirst += int64(n)
 		}
 	}
 	write := func(name string, encode func(w *bytes.Buffer) error) (int64, error) {
