@@ -329,6 +329,10 @@ func (l *levelSources) coveredExactlyBy(sm pkindex.SourceMeta) bool {
 	if l.sorted {
 		return sm.HasFiles(l.files)
 	}
+	if l.byName == nil && l.matchesIncreasing(sm) {
+		l.unique = true
+		return true
+	}
 	if l.byName == nil {
 		l.byName = make(map[string]int64, len(l.files))
 		for _, f := range l.files {
@@ -342,6 +346,37 @@ func (l *levelSources) coveredExactlyBy(sm pkindex.SourceMeta) bool {
 	javaio.SortStableByJavaString(l.files, pkindex.SourceFile.FileName)
 	l.sorted = true
 	return sm.HasFiles(l.files)
+}
+
+// matchesIncreasing reports whether sm's names are strictly increasing in Java order and the
+// level's files are sm's files, each matched by name and row count to its own entry of sm; then
+// the level's names are distinct and, sorted, exactly sm's list. It indexes sm's names, which
+// lie together in memory, and reads the level's files in input order, so that few lookups reach
+// a name far away. False means only that the level decides otherwise.
+func (l *levelSources) matchesIncreasing(sm pkindex.SourceMeta) bool {
+	type entry struct {
+		rows    int64
+		matched bool
+	}
+	entries := make(map[string]*entry, sm.FileCount())
+	all := make([]entry, 0, sm.FileCount())
+	prev, first := "", true
+	for src := range sm.AllFiles() {
+		if !first && javaio.CompareJava(prev, src.FileName()) >= 0 {
+			return false
+		}
+		all = append(all, entry{rows: src.RowCount()})
+		entries[src.FileName()] = &all[len(all)-1]
+		prev, first = src.FileName(), false
+	}
+	for _, f := range l.files {
+		e, ok := entries[f.FileName()]
+		if !ok || e.matched || e.rows != f.RowCount() {
+			return false
+		}
+		e.matched = true
+	}
+	return true
 }
 
 // increasingAndKnown reports whether sm's names are strictly increasing in Java order and each
