@@ -19,13 +19,12 @@ import (
 type BucketIndexState struct {
 	textFieldID  int32
 	current      []*meta.IndexFileMeta
-	currentMetas []pkindex.SourceMeta // parsed source meta of current[i], when classification parsed it
+	currentMetas []pkindex.SourceMeta // parsed source meta of current[i]
 	stale        []*meta.IndexFileMeta
 	// duplicates are the data levels with more than one candidate archive, and those
 	// candidates (all stale).
-	duplicates   map[int32][]*meta.IndexFileMeta
-	bySource     map[string]*meta.IndexFileMeta
-	sourceByName []string // covered source names in the order they were recorded
+	duplicates map[int32][]*meta.IndexFileMeta
+	bySource   map[string]*meta.IndexFileMeta
 }
 
 // NewBucketIndexState validates active payloads strictly (the public Java constructor): every
@@ -49,7 +48,6 @@ func newBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta
 			n += sm.FileCount()
 		}
 		s.bySource = make(map[string]*meta.IndexFileMeta, n)
-		s.sourceByName = make([]string, 0, n)
 	} else {
 		s.bySource = map[string]*meta.IndexFileMeta{}
 	}
@@ -93,16 +91,31 @@ func newBucketIndexState(textFieldID int32, activePayloads []*meta.IndexFileMeta
 			return nil, fmt.Errorf("full-text archive %s row metadata does not match its source files", payload.FileName)
 		}
 		for src := range sources {
-			if previous, ok := s.bySource[src.FileName()]; ok {
-				return nil, fmt.Errorf("source data file %s is covered by both full-text archives %s and %s",
-					src.FileName(), previous.FileName, payload.FileName)
-			}
+			// One hash per source: a name already covered leaves the map's size unchanged.
+			n := len(s.bySource)
 			s.bySource[src.FileName()] = payload
-			s.sourceByName = append(s.sourceByName, src.FileName())
+			if len(s.bySource) == n {
+				return nil, fmt.Errorf("source data file %s is covered by both full-text archives %s and %s",
+					src.FileName(), s.coveringPayload(src.FileName(), payload).FileName, payload.FileName)
+			}
 		}
 		s.current = append(s.current, payload)
+		s.currentMetas = append(s.currentMetas, sm)
 	}
 	return s, nil
+}
+
+// coveringPayload returns the first of the state's current payloads whose sources name source,
+// or next when none does (next names it twice).
+func (s *BucketIndexState) coveringPayload(source string, next *meta.IndexFileMeta) *meta.IndexFileMeta {
+	for i, sm := range s.currentMetas {
+		for src := range sm.AllFiles() {
+			if src.FileName() == source {
+				return s.current[i]
+			}
+		}
+	}
+	return next
 }
 
 // FromActiveDataFiles classifies a bucket's active payloads against its active data files
@@ -213,7 +226,6 @@ func classify(textFieldID int32, sourcesByLevel map[int32]*levelSources, activeP
 	if err != nil {
 		return nil, fmt.Errorf("classify full-text payloads: %w", err)
 	}
-	s.currentMetas = currentMetas
 	s.stale = stale
 	s.duplicates = duplicates
 	return s, nil
@@ -301,7 +313,15 @@ func (s *BucketIndexState) PayloadBySourceFile() map[string]*meta.IndexFileMeta 
 // CoveredSourceFiles returns the names of the covered source data files in the order Java's
 // payloadBySourceFile map iterates them: by current archive, then by position in its source
 // meta.
-func (s *BucketIndexState) CoveredSourceFiles() []string { return slices.Clone(s.sourceByName) }
+func (s *BucketIndexState) CoveredSourceFiles() []string {
+	out := make([]string, 0, len(s.bySource))
+	for _, sm := range s.currentMetas {
+		for src := range sm.AllFiles() {
+			out = append(out, src.FileName())
+		}
+	}
+	return out
+}
 
 // levelSources are the eligible source files of one data level, in input order until a
 // comparison needs them sorted by name (Java order, stable).
