@@ -319,7 +319,9 @@ func sortByJavaString[T any](s []T, key func(T) string) (distinct bool) {
 	distinct = true
 	for i := range items {
 		s[i] = items[i].v
-		if i > 0 && distinct {
+		// Heads are zero for keys that are not all ASCII; for ASCII keys a smaller head is a
+		// smaller key, so only equal heads need the keys compared.
+		if i > 0 && distinct && (!ascii || items[i-1].head == items[i].head) {
 			distinct = compare(items[i-1].key, items[i].key) < 0
 		}
 	}
