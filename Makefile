@@ -5,7 +5,7 @@ GO       ?= go
 MVN      ?= mvn
 PYTHON   ?= python3
 RUNNER_JAR := compat/java/target/pkft-runner.jar
-# TIMED PHASE CMD...: runs CMD and prints "phase PHASE: 12.3s" (scripts/timed.sh).
+# TIMED PHASE CMD...: runs CMD and prints "phase PHASE: 12.3s (CPU 20.1s)" (scripts/timed.sh).
 TIMED    := ./scripts/timed.sh
 
 # make test requires the native engine, the Java runner (with its full-text indexer), pypaimon
