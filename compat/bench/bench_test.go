@@ -21,12 +21,11 @@ import (
 	"github.com/paimon-pkft/pkft/compat/runner"
 	"github.com/paimon-pkft/pkft/impl/fileio"
 	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/impl/javaio"
 	"github.com/paimon-pkft/pkft/impl/meta"
 	"github.com/paimon-pkft/pkft/impl/paths"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/impl/pkfulltext/pkfulltexttest"
 	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
-	"github.com/paimon-pkft/pkft/impl/pkindex"
 	"github.com/paimon-pkft/pkft/impl/table"
 	"github.com/paimon-pkft/pkft/impl/tableops"
 	"github.com/paimon-pkft/pkft/internal/paimonparquet"
@@ -49,7 +48,6 @@ var (
 )
 
 const (
-	statePayloads   = 100
 	maintainBuckets = 16
 )
 
@@ -367,72 +365,29 @@ func measureBuild(t *testing.T, ctx context.Context, lib *native.Library, java *
 	return res
 }
 
-// stateBucket is a synthetic bucket: n compacted data files on levels 1-5 and 100 archives:
-// a current one for each of levels 1-4 and 96 stale ones, each covering a slice of one level's
-// files, so that level 5 (no archive) is the plan.
+// stateBucket is the synthetic bucket of pkfulltexttest.Bucket (n compacted data files on levels
+// 1-5 and 100 archives: a current one for each of levels 1-4 and 96 stale ones, so that level 5
+// is the plan), with the arguments of the Java command that decides the same bucket.
 func stateBucket(t testing.TB, n int) ([]*meta.DataFileMeta, []*meta.IndexFileMeta, map[string]any) {
 	t.Helper()
-	const field = paimonparquet.DefaultTextFieldID
-	src := meta.FileSourceCompact
-	var files []*meta.DataFileMeta
-	var jfiles [][]any
-	byLevel := map[int32][]*meta.DataFileMeta{}
-	for i := range n {
-		h := splitmix(uint64(i))
-		name := fmt.Sprintf("data-%08x-%04x-%04x-%04x-%012x-%d.parquet", h>>32, (h>>16)&0xffff, h&0xffff, (h>>48)&0xfff, splitmix(h)>>16, i)
-		f := &meta.DataFileMeta{FileName: name, RowCount: 1000 + int64(i%997), Level: 1 + int32(i%5), FileSource: &src}
-		files = append(files, f)
-		byLevel[f.Level] = append(byLevel[f.Level], f)
+	files, archives, err := pkfulltexttest.Bucket(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jfiles := make([][]any, 0, len(files))
+	for _, f := range files {
 		jfiles = append(jfiles, []any{f.FileName, f.Level, f.RowCount})
 	}
-	for _, fs := range byLevel {
-		slices.SortStableFunc(fs, func(a, b *meta.DataFileMeta) int { return javaio.CompareJava(a.FileName, b.FileName) })
-	}
-	var payloads []*meta.IndexFileMeta
-	var jpayloads []map[string]any
-	add := func(name string, level int32, cover []*meta.DataFileMeta) {
-		var sources []pkindex.SourceFile
-		var jsrc [][]any
-		var total int64
-		for _, f := range cover {
-			s, err := pkindex.NewSourceFile(f.FileName, f.RowCount)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sources = append(sources, s)
+	jpayloads := make([]map[string]any, 0, len(archives))
+	for _, a := range archives {
+		jsrc := make([][]any, 0, len(a.Files))
+		for _, f := range a.Files {
 			jsrc = append(jsrc, []any{f.FileName, f.RowCount})
-			total += f.RowCount
 		}
-		sm, err := pkindex.NewSourceMeta(level, sources)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := sm.Encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		payloads = append(payloads, &meta.IndexFileMeta{IndexType: pkfulltext.IndexType, FileName: name, FileSize: total, RowCount: total,
-			GlobalIndex: &meta.GlobalIndexMeta{RowRangeStart: 0, RowRangeEnd: total - 1, IndexFieldID: field, SourceMeta: b}})
-		jpayloads = append(jpayloads, map[string]any{"name": name, "level": level, "files": jsrc})
+		jpayloads = append(jpayloads, map[string]any{"name": a.Payload.FileName, "level": a.Level, "files": jsrc})
 	}
-	for k := range statePayloads - 4 {
-		level := int32(1 + k%5)
-		fs := byLevel[level]
-		chunk := max(1, len(fs)/20)
-		from := (k / 5 * chunk) % len(fs)
-		add(fmt.Sprintf("full-text-stale-%03d", k), level, fs[from:min(len(fs), from+chunk)])
-	}
-	for level := int32(1); level <= 4; level++ {
-		add(fmt.Sprintf("full-text-current-%d", level), level, byLevel[level])
-	}
-	return files, payloads, map[string]any{"textFieldId": field, "dataFiles": jfiles, "payloads": jpayloads}
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	return files, pkfulltexttest.Payloads(archives), map[string]any{"textFieldId": paimonparquet.DefaultTextFieldID,
+		"dataFiles": jfiles, "payloads": jpayloads}
 }
 
 // decision is what Go decides for a restored bucket, as the Java command decides it.
