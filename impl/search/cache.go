@@ -99,6 +99,14 @@ func (c *ReaderCache) retain(snapshotID int64, keep map[readerKey]bool) error {
 		return nil
 	}
 	c.newest = snapshotID
+	idle := c.dropLocked(keep)
+	c.mu.Unlock()
+	return closeAll(idle)
+}
+
+// dropLocked drops every entry not in keep (nil: every entry) and returns the dropped readers no
+// search holds, to be closed outside the lock. c.mu is held.
+func (c *ReaderCache) dropLocked(keep map[readerKey]bool) []fulltext.Reader {
 	var idle []fulltext.Reader
 	for k, e := range c.entries {
 		if keep[k] {
@@ -110,8 +118,7 @@ func (c *ReaderCache) retain(snapshotID int64, keep map[readerKey]bool) error {
 			idle = append(idle, e.r)
 		}
 	}
-	c.mu.Unlock()
-	return closeAll(idle)
+	return idle
 }
 
 // Close closes every reader no search holds; those in use close when released. The cache caches
@@ -119,14 +126,7 @@ func (c *ReaderCache) retain(snapshotID int64, keep map[readerKey]bool) error {
 func (c *ReaderCache) Close() error {
 	c.mu.Lock()
 	c.closed = true
-	var idle []fulltext.Reader
-	for k, e := range c.entries {
-		delete(c.entries, k)
-		e.dropped = true
-		if e.refs == 0 {
-			idle = append(idle, e.r)
-		}
-	}
+	idle := c.dropLocked(nil)
 	c.mu.Unlock()
 	return closeAll(idle)
 }
