@@ -163,8 +163,9 @@ func (keepArchivesOpen) applyOpen(c *openConfig) { c.keepArchives = true }
 // searches after them: a long-lived handle (a service answering queries) then opens each archive
 // once instead of once per query, which on an object store saves the requests that fetch the
 // archive's structures. Archives are immutable, so a kept archive stays valid while it is
-// listed; the first search of a newer snapshot closes those the snapshot no longer lists (a
-// compaction's retired archives), and searches of older snapshots add theirs until then. The
+// listed; the first search of a newer snapshot closes, in the partitions it searches, those the
+// snapshot no longer lists (a compaction's retired archives), and searches of older snapshots add
+// theirs until then. The
 // handle holds one open file per kept archive: [Table.Close] releases them.
 func KeepArchivesOpen() OpenOption { return keepArchivesOpen{} }
 

@@ -61,7 +61,8 @@ func hitKeys(t *testing.T, tbl *pkft.Table, query string, opts ...pkft.SearchOpt
 
 // TestKeepArchivesOpen checks the reader cache of a long-lived handle: each archive opens once
 // across searches, answers equal those of a handle that opens every archive per search, a
-// compaction's retired archives close at the first search of the snapshot after it, an older
+// compaction's retired archives close at the first search of the snapshot after it, a search of
+// one partition keeps the other partitions' readers, an older
 // snapshot's archives are dropped again by the next search of the newest one, concurrent
 // searches share the readers, and Close releases them all.
 func TestKeepArchivesOpen(t *testing.T) {
@@ -112,6 +113,16 @@ func TestKeepArchivesOpen(t *testing.T) {
 	compare("third search", "first OR second")
 	if ce.opens.Load() != opened || ce.closes.Load() != 0 {
 		t.Fatalf("searches of the same snapshot opened %d more archives and closed %d", ce.opens.Load()-opened, ce.closes.Load())
+	}
+	// A search of one partition uses the kept readers and drops none of the other partitions'.
+	eu := pkft.WithPartition(map[string]string{"region": "eu"})
+	wantEU, _ := hitKeys(t, cold, "first", eu)
+	gotEU, _ := hitKeys(t, cached, "first", eu)
+	if !slices.Equal(gotEU, wantEU) || len(gotEU) == 0 {
+		t.Fatalf("region=eu: cached handle answers %v, a cold one %v", gotEU, wantEU)
+	}
+	if ce.opens.Load() != opened || ce.closes.Load() != 0 {
+		t.Fatalf("a search of one partition opened %d archives and closed %d", ce.opens.Load()-opened, ce.closes.Load())
 	}
 
 	// A write compacts at commit (the table has deletion vectors): the levels it rewrote get

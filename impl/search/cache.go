@@ -16,9 +16,10 @@ import (
 // used, so an open reader stays valid for as long as its file is listed, and is keyed by the
 // archive's path and size.
 //
-// Invalidation: each search of a snapshot at least as new as any searched before keeps exactly
-// the archives that snapshot plans and closes the others (a compaction that retires an archive
-// drops its reader at the first search of the snapshot after it). Searches of older snapshots
+// Invalidation: each search of a snapshot at least as new as any searched before keeps, of the
+// partitions it selects, exactly the archives that snapshot plans and closes the others (a
+// compaction that retires an archive drops its reader at the first search of the snapshot after
+// it that selects the archive's partition); readers of partitions it does not select stay. Searches of older snapshots
 // (time travel) use and add readers too; the next search of the newest snapshot drops those it
 // does not plan. A reader in use by a search is closed when that search releases it.
 //
@@ -37,9 +38,10 @@ type readerKey struct {
 }
 
 type cachedReader struct {
-	r       fulltext.Reader
-	refs    int
-	dropped bool // out of the cache: closed when refs reaches 0
+	r         fulltext.Reader
+	partition []byte // the serialized partition of the archive's bucket
+	refs      int
+	dropped   bool // out of the cache: closed when refs reaches 0
 }
 
 // Len is the number of open readers the cache holds.
@@ -49,10 +51,10 @@ func (c *ReaderCache) Len() int {
 	return len(c.entries)
 }
 
-// acquire returns the cached reader of (path, size), opening it with open when the cache has
-// none. The returned reader's Close releases it; the cache closes it when it is dropped and no
+// acquire returns the cached reader of (path, size), an archive of a bucket of partition,
+// opening it with open when the cache has none. The returned reader's Close releases it; the cache closes it when it is dropped and no
 // search holds it.
-func (c *ReaderCache) acquire(ctx context.Context, path string, size int64, open func(context.Context) (fulltext.Reader, error)) (fulltext.Reader, error) {
+func (c *ReaderCache) acquire(ctx context.Context, path string, size int64, partition []byte, open func(context.Context) (fulltext.Reader, error)) (fulltext.Reader, error) {
 	k := readerKey{path, size}
 	c.mu.Lock()
 	if e, ok := c.entries[k]; ok {
@@ -84,33 +86,39 @@ func (c *ReaderCache) acquire(ctx context.Context, path string, size int64, open
 	if c.entries == nil {
 		c.entries = map[readerKey]*cachedReader{}
 	}
-	e := &cachedReader{r: r, refs: 1}
+	e := &cachedReader{r: r, partition: partition, refs: 1}
 	c.entries[k] = e
 	c.mu.Unlock()
 	return &heldReader{Reader: r, c: c, e: e}, nil
 }
 
-// retain keeps the readers of keep and drops every other one, when snapshotID is at least as new
-// as every snapshot searched before; it does nothing for older snapshots.
-func (c *ReaderCache) retain(snapshotID int64, keep map[readerKey]bool) error {
+// retain keeps the readers of keep and drops every other one of a partition selected (nil: every
+// partition), when snapshotID is at least as new as every snapshot searched before; it does
+// nothing for older snapshots. A partition the filter fails on counts as selected.
+func (c *ReaderCache) retain(snapshotID int64, keep map[readerKey]bool, selected PartitionFilter) error {
 	c.mu.Lock()
 	if snapshotID < c.newest {
 		c.mu.Unlock()
 		return nil
 	}
 	c.newest = snapshotID
-	idle := c.dropLocked(keep)
+	idle := c.dropLocked(keep, selected)
 	c.mu.Unlock()
 	return closeAll(idle)
 }
 
-// dropLocked drops every entry not in keep (nil: every entry) and returns the dropped readers no
-// search holds, to be closed outside the lock. c.mu is held.
-func (c *ReaderCache) dropLocked(keep map[readerKey]bool) []fulltext.Reader {
+// dropLocked drops every entry not in keep of a partition selected (nil: every entry) and
+// returns the dropped readers no search holds, to be closed outside the lock. c.mu is held.
+func (c *ReaderCache) dropLocked(keep map[readerKey]bool, selected PartitionFilter) []fulltext.Reader {
 	var idle []fulltext.Reader
 	for k, e := range c.entries {
 		if keep[k] {
 			continue
+		}
+		if selected != nil {
+			if ok, err := selected(e.partition); err == nil && !ok {
+				continue
+			}
 		}
 		delete(c.entries, k)
 		e.dropped = true
@@ -126,7 +134,7 @@ func (c *ReaderCache) dropLocked(keep map[readerKey]bool) []fulltext.Reader {
 func (c *ReaderCache) Close() error {
 	c.mu.Lock()
 	c.closed = true
-	idle := c.dropLocked(nil)
+	idle := c.dropLocked(nil, nil)
 	c.mu.Unlock()
 	return closeAll(idle)
 }

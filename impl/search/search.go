@@ -161,7 +161,7 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 	if engine == nil {
 		engine = &native.Lazy{}
 	}
-	s := &searcher{t: t, latest: latest, def: def, engine: engine, restorer: restorer, readers: opts.Readers, snapshotID: plan.SnapshotID,
+	s := &searcher{t: t, latest: latest, def: def, engine: engine, restorer: restorer, readers: opts.Readers, snapshotID: plan.SnapshotID, partitions: req.Partition,
 		schemas: map[int64]*schema.TableSchema{latest.ID: latest}, buckets: map[*Split]*restore.RestoredBucket{}}
 	positions, err := s.search(ctx, plan, query, req.Limit, par)
 	if err != nil {
@@ -199,6 +199,7 @@ type searcher struct {
 	// searched.
 	readers    *ReaderCache
 	snapshotID int64
+	partitions PartitionFilter // the partitions searched (nil: all)
 }
 
 // pathsOf resolves the data and index paths of split's bucket (Java
@@ -246,7 +247,7 @@ func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, 
 		reqs = append(reqs, r...)
 	}
 	if s.readers != nil {
-		if err := s.readers.retain(s.snapshotID, planned); err != nil {
+		if err := s.readers.retain(s.snapshotID, planned, s.partitions); err != nil {
 			return nil, fmt.Errorf("close full-text archives no longer listed: %w", err)
 		}
 	}
@@ -260,7 +261,7 @@ func (s *searcher) search(ctx context.Context, plan *Plan, query string, limit, 
 		if s.readers == nil {
 			return open(ctx)
 		}
-		return s.readers.acquire(ctx, archivePath(indexPaths[split], payload), payload.FileSize, open)
+		return s.readers.acquire(ctx, archivePath(indexPaths[split], payload), payload.FileSize, split.Partition, open)
 	}}
 	rankings, err := bs.run(ctx, reqs, query, limit)
 	if err != nil {
