@@ -165,8 +165,8 @@ func (keepArchivesOpen) applyOpen(c *openConfig) { c.keepArchives = true }
 // archive's structures. Archives are immutable, so a kept archive stays valid while it is
 // listed; the first search of a newer snapshot closes, in the partitions it searches, those the
 // snapshot no longer lists (a compaction's retired archives), and searches of older snapshots add
-// theirs until then. The
-// handle holds one open file per kept archive: [Table.Close] releases them.
+// theirs until then. The handle holds one open file per kept archive: [Table.Close] releases
+// them.
 func KeepArchivesOpen() OpenOption { return keepArchivesOpen{} }
 
 type engineLibraryOption string

@@ -38,6 +38,7 @@ type readerKey struct {
 }
 
 type cachedReader struct {
+	key       readerKey
 	r         fulltext.Reader
 	partition []byte // the serialized partition of the archive's bucket
 	refs      int
@@ -86,7 +87,7 @@ func (c *ReaderCache) acquire(ctx context.Context, path string, size int64, part
 	if c.entries == nil {
 		c.entries = map[readerKey]*cachedReader{}
 	}
-	e := &cachedReader{r: r, partition: partition, refs: 1}
+	e := &cachedReader{key: k, r: r, partition: partition, refs: 1}
 	c.entries[k] = e
 	c.mu.Unlock()
 	return &heldReader{Reader: r, c: c, e: e}, nil
@@ -176,12 +177,10 @@ func (h *heldReader) dropOnFailure(ctx context.Context, err error) {
 	}
 	h.c.mu.Lock()
 	defer h.c.mu.Unlock()
-	for k, e := range h.c.entries {
-		if e == h.e {
-			delete(h.c.entries, k)
-			e.dropped = true
-		}
+	if h.c.entries[h.e.key] == h.e {
+		delete(h.c.entries, h.e.key)
 	}
+	h.e.dropped = true
 }
 
 func (h *heldReader) Close() error {
