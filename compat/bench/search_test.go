@@ -136,8 +136,8 @@ func (f *countedFile) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // measureSearch generates the search table, maintains it, commits deletes with Go's writer (see
-// reachableDeletes), and times the queries on both sides. The compaction at commit marks the
-// deleted rows in deletion vectors of the generated files (their levels and archives stay).
+// reachableDeletes), and times the queries on both sides. The compaction at commit applies the
+// deletes under the table's deletion vectors; a scan checks the table reads that many rows fewer.
 func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java *runner.Process, dir string, rows int) []SearchResult {
 	t.Helper()
 	spec := TableSpec{Rows: rows, Buckets: searchBuckets, FilesPerBucket: 1, Analyzer: Analyzers[0], Marker: searchMarker, PageIndex: true}
