@@ -67,7 +67,7 @@ func TestBench(t *testing.T) {
 	}
 	lib := testenv.Native(t)
 	ctx := context.Background()
-	java, err := runner.StartJava(ctx)
+	java, err := runner.StartJava(ctx, runner.WithOptimizingJIT())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -189,7 +189,7 @@ type writeOut struct {
 // returns its bench-write of file into path (the JVM's peak RSS over it, from its RSS after the
 // warm-up).
 func javaWriteFresh(ctx context.Context, warm, warmFile, path, file string) (writeOut, error) {
-	p, err := runner.StartJava(ctx)
+	p, err := runner.StartJava(ctx, runner.WithOptimizingJIT())
 	if err != nil {
 		return writeOut{}, err
 	}

@@ -145,10 +145,10 @@ func removeContainer(ctx context.Context, cli *testcontainers.DockerClient, id s
 // protocol over the container's attached stdin and stdout (no network: the container has none).
 // The working directories the suite uses (the temporary directory, the repository) are mounted at
 // the same paths, so table paths mean the same on both sides, and the engine library Go uses is
-// passed to the runner. The container is removed when the Process is closed or killed; it also
+// passed to the runner; jvmFlags join the JVM's JAVA_TOOL_OPTIONS. The container is removed when the Process is closed or killed; it also
 // removes itself when its input ends (the harness died), and RemoveStaleContainers, run at every
 // start, removes any left by a killed process.
-func startJavaContainer(ctx context.Context, root string) (*Process, error) {
+func startJavaContainer(ctx context.Context, root string, jvmFlags []string) (*Process, error) {
 	cli, err := dockerClient(ctx)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func startJavaContainer(ctx context.Context, root string) (*Process, error) {
 		// process 1: no perf-data file there (concurrent JVMs would contend for
 		// hsperfdata_<user>/1), and the JVM's warnings on stderr, never on the protocol's stdout.
 		// The runner image's entrypoint says the same; this covers any image.
-		"JAVA_TOOL_OPTIONS": "-XX:-UsePerfData -Xlog:disable -Xlog:all=warning:stderr",
+		"JAVA_TOOL_OPTIONS": strings.Join(append([]string{"-XX:-UsePerfData -Xlog:disable -Xlog:all=warning:stderr"}, jvmFlags...), " "),
 	}
 	if lib, err := native.Locate(); err == nil {
 		if !within(lib, root) && !within(lib, tmp) {

@@ -102,7 +102,7 @@ func startGroup(t *testing.T) *maintainGroup {
 }
 
 // startGroupWith is startGroup with the Java runner start gives.
-func startGroupWith(t *testing.T, start func(context.Context) (*Process, error)) *maintainGroup {
+func startGroupWith(t *testing.T, start func(context.Context, ...JavaOption) (*Process, error)) *maintainGroup {
 	g := &maintainGroup{dir: t.TempDir(), tables: map[string]*maintainTable{}}
 	ctx := context.Background()
 	if p, err := start(ctx); err != nil {

@@ -28,21 +28,55 @@ const RunnerJar = "compat/java/target/pkft-runner.jar"
 // The runner's full-text stand-in loads the same engine library the Go binding finds
 // (native.Locate), passed as the system property paimon.ftindex.lib (PAIMON_FTINDEX_LIB_PATH in a
 // container); when Go finds none, the runner looks for it itself and reports what is missing.
-func StartJava(ctx context.Context) (*Process, error) {
+//
+// The JVM compiles with its first-tier compiler only (C1, [QuickJIT]) unless WithOptimizingJIT
+// is given: a conformance runner lives for a few hundred small operations, over which the
+// optimizing compiler's work costs more CPU than its code saves (about half the JVM's CPU in the
+// table differential). What the runner computes is the same either way.
+func StartJava(ctx context.Context, opts ...JavaOption) (*Process, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
 	}
 	if os.Getenv("PKFT_RUNNER") == "docker" {
-		return startJavaContainer(ctx, root)
+		return startJavaContainer(ctx, root, javaFlags(opts))
 	}
-	return StartLocalJava(ctx)
+	return StartLocalJava(ctx, opts...)
+}
+
+// QuickJIT is the JVM flag the runner starts with unless WithOptimizingJIT is given: compile with
+// C1 alone.
+const QuickJIT = "-XX:TieredStopAtLevel=1"
+
+// JavaOption adjusts how StartJava and StartLocalJava start the runner's JVM.
+type JavaOption func(*javaConfig)
+
+type javaConfig struct {
+	optimizingJIT bool
+}
+
+// WithOptimizingJIT starts the JVM with its default tiered compilation (C1, then C2 for hot
+// code): for measuring Java's steady-state speed (make bench), where the runner warms up first.
+func WithOptimizingJIT() JavaOption {
+	return func(c *javaConfig) { c.optimizingJIT = true }
+}
+
+// javaFlags are the JVM flags opts ask for.
+func javaFlags(opts []JavaOption) []string {
+	var c javaConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.optimizingJIT {
+		return nil
+	}
+	return []string{QuickJIT}
 }
 
 // StartLocalJava starts the Java runner as a local JVM whatever PKFT_RUNNER says: the s3/* cases
 // need a runner that reaches the S3 server on the loopback interface, which the runner's
 // container (no network) cannot.
-func StartLocalJava(ctx context.Context) (*Process, error) {
+func StartLocalJava(ctx context.Context, opts ...JavaOption) (*Process, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -55,7 +89,7 @@ func StartLocalJava(ctx context.Context) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: no java on PATH", ErrUnavailable)
 	}
-	argv := []string{java}
+	argv := append([]string{java}, javaFlags(opts)...)
 	if lib, err := native.Locate(); err == nil {
 		argv = append(argv, "-Dpaimon.ftindex.lib="+lib)
 	}
