@@ -75,26 +75,33 @@ func runCase(t *testing.T, name, direction string, f func(ctx context.Context) e
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		err := f(ctx)
-		res := Result{Case: name, Direction: direction, Status: Pass, Duration: time.Since(start)}
-		var u unavailable
-		var o outcome
-		switch {
-		case errors.As(err, &o):
-			res.Status, res.Detail = o.status, o.detail
-			report.Add(res)
-			t.Skipf("%s: %s", o.status, o.detail)
-		case errors.As(err, &u) && !testenv.Required(u.env):
-			res.Status, res.Detail = Skip, u.Error()
-			report.Add(res)
-			t.Skipf("skipped: %v (set %s=1 to make this a failure)", u, u.env)
-		case err != nil:
-			res.Status, res.Detail = Fail, err.Error()
-			report.Add(res)
-			t.Fatal(err)
-		default:
-			report.Add(res)
-		}
+		endCase(t, name, direction, time.Since(start), err)
 	})
+}
+
+// endCase records the outcome err of the case name/direction, which took d, and ends its subtest
+// t accordingly (skipped, failed or passed).
+func endCase(t *testing.T, name, direction string, d time.Duration, err error) {
+	t.Helper()
+	res := Result{Case: name, Direction: direction, Status: Pass, Duration: d}
+	var u unavailable
+	var o outcome
+	switch {
+	case errors.As(err, &o):
+		res.Status, res.Detail = o.status, o.detail
+		report.Add(res)
+		t.Skipf("%s: %s", o.status, o.detail)
+	case errors.As(err, &u) && !testenv.Required(u.env):
+		res.Status, res.Detail = Skip, u.Error()
+		report.Add(res)
+		t.Skipf("skipped: %v (set %s=1 to make this a failure)", u, u.env)
+	case err != nil:
+		res.Status, res.Detail = Fail, err.Error()
+		report.Add(res)
+		t.Fatal(err)
+	default:
+		report.Add(res)
+	}
 }
 
 // sides starts the runners the engine cases compare against. A runner that cannot start is
@@ -232,6 +239,8 @@ var analyzers = []struct {
 
 // TestConformance runs the conformance matrix.
 func TestConformance(t *testing.T) {
+	// The table differential's scripts run beside every other family (see testTableDifferential).
+	tableDiff := testTableDifferential(t)
 	testDifferential(t)
 	testEngine(t)
 	testTables(t)
@@ -243,7 +252,6 @@ func TestConformance(t *testing.T) {
 	testMaintain(t)
 	testWrite(t)
 	testAtCommit(t)
-	testTableDifferential(t)
 	testEngines(t)
 	testLibrary(t)
 	testPick(t)
@@ -253,6 +261,7 @@ func TestConformance(t *testing.T) {
 	testOptions(t)
 	testSortedIndex(t)
 	testS3(t)
+	testTableDifferentialConsumers(t, tableDiff)
 }
 
 func testEngine(t *testing.T) {

@@ -486,68 +486,111 @@ func (m *tdModel) before(a, b *int32) bool {
 	}
 }
 
-// testTableDifferential registers table/differential, then table/differential/{read,search}
-// (go<->java-><consumer>): every consumer implementation reads and searches every full-text copy
-// of every script as Java does.
-func testTableDifferential(t *testing.T) {
-	g := startGroup(t)
-	var tables tdTables
-	runCase(t, "table/differential", "go<->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		n, first := tableDiffDefaultN, uint64(1)
-		if v := os.Getenv("PKFT_TABLE_DIFF_N"); v != "" {
-			var err error
-			if n, err = strconv.Atoi(v); err != nil {
-				return fmt.Errorf("PKFT_TABLE_DIFF_N=%q: %w", v, err)
-			}
-		}
-		if v := os.Getenv("PKFT_TABLE_DIFF_SEED"); v != "" {
-			var err error
-			if first, err = strconv.ParseUint(v, 10, 64); err != nil {
-				return fmt.Errorf("PKFT_TABLE_DIFF_SEED=%q: %w", v, err)
-			}
-		}
-		seeds, err := tableDiffRegressionSeeds()
-		if err != nil {
-			return err
-		}
-		for i := range n {
-			if seed := first + uint64(i); !slices.Contains(seeds, seed) {
-				seeds = append(seeds, seed)
-			}
-		}
-		ops, engines := map[string]int{}, map[string]int{}
-		scripts := make([]*tdScript, len(seeds))
-		for i, seed := range seeds {
-			s := genTableScript(seed)
-			for _, st := range s.steps {
-				ops[st.op]++
-			}
-			engines[s.engine]++
-			scripts[i] = s
-		}
+// tableDiffRun is the table differential's run: done closes when its scripts have run, or
+// stopped at the first divergence.
+type tableDiffRun struct {
+	g       *maintainGroup
+	tables  tdTables
+	done    chan struct{}
+	elapsed time.Duration
+	summary string
+	err     error
+}
+
+// testTableDifferential registers table/differential (go<->java) and starts its scripts, which
+// then run while the other case families do: the case is a parallel subtest, which starts the
+// scripts in the background before it pauses, and resumes to report them once the suite's
+// sequential cases are done. The scripts take a third of the suite's time on their own, and the
+// other families leave a core idle while they wait for their runners. It returns the run (nil
+// when -run does not select the case) for testTableDifferentialConsumers.
+func testTableDifferential(t *testing.T) *tableDiffRun {
+	const name, direction = "table/differential", "go<->java"
+	var run *tableDiffRun
+	t.Run(name+"/"+direction, func(t *testing.T) {
+		run = &tableDiffRun{g: startGroup(t), done: make(chan struct{})}
 		// The scripts take longer than the ten minutes a case gets.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 		defer cancel()
-		if err := runTableScripts(ctx, g, scripts, tableDiffWorkers, &tables); err != nil {
-			return err
+		go func() {
+			defer close(run.done)
+			start := time.Now()
+			run.summary, run.err = run.scripts(ctx)
+			run.elapsed = time.Since(start)
+		}()
+		t.Parallel()
+		<-run.done
+		if run.err == nil {
+			t.Logf("%s (%s, beside the other cases)", run.summary, run.elapsed.Round(time.Second))
 		}
-		optionsSeen := tdOptionsSeen(scripts)
-		keys := slices.Sorted(maps.Keys(optionsSeen))
-		var b strings.Builder
-		for _, k := range keys {
-			fmt.Fprintf(&b, " %s(%d)", k, len(optionsSeen[k]))
-		}
-		unset := "none"
-		if missing := tdUnexercised(optionsSeen); len(missing) > 0 {
-			unset = strings.Join(missing, ", ")
-		}
-		t.Logf("table/differential: %d scripts, 0 divergences; %d distinct options exercised (values):%s; honoured keys no script set: %s; merge engines %v; operations %v",
-			len(seeds), len(keys), b.String(), unset, engines, ops)
-		return nil
+		endCase(t, name, direction, run.elapsed, run.err)
 	})
+	return run
+}
+
+// scripts generates and runs the differential's scripts; the summary says what they covered.
+func (run *tableDiffRun) scripts(ctx context.Context) (string, error) {
+	if err := run.g.need(ctx, writeCommands...); err != nil {
+		return "", err
+	}
+	n, first := tableDiffDefaultN, uint64(1)
+	if v := os.Getenv("PKFT_TABLE_DIFF_N"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			return "", fmt.Errorf("PKFT_TABLE_DIFF_N=%q: %w", v, err)
+		}
+	}
+	if v := os.Getenv("PKFT_TABLE_DIFF_SEED"); v != "" {
+		var err error
+		if first, err = strconv.ParseUint(v, 10, 64); err != nil {
+			return "", fmt.Errorf("PKFT_TABLE_DIFF_SEED=%q: %w", v, err)
+		}
+	}
+	seeds, err := tableDiffRegressionSeeds()
+	if err != nil {
+		return "", err
+	}
+	for i := range n {
+		if seed := first + uint64(i); !slices.Contains(seeds, seed) {
+			seeds = append(seeds, seed)
+		}
+	}
+	ops, engines := map[string]int{}, map[string]int{}
+	scripts := make([]*tdScript, len(seeds))
+	for i, seed := range seeds {
+		s := genTableScript(seed)
+		for _, st := range s.steps {
+			ops[st.op]++
+		}
+		engines[s.engine]++
+		scripts[i] = s
+	}
+	if err := runTableScripts(ctx, run.g, scripts, tableDiffWorkers, &run.tables); err != nil {
+		return "", err
+	}
+	optionsSeen := tdOptionsSeen(scripts)
+	keys := slices.Sorted(maps.Keys(optionsSeen))
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s(%d)", k, len(optionsSeen[k]))
+	}
+	unset := "none"
+	if missing := tdUnexercised(optionsSeen); len(missing) > 0 {
+		unset = strings.Join(missing, ", ")
+	}
+	return fmt.Sprintf("table/differential: %d scripts, 0 divergences; %d distinct options exercised (values):%s; honoured keys no script set: %s; merge engines %v; operations %v",
+		len(seeds), len(keys), b.String(), unset, engines, ops), nil
+}
+
+// testTableDifferentialConsumers registers table/differential/{read,search}
+// (go<->java-><consumer>): every consumer implementation reads and searches every full-text copy
+// of every script of run (nil: table/differential was not selected) as Java does, once the
+// scripts are done.
+func testTableDifferentialConsumers(t *testing.T, run *tableDiffRun) {
+	var tables tdTables
+	if run != nil {
+		<-run.done
+		tables.tables = run.tables.all()
+	}
 	impls, runners := consumerRunners(t)
 	root, err := RepoRoot()
 	if err != nil {
