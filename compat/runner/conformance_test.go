@@ -79,6 +79,35 @@ func runCase(t *testing.T, name, direction string, f func(ctx context.Context) e
 	})
 }
 
+// runBackgroundCase runs one matrix cell beside the cases registered after it: a parallel
+// subtest whose setup (start, given the subtest) runs now and returns the case's work, which then
+// runs in the background, bounded by timeout, while the subtest pauses; the subtest resumes to
+// record the outcome once the parent's sequential cases are done. The returned channel closes
+// when the work has returned (nil when -run does not select the case). The case's time is its
+// work's own. For cases that share no runner with any other.
+func runBackgroundCase(t *testing.T, name, direction string, timeout time.Duration, start func(t *testing.T) func(ctx context.Context) error) <-chan struct{} {
+	t.Helper()
+	var done chan struct{}
+	t.Run(name+"/"+direction, func(t *testing.T) {
+		done = make(chan struct{})
+		work := start(t)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		var elapsed time.Duration
+		var err error
+		go func() {
+			defer close(done)
+			begin := time.Now()
+			err = work(ctx)
+			elapsed = time.Since(begin)
+		}()
+		t.Parallel()
+		<-done
+		endCase(t, name, direction, elapsed, err)
+	})
+	return done
+}
+
 // endCase records the outcome err of the case name/direction, which took d, and ends its subtest
 // t accordingly (skipped, failed or passed).
 func endCase(t *testing.T, name, direction string, d time.Duration, err error) {

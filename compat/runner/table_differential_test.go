@@ -487,42 +487,29 @@ func (m *tdModel) before(a, b *int32) bool {
 }
 
 // tableDiffRun is the table differential's run: done closes when its scripts have run, or
-// stopped at the first divergence.
+// stopped at the first divergence; tables are the full-text copies of the scripts that passed.
 type tableDiffRun struct {
-	g       *maintainGroup
-	tables  tdTables
-	done    chan struct{}
-	elapsed time.Duration
-	summary string
-	err     error
+	g      *maintainGroup
+	tables tdTables
+	done   <-chan struct{}
 }
 
-// testTableDifferential registers table/differential (go<->java) and starts its scripts, which
-// then run while the other case families do: the case is a parallel subtest, which starts the
-// scripts in the background before it pauses, and resumes to report them once the suite's
-// sequential cases are done. The scripts take a third of the suite's time on their own, and the
-// other families leave a core idle while they wait for their runners. It returns the run (nil
-// when -run does not select the case) for testTableDifferentialConsumers.
+// testTableDifferential registers table/differential (go<->java) as a background case
+// (runBackgroundCase): its scripts, a third of the suite's time on their own, run beside the
+// other case families, which leave a core idle while they wait for their runners. It returns the
+// run (with a nil done when -run does not select the case) for testTableDifferentialConsumers.
 func testTableDifferential(t *testing.T) *tableDiffRun {
-	const name, direction = "table/differential", "go<->java"
-	var run *tableDiffRun
-	t.Run(name+"/"+direction, func(t *testing.T) {
-		run = &tableDiffRun{g: startGroup(t), done: make(chan struct{})}
-		// The scripts take longer than the ten minutes a case gets.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-		defer cancel()
-		go func() {
-			defer close(run.done)
-			start := time.Now()
-			run.summary, run.err = run.scripts(ctx)
-			run.elapsed = time.Since(start)
-		}()
-		t.Parallel()
-		<-run.done
-		if run.err == nil {
-			t.Logf("%s (%s, beside the other cases)", run.summary, run.elapsed.Round(time.Second))
+	run := &tableDiffRun{}
+	// The scripts take longer than the ten minutes a case gets.
+	run.done = runBackgroundCase(t, "table/differential", "go<->java", 30*time.Minute, func(t *testing.T) func(context.Context) error {
+		run.g = startGroup(t)
+		return func(ctx context.Context) error {
+			summary, err := run.scripts(ctx)
+			if err == nil {
+				t.Log(summary)
+			}
+			return err
 		}
-		endCase(t, name, direction, run.elapsed, run.err)
 	})
 	return run
 }
@@ -583,11 +570,10 @@ func (run *tableDiffRun) scripts(ctx context.Context) (string, error) {
 
 // testTableDifferentialConsumers registers table/differential/{read,search}
 // (go<->java-><consumer>): every consumer implementation reads and searches every full-text copy
-// of every script of run (nil: table/differential was not selected) as Java does, once the
-// scripts are done.
+// of every script of run as Java does, once the scripts are done.
 func testTableDifferentialConsumers(t *testing.T, run *tableDiffRun) {
 	var tables tdTables
-	if run != nil {
+	if run.done != nil {
 		<-run.done
 		tables.tables = run.tables.all()
 	}
