@@ -145,9 +145,9 @@ func removeContainer(ctx context.Context, cli *testcontainers.DockerClient, id s
 // protocol over the container's attached stdin and stdout (no network: the container has none).
 // The working directories the suite uses (the temporary directory, the repository) are mounted at
 // the same paths, so table paths mean the same on both sides, and the engine library Go uses is
-// passed to the runner; jvmFlags join the JVM's JAVA_TOOL_OPTIONS. The container is removed when the Process is closed or killed; it also
-// removes itself when its input ends (the harness died), and RemoveStaleContainers, run at every
-// start, removes any left by a killed process.
+// passed to the runner; jvmFlags join the JVM's JAVA_TOOL_OPTIONS. The container is removed when
+// the Process is closed or killed; it also removes itself when its input ends (the harness died),
+// and RemoveStaleContainers, run at every start, removes any left by a killed process.
 func startJavaContainer(ctx context.Context, root string, jvmFlags []string) (*Process, error) {
 	cli, err := dockerClient(ctx)
 	if err != nil {
