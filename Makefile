@@ -97,7 +97,7 @@ $(RUNNER_JAR): compat/java/pom.xml $(shell find compat/java/src -type f 2>/dev/n
 runner-test: native runner
 	cd compat/java && $(MVN) -q -B test $(RUNNER_PROFILE) $(RUNNER_MVN_ARGS)
 
-# The S3 server of the s3/* cases and impl/fileio/s3io's tests: SeaweedFS's weed, built from its Go
+# The S3 server of the s3/* cases and internal/fileio/s3io's tests: SeaweedFS's weed, built from its Go
 # module at the version pinned in scripts/seaweedfs.version by scripts/seaweedfs-build.sh and
 # cached outside the clone (${XDG_CACHE_HOME:-$$HOME/.cache}/pkft/seaweedfs/<version>/weed), so a
 # machine builds it once (about 8 minutes on 2 cores) and later runs build nothing. The suites
@@ -108,7 +108,7 @@ seaweedfs:
 	@$(TIMED) seaweedfs ./scripts/seaweedfs-build.sh >/dev/null
 
 s3-up: seaweedfs
-	@$(GO) run ./internal/s3server/s3up -dir .cache/s3
+	@$(GO) run ./internal/testing/s3server/s3up -dir .cache/s3
 
 s3-down:
 	@./scripts/s3-down.sh .cache/s3
@@ -133,7 +133,7 @@ actionlint:
 gotest: native runner seaweedfs
 	$(TIMED) unit-tests $(GO) test -race -count=1 -timeout 20m -skip '^TestCrashPoints(S3|S3Siblings)?$$' $$($(GO) list ./... | grep -v '/compat/runner$$')
 
-# faults: the crash-point suites (internal/crashpoint): every table-writing operation is failed or
+# faults: the crash-point suites (internal/testing/crashpoint): every table-writing operation is failed or
 # crashed at a sample of its file operations (every one with FULL=1) and what it leaves is checked;
 # prints the crash-point table, on the local file system (TestCrashPoints) and on SeaweedFS through
 # the S3 FileIO (TestCrashPointsS3). The Java side is the conformance case faults/<operation>.
@@ -141,7 +141,7 @@ FULL ?=
 .PHONY: faults
 faults: native seaweedfs
 	@out=$$(mktemp); \
-	PKFT_FAULTS_FULL=$(FULL) $(GO) test -count=1 -timeout 90m -run '^TestCrashPoints(S3|S3Siblings)?$$' -v ./impl/tableops/ >$$out 2>&1; rc=$$?; \
+	PKFT_FAULTS_FULL=$(FULL) $(GO) test -count=1 -timeout 90m -run '^TestCrashPoints(S3|S3Siblings)?$$' -v ./internal/tableops/ >$$out 2>&1; rc=$$?; \
 	if [ $$rc -ne 0 ]; then grep -v 'leaves orphans' $$out | tail -200; fi; \
 	sed -n 's/.*faults| //p' $$out; rm -f $$out; exit $$rc
 
@@ -209,7 +209,7 @@ bench-go: native
 # 1100) and checks the Go heap stays under 64 MiB. Not part of make test: it writes that file.
 .PHONY: heap-test
 heap-test: native
-	PKFT_HEAP_TEST=1 $(GO) test -count=1 -timeout 60m -run '^TestBuildHeapFromLargeDataFile$$' -v ./impl/pkfulltext/
+	PKFT_HEAP_TEST=1 $(GO) test -count=1 -timeout 60m -run '^TestBuildHeapFromLargeDataFile$$' -v ./internal/pkfulltext/
 
 # perf-maintain: generates a table of PKFT_BENCH_ROWS rows (default 1,000,000) at one compacted
 # level and checks `pkft maintain` on it prints progress and takes at most 1.2x the archive build of
@@ -218,13 +218,13 @@ heap-test: native
 perf-maintain: native
 	PKFT_PERF_TEST=1 $(GO) test -count=1 -timeout 30m -run '^TestMaintainPerformance$$' -v ./tools/pkft/
 
-# Fuzz targets: every `func FuzzX` in a test file under impl/ and internal/. Their checked-in seed
+# Fuzz targets: every `func FuzzX` in a test file under internal/ and internal/. Their checked-in seed
 # corpora (testdata/fuzz/FuzzX/) run as regression tests in every go test; fuzz-short (part of make
 # test) fuzzes each target for FUZZ_SHORT_TIME, fuzz for FUZZTIME. A crasher is written to the
 # target's testdata/fuzz/FuzzX/ by go test: check it in as a regression test.
 FUZZTIME ?= 60s
 FUZZ_SHORT_TIME ?= 3s
-FUZZ_TARGETS = for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' impl internal | xargs -n1 dirname | sort -u); do \
+FUZZ_TARGETS = for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' internal | xargs -n1 dirname | sort -u); do \
 	  for f in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do
 .PHONY: fuzz fuzz-short
 fuzz:

@@ -11,14 +11,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/options"
-	"github.com/paimon-pkft/pkft/impl/paths"
-	"github.com/paimon-pkft/pkft/impl/restore"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
-	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/options"
+	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // ErrTableExists reports a [Create] on a directory that already holds a schema, as Java's
@@ -137,7 +137,7 @@ func (o createOpenOptions) applyCreate(c *createConfig) { c.open = append(c.open
 // [ErrTableExists]. The definition is checked as Java checks it (duplicate or unknown key
 // columns, primary keys that are all partition keys, bucket keys, the primary-key full-text
 // index's requirements such as deletion-vectors.enabled=true), and every table option through
-// pkft's option registry (impl/options): an option pkft does not know or does not implement —
+// pkft's option registry (internal/options): an option pkft does not know or does not implement —
 // among them the sorted and vector primary-key indexes (pk-btree, pk-bitmap, pk-vector), which
 // Go's writer does not maintain yet — is refused by name ([ErrUnsupportedTable]). On failure
 // nothing is left behind.
@@ -153,11 +153,7 @@ func Create(ctx context.Context, path string, def TableDefinition, opts ...Creat
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", path, err)
 	}
-	var ocfg openConfig
-	for _, o := range cfg.open {
-		o.applyOpen(&ocfg)
-	}
-	fio, err := fileIOFor(ctx, path, ocfg)
+	fio, err := fileIOFor(path, openConfigOf(cfg.open))
 	if err != nil {
 		return nil, fmt.Errorf("create table: %w", err)
 	}
@@ -262,7 +258,7 @@ func (def TableDefinition) tableSchema(now time.Time) (*schema.TableSchema, erro
 	return s, nil
 }
 
-// validateOptions is the single place table options are checked at creation: impl/options'
+// validateOptions is the single place table options are checked at creation: internal/options'
 // registry refuses every option pkft does not know and every one it does not implement (with
 // its reason), as writing, compacting and maintaining the table would.
 func validateOptions(opts map[string]string) error {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paimon-pkft/pkft/impl/schema"
+	"github.com/paimon-pkft/pkft/internal/schema"
 )
 
 // TestCreateWritesJavaSchemaBytes re-creates every Java-written golden table from its

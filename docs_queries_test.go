@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // grammarOnly are the packages whose doc comments describe a query grammar with placeholders

@@ -1,6 +1,6 @@
 package pkft
 
-import "github.com/paimon-pkft/pkft/impl/fulltext/native"
+import "github.com/paimon-pkft/pkft/internal/fulltext/native"
 
 // UseEngineTempDir gives the engine's temporary files (it builds each archive in a temporary
 // directory of its own) a directory named after this process, TMPDIR/pkft-<pid>-<random>, and

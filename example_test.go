@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/internal/testtables"
+	"github.com/paimon-pkft/pkft/internal/testing/testtables"
 )
 
 // exampleTable copies the Java-written golden table testdata/tables/java/<name> into a

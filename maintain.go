@@ -7,14 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paimon-pkft/pkft/impl/fulltext"
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/paths"
-	"github.com/paimon-pkft/pkft/impl/pkindex"
-	"github.com/paimon-pkft/pkft/impl/restore"
-	"github.com/paimon-pkft/pkft/impl/search"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/pkindex"
+	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/search"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
 )
 
 // Progress is one progress report of [Table.Maintain].

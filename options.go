@@ -1,6 +1,10 @@
 package pkft
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/paimon-pkft/pkft/internal/openconfig"
+)
 
 // Every operation takes its own option type, so that an option an operation does not honour
 // does not compile: [Table.Compact] cannot be given [WithDryRun], [Table.NewWriter] cannot be
@@ -8,8 +12,10 @@ import "strconv"
 // is an option of each of them (for example [WithCommitUser] is a [MaintainOption], a
 // [CompactOption] and a [WriteOption]).
 
-// OpenOption configures [Open].
-type OpenOption interface{ applyOpen(*openConfig) }
+// OpenOption configures [Open]. It is a function of a configuration internal to the module: the
+// options are made by this package's constructors ([WithFileSystemOptions], [KeepArchivesOpen],
+// [WithEngineLibrary]).
+type OpenOption func(*openconfig.Config)
 
 // MaintainOption configures [Table.Maintain].
 type MaintainOption interface{ applyMaintain(*maintainConfig) }

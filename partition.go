@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/inspect"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // PartitionValue is one partition column of a bucket and its value, in the form Java Paimon's
@@ -141,7 +141,7 @@ func (p partitions) of(serialized []byte) (Partition, error) {
 	return p.values(values), nil
 }
 
-// values renders decoded partition values (impl/binrow's forms, in partition-key order).
+// values renders decoded partition values (internal/binrow's forms, in partition-key order).
 func (p partitions) values(values []any) Partition {
 	out := make(Partition, len(p.keys))
 	for i, k := range p.keys {

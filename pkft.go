@@ -17,8 +17,8 @@
 // [WriteOption], [SearchOption]); an option that several operations honour is an option of
 // each, so passing an operation an option it does not honour does not compile.
 //
-// This package is a facade over impl/tableops (restore, maintenance, write, compaction and
-// their commits) and impl/search (the read path), which hold the behaviour and its
+// This package is a facade over internal/tableops (restore, maintenance, write, compaction and
+// their commits) and internal/search (the read path), which hold the behaviour and its
 // documentation; its API names none of their types.
 //
 // The engine is the shared library libpaimon_ftindex_ffi.so (the official paimon-ftindex
@@ -35,16 +35,16 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/fileio/resolve"
-	"github.com/paimon-pkft/pkft/impl/fulltext"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/impl/restore"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/search"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
-	"github.com/paimon-pkft/pkft/internal/pkfthook"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fileio/resolve"
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/openconfig"
+	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/search"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
 )
 
 // ErrNoFullTextIndex reports a table whose schema configures no primary-key full-text index
@@ -119,23 +119,6 @@ type Table struct {
 	readers *search.ReaderCache
 }
 
-type openConfig struct {
-	engineLibrary string
-	fsOptions     map[string]string
-	keepArchives  bool
-}
-
-type fileSystemOptions map[string]string
-
-func (o fileSystemOptions) applyOpen(c *openConfig) {
-	if c.fsOptions == nil {
-		c.fsOptions = map[string]string{}
-	}
-	for k, v := range o {
-		c.fsOptions[k] = v
-	}
-}
-
 // WithFileSystemOptions configures the file system the table lives on, with the keys of
 // Paimon's catalog options for it. Tables on S3 (s3://bucket/path or s3a://bucket/path) take
 // s3.endpoint, s3.region (or s3.endpoint.region), s3.access-key, s3.secret-key,
@@ -144,20 +127,36 @@ func (o fileSystemOptions) applyOpen(c *openConfig) {
 // environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
 // AWS_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL). Any other key, and any key for a local
 // table, is refused by name when the table is opened.
-func WithFileSystemOptions(opts map[string]string) OpenOption { return fileSystemOptions(opts) }
-
-// fileIOFor is the file system of the table at path: the one the context carries (tests), else
-// the one path's scheme names, configured by the WithFileSystemOptions of cfg.
-func fileIOFor(ctx context.Context, path string, cfg openConfig) (fileio.FileIO, error) {
-	if fio := pkfthook.FileIO(ctx); fio != nil {
-		return fio, nil
+func WithFileSystemOptions(opts map[string]string) OpenOption {
+	return func(c *openconfig.Config) {
+		if c.FSOptions == nil {
+			c.FSOptions = map[string]string{}
+		}
+		for k, v := range opts {
+			c.FSOptions[k] = v
+		}
 	}
-	return resolve.ForPath(path, cfg.fsOptions, nil)
 }
 
-type keepArchivesOpen struct{}
+// openConfigOf applies opts.
+func openConfigOf(opts []OpenOption) openconfig.Config {
+	var cfg openconfig.Config
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return cfg
+}
 
-func (keepArchivesOpen) applyOpen(c *openConfig) { c.keepArchives = true }
+// fileIOFor is the file system of the table at path: the one cfg names (the module's tests and
+// harness), else the one path's scheme names, configured by the WithFileSystemOptions of cfg.
+func fileIOFor(path string, cfg openconfig.Config) (fileio.FileIO, error) {
+	if cfg.FileIO != nil {
+		return cfg.FileIO, nil
+	}
+	return resolve.ForPath(path, cfg.FSOptions, nil)
+}
 
 // KeepArchivesOpen makes the table keep the full-text archives its searches open, for the
 // searches after them: a long-lived handle (a service answering queries) then opens each archive
@@ -167,29 +166,24 @@ func (keepArchivesOpen) applyOpen(c *openConfig) { c.keepArchives = true }
 // snapshot no longer lists (a compaction's retired archives), and searches of older snapshots add
 // theirs until then. The handle holds one open file per kept archive: [Table.Close] releases
 // them.
-func KeepArchivesOpen() OpenOption { return keepArchivesOpen{} }
-
-type engineLibraryOption string
-
-func (o engineLibraryOption) applyOpen(c *openConfig) { c.engineLibrary = string(o) }
+func KeepArchivesOpen() OpenOption { return func(c *openconfig.Config) { c.KeepArchives = true } }
 
 // WithEngineLibrary loads the full-text engine from path, the file libpaimon_ftindex_ffi.so
 // of the official paimon-ftindex wheel, instead of looking for it in PAIMON_FTINDEX_LIB_PATH
 // and .cache/native/. The library is loaded when the table first needs it.
-func WithEngineLibrary(path string) OpenOption { return engineLibraryOption(path) }
+func WithEngineLibrary(path string) OpenOption {
+	return func(c *openconfig.Config) { c.EngineLibrary = path }
+}
 
 // Open opens the Paimon table at path (the table directory, holding schema/ and snapshot/).
 // It reads the table's latest schema: a directory without one is an error. A table without
 // a full-text index opens; maintaining or searching it reports [ErrNoFullTextIndex].
 func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) {
-	var cfg openConfig
-	for _, o := range opts {
-		o.applyOpen(&cfg)
-	}
+	cfg := openConfigOf(opts)
 	if path == "" {
 		return nil, errors.New("open table: empty path")
 	}
-	fio, err := fileIOFor(ctx, path, cfg)
+	fio, err := fileIOFor(path, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open table: %w", err)
 	}
@@ -202,8 +196,8 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) 
 	if err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
 		return nil, fmt.Errorf("open table %s: %w", path, err)
 	}
-	tb := &Table{t: t, path: path, engineLibrary: cfg.engineLibrary, engine: pkfthook.Engine(ctx)}
-	if cfg.keepArchives {
+	tb := &Table{t: t, path: path, engineLibrary: cfg.EngineLibrary, engine: cfg.Engine}
+	if cfg.KeepArchives {
 		tb.readers = &search.ReaderCache{}
 	}
 	if def != nil {

@@ -14,14 +14,14 @@ import (
 	"testing"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // TestMain decides what happens to the Example functions when the native engine is missing:
 // an Example cannot skip itself, so under PKFT_REQUIRE_NATIVE=1 the run fails at once with the
 // loader's message, and otherwise the examples are left out of the run (through -test.skip)
-// with a note on stderr; the tests skip or fail on their own through internal/testenv.
+// with a note on stderr; the tests skip or fail on their own through internal/testing/testenv.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if _, err := native.Load(); err != nil {

@@ -12,13 +12,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/predicate"
-	"github.com/paimon-pkft/pkft/impl/scan"
-	"github.com/paimon-pkft/pkft/impl/search"
-	"github.com/paimon-pkft/pkft/impl/snapshot"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/predicate"
+	"github.com/paimon-pkft/pkft/internal/scan"
+	"github.com/paimon-pkft/pkft/internal/search"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // ErrUnsupportedRead reports a table whose batch read Go's [Table.Scan] does not reproduce
@@ -381,7 +381,7 @@ func timestampUnit(precision int) arrow.TimeUnit {
 
 var bigTen = big.NewInt(10)
 
-// appendValue appends a value in impl/binrow's form to the builder of its column.
+// appendValue appends a value in internal/binrow's form to the builder of its column.
 func appendValue(b array.Builder, v any) error {
 	if v == nil {
 		b.AppendNull()

@@ -15,9 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/testing/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // goldenRead is the read another implementation recorded of the golden table writer/name

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // TypeKind is the kind of a column's type (Paimon's type root).
@@ -122,7 +122,7 @@ func ParseRowKind(s string) (RowKind, error) {
 	return RowKind(k), err
 }
 
-// writeValue turns a value in the forms [Writer.Write] documents into impl/binrow's form for
+// writeValue turns a value in the forms [Writer.Write] documents into internal/binrow's form for
 // type t.
 func writeValue(t types.DataType, v any) (any, error) {
 	switch t.Root {

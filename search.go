@@ -7,11 +7,11 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/inspect"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/search"
-	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/search"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // DefaultLimit is the number of hits a search returns unless [WithLimit] says otherwise.
@@ -79,7 +79,7 @@ type Hit struct {
 	DataFile    string `json:"dataFile"`
 	RowPosition int64  `json:"rowPosition"`
 
-	// keyJSON are the key values in Java's form, set by Search; rawKey in impl/binrow's.
+	// keyJSON are the key values in Java's form, set by Search; rawKey in internal/binrow's.
 	keyJSON []any
 	rawKey  []any
 }
@@ -238,7 +238,7 @@ func convertValues(vs []any, ts []types.DataType) []any {
 	return out
 }
 
-// convertValue turns a value as impl/search reads it into the Go type Hit documents.
+// convertValue turns a value as internal/search reads it into the Go type Hit documents.
 func convertValue(v any, t types.DataType) any {
 	switch x := v.(type) {
 	case int32:

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fulltext"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/internal/pkfthook"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/openconfig"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // countingEngine counts the archives the native engine opens and the readers closed.
@@ -73,7 +73,7 @@ func TestKeepArchivesOpen(t *testing.T) {
 	openWith := func(opts ...pkft.OpenOption) (*pkft.Table, *countingEngine) {
 		t.Helper()
 		e := &countingEngine{Engine: &native.Lazy{}}
-		tbl, err := pkft.Open(pkfthook.WithEngine(ctx, e), dir, opts...)
+		tbl, err := pkft.Open(ctx, dir, append([]pkft.OpenOption{openconfig.WithEngine(e)}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,11 +14,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/pksorted/bitmap"
-	"github.com/paimon-pkft/pkft/impl/pksorted/btree"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/internal/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/pksorted/bitmap"
+	"github.com/paimon-pkft/pkft/internal/pksorted/btree"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/testing/arrowrows"
 )
 
 // scanWhere returns the ids of the rows Scan(Where(expr)) returns, sorted, and the report.

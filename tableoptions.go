@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/paimon-pkft/pkft/impl/options"
-	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/options"
+	"github.com/paimon-pkft/pkft/internal/table"
 )
 
 // OptionDecision is what pkft does with one option a table sets.
@@ -36,11 +36,7 @@ func TableOptions(ctx context.Context, path string, opts ...OpenOption) ([]Optio
 	if path == "" {
 		return nil, errors.New("table options: empty path")
 	}
-	var cfg openConfig
-	for _, o := range opts {
-		o.applyOpen(&cfg)
-	}
-	fio, err := fileIOFor(ctx, path, cfg)
+	fio, err := fileIOFor(path, openConfigOf(opts))
 	if err != nil {
 		return nil, fmt.Errorf("table options: %w", err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // RowKindColumn is the optional column of a record batch given to [Writer.WriteRecord] that

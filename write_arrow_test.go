@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/internal/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/testing/arrowrows"
 )
 
 func createAllTypes(t testing.TB, dir string, options map[string]string, partitioned bool) *pkft.Table {

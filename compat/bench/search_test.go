@@ -14,19 +14,19 @@ import (
 
 	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/compat/runner"
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/impl/search"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
-	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/paimonparquet"
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/search"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/testing/paimonparquet"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // The search measurement: a 16-bucket table (one level per bucket with its archive, then a commit
 // of deletes; see measureSearch), 25 queries in five classes at limits 10
-// and 1000, searched by Go (impl/search, the library's search) and by Paimon's full-text read
+// and 1000, searched by Go (internal/search, the library's search) and by Paimon's full-text read
 // path in the runner, each timed after warm-up rounds, one query at a time and then with
 // searchConcurrency queries at once.
 const (

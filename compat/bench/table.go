@@ -12,16 +12,16 @@ import (
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/manifest"
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/snapshot"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/corpus"
-	"github.com/paimon-pkft/pkft/internal/paimonparquet"
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/manifest"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/testing/corpus"
+	"github.com/paimon-pkft/pkft/internal/testing/paimonparquet"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // Analyzer is a named analyzer configuration of the indexed column, as the table's
@@ -115,7 +115,7 @@ func (s TableSpec) FileTexts(b, f int) func(i int) ([]byte, bool) {
 	}
 }
 
-// texts streams corpus texts (internal/corpus, multilingual) for one data file, about 5% of
+// texts streams corpus texts (internal/testing/corpus, multilingual) for one data file, about 5% of
 // them null, generating one chunk of the corpus at a time.
 type texts struct {
 	seed  uint64
@@ -141,7 +141,7 @@ func (p *texts) text(i int) ([]byte, bool) {
 }
 
 // schemaJSON is schema-0 of a generated table: (id INT NOT NULL, content STRING, payload INT),
-// the layout internal/paimonparquet writes.
+// the layout internal/testing/paimonparquet writes.
 func schemaJSON(options map[string]string) ([]byte, error) {
 	type field struct {
 		ID   int    `json:"id"`

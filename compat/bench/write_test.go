@@ -21,8 +21,8 @@ import (
 
 	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/compat/runner"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/corpus"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/testing/corpus"
 )
 
 // The write and compaction measurement: Go's writer and Java's on the same rows of a

@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paimon-pkft/pkft/internal/goldengen"
+	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 )
 
 // Format names the bundle format in every manifest; FormatVersion is its version, raised when

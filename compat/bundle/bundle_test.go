@@ -18,8 +18,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/paimon-pkft/pkft/compat/bundle"
-	"github.com/paimon-pkft/pkft/internal/arrowrows"
-	"github.com/paimon-pkft/pkft/internal/goldengen"
+	"github.com/paimon-pkft/pkft/internal/testing/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 )
 
 const version = "test-1"

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/internal/meta"
 )
 
 // detBuilder is the deterministic builder of the package documentation for the Go maintainer.

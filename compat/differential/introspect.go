@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/paimon-pkft/pkft/impl/javaio"
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/internal/javaio"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pkindex"
 )
 
 // maintainerState reads the state a trace records. Current payloads and the pending flag come

@@ -6,8 +6,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
 // Check verifies the invariants every correct maintainer satisfies on the trace tr of script s,

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paimon-pkft/pkft/impl/javaio"
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/javaio"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
 // dataFileMeta turns a script data file into the DataFileMeta both runners pass.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/pkindex"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pkindex"
 )
 
 // RunGo executes s on the Go maintainer of its family (pkfulltext.Maintainer, or the sorted

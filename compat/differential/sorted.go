@@ -8,9 +8,9 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/pkindex"
-	"github.com/paimon-pkft/pkft/impl/pksorted/maintainer"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/pkindex"
+	"github.com/paimon-pkft/pkft/internal/pksorted/maintainer"
 )
 
 // sortedSubject drives the sorted family's maintainer.Maintainer. Builds are retried without a

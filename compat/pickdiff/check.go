@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/paimon-pkft/pkft/impl/mergetree"
-	"github.com/paimon-pkft/pkft/impl/meta"
+	"github.com/paimon-pkft/pkft/internal/mergetree"
+	"github.com/paimon-pkft/pkft/internal/meta"
 )
 
 // Unit is a picked compaction unit in the runner's JSON form.

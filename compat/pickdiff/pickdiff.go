@@ -1,6 +1,6 @@
 // Package pickdiff is the compaction-picking differential: seeded level layouts (table options,
 // a bucket's restored files, then steps of files to pick from on one strategy), run by Go's
-// impl/mergetree and, through the Java runner's pick command, by Paimon's own strategies; the
+// internal/mergetree and, through the Java runner's pick command, by Paimon's own strategies; the
 // units (or none, or a failure) must be the same at every step.
 package pickdiff
 

@@ -11,7 +11,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
 // The aggregation merge engine's conformance tables (issue 18): write/aggregation (go->java,

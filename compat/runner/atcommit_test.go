@@ -13,12 +13,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/inspect"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/scan"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/scan"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // testAtCommit runs the cases of the compaction Go's writer runs at commit, as Java's writer does
@@ -271,7 +271,7 @@ func lookupDVs(ctx context.Context, g *maintainGroup) error {
 	return nil
 }
 
-// goReadsAsJava checks Go's batch read of the table (impl/scan) returns the rows Java's does.
+// goReadsAsJava checks Go's batch read of the table (internal/scan) returns the rows Java's does.
 func goReadsAsJava(ctx context.Context, g *maintainGroup, path string) error {
 	jrows, err := javaRead(ctx, g.proc, path)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
 // javaCodecs are the file.compression values of write/java-codec/<codec> (java->go): every codec

@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paimon-pkft/pkft/impl/fulltext"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/impl/inspect"
-	"github.com/paimon-pkft/pkft/internal/corpus"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/testing/corpus"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 var reportDir = flag.String("report", "", "directory for results.json and junit.xml (the matrix is always printed)")

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/impl/inspect"
-	"github.com/paimon-pkft/pkft/internal/goldengen"
+	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 )
 
 // consumerTable is one full-text table of the corpus with Java's recorded answers for it: its

@@ -20,7 +20,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 )
 
 // RunnerImageEnv names the environment variable that selects the runner image of container mode;

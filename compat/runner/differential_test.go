@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/paimon-pkft/pkft/compat/differential"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // differentialSeeds is how many generated maintainer scenarios each run checks.

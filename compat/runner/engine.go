@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/paimon-pkft/pkft/impl/fulltext"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 )
 
 // BuiltArchive is an archive one side built: where it is and what its builder reported.

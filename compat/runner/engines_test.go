@@ -14,8 +14,8 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/impl/inspect"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
 // testEngines runs the cases of the table options that change how Go's writer and compaction

@@ -13,11 +13,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/internal/crashpoint"
-	"github.com/paimon-pkft/pkft/internal/faultio"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/testing/crashpoint"
+	"github.com/paimon-pkft/pkft/internal/testing/faultio"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // faultsSample is how many injection points per (kind of file operation, mode) the conformance

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // hostileQuery is one case of search/hostile-queries: a query, the bounds and deadline it runs

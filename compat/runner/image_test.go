@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/internal/testenv"
-	"github.com/paimon-pkft/pkft/internal/testtables"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testtables"
 )
 
 // PkftImage is the pkft image the Kubernetes manifests in deploy/k8s run (make pkft-image).

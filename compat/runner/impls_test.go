@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 func writeSupports(t *testing.T, text string) string {

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/paimon-pkft/pkft/impl/inspect"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/corpus"
+	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/testing/corpus"
 )
 
 // The full-text tables of the Java corpus: primary-key tables with pk-full-text.index.columns that

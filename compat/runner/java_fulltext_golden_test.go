@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/goldengen"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // ftGoldenLimit is the limit of every query the full-text golden records: above any hit count

@@ -12,17 +12,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/fulltext"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/impl/javaio"
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/paths"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
-	"github.com/paimon-pkft/pkft/impl/restore"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/javaio"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
+	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // indexFileCommands are the runner commands the same-level cases need.

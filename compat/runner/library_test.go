@@ -16,10 +16,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/impl/pkindex"
-	"github.com/paimon-pkft/pkft/internal/arrowrows"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/pkindex"
+	"github.com/paimon-pkft/pkft/internal/testing/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // libraryCommands are the runner commands the library cases use.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/impl/options"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/options"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // javaOption is one option the Java runner's `options` command lists.
@@ -22,7 +22,7 @@ type javaOption struct {
 }
 
 // testOptions runs options/registry (java->go): every table option key of the Paimon build the
-// Java runner runs on is classified by Go's registry (impl/options) under the same key, with
+// Java runner runs on is classified by Go's registry (internal/options) under the same key, with
 // Java's type, default and fallback keys, so a new Paimon version fails here until every new
 // key is decided.
 func testOptions(t *testing.T) {
@@ -89,7 +89,7 @@ func checkRegistry(reg *options.Registry, java []javaOption) error {
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("Go's option registry (impl/options) does not match the Paimon build's %d options:\n  %s", len(java), strings.Join(problems, "\n  "))
+		return fmt.Errorf("Go's option registry (internal/options) does not match the Paimon build's %d options:\n  %s", len(java), strings.Join(problems, "\n  "))
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
 // The partial-update cases of testEngines (issue 18): write/partial-update (go->java,

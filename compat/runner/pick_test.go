@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft/compat/pickdiff"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // pickSeeds is how many generated level layouts compaction/pick-differential checks.
@@ -18,7 +18,7 @@ const pickSeeds = 1000
 const pickBatch = 250
 
 // testPick runs compaction/pick-differential (go->java): 1,000 seeded level layouts picked by
-// Paimon's own strategies in the Java runner (command pick) and by Go's impl/mergetree with the
+// Paimon's own strategies in the Java runner (command pick) and by Go's internal/mergetree with the
 // clocks Java's picks saw; every step must give the same unit or none, and the same compaction
 // started by the bucket's compact manager (Java's MergeTreeCompactManager, Go's
 // TriggerCompaction). PKFT_PICK_DIFF_SEED sets

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
 )
 
 // ProducerCommands are the protocol commands an implementation serves as a producer: it creates

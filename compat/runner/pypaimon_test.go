@@ -9,10 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gotest.tools/v3/golden"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/internal/goldengen"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // update reports gotest.tools' -update flag (golden.FlagUpdate): make golden passes it to
@@ -22,7 +22,7 @@ func update() bool { return golden.FlagUpdate() }
 // testPypaimon runs the cases against pypaimon, Apache Paimon's official pure-Python
 // implementation (an independent implementation, not Java).
 func testPypaimon(t *testing.T) {
-	// pypaimon writes a fresh table; Go's impl/table view of it equals pypaimon's own view.
+	// pypaimon writes a fresh table; Go's internal/table view of it equals pypaimon's own view.
 	runCase(t, "table/pypaimon-read", "pypaimon->go", func(ctx context.Context) error {
 		p, err := StartPypaimon(ctx)
 		if err != nil {

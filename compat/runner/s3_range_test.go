@@ -13,13 +13,13 @@ import (
 
 	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/compat/bench"
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/fileio/s3io"
-	"github.com/paimon-pkft/pkft/impl/paths"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
-	"github.com/paimon-pkft/pkft/internal/pkfthook"
-	"github.com/paimon-pkft/pkft/internal/testtables"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fileio/s3io"
+	"github.com/paimon-pkft/pkft/internal/openconfig"
+	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/testing/testtables"
 )
 
 // s3RangeRows is the size of s3/range-reads' archive (PKFT_S3_RANGE_ROWS overrides it).
@@ -89,7 +89,7 @@ func (g *maintainGroup) s3RangeReads(ctx context.Context, env *s3Env) error {
 		mu.Unlock()
 	}
 	counted := s3io.New(cfg)
-	tbl, err := pkft.Open(pkfthook.WithFileIO(ctx, counted), path)
+	tbl, err := pkft.Open(ctx, path, openconfig.WithFileIO(counted))
 	if err != nil {
 		return err
 	}

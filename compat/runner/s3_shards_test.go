@@ -14,9 +14,9 @@ import (
 
 	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/compat/bench"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
-	"github.com/paimon-pkft/pkft/internal/testtables"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/testing/testtables"
 )
 
 // scaleShards is scale/shards (go->java): for each n of bench.ShardCounts(), a fresh copy on S3 of a

@@ -13,12 +13,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fileio/s3io"
-	"github.com/paimon-pkft/pkft/impl/snapshot"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
-	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/s3server"
+	"github.com/paimon-pkft/pkft/internal/fileio/s3io"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/testing/s3server"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // s3Bucket is the bucket of the s3/* cases' warehouse.
@@ -104,7 +104,7 @@ type s3Table struct {
 
 // testS3 runs s3/java-written (java->go), s3/go-written (go->java), s3/commit-race (go->java),
 // scale/shards (go->java) and s3/range-reads (go) on a SeaweedFS warehouse: Java reaches it through Paimon's HadoopFileIO over hadoop-aws's S3A,
-// Go through impl/fileio/s3io. The Java runner is a local JVM in every runner mode: the runner's
+// Go through internal/fileio/s3io. The Java runner is a local JVM in every runner mode: the runner's
 // container has no network to reach the server with.
 func testS3(t *testing.T) {
 	g := startGroupWith(t, StartLocalJava)

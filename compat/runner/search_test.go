@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paimon-pkft/pkft/impl/search"
-	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/search"
+	"github.com/paimon-pkft/pkft/internal/table"
 )
 
 // searchLimits are the limits every search case runs each query with: a top-k smaller than most
@@ -139,7 +139,7 @@ func (g *maintainGroup) sameSearches(ctx context.Context, path string, queries [
 	return nil
 }
 
-// sameKeyValue compares a key value of Go's search (impl/binrow forms) with the value Java's
+// sameKeyValue compares a key value of Go's search (internal/binrow forms) with the value Java's
 // read renders in JSON (numbers, strings; DATE as yyyy-mm-dd).
 func sameKeyValue(goValue, javaValue any) bool {
 	switch v := goValue.(type) {

@@ -18,9 +18,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/table"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/table"
 )
 
 // sidecarCommits is the number of Java commits of sidecar/follows-writers.

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/inspect"
+	"github.com/paimon-pkft/pkft/internal/inspect"
 )
 
 // sortedDumpTable is the Java-written table of index/sorted/dump: a primary-key table with a
@@ -52,7 +52,7 @@ func sortedDumpTable(ctx context.Context, p *Process, dir string) (string, error
 // sortedDump is index/sorted/dump (java->go): Go's dump of a Java-written table with pk-btree,
 // pk-bitmap and pk-full-text columns equals Java's, including each sorted definition's state
 // (Paimon's PkSortedBucketIndexState and PrimaryKeyIndexLevels in the runner, Go's
-// impl/pksorted/state and the shared planner) and the payloads' decoded SortedIndexFileMeta;
+// internal/pksorted/state and the shared planner) and the payloads' decoded SortedIndexFileMeta;
 // the library's Table.State (pkft state) shows the same sorted states; and the table exercises
 // the family: both definitions have a current group and a decoded index meta.
 func sortedDump(ctx context.Context, jt *javaTables) error {

@@ -15,15 +15,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/pksorted/bitmap"
-	"github.com/paimon-pkft/pkft/impl/pksorted/btree"
-	"github.com/paimon-pkft/pkft/impl/pksorted/filemeta"
-	"github.com/paimon-pkft/pkft/impl/pksorted/pred"
-	"github.com/paimon-pkft/pkft/impl/pksorted/sortkey"
-	"github.com/paimon-pkft/pkft/impl/pksorted/sortkey/sortkeytest"
-	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/pksorted/bitmap"
+	"github.com/paimon-pkft/pkft/internal/pksorted/btree"
+	"github.com/paimon-pkft/pkft/internal/pksorted/filemeta"
+	"github.com/paimon-pkft/pkft/internal/pksorted/sortkey"
+	"github.com/paimon-pkft/pkft/internal/predicate/pred"
+	"github.com/paimon-pkft/pkft/internal/testing/sortkeytest"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 var sortedIndexCommands = []string{"sorted-index-write", "sorted-index-read"}

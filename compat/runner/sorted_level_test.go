@@ -11,14 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/paths"
-	"github.com/paimon-pkft/pkft/impl/pksorted/datafile"
-	"github.com/paimon-pkft/pkft/impl/pksorted/indexfile"
-	"github.com/paimon-pkft/pkft/impl/pksorted/sortkey"
-	"github.com/paimon-pkft/pkft/impl/pksorted/sortkey/sortkeytest"
-	"github.com/paimon-pkft/pkft/impl/types"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/pksorted/datafile"
+	"github.com/paimon-pkft/pkft/internal/pksorted/indexfile"
+	"github.com/paimon-pkft/pkft/internal/pksorted/sortkey"
+	"github.com/paimon-pkft/pkft/internal/testing/sortkeytest"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // sortedSameLevel is index/sorted/same-level: one level of several data files with random values

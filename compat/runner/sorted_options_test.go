@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/paimon-pkft/pkft/impl/pksorted/definition"
+	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 )
 
 // sortedOptionsCase is one option resolution both sides perform.
@@ -71,7 +71,7 @@ func sortedOptionsCases() []sortedOptionsCase {
 }
 
 // sortedOptions is index/sorted/options (go<->java): Paimon's CoreOptions resolves the options of
-// a pk-btree or pk-bitmap column (runner sorted-index-options) as impl/pksorted/definition does:
+// a pk-btree or pk-bitmap column (runner sorted-index-options) as internal/pksorted/definition does:
 // the same options, or the same refusal message; where Go refuses a value Java re-serializes
 // (fractions, nested objects and arrays), the refusal names it.
 func sortedOptions(ctx context.Context, p *Process) error {

@@ -15,13 +15,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/predicate"
-	"github.com/paimon-pkft/pkft/impl/schema"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/predicate"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/testing/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/types"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
+	"github.com/paimon-pkft/pkft/internal/fileio"
 )
 
 // sortedReadCommands are the runner commands index/sorted/predicate-read uses.

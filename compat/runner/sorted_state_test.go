@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/pkindex"
-	"github.com/paimon-pkft/pkft/impl/pksorted/state"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/pkindex"
+	"github.com/paimon-pkft/pkft/internal/pksorted/state"
 )
 
 // sortedStateResult is a bucket classification by names, as the runner's sorted-state returns it.

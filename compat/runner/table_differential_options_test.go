@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/impl/options"
+	"github.com/paimon-pkft/pkft/internal/options"
 )
 
 // The table differential's second layer of options: every honoured key the schema and merge

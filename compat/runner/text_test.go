@@ -8,13 +8,13 @@ import (
 
 	"testing"
 
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/tableops"
-	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // malformedTexts are texts with malformed UTF-8 and NULs, as a foreign writer may leave them in a

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/internal/testenv"
-	"github.com/paimon-pkft/pkft/internal/testtables"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testtables"
 )
 
 // goldenTable copies the Java-written golden table testdata/tables/java/<name> into a temporary

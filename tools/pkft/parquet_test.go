@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/internal/arrowrows"
+	"github.com/paimon-pkft/pkft/internal/testing/arrowrows"
 )
 
 func writeParquetFile(t *testing.T, path string, rec arrow.RecordBatch, rowGroup int64) {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // partitionsOf collects the (partition, bucket)s a JSON output lists, under "buckets" or, for

@@ -13,20 +13,20 @@ import (
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
 
-	"github.com/paimon-pkft/pkft/impl/binrow"
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/fulltext/native"
-	"github.com/paimon-pkft/pkft/impl/manifest"
-	"github.com/paimon-pkft/pkft/impl/meta"
-	"github.com/paimon-pkft/pkft/impl/paths"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext"
-	"github.com/paimon-pkft/pkft/impl/pkfulltext/textreader"
-	"github.com/paimon-pkft/pkft/impl/snapshot"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/impl/types"
-	"github.com/paimon-pkft/pkft/internal/corpus"
-	"github.com/paimon-pkft/pkft/internal/paimonparquet"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/manifest"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/testing/corpus"
+	"github.com/paimon-pkft/pkft/internal/testing/paimonparquet"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // perfEnv enables TestMaintainPerformance (make perf-maintain); PKFT_BENCH_ROWS sets the rows.
@@ -37,7 +37,7 @@ const perfEnv = "PKFT_PERF_TEST"
 const maxMaintainOverBuild = 1.2
 
 // perfSchema is a primary-key table (id INT NOT NULL, content STRING, payload INT), the layout
-// internal/paimonparquet writes, with one bucket, deletion vectors and the full-text index on
+// internal/testing/paimonparquet writes, with one bucket, deletion vectors and the full-text index on
 // content.
 const perfSchema = `{
   "version" : 3,
@@ -66,7 +66,7 @@ const perfSchema = `{
   "timeMillis" : 1796062893249
 }`
 
-// perfTexts streams corpus texts (internal/corpus, multilingual) for one data file, about 5% of
+// perfTexts streams corpus texts (internal/testing/corpus, multilingual) for one data file, about 5% of
 // them null, generating one chunk of the corpus at a time.
 type perfTexts struct {
 	seed  uint64
@@ -167,7 +167,7 @@ func perfTable(t *testing.T, dir string, rows int) []*meta.DataFileMeta {
 	return files
 }
 
-// buildArchive builds the archive of files as BenchmarkBuildLevel (impl/pkfulltext) does:
+// buildArchive builds the archive of files as BenchmarkBuildLevel (internal/pkfulltext) does:
 // pkfulltext.Builder reading the text column through DataFileReaders into the native engine. It
 // returns the time the build took and deletes the archive.
 func buildArchive(t *testing.T, dir string, files []*meta.DataFileMeta, lib *native.Library) time.Duration {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/impl/fileio/s3io"
-	"github.com/paimon-pkft/pkft/internal/s3server"
+	"github.com/paimon-pkft/pkft/internal/fileio/s3io"
+	"github.com/paimon-pkft/pkft/internal/testing/s3server"
 )
 
 // TestS3Table runs create, write, compact with --buckets and --shard, and scan on an s3:// table

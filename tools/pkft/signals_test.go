@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // buildPkft builds the pkft command into a temporary directory.

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // watchProcess is a running `pkft maintain --watch` and the address it serves on.

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/paimon-pkft/pkft"
-	"github.com/paimon-pkft/pkft/impl/fileio"
-	"github.com/paimon-pkft/pkft/impl/table"
-	"github.com/paimon-pkft/pkft/internal/testenv"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // pkftRunIn runs the command line in-process with stdin and returns its stdout and error.

@@ -14,7 +14,7 @@ import (
 	"os/signal"
 
 	"github.com/paimon-pkft/pkft/compat/bundle"
-	"github.com/paimon-pkft/pkft/internal/goldengen"
+	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 )
 
 func main() {

@@ -1,5 +1,0 @@
-package btree
-
-import "github.com/paimon-pkft/pkft/impl/types"
-
-func sortkeytestInt() types.DataType { return types.Int() }

@@ -1,0 +1,405 @@
+package kvfile
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/pqvalue"
+	"github.com/paimon-pkft/pkft/internal/types"
+)
+
+// readBatch is the number of rows a Reader decodes per column at a time.
+const readBatch = 1024
+
+// Reader streams the records of one key-value data file in file order, a batch of rows at a
+// time; only one row group's column readers are open at once.
+type Reader struct {
+	f      fileio.ReadAtFile
+	layout *Layout
+	// thin: keys are taken from the value columns.
+	thin bool
+	chunks
+}
+
+// chunks streams chosen columns of a Parquet data file in file order, a batch of rows at a time:
+// only those columns' chunks of one row group are open (and read) at once.
+type chunks struct {
+	pf   *file.Reader
+	name string
+	// colIdx maps each wanted column to the file's leaf column index, -1 when the file lacks it
+	// (read as null).
+	colIdx []int
+	cols   []column
+
+	rg      int
+	readers []file.ColumnChunkReader
+	left    int64 // rows left in the current row group
+	batch   [][]any
+	pos     int
+	row     int64
+}
+
+// fileColumns maps each of cols to the leaf column of pf holding it: by field id, or by name in a
+// file written without field ids; -1 when the file has no such column.
+func fileColumns(pf *file.Reader, cols []column) []int {
+	byID := map[int32]int{}
+	byName := map[string]int{}
+	sc := pf.MetaData().Schema
+	for i := 0; i < sc.NumColumns(); i++ {
+		if id := sc.Column(i).SchemaNode().FieldID(); id >= 0 {
+			byID[id] = i
+		}
+		byName[sc.Column(i).Name()] = i
+	}
+	out := make([]int, len(cols))
+	for j, c := range cols {
+		idx, ok := byID[int32(c.id)]
+		if !ok && len(byID) == 0 {
+			// A file written without field ids: match by name.
+			idx, ok = byName[c.name]
+		}
+		if !ok {
+			idx = -1
+		}
+		out[j] = idx
+	}
+	return out
+}
+
+// Open opens a data file written with layout's schema (or an older schema whose fields the
+// current one still has: columns are matched by field id, missing ones read as null).
+func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Layout) (_ *Reader, err error) {
+	f, err := fio.OpenReaderAt(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open data file %s: %w", name, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	pf, err := pqvalue.OpenReader(f, f.Size())
+	if err != nil {
+		return nil, fmt.Errorf("read data file %s: %w", name, err)
+	}
+	r := &Reader{f: f, layout: layout, chunks: chunks{pf: pf, name: name, rg: -1}}
+	r.cols = layout.columns(0)
+	r.colIdx = fileColumns(pf, r.cols)
+	hasKeys := false
+	for j, c := range r.cols {
+		idx := r.colIdx[j]
+		if c.id == SequenceNumberFieldID || c.id == ValueKindFieldID {
+			if idx < 0 {
+				pf.Close()
+				return nil, fmt.Errorf("data file %s has no %s column", name, c.name)
+			}
+		}
+		if idx >= 0 && c.id >= KeyFieldIDStart && c.id < SequenceNumberFieldID-1 && !layout.Thin {
+			hasKeys = true
+		}
+	}
+	if !layout.Thin && !hasKeys {
+		// A thin-mode file read by a table no longer in thin mode: keys come from values.
+		r.colIdx = r.colIdx[len(layout.KeyIndexes):]
+		r.cols = r.cols[len(layout.KeyIndexes):]
+		r.keysFromValues()
+	} else if layout.Thin {
+		r.keysFromValues()
+	}
+	return r, nil
+}
+
+// keysFromValues marks the reader as deriving keys from the value columns.
+func (r *Reader) keysFromValues() { r.thin = true }
+
+// Close releases the file.
+func (r *Reader) Close() error {
+	r.closeReaders()
+	_ = pqvalue.Guard(func() error { return r.pf.Close() })
+	return r.f.Close()
+}
+
+// NumRows is the number of rows of the file.
+func (r *Reader) NumRows() int64 { return r.pf.NumRows() }
+
+func (r *chunks) closeReaders() {
+	for _, cr := range r.readers {
+		if cr != nil {
+			_ = pqvalue.Guard(cr.Close)
+		}
+	}
+	r.readers = nil
+}
+
+// Next returns the next record and its row position, or io.EOF.
+func (r *Reader) Next(ctx context.Context) (*KeyValue, int64, error) {
+	for r.batch == nil || r.pos >= len(r.batch[0]) {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		if err := r.nextBatch(); err != nil {
+			return nil, 0, err
+		}
+	}
+	kv, err := r.record(r.pos)
+	if err != nil {
+		return nil, 0, fmt.Errorf("data file %s row %d: %w", r.name, r.row, err)
+	}
+	r.pos++
+	row := r.row
+	r.row++
+	return kv, row, nil
+}
+
+func (r *Reader) record(i int) (*KeyValue, error) {
+	off := 0
+	kv := &KeyValue{}
+	nk := len(r.layout.KeyIndexes)
+	if !r.thin {
+		kv.Key = make([]any, nk)
+		for k := 0; k < nk; k++ {
+			kv.Key[k] = r.batch[k][i]
+		}
+		off = nk
+	}
+	seq, ok := r.batch[off][i].(int64)
+	if !ok {
+		return nil, fmt.Errorf("null sequence number")
+	}
+	kv.Seq = seq
+	kind, ok := r.batch[off+1][i].(int8)
+	if !ok {
+		return nil, fmt.Errorf("null value kind")
+	}
+	rk, err := types.RowKindFromByte(byte(kind))
+	if err != nil {
+		return nil, err
+	}
+	kv.Kind = rk
+	kv.Value = make([]any, len(r.cols)-off-2)
+	for j := range kv.Value {
+		kv.Value[j] = r.batch[off+2+j][i]
+	}
+	if r.thin {
+		kv.Key = make([]any, nk)
+		for k, idx := range r.layout.KeyIndexes {
+			kv.Key[k] = kv.Value[idx]
+		}
+	}
+	return kv, nil
+}
+
+func (r *chunks) nextBatch() error {
+	for r.left == 0 {
+		r.closeReaders()
+		r.rg++
+		if r.rg >= r.pf.NumRowGroups() {
+			return io.EOF
+		}
+		r.left = r.pf.MetaData().RowGroups[r.rg].GetNumRows()
+		rg := r.pf.RowGroup(r.rg)
+		r.readers = make([]file.ColumnChunkReader, len(r.colIdx))
+		for j, idx := range r.colIdx {
+			if idx < 0 {
+				continue
+			}
+			var cr file.ColumnChunkReader
+			if err := pqvalue.Guard(func() error {
+				var err error
+				cr, err = rg.Column(idx)
+				return err
+			}); err != nil {
+				return fmt.Errorf("read data file %s: %w", r.name, err)
+			}
+			r.readers[j] = cr
+		}
+	}
+	n := int(min(int64(readBatch), r.left))
+	if r.batch == nil {
+		r.batch = make([][]any, len(r.colIdx))
+	}
+	for j := range r.colIdx {
+		vals := r.batch[j][:0]
+		if r.readers[j] == nil {
+			for range n {
+				vals = append(vals, nil)
+			}
+			r.batch[j] = vals
+			continue
+		}
+		var err error
+		if err2 := pqvalue.Guard(func() error {
+			vals, err = readColumn(r.readers[j], n, r.cols[j].typ, r.pf.MetaData().Schema.Column(r.colIdx[j]), vals)
+			return err
+		}); err2 != nil {
+			return fmt.Errorf("read data file %s column %s: %w", r.name, r.cols[j].name, err2)
+		}
+		r.batch[j] = vals
+	}
+	r.left -= int64(n)
+	r.pos = 0
+	return nil
+}
+
+// readColumn reads n rows of a column and appends their Go values to out.
+func readColumn(cr file.ColumnChunkReader, n int, t types.DataType, descr *pqschema.Column, out []any) ([]any, error) {
+	defs := make([]int16, n)
+	var (
+		values []any
+		total  int64
+		read   int
+		err    error
+	)
+	switch c := cr.(type) {
+	case *file.BooleanColumnChunkReader:
+		buf := make([]bool, n)
+		total, read, err = readAll(c.ReadBatch, n, buf, defs)
+		for _, v := range buf[:read] {
+			values = append(values, v)
+		}
+	case *file.Int32ColumnChunkReader:
+		buf := make([]int32, n)
+		total, read, err = readAll(c.ReadBatch, n, buf, defs)
+		for _, v := range buf[:read] {
+			x, cerr := fromInt32(v, t)
+			if cerr != nil {
+				return nil, cerr
+			}
+			values = append(values, x)
+		}
+	case *file.Int64ColumnChunkReader:
+		buf := make([]int64, n)
+		total, read, err = readAll(c.ReadBatch, n, buf, defs)
+		unit := pqvalue.TimestampUnit(descr, t)
+		for _, v := range buf[:read] {
+			x, cerr := fromInt64(v, t, unit)
+			if cerr != nil {
+				return nil, cerr
+			}
+			values = append(values, x)
+		}
+	case *file.Float32ColumnChunkReader:
+		buf := make([]float32, n)
+		total, read, err = readAll(c.ReadBatch, n, buf, defs)
+		for _, v := range buf[:read] {
+			values = append(values, v)
+		}
+	case *file.Float64ColumnChunkReader:
+		buf := make([]float64, n)
+		total, read, err = readAll(c.ReadBatch, n, buf, defs)
+		for _, v := range buf[:read] {
+			values = append(values, v)
+		}
+	case *file.ByteArrayColumnChunkReader:
+		buf := make([]parquet.ByteArray, n)
+		total, read, err = readAll(c.ReadBatch, n, buf, defs)
+		for _, v := range buf[:read] {
+			switch t.Root {
+			case types.RootChar, types.RootVarChar:
+				values = append(values, string(v))
+			case types.RootBinary, types.RootVarBinary:
+				values = append(values, slices.Clone([]byte(v)))
+			case types.RootDecimal:
+				values = append(values, binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(v), Scale: t.Scale})
+			default:
+				return nil, fmt.Errorf("binary column read as %s", t.SQLString())
+			}
+		}
+	case *file.FixedLenByteArrayColumnChunkReader:
+		buf := make([]parquet.FixedLenByteArray, n)
+		total, read, err = readAll(c.ReadBatch, n, buf, defs)
+		for _, v := range buf[:read] {
+			switch t.Root {
+			case types.RootDecimal:
+				values = append(values, binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(v), Scale: t.Scale})
+			case types.RootBinary, types.RootVarBinary:
+				values = append(values, slices.Clone([]byte(v)))
+			default:
+				return nil, fmt.Errorf("fixed-length column read as %s", t.SQLString())
+			}
+		}
+	case *file.Int96ColumnChunkReader:
+		buf := make([]parquet.Int96, n)
+		total, read, err = readAll(c.ReadBatch, n, buf, defs)
+		for _, v := range buf[:read] {
+			values = append(values, pqvalue.Int96Timestamp(v))
+		}
+	default:
+		return nil, fmt.Errorf("column reader %T is not supported", cr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if total != int64(n) {
+		return nil, fmt.Errorf("column ended after %d of %d rows", total, n)
+	}
+	maxDef := descr.MaxDefinitionLevel()
+	k := 0
+	for i := 0; i < n; i++ {
+		if maxDef > 0 && defs[i] < maxDef {
+			out = append(out, nil)
+			continue
+		}
+		if k >= len(values) {
+			return nil, fmt.Errorf("definition levels and values disagree")
+		}
+		out = append(out, values[k])
+		k++
+	}
+	return out, nil
+}
+
+// readAll calls a typed ReadBatch until n levels were read.
+func readAll[T any](read func(int64, []T, []int16, []int16) (int64, int, error), n int, buf []T, defs []int16) (int64, int, error) {
+	var total int64
+	var values int
+	for total < int64(n) {
+		t, v, err := read(int64(n)-total, buf[values:], defs[total:], nil)
+		if err != nil {
+			return total, values, err
+		}
+		if t == 0 {
+			break
+		}
+		total += t
+		values += v
+	}
+	return total, values, nil
+}
+
+func fromInt32(v int32, t types.DataType) (any, error) {
+	switch t.Root {
+	case types.RootTinyInt:
+		return int8(v), nil
+	case types.RootSmallInt:
+		return int16(v), nil
+	case types.RootInt, types.RootDate, types.RootTime:
+		return v, nil
+	case types.RootDecimal:
+		return binrow.Decimal{Unscaled: big.NewInt(int64(v)), Scale: t.Scale}, nil
+	case types.RootBigInt:
+		return int64(v), nil
+	}
+	return nil, fmt.Errorf("INT32 column read as %s", t.SQLString())
+}
+
+func fromInt64(v int64, t types.DataType, unit pqschema.TimeUnitType) (any, error) {
+	switch t.Root {
+	case types.RootBigInt:
+		return v, nil
+	case types.RootDecimal:
+		return binrow.Decimal{Unscaled: big.NewInt(v), Scale: t.Scale}, nil
+	case types.RootTimestamp, types.RootTimestampLTZ:
+		return pqvalue.Timestamp(v, unit), nil
+	}
+	return nil, fmt.Errorf("INT64 column read as %s", t.SQLString())
+}

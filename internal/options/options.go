@@ -1,0 +1,355 @@
+// Package options holds pkft's one classification of every table option of Paimon 2.0.0: each
+// key is honoured (Go implements what Java does with it, and a named test checks it), refused (a
+// write, compaction or maintenance of a table that sets it to a value other than Java's default
+// fails before anything is written, naming the key and the value) or inert (it cannot change what
+// Go writes or how archives are built). A key the registry does not know is refused: the registry
+// is an allow-list.
+//
+// The keys come from the option classes of the Paimon build (the Java runner's `options` command
+// lists them by reflection; a conformance test fails when that build has a key this registry does
+// not classify) plus the pattern keys Paimon reads under a prefix (fields.<column>.<option>,
+// file-index.<type>.<option>, format options) that no ConfigOption declares.
+package options
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/paimon-pkft/pkft/internal/mergetree/aggregate"
+	"github.com/paimon-pkft/pkft/internal/schema"
+)
+
+// Class is what pkft does with an option.
+type Class int
+
+// The classes of an option.
+const (
+	// Honoured: Go implements what Java does with the key (Entry.Test names the test that checks
+	// it); values Go does not implement are refused by Entry.Accept.
+	Honoured Class = iota + 1
+	// Refused: a table that sets the key to anything but Java's default is not written, compacted
+	// or maintained.
+	Refused
+	// Inert: the key cannot change what Go writes or how archives are built.
+	Inert
+)
+
+// String returns the class as README and `pkft options` print it.
+func (c Class) String() string {
+	switch c {
+	case Honoured:
+		return "honoured"
+	case Refused:
+		return "refused"
+	case Inert:
+		return "inert"
+	}
+	return "unknown"
+}
+
+// ErrRefused reports a table option pkft does not implement; the message names key and value.
+var ErrRefused = errors.New("table option not supported by pkft")
+
+// Entry is the classification of one key, or of a family of keys when Key holds a wildcard: '*'
+// (or '#', as Paimon spells the placeholder of a few keys) stands for one or more characters.
+type Entry struct {
+	// Key is the option key as Java spells it (or the pattern).
+	Key string
+	// Source is the Java class declaring the key ("" for pattern keys no ConfigOption declares).
+	Source string
+	// Type is the Java type of the option's value; Default its default as a table option would
+	// spell it, valid when HasDefault.
+	Type       string
+	Default    string
+	HasDefault bool
+	// Fallback lists the deprecated or alternative keys Java also reads for this option.
+	Fallback []string
+	Class    Class
+	// Reason says what Go does (Honoured), why Go does not (Refused) or why it does not matter
+	// (Inert).
+	Reason string
+	// Test names the Go test (or conformance case) that checks a Honoured key.
+	Test string
+	// Accept, for a Honoured key, returns an error for the values Go does not implement.
+	Accept func(value string) error
+}
+
+// Pattern reports whether the entry is a family of keys.
+func (e *Entry) Pattern() bool { return strings.ContainsAny(e.Key, "*#") }
+
+// Registry is the classification of every key, indexed for look-up.
+type Registry struct {
+	entries  []Entry
+	exact    map[string]int
+	patterns []int
+}
+
+// New returns the registry of Paimon 2.0.0's table options.
+func New() *Registry {
+	all := slices.Concat(declaredOptions(), patternOptions())
+	r := &Registry{entries: all, exact: make(map[string]int, 2*len(all))}
+	for i := range all {
+		e := &all[i]
+		if e.Pattern() {
+			r.patterns = append(r.patterns, i)
+		}
+		r.exact[e.Key] = i
+		for _, k := range e.Fallback {
+			if _, dup := r.exact[k]; !dup {
+				r.exact[k] = i
+			}
+		}
+	}
+	return r
+}
+
+// Entries returns every entry, in declaration order (Java's classes, then the patterns).
+func (r *Registry) Entries() []Entry { return slices.Clone(r.entries) }
+
+// Lookup returns the entry classifying key: the entry of that key or fallback key, else the first
+// pattern matching it; false when no entry classifies the key (such a key is refused).
+func (r *Registry) Lookup(key string) (Entry, bool) {
+	if i, ok := r.exact[key]; ok {
+		return r.entries[i], true
+	}
+	for _, i := range r.patterns {
+		if matchWildcard(r.entries[i].Key, key) {
+			return r.entries[i], true
+		}
+	}
+	return Entry{}, false
+}
+
+// LookupExact returns the entry declaring key (or one of its fallback keys) exactly, without
+// patterns; the registry coverage test uses it.
+func (r *Registry) LookupExact(key string) (Entry, bool) {
+	i, ok := r.exact[key]
+	if !ok {
+		return Entry{}, false
+	}
+	return r.entries[i], true
+}
+
+// Decision is what pkft does with one option a table sets.
+type Decision struct {
+	Key, Value string
+	// Entry is the classifying entry; its Class is 0 when the key is unknown.
+	Entry Entry
+	// Err is nil when pkft writes, compacts and maintains the table with the option as set; else
+	// it wraps ErrRefused and names key, value and reason.
+	Err error
+}
+
+// Decide classifies one option the table sets to value.
+func (r *Registry) Decide(key, value string) Decision {
+	d := Decision{Key: key, Value: value}
+	e, ok := r.Lookup(key)
+	if !ok {
+		d.Err = fmt.Errorf("table option %s = %q: pkft does not know this option, so it cannot tell whether Go would write the table as Java does: %w", key, value, ErrRefused)
+		return d
+	}
+	d.Entry = e
+	switch e.Class {
+	case Honoured:
+		if e.Accept != nil {
+			if err := e.Accept(value); err != nil {
+				d.Err = fmt.Errorf("table option %s = %q: %v: %w", key, value, err, ErrRefused)
+			}
+		}
+	case Refused:
+		if !e.isDefault(value) {
+			d.Err = fmt.Errorf("table option %s = %q: %s: %w", key, value, e.Reason, ErrRefused)
+		}
+	}
+	return d
+}
+
+// DecideAll classifies every option of a table, ordered by key.
+func (r *Registry) DecideAll(opts map[string]string) []Decision {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]Decision, len(keys))
+	for i, k := range keys {
+		out[i] = r.Decide(k, opts[k])
+	}
+	return out
+}
+
+// Check returns an error naming every option of opts pkft refuses (each error wraps
+// ErrRefused), or nil when the table may be written, compacted and maintained.
+func (r *Registry) Check(opts map[string]string) error {
+	var errs []error
+	for _, d := range r.DecideAll(opts) {
+		if d.Err != nil {
+			errs = append(errs, d.Err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// isDefault reports whether value is Java's default of the option (so setting a refused key to
+// its default is accepted).
+func (e *Entry) isDefault(value string) bool {
+	v := strings.TrimSpace(value)
+	if !e.HasDefault {
+		// A blank string option is unset for the writers that read it (they trim and test for
+		// empty); any other value is a setting.
+		return v == "" && (e.Type == "String" || e.Type == "")
+	}
+	def := strings.TrimSpace(e.Default)
+	if strings.EqualFold(v, def) {
+		return true
+	}
+	switch e.Type {
+	case "Map":
+		return def == "{}" && v == ""
+	case "MemorySize":
+		a, err1 := schema.ParseMemorySize(v)
+		b, err2 := schema.ParseMemorySize(def)
+		return err1 == nil && err2 == nil && a == b
+	case "Integer", "Long":
+		a, err1 := strconv.ParseInt(v, 10, 64)
+		b, err2 := strconv.ParseInt(def, 10, 64)
+		return err1 == nil && err2 == nil && a == b
+	case "Double", "Float":
+		a, err1 := strconv.ParseFloat(v, 64)
+		b, err2 := strconv.ParseFloat(def, 64)
+		return err1 == nil && err2 == nil && a == b
+	}
+	return false
+}
+
+// matchWildcard matches key against pattern, where each '*' or '#' stands for one or more
+// characters.
+func matchWildcard(pattern, key string) bool {
+	parts := strings.FieldsFunc(pattern, func(r rune) bool { return r == '*' || r == '#' })
+	if len(parts) == 0 {
+		return key != ""
+	}
+	startsWild := pattern[0] == '*' || pattern[0] == '#'
+	endsWild := pattern[len(pattern)-1] == '*' || pattern[len(pattern)-1] == '#'
+	pos := 0
+	for i, p := range parts {
+		if i == 0 && !startsWild {
+			if !strings.HasPrefix(key, p) {
+				return false
+			}
+			pos = len(p)
+			continue
+		}
+		if i == len(parts)-1 && !endsWild {
+			// The last literal must end the key, after at least one wildcard character.
+			return len(key)-len(p) > pos && strings.HasSuffix(key, p)
+		}
+		j := strings.Index(key[pos+1:], p)
+		if j < 0 {
+			return false
+		}
+		pos = pos + 1 + j + len(p)
+	}
+	return !endsWild || len(key) > pos
+}
+
+// acceptOneOf accepts the listed values (case-insensitive, trimmed).
+func acceptOneOf(values ...string) func(string) error {
+	return func(v string) error {
+		for _, ok := range values {
+			if strings.EqualFold(strings.TrimSpace(v), ok) {
+				return nil
+			}
+		}
+		return fmt.Errorf("Go implements only %s", strings.Join(values, ", "))
+	}
+}
+
+// acceptManifestCodec accepts the manifest.compression values Go writes: Paimon's zstd (any
+// case, AvroFileFormat#createCodecFactory) and the Avro codec names CodecFactory#fromString knows
+// that Go implements.
+func acceptManifestCodec(v string) error {
+	if strings.EqualFold(v, "zstd") || slices.Contains([]string{"zstandard", "deflate", "snappy", "null"}, v) {
+		return nil
+	}
+	return fmt.Errorf("Go writes manifests with zstd, zstandard, deflate, snappy or null (Avro's codec names; Java's writer fails on a name Avro does not know)")
+}
+
+// acceptLevelMap accepts a map option of levels ("0:lz4,1:zstd", integer keys) whose every value
+// value accepts; blank is the empty map.
+func acceptLevelMap(value func(string) error) func(string) error {
+	return func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return nil
+		}
+		for _, kv := range strings.Split(v, ",") {
+			k, val, ok := strings.Cut(kv, ":")
+			if !ok {
+				return fmt.Errorf("%q is not level:value", kv)
+			}
+			if _, err := strconv.Atoi(strings.TrimSpace(k)); err != nil {
+				return fmt.Errorf("level %q is not a number", k)
+			}
+			if err := value(strings.TrimSpace(val)); err != nil {
+				return fmt.Errorf("level %s: %w", strings.TrimSpace(k), err)
+			}
+		}
+		return nil
+	}
+}
+
+// acceptBool accepts what Java parses as a Boolean option (true or false, any case).
+func acceptBool(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "false":
+		return nil
+	}
+	return fmt.Errorf("not a boolean")
+}
+
+// acceptMemorySize accepts a value Java's MemorySize parses.
+func acceptMemorySize(v string) error {
+	if _, err := schema.ParseMemorySize(v); err != nil {
+		return fmt.Errorf("not a memory size")
+	}
+	return nil
+}
+
+// acceptFixedBucket accepts a positive bucket count (fixed bucket mode).
+func acceptFixedBucket(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return fmt.Errorf("not an integer")
+	}
+	if n <= 0 {
+		return fmt.Errorf("only fixed bucket mode (bucket > 0) is implemented; dynamic (-1) and postpone (-2) bucket modes are not")
+	}
+	return nil
+}
+
+// aggregateFunctions lists what pkft does with each aggregate function Paimon 2.0.0 ships.
+var aggregateFunctions = func() string {
+	var refused []string
+	for name, why := range aggregate.Unimplemented() {
+		refused = append(refused, name+": "+why)
+	}
+	slices.Sort(refused)
+	return "sum, product, min, max, last_value, last_non_null_value, first_value, first_non_null_value " +
+		"(and its legacy name first_not_null_value), listagg, bool_and and bool_or as Java (a sum of a DECIMAL of at most 18 digits " +
+		"past its precision, which Java keeps unchecked, fails the write); refused: " + strings.Join(refused, "; ")
+}()
+
+// acceptAggregateFunction accepts the aggregate functions pkft implements; a function Paimon
+// ships that pkft does not is refused by name with the reason, an unknown name with Java's error.
+func acceptAggregateFunction(v string) error {
+	if why, ok := aggregate.Unimplemented()[v]; ok {
+		return fmt.Errorf("pkft does not implement the aggregate function %s: %s", v, why)
+	}
+	if !aggregate.Known(v) {
+		return fmt.Errorf("Use unsupported aggregation: %s or spell aggregate function incorrectly!", v)
+	}
+	return nil
+}

@@ -1,0 +1,17 @@
+package pkindex
+
+import "github.com/paimon-pkft/pkft/internal/meta"
+
+// ShouldWrite reports whether a data file with this source and level feeds primary-key
+// indexes: only compaction output above level 0 does (Java
+// PrimaryKeyIndexSourcePolicy.shouldWrite).
+func ShouldWrite(source meta.FileSource, level int32) bool {
+	return source == meta.FileSourceCompact && level > 0
+}
+
+// ShouldReadDataFile reports whether a data file feeds primary-key indexes: it was written by
+// compaction and lives above level 0; a file without a recorded source never does (Java
+// PrimaryKeyIndexSourcePolicy.shouldRead).
+func ShouldReadDataFile(f *meta.DataFileMeta) bool {
+	return f.FileSource != nil && ShouldWrite(*f.FileSource, f.Level)
+}

@@ -1,0 +1,339 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
+	"github.com/paimon-pkft/pkft/internal/pqvalue"
+	"github.com/paimon-pkft/pkft/internal/types"
+)
+
+// column is one value column to read from a data file: its name in the file's schema and its
+// type; an empty name reads null (the file predates the column).
+type column struct {
+	name string
+	typ  types.DataType
+}
+
+// readRows reads the columns of the rows at positions (ascending, distinct) of the Parquet data
+// file held by r (size bytes). Only the requested columns are read, and within them only the
+// row groups holding requested rows; rows in between are skipped, not materialized.
+func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64) (_ [][]any, err error) {
+	format, err := textreader.FormatOf(fileName)
+	if err != nil {
+		return nil, err
+	}
+	if format != "parquet" {
+		return nil, fmt.Errorf("read rows of %s: only parquet data files are supported, not %s", fileName, format)
+	}
+	out := make([][]any, len(positions))
+	for i := range out {
+		out[i] = make([]any, len(cols))
+	}
+	win := &pageWindows{r: r, of: map[int][][2]int64{}}
+	pf, err := pqvalue.OpenReader(win, size)
+	if err != nil {
+		return nil, fmt.Errorf("read rows of %s: %w", fileName, err)
+	}
+	defer pf.Close()
+	for j, c := range cols {
+		if c.name == "" {
+			continue
+		}
+		idx := pf.MetaData().Schema.ColumnIndexByName(c.name)
+		if idx < 0 {
+			continue // a file written before the column existed reads it as null
+		}
+		cur := &cursor{pf: pf, col: idx, descr: pf.MetaData().Schema.Column(idx), rg: -1, win: win}
+		defer cur.close()
+		for i, pos := range positions {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			var v any
+			err := pqvalue.Guard(func() error {
+				var err error
+				v, err = cur.at(pos, c.typ)
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("read rows of %s: column %s row %d: %w", fileName, c.name, pos, err)
+			}
+			out[i][j] = v
+		}
+		// The column is done: its reader and its window go, so the next column's reads meet no
+		// window of this one.
+		cur.close()
+		cur.allow(-1)
+	}
+	return out, nil
+}
+
+// cursor reads single rows of one column, moving forward through its row groups.
+type cursor struct {
+	pf    *file.Reader
+	col   int
+	descr *pqschema.Column
+
+	rg      int   // current row group, -1 before the first
+	rgStart int64 // first row of the current row group
+	rgEnd   int64 // one past its last row
+	next    int64 // the row the reader produces next
+	rdr     file.ColumnChunkReader
+	// pageStarts are the first rows (relative to the row group) of the current column chunk's
+	// pages, from its offset index (parquet-java, and so Paimon, writes one by default); nil
+	// without one. pageBytes are those pages' byte ranges in the file (header included), dict
+	// the dictionary page's (empty without one).
+	pageStarts []int64
+	pageBytes  [][2]int64
+	dict       [2]int64
+	win        *pageWindows
+}
+
+// pageWindows is the file as the column readers see it: a column whose pages the offset index
+// locates reads only the dictionary page and the page holding its current row, so that the
+// readers' read-ahead stops at that page's end instead of reading the pages after it.
+type pageWindows struct {
+	r  io.ReaderAt
+	of map[int][][2]int64 // column -> the byte ranges it may read now
+}
+
+// ReadAt reads from r; a read starting in a column's window ends at the window's end (with
+// io.EOF, which ends the reader's read-ahead), and one starting right at a window's end reads
+// nothing. Other reads (the footer, the page index) are passed on as they are.
+func (w *pageWindows) ReadAt(p []byte, off int64) (int, error) {
+	for _, ranges := range w.of {
+		for _, rg := range ranges {
+			if off >= rg[0] && off < rg[1] {
+				if end := off + int64(len(p)); end > rg[1] {
+					n, err := w.r.ReadAt(p[:rg[1]-off], off)
+					if err == nil {
+						err = io.EOF
+					}
+					return n, err
+				}
+				return w.r.ReadAt(p, off)
+			}
+		}
+	}
+	for _, ranges := range w.of {
+		for _, rg := range ranges {
+			if off == rg[1] && len(p) > 0 {
+				return 0, io.EOF
+			}
+		}
+	}
+	return w.r.ReadAt(p, off)
+}
+
+// allow limits the cursor's column to its dictionary page and page i (i < 0: no limit).
+func (c *cursor) allow(i int) {
+	if i < 0 || i >= len(c.pageBytes) {
+		delete(c.win.of, c.col)
+		return
+	}
+	page := c.pageBytes[i]
+	if c.dict[1] > c.dict[0] {
+		if c.dict[1] == page[0] {
+			c.win.of[c.col] = [][2]int64{{c.dict[0], page[1]}}
+			return
+		}
+		c.win.of[c.col] = [][2]int64{c.dict, page}
+		return
+	}
+	c.win.of[c.col] = [][2]int64{page}
+}
+
+// pageOf is the page of the current column chunk holding row (absolute), or 0 without an offset
+// index.
+func (c *cursor) pageOf(row int64) int {
+	rel := row - c.rgStart
+	return sort.Search(len(c.pageStarts), func(i int) bool { return c.pageStarts[i] > rel }) - 1
+}
+
+// at returns the value of row pos, which must not precede the previous call's row.
+func (c *cursor) at(pos int64, t types.DataType) (any, error) {
+	if c.rdr == nil || pos < c.next || pos >= c.rgEnd {
+		if err := c.open(pos); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.pageStarts) > 0 {
+		c.allow(c.pageOf(pos))
+	}
+	if n := pos - c.next; n > 0 && c.pageOf(pos) > c.pageOf(c.next) {
+		// The offset index locates the page holding pos: the pages in between are not read.
+		if err := c.rdr.SeekToRow(pos - c.rgStart); err != nil {
+			return nil, err
+		}
+	} else if n > 0 {
+		if err := skip(c.rdr, n); err != nil {
+			return nil, err
+		}
+	}
+	c.next = pos + 1
+	return c.readOne(t)
+}
+
+// open positions the cursor at the start of the row group holding pos.
+func (c *cursor) open(pos int64) error {
+	var start int64
+	for rg := 0; rg < c.pf.NumRowGroups(); rg++ {
+		n := c.pf.MetaData().RowGroups[rg].GetNumRows()
+		if pos < start+n {
+			if c.rdr != nil && rg == c.rg && pos >= c.next {
+				return nil
+			}
+			c.close()
+			rdr, err := c.pf.RowGroup(rg).Column(c.col)
+			if err != nil {
+				return err
+			}
+			c.rg, c.rgStart, c.rgEnd, c.next, c.rdr = rg, start, start+n, start, rdr
+			c.pageStarts, c.pageBytes, c.dict = nil, nil, [2]int64{}
+			c.allow(-1)
+			if cc, err := c.pf.MetaData().RowGroup(rg).ColumnChunk(c.col); err == nil && cc.GetOffsetIndexLocation() != nil {
+				if pir := c.pf.GetPageIndexReader(); pir != nil {
+					if rgi, err := pir.RowGroup(rg); err == nil && rgi != nil {
+						if oi, err := rgi.GetOffsetIndex(c.col); err == nil && oi != nil {
+							for _, loc := range oi.GetPageLocations() {
+								c.pageStarts = append(c.pageStarts, loc.FirstRowIndex)
+								c.pageBytes = append(c.pageBytes, [2]int64{loc.Offset, loc.Offset + int64(loc.CompressedPageSize)})
+							}
+						}
+					}
+				}
+				if cc.HasDictionaryPage() && len(c.pageBytes) > 0 && cc.DictionaryPageOffset() < c.pageBytes[0][0] {
+					c.dict = [2]int64{cc.DictionaryPageOffset(), c.pageBytes[0][0]}
+				}
+			}
+			return nil
+		}
+		start += n
+	}
+	return fmt.Errorf("row %d is beyond the file's %d rows", pos, start)
+}
+
+// close releases the current column chunk reader.
+func (c *cursor) close() {
+	if c.rdr != nil {
+		_ = pqvalue.Guard(c.rdr.Close)
+		c.rdr = nil
+	}
+}
+
+func skip(r file.ColumnChunkReader, n int64) error {
+	type skipper interface {
+		Skip(int64) (int64, error)
+	}
+	s, ok := r.(skipper)
+	if !ok {
+		return fmt.Errorf("column reader %T cannot skip", r)
+	}
+	_, err := s.Skip(n)
+	return err
+}
+
+// readOne reads the next row and converts it to the Go form of t (see Result).
+func (c *cursor) readOne(t types.DataType) (any, error) {
+	defs := make([]int16, 1)
+	var (
+		total int64
+		n     int
+		err   error
+		v     any
+	)
+	switch r := c.rdr.(type) {
+	case *file.BooleanColumnChunkReader:
+		vals := make([]bool, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.Int32ColumnChunkReader:
+		vals := make([]int32, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = int64(vals[0])
+	case *file.Int64ColumnChunkReader:
+		vals := make([]int64, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.Int96ColumnChunkReader:
+		vals := make([]parquet.Int96, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.Float32ColumnChunkReader:
+		vals := make([]float32, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.Float64ColumnChunkReader:
+		vals := make([]float64, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = vals[0]
+	case *file.ByteArrayColumnChunkReader:
+		vals := make([]parquet.ByteArray, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = []byte(slices.Clone(vals[0]))
+	case *file.FixedLenByteArrayColumnChunkReader:
+		vals := make([]parquet.FixedLenByteArray, 1)
+		total, n, err = r.ReadBatch(1, vals, defs, nil)
+		v = []byte(slices.Clone(vals[0]))
+	default:
+		return nil, fmt.Errorf("column reader %T is not supported", c.rdr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if total != 1 {
+		return nil, fmt.Errorf("column ended early")
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	return c.convert(v, t)
+}
+
+// convert turns a physical Parquet value into the Go form of the Paimon type t.
+func (c *cursor) convert(v any, t types.DataType) (any, error) {
+	switch x := v.(type) {
+	case bool, float32, float64:
+		return x, nil
+	case int64:
+		switch t.Root {
+		case types.RootTinyInt:
+			return int8(x), nil
+		case types.RootSmallInt:
+			return int16(x), nil
+		case types.RootInt, types.RootDate, types.RootTime:
+			return int32(x), nil
+		case types.RootBigInt:
+			return x, nil
+		case types.RootDecimal:
+			return binrow.Decimal{Unscaled: big.NewInt(x), Scale: t.Scale}, nil
+		case types.RootTimestamp, types.RootTimestampLTZ:
+			return pqvalue.Timestamp(x, pqvalue.TimestampUnit(c.descr, t)), nil
+		}
+	case parquet.Int96:
+		if t.Root == types.RootTimestamp || t.Root == types.RootTimestampLTZ {
+			return pqvalue.Int96Timestamp(x), nil
+		}
+	case []byte:
+		switch t.Root {
+		case types.RootChar, types.RootVarChar:
+			return string(x), nil
+		case types.RootBinary, types.RootVarBinary:
+			return x, nil
+		case types.RootDecimal:
+			return binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(x), Scale: t.Scale}, nil
+		}
+	}
+	return nil, fmt.Errorf("parquet value %T cannot be read as %s", v, t.Root)
+}

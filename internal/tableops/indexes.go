@@ -1,0 +1,77 @@
+package tableops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pkindex"
+	"github.com/paimon-pkft/pkft/internal/pkmaintain"
+	sorted "github.com/paimon-pkft/pkft/internal/pksorted/maintainer"
+	"github.com/paimon-pkft/pkft/internal/restore"
+)
+
+// newIndexMaintainer restores the primary-key index maintainers of one bucket (Java
+// BucketedPrimaryKeyIndexMaintainer.Factory#create): the full-text one when the table has the
+// index, one per sorted definition, each from the bucket's data files and source payloads, their
+// builds and deletions reported to tracker. wrapText, when set, wraps the full-text builder's
+// readers (progress counting).
+func newIndexMaintainer(ctx context.Context, r *restore.Restorer, engine fulltext.Engine, tracker *archiveTracker,
+	rb *restore.RestoredBucket, wrapText func(pkfulltext.ReaderFactory) pkfulltext.ReaderFactory) (*pkmaintain.Bucket, error) {
+	var ft *pkfulltext.Maintainer
+	if r.FullText != nil {
+		indexFile := r.FullTextIndexFile(rb, engine)
+		builder, err := r.FullTextBuilder(ctx, rb, indexFile)
+		if err != nil {
+			return nil, err
+		}
+		if wrapText != nil {
+			builder.Readers = wrapText(builder.Readers)
+		}
+		ft, err = pkfulltext.NewMaintainer(r.FullText.FieldID, &trackedBuilder{inner: builder, tracker: tracker},
+			&trackedDeleter{inner: indexFile, tracker: tracker}, rb.DataFiles, rb.SourcePayloads)
+		if err != nil {
+			return nil, fmt.Errorf("bucket %d: %w", rb.Bucket, err)
+		}
+	}
+	var ss []*sorted.Maintainer
+	for _, def := range r.Sorted {
+		indexFile := r.SortedIndexFile(rb)
+		builder, err := r.SortedBuilder(rb, def, indexFile)
+		if err != nil {
+			return nil, err
+		}
+		m, err := sorted.NewMaintainer(def.FieldID, def.IndexType, &trackedBuilder{inner: builder, tracker: tracker},
+			&trackedDeleter{inner: indexFile, tracker: tracker}, rb.DataFiles, rb.SourcePayloads)
+		if err != nil {
+			return nil, fmt.Errorf("bucket %d: %w", rb.Bucket, err)
+		}
+		ss = append(ss, m)
+	}
+	b, err := pkmaintain.New(ft, ss)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %d: %w", rb.Bucket, err)
+	}
+	return b, nil
+}
+
+// runIndexMaintainers runs one bucket's primary-key index maintainers over the increments,
+// waiting for their builds (a batch writer's prepareCommit(waitCompaction = true)).
+func runIndexMaintainers(ctx context.Context, r *restore.Restorer, engine fulltext.Engine, tracker *archiveTracker,
+	rb *restore.RestoredBucket, app pkindex.DataIncrement, compact pkindex.CompactIncrement) (_ *pkmaintain.Commit, err error) {
+	mt, err := newIndexMaintainer(ctx, r, engine, tracker, rb, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := mt.Close(ctx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	c, err := mt.PrepareCommit(ctx, app, compact, true)
+	if err != nil {
+		return nil, fmt.Errorf("primary-key index maintainers of bucket %d: %w", rb.Bucket, err)
+	}
+	return c, nil
+}

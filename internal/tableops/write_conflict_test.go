@@ -1,0 +1,199 @@
+package tableops_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/types"
+)
+
+// appendRows commits n rows with ids from `from` as a concurrent write-only writer does (one
+// APPEND snapshot of level-0 files, no compaction at commit).
+func appendRows(ctx context.Context, tbl *table.Table, eng fulltext.Engine, from, n int) error {
+	w, err := tableops.OpenWriter(ctx, tbl, eng, tableops.WithWriteOnly())
+	if err != nil {
+		return err
+	}
+	for i := from; i < from+n; i++ {
+		if err := w.Write(ctx, types.Insert, []any{"eu", int32(19753), int32(i), fmt.Sprintf("concurrent %d", i)}); err != nil {
+			return errors.Join(err, w.Abort(ctx))
+		}
+	}
+	_, err = w.Commit(ctx)
+	return err
+}
+
+// TestCompactRebasesOnConcurrentAppend lets another writer commit between the compaction's
+// preparation and its publication: an append of level-0 files leaves the compaction valid (it is
+// rebased and published after it, the appended rows kept); a concurrent compaction that
+// replaced the same files makes it fail with ErrCommitConflict, leaving no generated file.
+func TestCompactRebasesOnConcurrentAppend(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+
+	root := copyGolden(t, "ft-default-partitioned")
+	tbl := table.Open(fileio.NewLocal(), root)
+	if err := appendRows(ctx, tbl, eng, 5000, 30); err != nil {
+		t.Fatal(err)
+	}
+	fired := false
+	res, err := tableops.Compact(ctx, tbl, eng, tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+		if fired {
+			return nil
+		}
+		fired = true
+		return appendRows(ctx, tbl, eng, 7000, 10)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.ID != latest.ID || latest.CommitKind != snapshot.CommitCompact {
+		t.Fatalf("compaction published %d, latest is %d (%s)", res.Snapshot.ID, latest.ID, latest.CommitKind)
+	}
+	rows := mergedRows(t, tbl)
+	n := 0
+	for k := range rows {
+		if slices.ContainsFunc([]string{"7000", "7009", "5000", "5029"}, func(id string) bool { return len(k) > 4 && k[len(k)-len(id)-1:] == id+"]" }) {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d of the 4 sampled rows of both appends survive the rebased compaction", n)
+	}
+	checkNoOrphanFiles(t, tbl, root)
+
+	// A concurrent compaction of the same files: every bucket is compacted again from the new
+	// snapshot (and needs nothing there), nothing is left behind.
+	root = copyGolden(t, "ft-default-partitioned")
+	tbl = table.Open(fileio.NewLocal(), root)
+	if err := appendRows(ctx, tbl, eng, 5000, 30); err != nil {
+		t.Fatal(err)
+	}
+	concurrent := false
+	res, err = tableops.Compact(ctx, tbl, eng, tableops.WithMaxRetries(3), tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+		if concurrent {
+			return nil
+		}
+		concurrent = true
+		_, err := tableops.Compact(ctx, tbl, eng)
+		return err
+	}))
+	if err != nil {
+		t.Fatalf("compaction over a concurrent compaction: %v", err)
+	}
+	if res.Snapshot != nil || res.Commit.Replans == 0 || res.Commit.Conflicts != 1 {
+		t.Fatalf("compaction over a concurrent compaction committed %v after %+v, want nothing after re-planning", res.Snapshot, res.Commit)
+	}
+	checkNoOrphanFiles(t, tbl, root)
+
+	// Without retries, a lost race is a named conflict, and nothing is left behind.
+	root = copyGolden(t, "ft-default-partitioned")
+	tbl = table.Open(fileio.NewLocal(), root)
+	if err := appendRows(ctx, tbl, eng, 5000, 30); err != nil {
+		t.Fatal(err)
+	}
+	concurrent = false
+	_, err = tableops.Compact(ctx, tbl, eng, tableops.WithMaxRetries(0), tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+		if concurrent {
+			return nil
+		}
+		concurrent = true
+		return appendRows(ctx, tbl, eng, 7000, 10)
+	}))
+	if !errors.Is(err, tableops.ErrCompactConflict) || !errors.Is(err, tableops.ErrCommitConflict) {
+		t.Fatalf("compaction losing its only attempt: %v, want %v", err, tableops.ErrCompactConflict)
+	}
+	checkNoOrphanFiles(t, tbl, root)
+}
+
+// checkNoOrphanFiles is checkNoOrphans for every file: manifests, index files (in index/ or in
+// bucket directories) and data files must be referenced by some snapshot.
+func checkNoOrphanFiles(t *testing.T, tbl *table.Table, root string) {
+	t.Helper()
+	checkNoOrphans(t, tbl, root)
+	ctx := context.Background()
+	refs := referenced(t, tbl)
+	ids, err := tbl.Snapshots.IDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		s, err := tbl.Snapshots.Snapshot(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := tbl.Read(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range c.Entries {
+			refs[e.File.FileName] = true
+		}
+	}
+	for _, f := range listFiles(t, root) {
+		name := filepath.Base(f)
+		if (strings.HasPrefix(name, "data-") || strings.HasPrefix(name, "index-") || strings.HasPrefix(name, ".")) && !refs[name] {
+			t.Errorf("file %s is referenced by no snapshot", f)
+		}
+	}
+}
+
+// TestWriteRowKindFilter checks ignore-delete drops -D and -U rows and ignore-update-before drops
+// -U rows, as Java's RowKindFilter does, so the keys they name survive the compaction.
+func TestWriteRowKindFilter(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		option    string
+		survivors []types.RowKind
+	}{
+		{"ignore-delete", []types.RowKind{types.Delete, types.UpdateBefore}},
+		{"ignore-update-before", []types.RowKind{types.UpdateBefore}},
+	} {
+		root := copyJavaTableWith(t, "two-levels", map[string]string{c.option: "true"})
+		tbl := table.Open(fileio.NewLocal(), root)
+		before := mergedRows(t, tbl)
+		var keys []string
+		for k := range before {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		w, err := tableops.OpenWriter(ctx, tbl, eng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := []types.RowKind{types.Delete, types.UpdateBefore}
+		for i, kind := range kinds {
+			if err := w.Write(ctx, kind, before[keys[i]]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tableops.Compact(ctx, tbl, eng); err != nil {
+			t.Fatal(err)
+		}
+		after := mergedRows(t, tbl)
+		for i, kind := range kinds {
+			_, kept := after[keys[i]]
+			if want := slices.Contains(c.survivors, kind); kept != want {
+				t.Errorf("%s: row deleted by %v kept = %v, want %v", c.option, kind, kept, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package crashpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/types"
+)
+
+// Operations is the table of table-writing operations the crash-point suites drive. repoRoot is
+// the module root (for the golden tables under testdata/tables); engine builds archives.
+//
+// To add an operation (write, compaction, ...), append an Operation whose Setup copies a table
+// the operation changes and whose Run calls it once through the given FileIO with deterministic
+// options (one bucket at a time, so the k-th file operation is the same in every run).
+func Operations(repoRoot string, engine fulltext.Engine) []Operation {
+	return []Operation{
+		{
+			// Re-encodes the metadata of a Java-written full-text table (partitions, two buckets,
+			// deletion vectors and archives in the index manifest).
+			Name:  "rewrite-metadata",
+			Setup: copyGolden(repoRoot, "java", "ft-default-partitioned", nil),
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := tableops.RewriteMetadata(ctx, table.Open(fio, root), "crashpoint")
+				return err
+			},
+		},
+		{
+			// Builds the archives of both levels of a Java-written table, with deletion vectors.
+			Name:  "maintain",
+			Setup: copyGolden(repoRoot, "java", "two-levels", map[string]string{pkfulltext.ColumnsOption: "content"}),
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := tableops.Maintain(ctx, table.Open(fio, root), engine,
+					tableops.WithParallelism(1), tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+				return err
+			},
+		},
+		{
+			// Builds, for both levels of a Java-written table, the full-text archives and the
+			// payloads of a btree index added next to them (the bucket's coordinator runs the
+			// full-text and the sorted maintainers).
+			Name: "maintain-sorted",
+			Setup: copyGolden(repoRoot, "java", "two-levels", map[string]string{pkfulltext.ColumnsOption: "content",
+				"pk-btree.index.columns": "id"}),
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := tableops.Maintain(ctx, table.Open(fio, root), engine,
+					tableops.WithParallelism(1), tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+				return err
+			},
+		},
+		{
+			// A Go write of inserts and deletes across both partitions of a Java-written
+			// full-text table: level-0 files, the commit with the maintainer wired as Java's.
+			Name:  "write",
+			Setup: copyGolden(repoRoot, "java", "ft-default-partitioned", nil),
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				return writeRows(ctx, fio, root, engine)
+			},
+			NotIdempotent: true,
+		},
+		{
+			// A full compaction after that write: merged files on the top level, deletion
+			// vectors rewritten, the new level's archives built and the old ones retired.
+			Name: "compact",
+			Setup: func(dir string) (string, error) {
+				root, err := copyGolden(repoRoot, "java", "ft-default-partitioned", nil)(dir)
+				if err != nil {
+					return "", err
+				}
+				return root, writeRows(context.Background(), fileio.NewLocal(), root, engine)
+			},
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := tableops.Compact(ctx, table.Open(fio, root), engine,
+					tableops.WithParallelism(1), tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+				return err
+			},
+		},
+	}
+}
+
+// writeRows writes a fixed set of rows (inserts, and deletes of existing keys) to the
+// ft-default-partitioned table (region STRING, dt DATE, id INT, content STRING) and commits.
+func writeRows(ctx context.Context, fio fileio.FileIO, root string, engine fulltext.Engine) error {
+	w, err := tableops.OpenWriter(ctx, table.Open(fio, root), engine, tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+	if err != nil {
+		return err
+	}
+	for i := 0; i < 24; i++ {
+		kind := types.Insert
+		if i%7 == 3 {
+			kind = types.Delete
+		}
+		row := []any{[]string{"eu", "中国"}[i%2], int32(19753 + 29*(i%2)), int32(i * 5), fmt.Sprintf("crash point text %d paimon", i)}
+		if err := w.Write(ctx, kind, row); err != nil {
+			return errors.Join(err, w.Abort(ctx))
+		}
+	}
+	_, err = w.Commit(ctx)
+	return err
+}
+
+// copyGolden returns a Setup copying testdata/tables/<kind>/<name> and, when options is not nil,
+// adding them as the next schema (as Java's SchemaManager commits an option change: no snapshot).
+func copyGolden(repoRoot, kind, name string, options map[string]string) func(string) (string, error) {
+	return func(dir string) (string, error) {
+		src := filepath.Join(repoRoot, "testdata", "tables", kind, name)
+		dst := filepath.Join(dir, name)
+		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+			return "", err
+		}
+		if options == nil {
+			return dst, nil
+		}
+		s, err := table.Open(fileio.NewLocal(), dst).LatestSchema(context.Background())
+		if err != nil {
+			return "", err
+		}
+		next := *s
+		next.ID = s.ID + 1
+		next.Options = map[string]string{}
+		for k, v := range s.Options {
+			next.Options[k] = v
+		}
+		next.OptionOrder = slices.Clone(s.OptionOrder)
+		keys := make([]string, 0, len(options))
+		for k := range options {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if _, ok := next.Options[k]; !ok {
+				next.OptionOrder = append(next.OptionOrder, k)
+			}
+			next.Options[k] = options[k]
+		}
+		if err := os.WriteFile(filepath.Join(dst, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
+			return "", fmt.Errorf("add options to %s: %w", name, err)
+		}
+		return dst, nil
+	}
+}
