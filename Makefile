@@ -303,5 +303,28 @@ compat-docker: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner 
 	  $(PYTHON) scripts/compare-results.py compat/report/results.json compat/report-docker/results.json; \
 	else echo "compat-docker: no compat/report/results.json to compare with (make compat writes it)"; fi
 
+# compat-docker-ci: what CI runs in container mode on every run (the full container pass,
+# make compat-docker, repeats every case make test's conformance phase already ran locally, and is
+# kept as a target). The container mode's own tests (a ping, removal on every exit path,
+# docker-compose.yml, the pkft image) and the case families in CONTAINER_CASES, which use the
+# containerized runner in each way the suite does: Java writes and compacts (scenario, write,
+# bucket), Java reads and searches Go's archives (scenario, search), the decision differential's
+# scripts (maintainer), source meta and index-file bytes, and faults. Its results.json must equal
+# make compat's on the cases it ran (scripts/compare-results.py --subset).
+CONTAINER_CASES ?= scenario|search|bucket|index-file|source-meta|faults|state|sidecar
+.PHONY: compat-docker-ci
+compat-docker-ci: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner seaweedfs
+	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) PKFT_IMAGE=$(PKFT_IMAGE) \
+	  TESTCONTAINERS_RYUK_DISABLED=true \
+	  $(TIMED) conformance-docker-ci $(GO) test -count=1 -timeout 45m -v \
+	  -run '^TestConformance$$/^($(CONTAINER_CASES))$$' ./compat/runner/ -args -report compat/report-docker
+	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) PKFT_IMAGE=$(PKFT_IMAGE) \
+	  TESTCONTAINERS_RYUK_DISABLED=true \
+	  $(TIMED) container-tests $(GO) test -count=1 -timeout 20m -v \
+	  -run '^(TestContainer.*|TestComposeRunner|TestPkftImage)$$' ./compat/runner/
+	@if [ -f compat/report/results.json ]; then \
+	  $(PYTHON) scripts/compare-results.py --subset compat/report/results.json compat/report-docker/results.json; \
+	else echo "compat-docker-ci: no compat/report/results.json to compare with (make compat writes it)"; fi
+
 clean:
 	rm -rf .cache compat/java/target compat/java/lib compat/report compat/report-docker
