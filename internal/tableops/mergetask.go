@@ -514,7 +514,10 @@ func (l *levelLookup) close() {
 	}
 }
 
-// levelCursor reads one level's files forward, skipping rows deletion vectors delete.
+// levelCursor reads one level's files forward, skipping rows deletion vectors delete. Keys are
+// asked in ascending order, so a file is opened once: after find(k) every row before the cursor
+// has a key below k, and no later key can be among them. Only a key below the last one asked
+// (out of order) reads the file again from its start.
 type levelCursor struct {
 	t     *bucketTask
 	files []keyedFile
@@ -524,6 +527,7 @@ type levelCursor struct {
 	vec   dv.DeletionVector
 	cur   *kvfile.KeyValue
 	pos   int64
+	last  []any // the last key asked of the open file
 }
 
 func (c *levelCursor) closeFile() {
@@ -531,7 +535,7 @@ func (c *levelCursor) closeFile() {
 		c.rd.Close()
 		c.rd = nil
 	}
-	c.cur = nil
+	c.cur, c.last = nil, nil
 }
 
 func (c *levelCursor) open(ctx context.Context, i int) error {
@@ -584,12 +588,14 @@ func (c *levelCursor) find(ctx context.Context, key []any) (*lookupHit, error) {
 	if i == len(c.files) || binrow.CompareKeys(c.files[i].min, key) > 0 {
 		return nil, nil
 	}
-	// A key before the cursor (keys asked out of order) reads the file again from its start.
-	if i != c.idx || c.rd == nil || (c.cur != nil && binrow.CompareKeys(c.cur.Key, key) > 0) {
+	// A key below the last one asked (keys asked out of order) reads the file again from its
+	// start; a key between the last one and the cursor is simply not in the file.
+	if i != c.idx || c.rd == nil || (c.last != nil && binrow.CompareKeys(key, c.last) < 0) {
 		if err := c.open(ctx, i); err != nil {
 			return nil, err
 		}
 	}
+	c.last = slices.Clone(key)
 	for c.cur != nil && binrow.CompareKeys(c.cur.Key, key) < 0 {
 		if err := c.advance(ctx); err != nil {
 			return nil, err
