@@ -16,6 +16,7 @@ import (
 
 // ExampleCreate is a table's life: create it from an Arrow schema (a primary-key table with a
 // full-text index on content), write an Arrow record batch, compact, scan, maintain and search.
+// The README shows this code without its error handling (TestReadmeExample checks it).
 //
 // A full-text archive covers only the data files a compaction rewrote, as in Java Paimon: rows
 // on level 0 and files a compaction merely moves up are not searched. The table option
