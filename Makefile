@@ -55,7 +55,7 @@ rust-runner-test: rust-runner
 # The Java runner's full-text indexer: standin (default) builds the runner's stand-ins for the six
 # classes of Paimon's paimon-full-text module over the engine's C ABI library (a JNI shim compiled
 # with the machine's cc); paimon builds against the real org.apache.paimon:paimon-full-text:2.0.0
-# instead (Maven profile paimon-full-text; needs a registry that serves it). See README, "Status".
+# instead (Maven profile paimon-full-text; needs a registry that serves it). See docs/java-runner.md.
 JAVA_FULLTEXT ?= standin
 ifeq ($(JAVA_FULLTEXT),paimon)
 RUNNER_PROFILE := -Ppaimon-full-text
@@ -69,7 +69,7 @@ RUNNER_VARIANT := compat/java/target/full-text-variant
 # The Paimon build the Java runner compiles and runs against: empty takes the pom's paimon.version
 # (2.0.0) and paimon.bundle (paimon-flink-2.0). make compat PAIMON_VERSION=2.1-SNAPSHOT runs the
 # whole matrix, golden tables included, against another release or a local build installed in
-# Maven's local repository (README, "Running the matrix against another Paimon build").
+# Maven's local repository (docs/conformance.md, "Running the matrix against another Paimon build").
 PAIMON_VERSION ?=
 PAIMON_BUNDLE  ?=
 export PAIMON_VERSION PAIMON_BUNDLE
@@ -249,7 +249,7 @@ fuzz-short:
 	  done; \
 	done
 
-# Container mode (README, "Container mode"): the Java runner in a container started through
+# Container mode (docs/java-runner.md, "Container mode"): the Java runner in a container started through
 # testcontainers-go. docker-up installs Docker (Debian's docker.io, with debootstrap and
 # docker-compose) when missing and starts the daemon when none answers; docker-images builds the
 # base image locally (no image registry needed: a Debian root filesystem with a Java 17 runtime, made

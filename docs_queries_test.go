@@ -20,14 +20,21 @@ import (
 
 // grammarOnly are the packages whose doc comments describe a query grammar with placeholders
 // rather than give examples: the test-only bleve engine.
-var grammarOnly = map[string]bool{filepath.Join("impl", "fulltext", "bleveengine"): true}
+var grammarOnly = map[string]bool{filepath.Join("internal", "fulltext", "bleveengine"): true}
 
-// docQueryFiles lists the files whose query examples users read: the README and every Go
-// source file (not tests) of the module.
+// docQueryFiles lists the files whose query examples users read: the README, the pages of
+// docs/ and every Go source file (not tests) of the module.
 func docQueryFiles(t *testing.T) []string {
 	t.Helper()
-	paths := []string{"README.md"}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+	pages, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) == 0 {
+		t.Fatal("docs/ has no pages")
+	}
+	paths := append([]string{"README.md"}, pages...)
+	err = filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -89,7 +96,7 @@ func docQueries(text string) []string {
 	return out
 }
 
-// docText is what users read of a file: the README whole; of a Go file its comments, and of
+// docText is what users read of a file: a markdown page whole; of a Go file its comments, and of
 // the command (tools/pkft) also its string literals, the help texts.
 func docText(t *testing.T, path string) string {
 	t.Helper()
@@ -122,7 +129,7 @@ func docText(t *testing.T, path string) string {
 	return strings.Join(parts, "\n")
 }
 
-// TestDocumentedQueriesRun extracts every JSON query of the README, of the module's doc
+// TestDocumentedQueriesRun extracts every JSON query of the README and docs/, of the module's doc
 // comments and of the command's help texts and runs it against a real archive (a Java-written table with
 // current archives): each must be valid JSON and searched without an error.
 func TestDocumentedQueriesRun(t *testing.T) {

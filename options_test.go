@@ -36,7 +36,7 @@ func TestOptionsOfOtherOperationsDoNotCompile(t *testing.T) {
 		"compilefail_search_dryrun":   "pkft.MaintainOption does not implement pkft.SearchOption",
 		"compilefail_search_bucket":   "pkft.BucketOption does not implement pkft.SearchOption",
 		"compilefail_maintain_limit":  "pkft.SearchOption does not implement pkft.MaintainOption",
-		"compilefail_open_commituser": "pkft.CommitUserOption does not implement pkft.OpenOption",
+		"compilefail_open_commituser": "(value of interface type pkft.CommitUserOption) as pkft.OpenOption value",
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "compilefail_*.go"))
 	if err != nil {

@@ -114,8 +114,10 @@ type SearchResult struct {
 
 // Search runs query against the table's full-text archives and returns the best hits, as
 // Paimon's full-text read path does: the current archives of the snapshot are searched with
-// deletion vectors applied, and the hits of all archives are merged by score. Rows of levels
-// without a current archive (level 0, or levels not maintained yet) are not searched.
+// deletion vectors applied, and the hits of all archives are merged by score. Only rows of
+// files a compaction rewrote above level 0 are indexed, as in Paimon: rows on level 0, in files a
+// compaction moved up unchanged, or on levels without a current archive (not maintained yet)
+// are not searched.
 //
 // query is either plain words, searched as a match query (rows containing any of the words),
 // or the engine's JSON query as Paimon passes it, for example

@@ -159,7 +159,9 @@ type WriteBucket struct {
 // Commit commits everything written as Java's batch writer does: an APPEND snapshot of the new
 // level-0 files, then (unless the table or [WithWriteOnly] makes the writer write-only) a
 // COMPACT snapshot of the compaction Java's writer runs at commit, which on a deletion-vector
-// table moves level 0 up so that batch readers and searches see the rows at once. On failure
+// table moves level 0 up so that batch readers see the rows at once. Searches see them once a
+// compaction has rewritten their files (see [Table.Search]): a file moved up unchanged is not
+// indexed, as in Java, unless the table sets compaction.force-rewrite-all-files. On failure
 // every generated file is deleted (except after an [UncertainCommitError]). When the APPEND
 // snapshot committed but the COMPACT one did not, Commit returns the append's result and an
 // error matching [ErrCompactionAtCommit].

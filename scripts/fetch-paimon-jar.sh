@@ -3,7 +3,7 @@
 # why it is not an ordinary dependency) into compat/java/lib/. Maven checks its checksum strictly (-C). The
 # version and artifact come from the pom's paimon.version and paimon.bundle properties, unless
 # PAIMON_VERSION or PAIMON_BUNDLE overrides them (make passes its variables of the same names; see
-# README, "Running the matrix against another Paimon build"). A -SNAPSHOT version is copied again
+# docs/conformance.md, "Running the matrix against another Paimon build"). A -SNAPSHOT version is copied again
 # every time, from Maven's local repository when a local build installed it there.
 set -euo pipefail
 

@@ -175,7 +175,7 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// Table renders the report as the ratio tables make bench prints and the README shows.
+// Table renders the report as the ratio tables make bench prints and docs/performance.md shows.
 func (r *Report) Table() string {
 	var sb strings.Builder
 	w := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -317,7 +317,7 @@ func composeCommand() []string {
 }
 
 // TestComposeRunner validates docker-compose.yml with the compose client that exists (config),
-// brings the runner up as the README documents, pings it through its attached stdin/stdout, and
+// brings the runner up as docs/java-runner.md documents, pings it through its attached stdin/stdout, and
 // takes it down again, leaving no container behind.
 func TestComposeRunner(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

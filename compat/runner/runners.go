@@ -134,7 +134,7 @@ func JavaFullTextNote(factory string) string {
 		return "java: Paimon 2.0.0's own classes (writer, compaction, BucketedPrimaryKeyIndexMaintainer, PkFullTextIndexFile, " +
 			"full-text read path), except the six classes of its paimon-full-text module (NativeFullText*), which the " +
 			"Maven registry here does not serve: the runner's stand-ins for them (" + javaStandInPackage + "*) reach the " +
-			"same engine core through the official wheel's C ABI (README, Status)"
+			"same engine core through the official wheel's C ABI (docs/java-runner.md)"
 	case strings.HasPrefix(factory, javaPaimonModulePackage):
 		return "java: Paimon 2.0.0's own classes throughout, including its paimon-full-text module"
 	case factory == "":

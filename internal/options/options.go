@@ -37,7 +37,7 @@ const (
 	Inert
 )
 
-// String returns the class as README and `pkft options` print it.
+// String returns the class as docs/options.md and `pkft options` print it.
 func (c Class) String() string {
 	switch c {
 	case Honoured:

@@ -9,32 +9,32 @@ import (
 )
 
 const (
-	readmeBegin = "<!-- options:begin: generated from internal/options by TestReadmeOptionTable (PKFT_UPDATE_README=1 go test ./internal/options -run TestReadmeOptionTable rewrites it) -->"
-	readmeEnd   = "<!-- options:end -->"
+	tableBegin = "<!-- options:begin: generated from internal/options by TestDocsOptionTable (PKFT_UPDATE_DOCS=1 go test ./internal/options -run TestDocsOptionTable rewrites it) -->"
+	tableEnd   = "<!-- options:end -->"
 )
 
-// TestReadmeOptionTable checks README's table of honoured and refused options is the registry's,
-// so the two cannot drift; PKFT_UPDATE_README=1 rewrites it.
-func TestReadmeOptionTable(t *testing.T) {
-	path := filepath.Join("..", "..", "README.md")
+// TestDocsOptionTable checks that the table of honoured and refused options in docs/options.md
+// is the registry's, so the two cannot drift; PKFT_UPDATE_DOCS=1 rewrites it.
+func TestDocsOptionTable(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "options.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	i, j := strings.Index(readme, readmeBegin), strings.Index(readme, readmeEnd)
+	doc := string(b)
+	i, j := strings.Index(doc, tableBegin), strings.Index(doc, tableEnd)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q ... %q section", readmeBegin, readmeEnd)
+		t.Fatalf("%s has no %q ... %q section", path, tableBegin, tableEnd)
 	}
-	want := readmeBegin + "\n" + renderTable(New()) + readmeEnd
-	if got := readme[i : j+len(readmeEnd)]; got != want {
-		if os.Getenv("PKFT_UPDATE_README") == "1" {
-			if err := os.WriteFile(path, []byte(readme[:i]+want+readme[j+len(readmeEnd):]), 0o644); err != nil {
+	want := tableBegin + "\n" + renderTable(New()) + tableEnd
+	if got := doc[i : j+len(tableEnd)]; got != want {
+		if os.Getenv("PKFT_UPDATE_DOCS") == "1" {
+			if err := os.WriteFile(path, []byte(doc[:i]+want+doc[j+len(tableEnd):]), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			return
 		}
-		t.Fatal("README.md's option table is not the registry's: run PKFT_UPDATE_README=1 go test ./internal/options -run TestReadmeOptionTable")
+		t.Fatalf("%s's option table is not the registry's: run PKFT_UPDATE_DOCS=1 go test ./internal/options -run TestDocsOptionTable", path)
 	}
 }
 
