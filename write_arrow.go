@@ -39,7 +39,8 @@ func WithRowKind(kind RowKind) RecordOption { return rowKindOption(kind) }
 // unit than its precision (TIMESTAMP without a time zone, TIMESTAMP_LTZ with or without), TIME
 // time32, BINARY and VARBINARY also fixed_size_binary. A batch that does not fit the table
 // (types, NULL in a NOT NULL column, a decimal beyond its precision, a bad row kind) is an error
-// and nothing of it is buffered. The batch is not retained: values are copied.
+// and nothing of it is buffered; a batch of no rows that fits buffers nothing. The batch is not
+// retained: values are copied.
 //
 // Columns are converted with the Arrow arrays' typed accessors straight into the writer's row
 // values, one allocation per batch for the rows' slots; the per-value checks and conversions of
@@ -88,6 +89,9 @@ func (w *Writer) WriteRecord(ctx context.Context, rec arrow.RecordBatch, opts ..
 		if c == nil && w.types[i].NotNull && nrows > 0 {
 			return fmt.Errorf("column %s is NOT NULL and the record has no such column", w.schema.Columns[i].Name)
 		}
+	}
+	if nrows == 0 {
+		return nil
 	}
 	slots := make([]any, nrows*ncols)
 	for i, conv := range convs {

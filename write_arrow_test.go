@@ -173,6 +173,35 @@ func TestWriteRecordRowKinds(t *testing.T) {
 	}
 }
 
+// TestWriteRecordNoRows writes batches of no rows (of every column, and of a column that is not
+// the table's first): each buffers nothing, and the commit has nothing to commit.
+func TestWriteRecordNoRows(t *testing.T) {
+	ctx := context.Background()
+	tbl := createAllTypes(t, filepath.Join(t.TempDir(), "t"), map[string]string{"bucket": "1"}, false)
+	w, err := tbl.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, _ := arrowrows.AllTypesRecord(0, 0, "")
+	defer empty.Release()
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil))
+	defer b.Release()
+	emptyS := b.NewRecordBatch()
+	defer emptyS.Release()
+	for _, rec := range []arrow.RecordBatch{empty, emptyS} {
+		if err := w.WriteRecord(ctx, rec); err != nil {
+			t.Fatalf("a batch of no rows: %v", err)
+		}
+	}
+	res, err := w.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SnapshotID != 0 || res.Rows != 0 {
+		t.Fatalf("batches of no rows committed %+v", res)
+	}
+}
+
 // BenchmarkWriteRecord writes the same rows through WriteRecord and through Write([]any) (the
 // buffering only: no commit), reporting rows/s.
 func BenchmarkWriteRecord(b *testing.B) {
