@@ -34,13 +34,14 @@ func WithRowKind(kind RowKind) RecordOption { return rowKindOption(kind) }
 // WriteRecord buffers the rows of an Arrow record batch, as [Writer.Write] buffers rows. Columns
 // are matched to the table's by name (table columns the batch lacks are NULL; a batch column the
 // table lacks is an error, except [RowKindColumn]), and every column's Arrow type must be one
-// that maps to the table column's type: the types [ArrowDefinition] maps, a DECIMAL taking a
-// decimal128 of the same scale and no larger precision, a TIMESTAMP a timestamp of no finer
-// unit than its precision (TIMESTAMP without a time zone, TIMESTAMP_LTZ with or without), TIME
-// time32, BINARY and VARBINARY also fixed_size_binary. A batch that does not fit the table
-// (types, NULL in a NOT NULL column, a decimal beyond its precision, a bad row kind) is an error
-// and nothing of it is buffered; a batch of no rows that fits buffers nothing. The batch is not
-// retained: values are copied.
+// that maps to the table column's type: the types [ArrowDefinition] maps, the safe widenings
+// Paimon's casts allow (int8 for SMALLINT, int8 and int16 for INT, int8, int16 and int32 for
+// BIGINT, float32 for DOUBLE), a DECIMAL taking a decimal128 of the same scale and no larger
+// precision, a TIMESTAMP a timestamp of no finer unit than its precision (TIMESTAMP without a
+// time zone, TIMESTAMP_LTZ with or without), TIME time32, BINARY and VARBINARY also
+// fixed_size_binary. A batch that does not fit the table (types, NULL in a NOT NULL column, a
+// decimal beyond its precision, a bad row kind) is an error and nothing of it is buffered; a
+// batch of no rows that fits buffers nothing. The batch is not retained: values are copied.
 //
 // Columns are converted with the Arrow arrays' typed accessors straight into the writer's row
 // values, one allocation per batch for the rows' slots; the per-value checks and conversions of

@@ -103,9 +103,9 @@ func TestArrowRoundTrip(t *testing.T) {
 	}
 }
 
-// TestColumnConverterArrowForms checks the Arrow forms that only the input side takes:
-// large/view/fixed strings and binaries, time32[s], coarser timestamp units and decimals of a
-// smaller precision.
+// TestColumnConverterArrowForms checks the Arrow forms that only the input side takes: the safe
+// widenings, large/view/fixed strings and binaries, time32[s], coarser timestamp units and
+// decimals of a smaller precision.
 func TestColumnConverterArrowForms(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -113,6 +113,27 @@ func TestColumnConverterArrowForms(t *testing.T) {
 		col  arrow.Array
 		want []any
 	}{
+		{"int8 for SMALLINT", types.SmallInt(), column(t, arrow.PrimitiveTypes.Int8, func(b array.Builder) {
+			b.(*array.Int8Builder).AppendValues([]int8{-128, 127}, nil)
+		}), []any{int16(-128), int16(127)}},
+		{"int16 for INT", types.Int(), column(t, arrow.PrimitiveTypes.Int16, func(b array.Builder) {
+			b.(*array.Int16Builder).AppendValues([]int16{-32768, 5}, []bool{true, false})
+		}), []any{int32(-32768), nil}},
+		{"int8 for INT", types.Int(), column(t, arrow.PrimitiveTypes.Int8, func(b array.Builder) {
+			b.(*array.Int8Builder).Append(-1)
+		}), []any{int32(-1)}},
+		{"int32 for BIGINT", types.BigInt(), column(t, arrow.PrimitiveTypes.Int32, func(b array.Builder) {
+			b.(*array.Int32Builder).AppendValues([]int32{-1 << 31, 1<<31 - 1}, nil)
+		}), []any{int64(-1 << 31), int64(1<<31 - 1)}},
+		{"int16 for BIGINT", types.BigInt(), column(t, arrow.PrimitiveTypes.Int16, func(b array.Builder) {
+			b.(*array.Int16Builder).Append(7)
+		}), []any{int64(7)}},
+		{"int8 for BIGINT", types.BigInt(), column(t, arrow.PrimitiveTypes.Int8, func(b array.Builder) {
+			b.(*array.Int8Builder).Append(-7)
+		}), []any{int64(-7)}},
+		{"float32 for DOUBLE", types.Double(), column(t, arrow.PrimitiveTypes.Float32, func(b array.Builder) {
+			b.(*array.Float32Builder).AppendValues([]float32{0.1, -3.5}, nil)
+		}), []any{float64(float32(0.1)), -3.5}},
 		{"large_utf8", types.String(), column(t, arrow.BinaryTypes.LargeString, func(b array.Builder) {
 			b.(*array.LargeStringBuilder).AppendValues([]string{"a", "bc"}, nil)
 		}), []any{"a", "bc"}},
@@ -149,9 +170,9 @@ func TestColumnConverterArrowForms(t *testing.T) {
 	}
 }
 
-// TestColumnConverterRefuses checks the columns that do not fit a type: other Arrow types,
-// units finer than the precision, a time zone for TIMESTAMP, a decimal of another scale or a
-// larger precision, a value beyond the precision, a NULL in a NOT NULL column.
+// TestColumnConverterRefuses checks the columns that do not fit a type: narrowings and other
+// Arrow types, units finer than the precision, a time zone for TIMESTAMP, a decimal of another
+// scale or a larger precision, a value beyond the precision, a NULL in a NOT NULL column.
 func TestColumnConverterRefuses(t *testing.T) {
 	i64 := column(t, arrow.PrimitiveTypes.Int64, func(b array.Builder) { b.(*array.Int64Builder).Append(1) })
 	i32 := column(t, arrow.PrimitiveTypes.Int32, func(b array.Builder) { b.(*array.Int32Builder).Append(1) })

@@ -20,11 +20,13 @@ type ColumnConverter func(dst []any, stride int) error
 
 // NewColumnConverter returns the converter of an Arrow column into values of Paimon type t, or
 // an error when the column's Arrow type does not fit t or the column has a NULL and t is NOT
-// NULL. The Arrow types that fit are those [FromArrowType] maps to t's root, and: for a DECIMAL
-// a decimal128 of the same scale and no larger precision; for a TIMESTAMP a timestamp of no
-// finer unit than its precision (TIMESTAMP without a time zone, TIMESTAMP_LTZ with or without);
-// for TIME a time32 of no finer unit; for BINARY and VARBINARY also fixed_size_binary. The
-// converter copies what it keeps: the column is not retained.
+// NULL. The Arrow types that fit are those [FromArrowType] maps to t's root, and: the safe
+// widenings Paimon's casts allow (int8 for SMALLINT; int8 and int16 for INT; int8, int16 and
+// int32 for BIGINT; float32 for DOUBLE); for a DECIMAL a decimal128 of the same scale and no
+// larger precision; for a TIMESTAMP a timestamp of no finer unit than its precision (TIMESTAMP
+// without a time zone, TIMESTAMP_LTZ with or without); for TIME a time32 of no finer unit; for
+// BINARY and VARBINARY also fixed_size_binary. The converter copies what it keeps: the column
+// is not retained.
 func NewColumnConverter(t types.DataType, col arrow.Array) (ColumnConverter, error) {
 	conv, err := converterOfType(t, col)
 	if err != nil {
@@ -78,39 +80,57 @@ func typed[A interface {
 	}
 }
 
+// integer is the converter of an integer array into a column of the Go integer type T, which
+// has bits bits: arrays of T's width or a narrower one (a safe widening); nil for other arrays.
+func integer[T int8 | int16 | int32 | int64](col arrow.Array, bits int) ColumnConverter {
+	switch a := col.(type) {
+	case *array.Int8:
+		return typed(a, func(i int) any { return T(a.Value(i)) })
+	case *array.Int16:
+		if bits >= 16 {
+			return typed(a, func(i int) any { return T(a.Value(i)) })
+		}
+	case *array.Int32:
+		if bits >= 32 {
+			return typed(a, func(i int) any { return T(a.Value(i)) })
+		}
+	case *array.Int64:
+		if bits >= 64 {
+			return typed(a, func(i int) any { return T(a.Value(i)) })
+		}
+	}
+	return nil
+}
+
 func mismatch(t types.DataType, col arrow.Array) error {
 	return fmt.Errorf("Arrow type %s does not fit %s", col.DataType(), t.SQLString())
 }
 
 func converterOfType(t types.DataType, col arrow.Array) (ColumnConverter, error) {
+	var conv ColumnConverter
 	switch t.Root {
 	case types.RootBoolean:
 		if a, ok := col.(*array.Boolean); ok {
 			return typed(a, func(i int) any { return a.Value(i) }), nil
 		}
 	case types.RootTinyInt:
-		if a, ok := col.(*array.Int8); ok {
-			return typed(a, func(i int) any { return a.Value(i) }), nil
-		}
+		conv = integer[int8](col, 8)
 	case types.RootSmallInt:
-		if a, ok := col.(*array.Int16); ok {
-			return typed(a, func(i int) any { return a.Value(i) }), nil
-		}
+		conv = integer[int16](col, 16)
 	case types.RootInt:
-		if a, ok := col.(*array.Int32); ok {
-			return typed(a, func(i int) any { return a.Value(i) }), nil
-		}
+		conv = integer[int32](col, 32)
 	case types.RootBigInt:
-		if a, ok := col.(*array.Int64); ok {
-			return typed(a, func(i int) any { return a.Value(i) }), nil
-		}
+		conv = integer[int64](col, 64)
 	case types.RootFloat:
 		if a, ok := col.(*array.Float32); ok {
 			return typed(a, func(i int) any { return a.Value(i) }), nil
 		}
 	case types.RootDouble:
-		if a, ok := col.(*array.Float64); ok {
+		switch a := col.(type) {
+		case *array.Float64:
 			return typed(a, func(i int) any { return a.Value(i) }), nil
+		case *array.Float32:
+			return typed(a, func(i int) any { return float64(a.Value(i)) }), nil
 		}
 	case types.RootChar, types.RootVarChar:
 		switch a := col.(type) {
@@ -167,7 +187,10 @@ func converterOfType(t types.DataType, col arrow.Array) (ColumnConverter, error)
 			return timestampConverter(t, a)
 		}
 	}
-	return nil, mismatch(t, col)
+	if conv == nil {
+		return nil, mismatch(t, col)
+	}
+	return conv, nil
 }
 
 // decimalConverter converts a decimal128 column of t's scale and no larger precision, refusing

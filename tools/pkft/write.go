@@ -40,8 +40,9 @@ write-only), leaving the rows on level 0 for a dedicated compaction (pkft compac
 --format csv: a header line naming the columns, then one row per line; \N is NULL, and so is an
 empty cell of a non-string column.
 --format parquet FILE...: the Parquet files named after the table, streamed record batch by
-record batch (Writer.WriteRecord: columns by name, Arrow types as the table's; an optional
-_rowKind column of +I/-U/+U/-D strings or int8 kinds).
+record batch (Writer.WriteRecord: columns by name, Arrow types as the table's or narrower
+integers and float32 for DOUBLE, widened; an optional _rowKind column of +I/-U/+U/-D strings or
+int8 kinds).
 
 Values are typed by the table schema: integers, floats, booleans; DECIMAL as a number or a
 string; DATE as yyyy-mm-dd or a day number; TIME as hh:mm:ss[.fff] or milliseconds of the day;
