@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/paimon-pkft/pkft/internal/convert"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/options"
 	"github.com/paimon-pkft/pkft/internal/paths"
@@ -62,7 +63,7 @@ type ColumnDefinition struct {
 func ArrowDefinition(s *arrow.Schema) (TableDefinition, error) {
 	def := TableDefinition{Columns: make([]ColumnDefinition, 0, s.NumFields())}
 	for _, f := range s.Fields() {
-		t, err := paimonTypeOfArrow(f.Type)
+		t, err := convert.FromArrowType(f.Type)
 		if err != nil {
 			return TableDefinition{}, fmt.Errorf("column %s: %w", f.Name, err)
 		}
@@ -70,47 +71,6 @@ func ArrowDefinition(s *arrow.Schema) (TableDefinition, error) {
 		def.Columns = append(def.Columns, ColumnDefinition{Name: f.Name, Type: t.SQLString()})
 	}
 	return def, nil
-}
-
-func paimonTypeOfArrow(t arrow.DataType) (types.DataType, error) {
-	switch t := t.(type) {
-	case *arrow.BooleanType:
-		return types.Boolean(), nil
-	case *arrow.Int8Type:
-		return types.TinyInt(), nil
-	case *arrow.Int16Type:
-		return types.SmallInt(), nil
-	case *arrow.Int32Type:
-		return types.Int(), nil
-	case *arrow.Int64Type:
-		return types.BigInt(), nil
-	case *arrow.Float32Type:
-		return types.Float(), nil
-	case *arrow.Float64Type:
-		return types.Double(), nil
-	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
-		return types.String(), nil
-	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType:
-		return types.Bytes(), nil
-	case *arrow.FixedSizeBinaryType:
-		return types.Binary(t.ByteWidth), nil
-	case *arrow.Decimal128Type:
-		return types.Decimal(int(t.Precision), int(t.Scale)), nil
-	case *arrow.Date32Type:
-		return types.Date(), nil
-	case *arrow.Time32Type:
-		if t.Unit == arrow.Second {
-			return types.Time(0), nil
-		}
-		return types.Time(3), nil
-	case *arrow.TimestampType:
-		p := map[arrow.TimeUnit]int{arrow.Second: 0, arrow.Millisecond: 3, arrow.Microsecond: 6, arrow.Nanosecond: 9}[t.Unit]
-		if t.TimeZone != "" {
-			return types.TimestampLTZ(p), nil
-		}
-		return types.Timestamp(p), nil
-	}
-	return types.DataType{}, fmt.Errorf("Arrow type %s has no Paimon type pkft writes", t)
 }
 
 // CreateOption configures [Create].

@@ -4,21 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/convert"
 	"github.com/paimon-pkft/pkft/internal/predicate"
 	"github.com/paimon-pkft/pkft/internal/scan"
 	"github.com/paimon-pkft/pkft/internal/search"
 	"github.com/paimon-pkft/pkft/internal/snapshot"
 	"github.com/paimon-pkft/pkft/internal/table"
-	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // ErrUnsupportedRead reports a table whose batch read Go's [Table.Scan] does not reproduce
@@ -189,11 +186,9 @@ func (t *Table) Scan(ctx context.Context, opts ...ScanOption) (array.RecordReade
 	fields := make([]arrow.Field, len(idx))
 	for k, i := range idx {
 		f := s.Fields[i]
-		at, err := arrowTypeOf(f.Type)
-		if err != nil {
+		if fields[k], err = convert.ArrowField(f.Name, f.Type); err != nil {
 			return nil, fmt.Errorf("scan %s: column %s: %w", t.path, f.Name, err)
 		}
-		fields[k] = arrow.Field{Name: f.Name, Type: at, Nullable: !f.Type.NotNull}
 	}
 	var filterErr error
 	sopts := scan.Options{}
@@ -319,7 +314,7 @@ func (r *recordReader) Next() bool {
 	defer b.Release()
 	for _, row := range r.rows[:n] {
 		for k, i := range r.idx {
-			if err := appendValue(b.Field(k), row[i]); err != nil {
+			if err := convert.AppendValue(b.Field(k), row[i]); err != nil {
 				r.err = fmt.Errorf("scan %s: column %s: %w", r.path, r.names[i], err)
 				return false
 			}
@@ -328,118 +323,4 @@ func (r *recordReader) Next() bool {
 	r.rows = r.rows[n:]
 	r.cur = b.NewRecordBatch()
 	return true
-}
-
-// arrowTypeOf is the Arrow type a scan gives a column of type t.
-func arrowTypeOf(t types.DataType) (arrow.DataType, error) {
-	switch t.Root {
-	case types.RootBoolean:
-		return arrow.FixedWidthTypes.Boolean, nil
-	case types.RootTinyInt:
-		return arrow.PrimitiveTypes.Int8, nil
-	case types.RootSmallInt:
-		return arrow.PrimitiveTypes.Int16, nil
-	case types.RootInt:
-		return arrow.PrimitiveTypes.Int32, nil
-	case types.RootBigInt:
-		return arrow.PrimitiveTypes.Int64, nil
-	case types.RootFloat:
-		return arrow.PrimitiveTypes.Float32, nil
-	case types.RootDouble:
-		return arrow.PrimitiveTypes.Float64, nil
-	case types.RootChar, types.RootVarChar:
-		return arrow.BinaryTypes.String, nil
-	case types.RootBinary, types.RootVarBinary:
-		return arrow.BinaryTypes.Binary, nil
-	case types.RootDecimal:
-		return &arrow.Decimal128Type{Precision: int32(t.Precision), Scale: int32(t.Scale)}, nil
-	case types.RootDate:
-		return arrow.FixedWidthTypes.Date32, nil
-	case types.RootTime:
-		return arrow.FixedWidthTypes.Time32ms, nil
-	case types.RootTimestamp, types.RootTimestampLTZ:
-		tz := ""
-		if t.Root == types.RootTimestampLTZ {
-			tz = "UTC"
-		}
-		return &arrow.TimestampType{Unit: timestampUnit(t.Precision), TimeZone: tz}, nil
-	}
-	return nil, fmt.Errorf("type %s has no Arrow form in pkft", t.SQLString())
-}
-
-func timestampUnit(precision int) arrow.TimeUnit {
-	switch {
-	case precision == 0:
-		return arrow.Second
-	case precision <= 3:
-		return arrow.Millisecond
-	case precision <= 6:
-		return arrow.Microsecond
-	}
-	return arrow.Nanosecond
-}
-
-var bigTen = big.NewInt(10)
-
-// appendValue appends a value in internal/binrow's form to the builder of its column.
-func appendValue(b array.Builder, v any) error {
-	if v == nil {
-		b.AppendNull()
-		return nil
-	}
-	switch b := b.(type) {
-	case *array.BooleanBuilder:
-		b.Append(v.(bool))
-	case *array.Int8Builder:
-		b.Append(v.(int8))
-	case *array.Int16Builder:
-		b.Append(v.(int16))
-	case *array.Int32Builder:
-		b.Append(v.(int32))
-	case *array.Int64Builder:
-		b.Append(v.(int64))
-	case *array.Float32Builder:
-		b.Append(v.(float32))
-	case *array.Float64Builder:
-		b.Append(v.(float64))
-	case *array.StringBuilder:
-		b.Append(v.(string))
-	case *array.BinaryBuilder:
-		b.Append(v.([]byte))
-	case *array.Decimal128Builder:
-		d := v.(binrow.Decimal)
-		u := d.Unscaled
-		scale := int32(b.Type().(*arrow.Decimal128Type).Scale)
-		if int32(d.Scale) != scale {
-			u = new(big.Int).Mul(u, new(big.Int).Exp(bigTen, big.NewInt(int64(scale)-int64(d.Scale)), nil))
-		}
-		b.Append(decimal128.FromBigInt(u))
-	case *array.Date32Builder:
-		b.Append(arrow.Date32(v.(int32)))
-	case *array.Time32Builder:
-		b.Append(arrow.Time32(v.(int32)))
-	case *array.TimestampBuilder:
-		ts := v.(binrow.Timestamp)
-		switch b.Type().(*arrow.TimestampType).Unit {
-		case arrow.Second:
-			b.Append(arrow.Timestamp(floorDiv(ts.Millis, 1000)))
-		case arrow.Millisecond:
-			b.Append(arrow.Timestamp(ts.Millis))
-		case arrow.Microsecond:
-			b.Append(arrow.Timestamp(ts.Millis*1000 + int64(ts.NanoOfMilli)/1000))
-		default:
-			b.Append(arrow.Timestamp(ts.Millis*1_000_000 + int64(ts.NanoOfMilli)))
-		}
-	default:
-		return fmt.Errorf("no Arrow builder for %T", v)
-	}
-	return nil
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }

@@ -1,12 +1,7 @@
 package pkft
 
 import (
-	"fmt"
-	"math/big"
-	"strings"
-	"time"
-
-	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/convert"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
@@ -59,6 +54,34 @@ type DataType struct {
 
 // String is Paimon's SQL text of the type, for example "DECIMAL(10, 2) NOT NULL".
 func (t DataType) String() string { return t.sql }
+
+// paimon is the Paimon type t stands for: built from its kind and parameters, or for
+// [KindOther] read from its SQL text (the zero type when there is none).
+func (t DataType) paimon() types.DataType {
+	if t.Kind == KindOther {
+		pt, _ := types.ParseSQLString(t.sql)
+		return pt
+	}
+	for root, kind := range kindOfRoot {
+		if kind == t.Kind {
+			return types.DataType{Root: root, NotNull: t.NotNull, Length: t.Length, Precision: t.Precision, Scale: t.Scale}
+		}
+	}
+	return types.DataType{}
+}
+
+// ParseValue converts a value read from JSON (json.Number, string, bool or nil, as a decoder with
+// UseNumber gives them) or from text (a string, such as a CSV cell) into the Go form
+// [Writer.Write] takes for a column of type t, as pkft write reads its input: integers as
+// Paimon's JSON and CSV readers take them (digits with an optional sign; 1.0 and 1e3 are
+// refused), FLOAT and DOUBLE any float syntax, BOOLEAN true/false or a JSON bool, CHAR and
+// VARCHAR a string (not a JSON number), DECIMAL a number or a string, DATE yyyy-mm-dd or a day
+// number, TIME hh:mm:ss[.fff] or milliseconds of the day, TIMESTAMP and TIMESTAMP_LTZ
+// "yyyy-mm-dd hh:mm:ss[.fffffffff]" (or with a T; cut to the column's precision, as Paimon's
+// cast does) or a JSON number of epoch milliseconds, BINARY and VARBINARY base64. nil is nil
+// (NULL), also for a NOT NULL type: [Writer.Write] refuses it. A value that does not parse as t
+// is an error naming it.
+func ParseValue(t DataType, v any) (any, error) { return convert.ParseValue(t.paimon(), v) }
 
 // Column is one column of a table.
 type Column struct {
@@ -120,44 +143,4 @@ func (k RowKind) String() string { return types.RowKind(k).ShortString() }
 func ParseRowKind(s string) (RowKind, error) {
 	k, err := types.ParseRowKind(s)
 	return RowKind(k), err
-}
-
-// writeValue turns a value in the forms [Writer.Write] documents into internal/binrow's form for
-// type t.
-func writeValue(t types.DataType, v any) (any, error) {
-	switch t.Root {
-	case types.RootDecimal:
-		s, ok := v.(string)
-		if !ok {
-			break
-		}
-		d, err := binrow.ParseDecimal(strings.TrimSpace(s), t.Scale)
-		if err != nil {
-			return nil, err
-		}
-		if len(new(big.Int).Abs(d.Unscaled).String()) > t.Precision {
-			return nil, fmt.Errorf("%s has more than %d digits", s, t.Precision)
-		}
-		return d, nil
-	case types.RootDate:
-		if x, ok := v.(time.Time); ok {
-			y, m, d := x.Date()
-			return int32(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400), nil
-		}
-	case types.RootTimestamp, types.RootTimestampLTZ:
-		if x, ok := v.(time.Time); ok {
-			nanos := x.Nanosecond()
-			if p := min(t.Precision, 9); p < 9 {
-				unit := 1
-				for range 9 - p {
-					unit *= 10
-				}
-				if nanos%unit != 0 {
-					return nil, fmt.Errorf("%s has more fractional-second digits than TIMESTAMP(%d)", x.Format(time.RFC3339Nano), t.Precision)
-				}
-			}
-			return binrow.Timestamp{Millis: x.UnixMilli(), NanoOfMilli: int32(nanos % 1e6)}, nil
-		}
-	}
-	return v, nil
 }

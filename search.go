@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
-	"time"
 
-	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/convert"
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/search"
@@ -194,7 +192,7 @@ func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) 
 	parts := partitionsOf(s)
 	for _, r := range resp.Results {
 		h := Hit{Text: r.Text, Score: r.Score, Bucket: r.Bucket, DataFile: r.DataFile, RowPosition: r.RowPosition,
-			Key: convertValues(r.Key, keyTypes), keyJSON: javaValues(r.Key, keyTypes), rawKey: r.Key}
+			Key: convert.ToGoValues(r.Key, keyTypes), keyJSON: javaValues(r.Key, keyTypes), rawKey: r.Key}
 		h.Partition = parts.values(r.Partition)
 		out.Hits = append(out.Hits, h)
 	}
@@ -226,45 +224,4 @@ func javaValues(vs []any, ts []types.DataType) []any {
 		out[i] = inspect.PartitionValue(ts[i], v)
 	}
 	return out
-}
-
-func convertValues(vs []any, ts []types.DataType) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		var t types.DataType
-		if i < len(ts) {
-			t = ts[i]
-		}
-		out[i] = convertValue(v, t)
-	}
-	return out
-}
-
-// convertValue turns a value as internal/search reads it into the Go type Hit documents.
-func convertValue(v any, t types.DataType) any {
-	switch x := v.(type) {
-	case int32:
-		if t.Root == types.RootDate {
-			return time.Unix(int64(x)*86400, 0).UTC()
-		}
-	case int64:
-		if t.Root == types.RootDate {
-			return time.Unix(x*86400, 0).UTC()
-		}
-		if t.Root == types.RootInt {
-			return int32(x)
-		}
-	case binrow.Decimal:
-		return decimalString(x)
-	case binrow.Timestamp:
-		return time.UnixMilli(x.Millis).Add(time.Duration(x.NanoOfMilli)).UTC()
-	}
-	return v
-}
-
-func decimalString(d binrow.Decimal) string {
-	if d.Unscaled == nil {
-		return new(big.Int).String()
-	}
-	return d.String()
 }

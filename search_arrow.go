@@ -7,6 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-pkft/pkft/internal/convert"
 )
 
 // The columns [SearchResult.RecordBatch] adds after the key columns.
@@ -28,11 +30,11 @@ func (r *SearchResult) RecordBatch() (arrow.RecordBatch, error) {
 	}
 	fields := make([]arrow.Field, 0, len(r.KeyColumns)+5)
 	for i, c := range r.KeyColumns {
-		at, err := arrowTypeOf(r.keyTypes[i])
+		f, err := convert.ArrowField(c, r.keyTypes[i])
 		if err != nil {
 			return nil, fmt.Errorf("key column %s: %w", c, err)
 		}
-		fields = append(fields, arrow.Field{Name: c, Type: at, Nullable: !r.keyTypes[i].NotNull})
+		fields = append(fields, f)
 	}
 	fields = append(fields,
 		arrow.Field{Name: HitTextColumn, Type: arrow.BinaryTypes.String, Nullable: true},
@@ -48,7 +50,7 @@ func (r *SearchResult) RecordBatch() (arrow.RecordBatch, error) {
 			return nil, errors.New("search result: a hit not returned by Table.Search")
 		}
 		for i, v := range h.rawKey {
-			if err := appendValue(b.Field(i), v); err != nil {
+			if err := convert.AppendValue(b.Field(i), v); err != nil {
 				return nil, fmt.Errorf("key column %s: %w", r.KeyColumns[i], err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/paimon-pkft/pkft/internal/convert"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/restore"
 	"github.com/paimon-pkft/pkft/internal/table"
@@ -97,7 +98,7 @@ func (w *Writer) Write(ctx context.Context, kind RowKind, row []any) error {
 	values := make([]any, len(row))
 	for i, v := range row {
 		var err error
-		if values[i], err = writeValue(w.types[i], v); err != nil {
+		if values[i], err = convert.FromGo(w.types[i], v); err != nil {
 			return fmt.Errorf("column %s: %w", w.schema.Columns[i].Name, err)
 		}
 	}

@@ -148,7 +148,8 @@ func TestWriteRecordRowKinds(t *testing.T) {
 	}{
 		{kinds, []pkft.RecordOption{pkft.WithRowKind(pkft.Delete)}, "fixed row kind"},
 		{build([]arrow.Field{{Name: "nope", Type: arrow.PrimitiveTypes.Int64}}, func(b *array.RecordBuilder) {}), nil, "not a column"},
-		{build([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int32}}, func(b *array.RecordBuilder) {}), nil, "does not fit BIGINT"},
+		{build([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Float64}}, func(b *array.RecordBuilder) {}), nil, "does not fit BIGINT"},
+		{build([]arrow.Field{{Name: "i16", Type: arrow.PrimitiveTypes.Int32}}, func(b *array.RecordBuilder) {}), nil, "int32 does not fit SMALLINT"},
 		{build([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, func(b *array.RecordBuilder) { b.Field(0).AppendNull() }), nil, "NOT NULL"},
 		{build([]arrow.Field{{Name: "i8", Type: arrow.PrimitiveTypes.Int8}}, func(b *array.RecordBuilder) { b.Field(0).(*array.Int8Builder).Append(1) }), nil, "id is NOT NULL"},
 	} {
@@ -170,6 +171,74 @@ func TestWriteRecordRowKinds(t *testing.T) {
 	}
 	if want := []int64{0, 2, 5, 6, 7, 8, 9}; !slices.Equal(ids, want) {
 		t.Errorf("ids after the deletes: %v, want %v", ids, want)
+	}
+}
+
+// TestWriteRecordNoRows writes batches of no rows (of every column, and of a column that is not
+// the table's first): each buffers nothing, and the commit has nothing to commit.
+func TestWriteRecordNoRows(t *testing.T) {
+	ctx := context.Background()
+	tbl := createAllTypes(t, filepath.Join(t.TempDir(), "t"), map[string]string{"bucket": "1"}, false)
+	w, err := tbl.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, _ := arrowrows.AllTypesRecord(0, 0, "")
+	defer empty.Release()
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil))
+	defer b.Release()
+	emptyS := b.NewRecordBatch()
+	defer emptyS.Release()
+	for _, rec := range []arrow.RecordBatch{empty, emptyS} {
+		if err := w.WriteRecord(ctx, rec); err != nil {
+			t.Fatalf("a batch of no rows: %v", err)
+		}
+	}
+	res, err := w.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SnapshotID != 0 || res.Rows != 0 {
+		t.Fatalf("batches of no rows committed %+v", res)
+	}
+}
+
+// TestWriteRecordWidens writes a batch whose integer and float columns are narrower than the
+// table's (int32 for BIGINT, int8 for SMALLINT and INT, float32 for DOUBLE), which Paimon's casts
+// widen safely: the scan reads the widened values.
+func TestWriteRecordWidens(t *testing.T) {
+	ctx := context.Background()
+	tbl := createAllTypes(t, filepath.Join(t.TempDir(), "t"), map[string]string{"bucket": "1"}, false)
+	w, err := tbl.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "i16", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		{Name: "i32", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		{Name: "f64", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+	}, nil))
+	defer b.Release()
+	b.Field(0).(*array.Int32Builder).AppendValues([]int32{-2147483648, 2147483647}, nil)
+	b.Field(1).(*array.Int8Builder).AppendValues([]int8{-128, 127}, nil)
+	b.Field(2).(*array.Int8Builder).AppendValues([]int8{-1, 0}, []bool{true, false})
+	b.Field(3).(*array.Float32Builder).AppendValues([]float32{0.5, -1.25}, nil)
+	narrow := b.NewRecordBatch()
+	defer narrow.Release()
+	if err := w.WriteRecord(ctx, narrow); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := arrowrows.Scan(ctx, tbl.Path(), pkft.WithColumns("id", "i16", "i32", "f64"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"id=-2147483648|i16=-128|i32=-1|f64=0.5", "id=2147483647|i16=127|i32=null|f64=-1.25"}
+	if !slices.Equal(rows, want) {
+		t.Errorf("scan after the widened batch:\n%s", firstDiffs(rows, want))
 	}
 }
 

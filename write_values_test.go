@@ -3,6 +3,7 @@ package pkft_test
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -74,5 +75,40 @@ func TestWriter_Values(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"key":["-12.50","2030-05-06T07:08:09.035"]`) {
 		t.Errorf("hit JSON %s", data)
+	}
+}
+
+// TestParseValue parses text and JSON values for the columns of a table's schema and for
+// hand-made types, in the Go forms Writer.Write takes.
+func TestParseValue(t *testing.T) {
+	tbl, _ := openExample(t, "composite-key")
+	s, err := tbl.Schema(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	price, _ := s.Column("price")
+	ts, _ := s.Column("ts")
+	for _, c := range []struct {
+		t    pkft.DataType
+		in   any
+		want any
+	}{
+		{price.Type, json.Number("12.5"), "12.5"},
+		{ts.Type, "2030-05-06T07:08:09.0351", time.Date(2030, 5, 6, 7, 8, 9, 35_000_000, time.UTC)},
+		{pkft.DataType{Kind: pkft.KindBigInt}, json.Number("-9"), int64(-9)},
+		{pkft.DataType{Kind: pkft.KindTimestamp, Precision: 6}, "2030-05-06 07:08:09.1234567", time.Date(2030, 5, 6, 7, 8, 9, 123_456_000, time.UTC)},
+		{pkft.DataType{Kind: pkft.KindVarBinary}, "AQI=", []byte{1, 2}},
+		{price.Type, nil, nil},
+	} {
+		got, err := pkft.ParseValue(c.t, c.in)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%v from %#v: %#v, %v; want %#v", c.t, c.in, got, err, c.want)
+		}
+	}
+	if _, err := pkft.ParseValue(price.Type, true); err == nil || err.Error() != "boolean true for type DECIMAL(10, 2) NOT NULL" {
+		t.Errorf("a bool for a DECIMAL: %v", err)
+	}
+	if _, err := pkft.ParseValue(pkft.DataType{}, "1"); err == nil {
+		t.Error("a value parsed for the zero DataType")
 	}
 }

@@ -83,8 +83,8 @@ func TestWrite_Parquet(t *testing.T) {
 	}
 
 	bad := filepath.Join(dir, "bad.parquet")
-	cols := []arrow.Array{a.Column(0), a.Column(2)}
-	sch := arrow.NewSchema([]arrow.Field{a.Schema().Field(0), {Name: "i16", Type: a.Column(2).DataType(), Nullable: true}}, nil)
+	cols := []arrow.Array{a.Column(0), a.Column(4)}
+	sch := arrow.NewSchema([]arrow.Field{a.Schema().Field(0), {Name: "i16", Type: a.Column(4).DataType(), Nullable: true}}, nil)
 	writeParquetFile(t, bad, arrowRecord(sch, cols, a.NumRows()), 1000)
 	before := tableFiles(t, tablePath)
 	code, _, errOut = pkftRun(t, "write", tablePath, "--format", "parquet", bad)

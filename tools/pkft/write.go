@@ -3,16 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -44,8 +40,9 @@ write-only), leaving the rows on level 0 for a dedicated compaction (pkft compac
 --format csv: a header line naming the columns, then one row per line; \N is NULL, and so is an
 empty cell of a non-string column.
 --format parquet FILE...: the Parquet files named after the table, streamed record batch by
-record batch (Writer.WriteRecord: columns by name, Arrow types as the table's; an optional
-_rowKind column of +I/-U/+U/-D strings or int8 kinds).
+record batch (Writer.WriteRecord: columns by name, Arrow types as the table's or narrower
+integers and float32 for DOUBLE, widened; an optional _rowKind column of +I/-U/+U/-D strings or
+int8 kinds).
 
 Values are typed by the table schema: integers, floats, booleans; DECIMAL as a number or a
 string; DATE as yyyy-mm-dd or a day number; TIME as hh:mm:ss[.fff] or milliseconds of the day;
@@ -276,7 +273,7 @@ func typedRow(sch *pkft.Schema, rec map[string]any) (pkft.RowKind, []any, error)
 	}
 	row := make([]any, len(sch.Columns))
 	for i, f := range sch.Columns {
-		v, err := typedValue(f.Type, rec[f.Name])
+		v, err := pkft.ParseValue(f.Type, rec[f.Name])
 		if err != nil {
 			return 0, nil, fmt.Errorf("column %s: %w", f.Name, err)
 		}
@@ -300,114 +297,4 @@ func checkColumn(sch *pkft.Schema, name string) error {
 		return fmt.Errorf("unknown column %q: it holds a byte-order mark (U+FEFF)", name)
 	}
 	return fmt.Errorf("unknown column %q", name)
-}
-
-// typedValue converts a JSON value (json.Number, string, bool, nil) or CSV text to the Go form
-// of t.
-func typedValue(t pkft.DataType, v any) (any, error) {
-	if v == nil {
-		return nil, nil
-	}
-	text := ""
-	switch x := v.(type) {
-	case json.Number:
-		text = x.String()
-	case string:
-		text = x
-	case bool:
-		if t.Kind != pkft.KindBoolean {
-			return nil, fmt.Errorf("boolean %v for type %s", x, t.String())
-		}
-		return x, nil
-	default:
-		return nil, fmt.Errorf("value %v (%T) cannot be a %s", v, v, t.String())
-	}
-	_, isNum := v.(json.Number)
-	integer := func(bits int) (int64, error) {
-		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, bits)
-		if err != nil {
-			// Paimon's JSON reader parses an integer column's text with Long.parseLong (and
-			// Byte/Short/Integer), its CSV reader with the same digits-only rule: 1.0 and 1e3 are
-			// refused there too.
-			return 0, fmt.Errorf("%q is not a %d-bit integer (digits with an optional sign, as Paimon's JSON and CSV readers take an integer)", text, bits)
-		}
-		return n, nil
-	}
-	switch t.Kind {
-	case pkft.KindChar, pkft.KindVarChar:
-		if isNum {
-			return nil, fmt.Errorf("number %s for a string column", text)
-		}
-		return text, nil
-	case pkft.KindBoolean:
-		b, err := strconv.ParseBool(strings.TrimSpace(text))
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a boolean", text)
-		}
-		return b, nil
-	case pkft.KindTinyInt:
-		n, err := integer(8)
-		return int8(n), err
-	case pkft.KindSmallInt:
-		n, err := integer(16)
-		return int16(n), err
-	case pkft.KindInt:
-		n, err := integer(32)
-		return int32(n), err
-	case pkft.KindBigInt:
-		return integer(64)
-	case pkft.KindFloat:
-		f, err := strconv.ParseFloat(strings.TrimSpace(text), 32)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a float", text)
-		}
-		return float32(f), nil
-	case pkft.KindDouble:
-		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a double", text)
-		}
-		return f, nil
-	case pkft.KindDecimal:
-		// The writer parses the plain notation and checks precision and scale.
-		return strings.TrimSpace(text), nil
-	case pkft.KindDate:
-		if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 32); err == nil {
-			return int32(n), nil
-		}
-		d, err := time.Parse("2006-01-02", strings.TrimSpace(text))
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a date (yyyy-mm-dd or a day number)", text)
-		}
-		return int32(d.Unix() / 86400), nil
-	case pkft.KindTime:
-		if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 32); err == nil {
-			return int32(n), nil
-		}
-		d, err := time.Parse("15:04:05.999999999", strings.TrimSpace(text))
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a time (hh:mm:ss[.fff] or milliseconds)", text)
-		}
-		return int32((d.Hour()*3600+d.Minute()*60+d.Second())*1000 + d.Nanosecond()/1e6), nil
-	case pkft.KindTimestamp, pkft.KindTimestampLTZ:
-		if isNum {
-			ms, err := integer(64)
-			return time.UnixMilli(ms).UTC(), err
-		}
-		s := strings.Replace(strings.TrimSpace(text), "T", " ", 1)
-		ts, err := time.Parse("2006-01-02 15:04:05.999999999", s)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a timestamp (yyyy-mm-dd hh:mm:ss[.fffffffff])", text)
-		}
-		// Keep the precision of the column, as Paimon's cast does.
-		unit := int(math.Pow10(9 - min(t.Precision, 9)))
-		return ts.Add(-time.Duration(ts.Nanosecond() % unit)), nil
-	case pkft.KindBinary, pkft.KindVarBinary:
-		b, err := base64.StdEncoding.DecodeString(text)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not base64", text)
-		}
-		return b, nil
-	}
-	return nil, fmt.Errorf("type %s is not supported by pkft write", t.String())
 }

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"strings"
 	"testing"
 
-	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
@@ -176,28 +173,6 @@ func TestReadJSONLinesTooLong(t *testing.T) {
 		err := readJSONLines(strings.NewReader(c.in), 64, func(int, map[string]any) error { return nil })
 		if err == nil || err.Error() != c.want {
 			t.Errorf("error %v, want %q", err, c.want)
-		}
-	}
-}
-
-// A BIGINT takes what Paimon's JSON reader (Long.parseLong of the node's text) and CSV reader
-// (digits with an optional sign) take: 1.0, 1.5 and 1e3 are refused, as there.
-func TestBigIntParsedAsPaimonsReaders(t *testing.T) {
-	bigint := pkft.DataType{Kind: pkft.KindBigInt}
-	for _, ok := range []struct {
-		in   any
-		want int64
-	}{{json.Number("42"), 42}, {"-7", -7}, {"+9", 9}, {json.Number("9223372036854775807"), math.MaxInt64}} {
-		got, err := typedValue(bigint, ok.in)
-		if err != nil || got != ok.want {
-			t.Errorf("%v: %v, %v; want %d", ok.in, got, err, ok.want)
-		}
-	}
-	for _, bad := range []any{json.Number("1.0"), json.Number("1.5"), json.Number("1e3"), "1.0", json.Number("9223372036854775808")} {
-		_, err := typedValue(bigint, bad)
-		want := fmt.Sprintf("%q is not a 64-bit integer (digits with an optional sign, as Paimon's JSON and CSV readers take an integer)", fmt.Sprint(bad))
-		if err == nil || err.Error() != want {
-			t.Errorf("%v: error %v, want %q", bad, err, want)
 		}
 	}
 }
