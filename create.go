@@ -61,6 +61,9 @@ type ColumnDefinition struct {
 // TIMESTAMP(0/3/6/9) and with one TIMESTAMP_LTZ; a non-nullable field is NOT NULL. Other Arrow
 // types are refused by name.
 func ArrowDefinition(s *arrow.Schema) (TableDefinition, error) {
+	if s == nil {
+		return TableDefinition{}, errors.New("arrow definition: nil schema")
+	}
 	def := TableDefinition{Columns: make([]ColumnDefinition, 0, s.NumFields())}
 	for _, f := range s.Fields() {
 		t, err := convert.FromArrowType(f.Type)
@@ -104,6 +107,9 @@ func (o createOpenOptions) applyCreate(c *createConfig) { c.open = append(c.open
 func Create(ctx context.Context, path string, def TableDefinition, opts ...CreateOption) (*Table, error) {
 	cfg := createConfig{now: time.Now}
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		o.applyCreate(&cfg)
 	}
 	if path == "" {

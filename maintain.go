@@ -106,6 +106,9 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	start := time.Now()
 	var cfg maintainConfig
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		o.applyMaintain(&cfg)
 	}
 	topts, err := t.selection(ctx, cfg.scope)

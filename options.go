@@ -129,7 +129,11 @@ func WithShard(index, count int) BucketOption { return shard{index: index, count
 // the partition's directory path as Paimon names it (for example "region=eu/dt=2024-01-31",
 // empty for an unpartitioned table), a "/" and the bucket number in decimal, modulo count. It is
 // stable across processes, machines and releases (the hash is part of the documented behaviour).
+// With count below 1 there is no shard: ShardOf returns -1.
 func ShardOf(partitionPath string, bucket int32, count int) int {
+	if count < 1 {
+		return -1
+	}
 	const offset, prime = 14695981039346656037, 1099511628211
 	h := uint64(offset)
 	for _, c := range []byte(partitionPath + "/" + strconv.Itoa(int(bucket))) {

@@ -134,6 +134,9 @@ func WithScanSnapshot(id int64) ScanOption {
 func (t *Table) Scan(ctx context.Context, opts ...ScanOption) (array.RecordReader, error) {
 	cfg := scanConfig{batchRows: 4096}
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		o.applyScan(&cfg)
 	}
 	if cfg.batchRows <= 0 {

@@ -127,6 +127,9 @@ type SearchResult struct {
 func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) (*SearchResult, error) {
 	cfg := searchConfig{limit: DefaultLimit}
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		o.applySearch(&cfg)
 	}
 	if cfg.limit <= 0 {

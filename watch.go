@@ -112,6 +112,9 @@ func (e *WatchEvent) SnapshotsBehind() int64 { return max(e.LatestSnapshotID-e.M
 func (t *Table) Watch(ctx context.Context, opts ...WatchOption) error {
 	cfg := watchConfig{poll: DefaultWatchPollInterval, maxBackoff: DefaultWatchMaxBackoff}
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		o.applyWatch(&cfg)
 	}
 	if cfg.poll <= 0 || cfg.maxBackoff <= 0 {
@@ -119,6 +122,9 @@ func (t *Table) Watch(ctx context.Context, opts ...WatchOption) error {
 	}
 	var probe maintainConfig
 	for _, o := range cfg.maintain {
+		if o == nil {
+			continue
+		}
 		o.applyMaintain(&probe)
 	}
 	if probe.dryRun {

@@ -39,6 +39,9 @@ type Writer struct {
 func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, error) {
 	var cfg writeConfig
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		o.applyWrite(&cfg)
 	}
 	engine, err := t.engineIfIndexed(ctx)
@@ -258,6 +261,9 @@ func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactRes
 	start := time.Now()
 	var cfg compactConfig
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		o.applyCompact(&cfg)
 	}
 	topts, err := t.selection(ctx, cfg.scope)

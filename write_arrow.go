@@ -2,6 +2,7 @@ package pkft
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -49,7 +50,13 @@ func WithRowKind(kind RowKind) RecordOption { return rowKindOption(kind) }
 func (w *Writer) WriteRecord(ctx context.Context, rec arrow.RecordBatch, opts ...RecordOption) error {
 	cfg := recordConfig{kind: Insert}
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		o.applyRecord(&cfg)
+	}
+	if rec == nil {
+		return errors.New("write record: nil record batch")
 	}
 	ncols := len(w.types)
 	convs := make([]convert.ColumnConverter, ncols)
