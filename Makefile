@@ -307,11 +307,12 @@ compat-docker: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner 
 # make compat-docker, repeats every case make test's conformance phase already ran locally, and is
 # kept as a target). The container mode's own tests (a ping, removal on every exit path,
 # docker-compose.yml, the pkft image) and the case families in CONTAINER_CASES, which use the
-# containerized runner in each way the suite does: Java writes and compacts (scenario, write,
-# bucket), Java reads and searches Go's archives (scenario, search), the decision differential's
-# scripts (maintainer), source meta and index-file bytes, and faults. Its results.json must equal
-# make compat's on the cases it ran (scripts/compare-results.py --subset).
-CONTAINER_CASES ?= scenario|search|bucket|index-file|source-meta|faults|state|sidecar
+# containerized runner in each way the suite does: Java writes, compacts and maintains beside Go
+# and reads and searches Go's archives (scenario, bucket, sidecar), index-file and source-meta
+# bytes, bucket states, and faults (about 90 cases, 9 minutes on 2 cores). The search family is
+# left out: its cases search tables the table family's maintain cases leave. Its results.json
+# must equal make compat's on the cases it ran (scripts/compare-results.py --subset).
+CONTAINER_CASES ?= scenario|bucket|index-file|source-meta|faults|state|sidecar
 .PHONY: compat-docker-ci
 compat-docker-ci: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner seaweedfs
 	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) PKFT_IMAGE=$(PKFT_IMAGE) \
