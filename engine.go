@@ -1,6 +1,35 @@
 package pkft
 
-import "github.com/paimon-pkft/pkft/internal/fulltext/native"
+import (
+	"context"
+
+	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+)
+
+// ErrEngineNotFound reports that the full-text engine library was found nowhere pkft looks; its
+// message says how to install it and where pkft looked.
+var ErrEngineNotFound = native.ErrNotFound
+
+// EngineInstallCommand installs the engine pkft is built and tested against, in the Python on
+// PATH, where pkft finds it.
+const EngineInstallCommand = native.InstallCommand
+
+// loadEngine returns the table's engine: the configured one, else the native engine, looked
+// for (with ctx) on the first call and loaded only when an archive is built or searched. A
+// lookup that fails is kept, and reported when the engine is used, unless ctx ended during it.
+func (t *Table) loadEngine(ctx context.Context) (fulltext.Engine, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.engine == nil {
+		lazy, err := native.NewLazy(ctx, t.engineLibrary)
+		if err != nil {
+			return nil, err
+		}
+		t.engine = lazy
+	}
+	return t.engine, nil
+}
 
 // UseEngineTempDir gives the engine's temporary files (it builds each archive in a temporary
 // directory of its own) a directory named after this process, TMPDIR/pkft-<pid>-<random>, and

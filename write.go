@@ -78,7 +78,7 @@ func (t *Table) engineIfIndexed(ctx context.Context) (fulltext.Engine, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	return t.loadEngine()
+	return t.loadEngine(ctx)
 }
 
 // Schema is the schema rows are written with (the table's latest when the writer opened).
