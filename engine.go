@@ -2,6 +2,7 @@ package pkft
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/fulltext/native"
@@ -29,6 +30,32 @@ func (t *Table) loadEngine(ctx context.Context) (fulltext.Engine, error) {
 		t.engine = lazy
 	}
 	return t.engine, nil
+}
+
+// writerEngine is engineIfIndexed for a writer, which also checks that the engine loads: a
+// writer's commit builds archives (its compaction at commit builds those of the level it writes,
+// after the APPEND snapshot is committed; its maintainer those of the restored levels that lack
+// one), so a missing engine must stop the write before it starts, not half way through its
+// commit.
+func (t *Table) writerEngine(ctx context.Context) (fulltext.Engine, error) {
+	engine, err := t.engineIfIndexed(ctx)
+	if err != nil || engine == nil {
+		return engine, err
+	}
+	if err := engineLoads(engine); err != nil {
+		return nil, fmt.Errorf("open writer on %s: its full-text index needs the engine when the write commits (the commit builds archives): %w", t.path, err)
+	}
+	return engine, nil
+}
+
+// engineLoads loads a native engine that is not loaded yet, and returns why it cannot be; an
+// engine configured otherwise is taken as it is.
+func engineLoads(engine fulltext.Engine) error {
+	if lazy, ok := engine.(*native.Lazy); ok {
+		_, err := lazy.Library()
+		return err
+	}
+	return nil
 }
 
 // UseEngineTempDir gives the engine's temporary files (it builds each archive in a temporary

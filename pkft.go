@@ -25,7 +25,9 @@
 // wheel (pip install paimon-ftindex==0.1.0). It is looked for in the file [WithEngineLibrary]
 // names, else in PAIMON_FTINDEX_LIB_PATH, else in the paimon_ftindex package installed in the
 // Python on PATH, else in .cache/native/ of a pkft clone. It is loaded when an archive is first
-// built or searched (an operation that needs neither never loads it).
+// built or searched (an operation that needs neither never loads it); a writer on a table with a
+// full-text index checks that it loads before it writes anything, so that a missing engine never
+// leaves a write half committed.
 //
 // The package does not log; progress is reported through [WithProgress].
 package pkft
