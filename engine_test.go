@@ -2,6 +2,8 @@ package pkft_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // noEngineAnywhere makes the test's process a machine without the engine: no
@@ -98,5 +101,46 @@ func TestWriteWithoutEngineCommitsNothing(t *testing.T) {
 	}
 	if res, err := w.Commit(ctx); err != nil || res.CompactSnapshotID == 0 {
 		t.Fatalf("commit on a table without a full-text index: %+v, %v", res, err)
+	}
+}
+
+// TestFindEngine checks what FindEngine reports: the library a named path holds, with its
+// sha256 and version; the missing engine, with how to install it; and a file that is no engine.
+func TestFindEngine(t *testing.T) {
+	ctx := context.Background()
+	real := testenv.Native(t).Path()
+	noEngineAnywhere(t)
+
+	info, err := pkft.FindEngine(ctx, pkft.WithEngineLibrary(real))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	if info.Path != real || info.Source != pkft.EngineFromOption || info.SHA256 != hex.EncodeToString(sum[:]) ||
+		info.Version != "0.1.0" || info.OfficialWheel == "" {
+		t.Errorf("engine named by WithEngineLibrary: %+v", info)
+	}
+	t.Setenv("PAIMON_FTINDEX_LIB_PATH", filepath.Dir(real))
+	if info, err := pkft.FindEngine(ctx); err != nil || info.Path != real || info.Source != pkft.EngineFromEnv {
+		t.Errorf("engine named by PAIMON_FTINDEX_LIB_PATH: %+v, %v", info, err)
+	}
+	t.Setenv("PAIMON_FTINDEX_LIB_PATH", "")
+
+	if info, err := pkft.FindEngine(ctx); !errors.Is(err, pkft.ErrEngineNotFound) || info != nil ||
+		!strings.Contains(err.Error(), pkft.EngineInstallCommand) {
+		t.Errorf("no engine anywhere: %+v, %v; want ErrEngineNotFound with the install command", info, err)
+	}
+
+	notEngine := filepath.Join(t.TempDir(), "libpaimon_ftindex_ffi.so")
+	if err := os.WriteFile(notEngine, []byte("text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err = pkft.FindEngine(ctx, pkft.WithEngineLibrary(notEngine))
+	if err == nil || errors.Is(err, pkft.ErrEngineNotFound) || info == nil || info.Path != notEngine || info.SHA256 == "" || info.Version != "" {
+		t.Errorf("a file that is no engine: %+v, %v; want its description and the load's error", info, err)
 	}
 }

@@ -24,10 +24,10 @@
 // The engine is the shared library libpaimon_ftindex_ffi.so of the official paimon-ftindex
 // wheel (pip install paimon-ftindex==0.1.0). It is looked for in the file [WithEngineLibrary]
 // names, else in PAIMON_FTINDEX_LIB_PATH, else in the paimon_ftindex package installed in the
-// Python on PATH, else in .cache/native/ of a pkft clone. It is loaded when an archive is first
-// built or searched (an operation that needs neither never loads it); a writer on a table with a
-// full-text index checks that it loads before it writes anything, so that a missing engine never
-// leaves a write half committed.
+// Python on PATH, else in .cache/native/ of a pkft clone ([FindEngine] says which one it finds).
+// It is loaded when an archive is first built or searched (an operation that needs neither never
+// loads it); a writer on a table whose commit will build archives checks that it loads before
+// it writes anything, so that a missing engine never leaves a write half committed.
 //
 // The package does not log; progress is reported through [WithProgress].
 package pkft
@@ -172,8 +172,9 @@ func KeepArchivesOpen() OpenOption { return func(c *openconfig.Config) { c.KeepA
 
 // WithEngineLibrary loads the full-text engine from path, the file libpaimon_ftindex_ffi.so
 // of the official paimon-ftindex wheel (or the directory holding it), instead of looking for it
-// in PAIMON_FTINDEX_LIB_PATH, the Python on PATH and .cache/native/. A path that holds no
-// library is an error when the table first needs the engine; nothing else is tried.
+// in PAIMON_FTINDEX_LIB_PATH, the Python on PATH and .cache/native/ ([FindEngine]). A path
+// that holds no library is an error when the table first needs the engine; nothing else is
+// tried.
 func WithEngineLibrary(path string) OpenOption {
 	return func(c *openconfig.Config) { c.EngineLibrary = path }
 }
