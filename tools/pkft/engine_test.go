@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
@@ -124,5 +128,81 @@ func TestWriteWithoutEngineFailsBeforeCommit(t *testing.T) {
 	}
 	if after := snapshotFiles(t, dir); after != before || latestID(t, dir) != id {
 		t.Errorf("%d snapshots after the failed write (latest %d), %d before (latest %d)", after, latestID(t, dir), before, id)
+	}
+}
+
+// TestEngineFromPipInstall is the new user's path: paimon-ftindex installed with pip in a
+// virtual environment whose bin/ is first on PATH, nothing else set, and the built pkft run from
+// a directory outside the clone creates, writes, compacts and searches a table with the engine
+// it finds there.
+func TestEngineFromPipInstall(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		testenv.Missing(t, testenv.RequireNativeEnv, "the engine's wheel pkft pins is for linux/amd64, not "+runtime.GOOS+"/"+runtime.GOARCH)
+	}
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		testenv.Missing(t, testenv.RequireNativeEnv, "no python3 on PATH to make a virtual environment with: "+err.Error())
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	venv := filepath.Join(t.TempDir(), "venv")
+	if out, err := exec.CommandContext(ctx, python, "-m", "venv", venv).CombinedOutput(); err != nil {
+		testenv.Missing(t, testenv.RequireNativeEnv, "python3 -m venv (the venv module) failed: "+err.Error()+": "+string(out))
+	}
+	pip := exec.CommandContext(ctx, filepath.Join(venv, "bin", "python3"), "-m", "pip", "install",
+		"--disable-pip-version-check", "--quiet", "paimon-ftindex==0.1.0")
+	if out, err := pip.CombinedOutput(); err != nil {
+		testenv.Missing(t, testenv.RequireNativeEnv, "pip install paimon-ftindex==0.1.0 in a virtual environment failed: "+err.Error()+": "+string(out))
+	}
+	bin := buildPkft(t)
+
+	work := t.TempDir() // outside the clone: no .cache/native above it
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PAIMON_FTINDEX_LIB_PATH=") && !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	pkftCmd := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Dir, cmd.Env = work, env
+		cmd.Stdin = strings.NewReader(stdin)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("pkft %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, stderr.String())
+		}
+		return string(out)
+	}
+
+	version := pkftCmd("", "version")
+	for _, want := range []string{"  found through: the paimon_ftindex package of python3 (" + filepath.Join(venv, "bin", "python3") + ")\n",
+		"  version: 0.1.0 (from " + venv, "  loads: yes\n"} {
+		if !strings.Contains(version, want) {
+			t.Errorf("pkft version printed %q, which does not say %q", version, want)
+		}
+	}
+
+	schemaFile := filepath.Join(work, "docs.json")
+	if err := os.WriteFile(schemaFile, []byte(`{"columns": [{"name": "id", "type": "INT"}, {"name": "content", "type": "STRING"}],
+	  "primaryKeys": ["id"], "options": {"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	table := filepath.Join("db.db", "docs")
+	pkftCmd("", "create", table, "--schema", schemaFile)
+	pkftCmd(`{"id":1,"content":"a zebra crossing"}
+{"id":2,"content":"the zebra sleeps"}
+{"id":3,"content":"nothing here"}
+`, "write", table)
+	pkftCmd(`{"id":4,"content":"one more zebra"}`+"\n", "write", table)
+	if out := pkftCmd("", "compact", table, "--json"); !strings.Contains(out, `"fileName": "index-`) {
+		t.Errorf("pkft compact --json printed %s, want an archive built", out)
+	}
+	hits := pkftCmd("", "search", table, "--query", "zebra", "--json")
+	if n := strings.Count(hits, `"rowPosition"`); n != 3 {
+		t.Errorf("pkft search zebra found %d hits, want 3:\n%s", n, hits)
 	}
 }
