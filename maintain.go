@@ -149,7 +149,7 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	if _, err := restore.ResolveFullTextDefinition(s); err != nil && (len(sorted) == 0 || !errors.Is(err, restore.ErrNoFullTextIndex)) {
 		return nil, opError(err, "maintain %s", t.path)
 	} else if err == nil {
-		if engine, err = t.loadEngine(); err != nil {
+		if engine, err = t.loadEngine(ctx); err != nil {
 			return nil, err
 		}
 	}

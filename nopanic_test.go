@@ -148,6 +148,11 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 			_, err2 := pkft.Open(ctx, empty, nil)
 			return fmt.Errorf("%v; %v", err1, err2)
 		},
+		"FindEngine": func() error {
+			_, err1 := pkft.FindEngine(ctx, nilOpen...)
+			_, err2 := pkft.FindEngine(ctx, nil, pkft.WithEngineLibrary(""))
+			return fmt.Errorf("%v; %v", err1, err2)
+		},
 		"TableOptions": func() error {
 			_, err1 := pkft.TableOptions(ctx, "", nil)
 			_, err2 := pkft.TableOptions(ctx, empty)

@@ -21,10 +21,13 @@
 // their commits) and internal/search (the read path), which hold the behaviour and its
 // documentation; its API names none of their types.
 //
-// The engine is the shared library libpaimon_ftindex_ffi.so (the official paimon-ftindex
-// wheel's). It is loaded when an archive is first built or searched (an operation that needs
-// neither never loads it), from the file [WithEngineLibrary] names, else from
-// PAIMON_FTINDEX_LIB_PATH or .cache/native/ in the working directory or a parent.
+// The engine is the shared library libpaimon_ftindex_ffi.so of the official paimon-ftindex
+// wheel (pip install paimon-ftindex==0.1.0). It is looked for in the file [WithEngineLibrary]
+// names, else in PAIMON_FTINDEX_LIB_PATH, else in the paimon_ftindex package installed in the
+// Python on PATH, else in .cache/native/ of a pkft clone ([FindEngine] says which one it finds).
+// It is loaded when an archive is first built or searched (an operation that needs neither never
+// loads it); a writer on a table whose commit will build archives checks that it loads before
+// it writes anything, so that a missing engine never leaves a write half committed.
 //
 // The package does not log; progress is reported through [WithProgress].
 package pkft
@@ -38,7 +41,6 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fileio/resolve"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
-	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/openconfig"
 	"github.com/paimon-pkft/pkft/internal/restore"
 	"github.com/paimon-pkft/pkft/internal/schema"
@@ -169,8 +171,10 @@ func fileIOFor(path string, cfg openconfig.Config) (fileio.FileIO, error) {
 func KeepArchivesOpen() OpenOption { return func(c *openconfig.Config) { c.KeepArchives = true } }
 
 // WithEngineLibrary loads the full-text engine from path, the file libpaimon_ftindex_ffi.so
-// of the official paimon-ftindex wheel, instead of looking for it in PAIMON_FTINDEX_LIB_PATH
-// and .cache/native/. The library is loaded when the table first needs it.
+// of the official paimon-ftindex wheel (or the directory holding it), instead of looking for it
+// in PAIMON_FTINDEX_LIB_PATH, the Python on PATH and .cache/native/ ([FindEngine]). A path
+// that holds no library is an error when the table first needs the engine; nothing else is
+// tried.
 func WithEngineLibrary(path string) OpenOption {
 	return func(c *openconfig.Config) { c.EngineLibrary = path }
 }
@@ -225,18 +229,6 @@ func (t *Table) Path() string { return t.path }
 // FullTextColumn is the column the table's full-text index covers, as the schema read by
 // [Open] names it; empty when the table has none.
 func (t *Table) FullTextColumn() string { return t.column }
-
-// loadEngine returns the configured engine; by default the native one, which loads its library
-// (the WithEngineLibrary file, else the one native.Load finds) only when an archive is built or
-// searched.
-func (t *Table) loadEngine() (fulltext.Engine, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.engine == nil {
-		t.engine = &native.Lazy{Path: t.engineLibrary}
-	}
-	return t.engine, nil
-}
 
 // latestSchema reads the table's latest schema (the one maintenance and search use).
 func (t *Table) latestSchema(ctx context.Context) (*schema.TableSchema, error) {

@@ -24,7 +24,7 @@ import (
 // with a note on stderr; the tests skip or fail on their own through internal/testing/testenv.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if _, err := native.Load(); err != nil {
+	if _, err := native.Load(context.Background(), ""); err != nil {
 		if testenv.Required(testenv.RequireNativeEnv) {
 			fmt.Fprintf(os.Stderr, "FAIL: the examples need the native engine: %v (%s=1 makes this a failure)\n", err, testenv.RequireNativeEnv)
 			os.Exit(1)
@@ -396,10 +396,11 @@ func TestOpen_EngineLibrary(t *testing.T) {
 	if _, err := maintained.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lib, err := native.Locate()
+	found, err := native.Locate(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	lib := found.Path
 	tbl, err := pkft.Open(ctx, dir, pkft.WithEngineLibrary(lib))
 	if err != nil {
 		t.Fatal(err)

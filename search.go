@@ -173,7 +173,7 @@ func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) 
 		}
 		req.Snapshot = snap
 	}
-	engine, err := t.loadEngine()
+	engine, err := t.loadEngine(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -66,13 +66,13 @@ func hitKeys(t *testing.T, tbl *pkft.Table, query string, opts ...pkft.SearchOpt
 // snapshot's archives are dropped again by the next search of the newest one, concurrent
 // searches share the readers, and Close releases them all.
 func TestKeepArchivesOpen(t *testing.T) {
-	testenv.Native(t)
+	lib := testenv.Native(t)
 	ctx := context.Background()
 	dir, cleanup := exampleTable("partitioned-dv")
 	t.Cleanup(cleanup)
 	openWith := func(opts ...pkft.OpenOption) (*pkft.Table, *countingEngine) {
 		t.Helper()
-		e := &countingEngine{Engine: &native.Lazy{}}
+		e := &countingEngine{Engine: native.Engine{Lib: lib}}
 		tbl, err := pkft.Open(ctx, dir, append([]pkft.OpenOption{openconfig.WithEngine(e)}, opts...)...)
 		if err != nil {
 			t.Fatal(err)

@@ -35,7 +35,9 @@ type Writer struct {
 }
 
 // NewWriter opens a writer on the table's latest snapshot (an empty table is fine). The
-// full-text engine is loaded only when the table has a full-text index.
+// full-text engine is needed only when the table has a full-text index; NewWriter then checks
+// that it loads, so that a missing engine fails the write before anything is written or
+// committed (the error matches [ErrEngineNotFound] when no engine was found).
 func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, error) {
 	var cfg writeConfig
 	for _, o := range opts {
@@ -44,7 +46,7 @@ func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, er
 		}
 		o.applyWrite(&cfg)
 	}
-	engine, err := t.engineIfIndexed(ctx)
+	engine, err := t.writerEngine(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func (t *Table) engineIfIndexed(ctx context.Context) (fulltext.Engine, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	return t.loadEngine()
+	return t.loadEngine(ctx)
 }
 
 // Schema is the schema rows are written with (the table's latest when the writer opened).

@@ -295,7 +295,7 @@ func TestConformance(t *testing.T) {
 
 func testEngine(t *testing.T) {
 	// A missing engine makes every engine row unavailable rather than stopping the matrix.
-	lib, err := native.Load()
+	lib, err := native.Load(t.Context(), "")
 	goSide := GoSide{Lib: lib}
 	java, python, javaErr, pythonErr := sides(t)
 	if err != nil {

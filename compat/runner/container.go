@@ -172,7 +172,8 @@ func startJavaContainer(ctx context.Context, root string, jvmFlags []string) (*P
 		// The runner image's entrypoint says the same; this covers any image.
 		"JAVA_TOOL_OPTIONS": strings.Join(append([]string{"-XX:-UsePerfData -Xlog:disable -Xlog:all=warning:stderr"}, jvmFlags...), " "),
 	}
-	if lib, err := native.Locate(); err == nil {
+	if found, err := native.Locate(ctx, ""); err == nil {
+		lib := found.Path
 		if !within(lib, root) && !within(lib, tmp) {
 			binds = append(binds, lib+":"+lib+":ro")
 		}

@@ -38,7 +38,7 @@ func faultsSample() int {
 // PkFullTextBucketIndexState and PrimaryKeyIndexLevels) equals Go's. The Go side checks (missing
 // files, orphans, retry) run in the same harness.
 func testFaults(t *testing.T) {
-	lib, libErr := native.Load()
+	lib, libErr := native.Load(t.Context(), "")
 	root, rootErr := RepoRoot()
 	var p *Process
 	var javaErr error

@@ -134,7 +134,7 @@ func javaGoView(ctx context.Context, p *Process, path string, queries []string, 
 // there for), and it moves into place with Java's dump, rows and ranked answers to the engine
 // queries recorded beside it.
 func generateGoGolden(ctx context.Context, p *Process, root string) error {
-	lib, err := native.Load()
+	lib, err := native.Load(ctx, "")
 	if err != nil {
 		return fmt.Errorf("the Go corpus needs the engine (make native): %w", err)
 	}

@@ -83,7 +83,7 @@ func hostileQueries() []hostileQuery {
 // the engine is busy.
 func testHostileQueries(t *testing.T) {
 	runCase(t, "search/hostile-queries", "go", func(ctx context.Context) error {
-		if _, err := native.Load(); err != nil {
+		if _, err := native.Load(ctx, ""); err != nil {
 			return unavailable{testenv.RequireNativeEnv, err}
 		}
 		root, err := RepoRoot()

@@ -37,7 +37,7 @@ var indexFileCommands = []string{"pk-full-text-index-file-build", "archive-searc
 // and answer the engine corpus queries with the same row ids and scores (within 1e-5 relative),
 // whichever side searches.
 func testSameLevelArchives(t *testing.T, jt *javaTables) {
-	lib, libErr := native.Load()
+	lib, libErr := native.Load(t.Context(), "")
 	for _, c := range javaFullTextCorpus() {
 		// The ngram table is in the format corpus too: build it once.
 		if i := slices.IndexFunc(jt.corpus, func(o *corpusTable) bool { return o.name == c.name }); i >= 0 {

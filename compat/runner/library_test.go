@@ -111,7 +111,7 @@ func startGroupWith(t *testing.T, start func(context.Context, ...JavaOption) (*P
 		t.Cleanup(func() { p.Close() })
 		g.proc = p
 	}
-	if lib, err := native.Load(); err != nil {
+	if lib, err := native.Load(ctx, ""); err != nil {
 		g.engErr = unavailable{testenv.RequireNativeEnv, err}
 	} else {
 		g.engine = native.Engine{Lib: lib}

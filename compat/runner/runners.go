@@ -90,8 +90,8 @@ func StartLocalJava(ctx context.Context, opts ...JavaOption) (*Process, error) {
 		return nil, fmt.Errorf("%w: no java on PATH", ErrUnavailable)
 	}
 	argv := append([]string{java}, javaFlags(opts)...)
-	if lib, err := native.Locate(); err == nil {
-		argv = append(argv, "-Dpaimon.ftindex.lib="+lib)
+	if found, err := native.Locate(ctx, ""); err == nil {
+		argv = append(argv, "-Dpaimon.ftindex.lib="+found.Path)
 	}
 	return Start(ctx, "java", append(argv, "-jar", jar, "serve"), nil)
 }

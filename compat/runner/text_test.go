@@ -35,7 +35,7 @@ var malformedTexts = []string{
 // becomes U+0001), and Java's dump and full-text state equal Go's.
 func testMalformedText(t *testing.T) {
 	runCase(t, "text/malformed-utf8", "go->java", func(ctx context.Context) error {
-		lib, err := native.Load()
+		lib, err := native.Load(ctx, "")
 		if err != nil {
 			return unavailable{testenv.RequireNativeEnv, err}
 		}

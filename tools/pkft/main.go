@@ -14,6 +14,12 @@
 //	                        re-encode the metadata as the next snapshot
 //	pkft options TABLE_PATH [--json]
 //	                        what pkft does with each option the table sets (honoured, refused, inert)
+//	pkft version            pkft's version and the full-text engine found: path, how, sha256, version
+//
+// The full-text engine (libpaimon_ftindex_ffi.so of the paimon-ftindex wheel) is the file
+// --engine-lib names, else PAIMON_FTINDEX_LIB_PATH's, else the one in the paimon_ftindex package
+// of the Python on PATH (pip install paimon-ftindex==0.1.0), else .cache/native of a pkft clone
+// (make native).
 //
 // Errors are logged on stderr (log/slog) and exit with status 1. SIGINT and SIGTERM stop any
 // command promptly (a search also while the engine is inside an archive). The engine's temporary
@@ -92,6 +98,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "pkft",
 		Short:         "Inspect and maintain Paimon primary-key full-text archives",
+		Long:          rootLong,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       moduleVersion(),
@@ -108,6 +115,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	root.AddCommand(compactCommand())
 	root.AddCommand(createCommand(), scanCommand())
 	root.AddCommand(optionsCommand())
+	root.AddCommand(versionCommand())
 	root.AddCommand(
 		&cobra.Command{
 			Use:     "dump TABLE_PATH",

@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/cgo"
@@ -307,28 +308,51 @@ func (e Engine) OpenReader(ctx context.Context, r io.ReaderAt, size int64) (full
 	return e.Lib.OpenReader(ctx, r, size)
 }
 
-// Lazy is a fulltext.Engine that loads the library on first use (LoadPath of Path when set,
-// else Load): an operation that builds or searches no archive never needs the library. The
-// outcome of the first load is kept for the Lazy's life. Use it through a pointer; it is safe
-// for concurrent use.
+// Lazy is a fulltext.Engine that loads its library on first use: an operation that builds or
+// searches no archive never needs the library. Path is the file to load (what Locate found);
+// when Err is set instead (Locate failed), every use returns it. The outcome of the first load is
+// kept for the Lazy's life. Use it through a pointer; it is safe for concurrent use.
 type Lazy struct {
-	// Path is the library file to load; empty: Load finds it.
+	// Path is the library file to load.
 	Path string
+	// Err, when set, is why there is no library to load.
+	Err error
 
-	once sync.Once
-	lib  *Library
-	err  error
+	found Found
+	once  sync.Once
+	lib   *Library
+	err   error
 }
 
 var _ fulltext.Engine = (*Lazy)(nil)
 
+// NewLazy looks for the library now, as Locate(ctx, explicit) does, and loads it on first use.
+// A library that is not found is not an error yet: the Lazy returns it when it is used. The
+// error is the lookup's when ctx ended during it (it wraps ctx's cause).
+func NewLazy(ctx context.Context, explicit string) (*Lazy, error) {
+	found, err := Locate(ctx, explicit)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err // ctx's cause, not a missing library
+		}
+		return &Lazy{Err: err}, nil
+	}
+	return &Lazy{Path: found.Path, found: found}, nil
+}
+
 // Library loads the library on the first call and returns it, or the load's error.
 func (l *Lazy) Library() (*Library, error) {
 	l.once.Do(func() {
-		if l.Path != "" {
+		switch {
+		case l.Err != nil:
+			l.err = l.Err
+		case l.Path == "":
+			l.err = errors.New("no library path")
+		default:
 			l.lib, l.err = LoadPath(l.Path)
-		} else {
-			l.lib, l.err = Load()
+			if l.err == nil && l.found.Path == l.Path {
+				l.lib.found = l.found
+			}
 		}
 		if l.err != nil {
 			l.err = fmt.Errorf("load the full-text engine: %w", l.err)

@@ -31,7 +31,7 @@ func Required(env string) bool { return os.Getenv(env) == "1" }
 // loader's message, or failed with it when PKFT_REQUIRE_NATIVE=1.
 func Native(t testing.TB) *native.Library {
 	t.Helper()
-	lib, err := native.Load()
+	lib, err := native.Load(t.Context(), "")
 	if err != nil {
 		Missing(t, RequireNativeEnv, err.Error())
 	}
