@@ -169,7 +169,7 @@ func consumerCase(ctx context.Context, t *testing.T, r *implRunner, cmd string, 
 		return fmt.Errorf("no consumer case for command %s", cmd)
 	}
 	err = check(ctx, p, tb)
-	bugs := sup.KnownBugs(cmd, tb.id(), tb.dump.Schema.Options)
+	bugs := sup.KnownBugs(cmd, tb.id(), tb.dump.Schema)
 	if len(bugs) == 0 {
 		return err
 	}
@@ -268,6 +268,11 @@ type consumerSearchResult struct {
 // Java's PrimaryKeySearchPosition#compareTo compares the partition's BinaryRow bytes. So among
 // hits of equal score, those of different partitions may come in another order; within one
 // partition the order (bucket, data file name, row position) must be Java's.
+//
+// A query whose hits agree with Java's once Java's TIMESTAMP(7-9) key values are cut to
+// microseconds fails with keysCutToMicrosNote in its error (pypaimon 2.1.0's hit rows lose the
+// nanoseconds; pypaimon21.supports), after the other queries pass: any other difference comes
+// first.
 func consumerSearch(ctx context.Context, p *Process, tb *consumerTable, positions bool) error {
 	partitions := map[string]string{}
 	for _, b := range tb.dump.Buckets {
@@ -279,6 +284,8 @@ func consumerSearch(ctx context.Context, p *Process, tb *consumerTable, position
 			partitions[f.FileName] = string(part)
 		}
 	}
+	nanos := nanoFields(tb.dump)
+	var cut error
 	for _, raw := range tb.search {
 		var want consumerSearchResult
 		if err := json.Unmarshal(raw, &want); err != nil {
@@ -297,19 +304,85 @@ func consumerSearch(ctx context.Context, p *Process, tb *consumerTable, position
 				asFloat32(r[i].Key, f32)
 			}
 		}
-		switch {
-		case ranked && !positions:
-			err = sameRankedHitsWithoutPositions(got, want)
-		case ranked:
-			err = sameConsumerHits(got, want, true, partitions)
-		default:
-			err = sameUnrankedHits(got, want, tb.limit)
+		same := func(want consumerSearchResult) error {
+			switch {
+			case ranked && !positions:
+				return sameRankedHitsWithoutPositions(got, want)
+			case ranked:
+				return sameConsumerHits(got, want, true, partitions)
+			default:
+				return sameUnrankedHits(got, want, tb.limit)
+			}
 		}
-		if err != nil {
-			return fmt.Errorf("query %s: %w", want.Query, err)
+		if err := same(want); err != nil {
+			err = fmt.Errorf("query %s: %w", want.Query, err)
+			// A difference that is only Java's TIMESTAMP(7-9) key values cut to microseconds is
+			// told apart (supports files may document it): the other queries still run.
+			if micros, ok := keysCutToMicros(want, nanos); ok && same(micros) == nil {
+				if cut == nil {
+					cut = fmt.Errorf("%w (%s)", err, keysCutToMicrosNote)
+				}
+				continue
+			}
+			return err
 		}
 	}
-	return nil
+	return cut
+}
+
+// keysCutToMicrosNote ends a search difference that is only Java's TIMESTAMP(7-9) key values cut
+// to microseconds: with them cut, the hits agree.
+const keysCutToMicrosNote = "with Java's TIMESTAMP(7-9) key values cut to microseconds the hits agree"
+
+// nanoFields returns the fields of d of type TIMESTAMP(7) to TIMESTAMP(9), whose values have
+// nanoseconds.
+func nanoFields(d inspect.Dump) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range d.Schema.Fields {
+		for _, p := range []string{"TIMESTAMP(7)", "TIMESTAMP(8)", "TIMESTAMP(9)"} {
+			if strings.HasPrefix(f.Type, p) {
+				out[f.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// keysCutToMicros returns want with the values of the nanos fields in its hits' keys (ISO local
+// date-times as the runners render them) cut to microseconds, trailing fractional zeros dropped:
+// what a reader that turns nanoseconds into microseconds by flooring returns. ok is false when no
+// value changes.
+func keysCutToMicros(want consumerSearchResult, nanos map[string]bool) (consumerSearchResult, bool) {
+	out, ok := want, false
+	out.Results = make([]consumerHit, len(want.Results))
+	for i, h := range want.Results {
+		key := make(map[string]any, len(h.Key))
+		for k, v := range h.Key {
+			if s, isString := v.(string); isString && nanos[k] {
+				if c := cutToMicros(s); c != s {
+					v, ok = c, true
+				}
+			}
+			key[k] = v
+		}
+		h.Key = key
+		out.Results[i] = h
+	}
+	return out, ok
+}
+
+// cutToMicros cuts the fraction of an ISO local date-time ("1969-02-27T21:23:54.236709209") to
+// six digits, trailing zeros dropped ("1969-02-27T21:23:54.236709").
+func cutToMicros(s string) string {
+	i := strings.LastIndexByte(s, '.')
+	if i < 0 || !strings.Contains(s[:i], "T") || len(s)-i-1 <= 6 {
+		return s
+	}
+	frac := strings.TrimRight(s[i+1:i+7], "0")
+	if frac == "" {
+		return s[:i]
+	}
+	return s[:i+1] + frac
 }
 
 // sameConsumerHits compares got with Java's want: the same snapshot and hits, scores within 1e-5

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/paimon-pkft/pkft/internal/inspect"
 )
 
 // ImplEnvPrefix starts the variables that add an implementation to the consumer cases:
@@ -91,9 +93,10 @@ type Supports struct {
 // upstream file) as Reason explains. The case's request is its reproduction.
 type KnownBug struct {
 	Command, Table, Expect, Source, Reason string
-	// BySelector is set when an option:KEY=VALUE line named the table: such a line says tables
-	// with the option may show the bug (one without an archive does not), so a pass is a pass;
-	// the lines naming tables are the ones that notice an upstream fix.
+	// BySelector is set when an option:KEY=VALUE or key-type:TYPE line named the table: such a
+	// line says tables with the option or key type may show the bug (one without an archive, or
+	// without the values the bug needs, does not), so a pass is a pass; the lines naming tables
+	// are the ones that notice an upstream fix.
 	BySelector bool
 }
 
@@ -119,12 +122,34 @@ func (k KnownBug) Matches(err error) bool {
 // option to a value: option:KEY=VALUE.
 const optionSelector = "option:"
 
-// KnownBugs returns every documented bug of command on table (PRODUCER/TABLE), whose table
-// options are options: the lines naming the table first, then the option:KEY=VALUE lines the
-// options select, each in file order. A table may show any of them (a table selected by two
+// keyTypeSelector prefixes a known-upstream table selector naming every table with a
+// primary-key field of a type: key-type:TYPE, TYPE as Paimon's SQL string of the type without
+// NOT NULL (TIMESTAMP(9)).
+const keyTypeSelector = "key-type:"
+
+// selects tells whether the selector of a known-upstream line (option:KEY=VALUE or
+// key-type:TYPE) names a table of schema.
+func selects(selector string, schema inspect.SchemaDump) bool {
+	if sel, ok := strings.CutPrefix(selector, optionSelector); ok {
+		key, value, _ := strings.Cut(sel, "=")
+		return schema.Options[key] == value
+	}
+	if typ, ok := strings.CutPrefix(selector, keyTypeSelector); ok {
+		for _, f := range schema.Fields {
+			if slices.Contains(schema.PrimaryKeys, f.Name) && strings.TrimSuffix(f.Type, " NOT NULL") == typ {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// KnownBugs returns every documented bug of command on table (PRODUCER/TABLE), whose schema is
+// schema: the lines naming the table first, then the option:KEY=VALUE and key-type:TYPE lines
+// that select it, each in file order. A table may show any of them (a table selected by two
 // options fails on whichever the implementation checks first), so a case failing with the error
 // of any one of them is that bug.
-func (s *Supports) KnownBugs(command, table string, options map[string]string) []KnownBug {
+func (s *Supports) KnownBugs(command, table string, schema inspect.SchemaDump) []KnownBug {
 	var out []KnownBug
 	for _, k := range s.Known {
 		if k.Command == command && k.Table == table {
@@ -132,19 +157,17 @@ func (s *Supports) KnownBugs(command, table string, options map[string]string) [
 		}
 	}
 	for _, k := range s.Known {
-		if sel, ok := strings.CutPrefix(k.Table, optionSelector); ok && k.Command == command {
-			if key, value, _ := strings.Cut(sel, "="); options[key] == value {
-				k.Table, k.BySelector = table, true
-				out = append(out, k)
-			}
+		if k.Command == command && selects(k.Table, schema) {
+			k.Table, k.BySelector = table, true
+			out = append(out, k)
 		}
 	}
 	return out
 }
 
 // KnownBug returns the first of KnownBugs, if any.
-func (s *Supports) KnownBug(command, table string, options map[string]string) (KnownBug, bool) {
-	if bugs := s.KnownBugs(command, table, options); len(bugs) > 0 {
+func (s *Supports) KnownBug(command, table string, schema inspect.SchemaDump) (KnownBug, bool) {
+	if bugs := s.KnownBugs(command, table, schema); len(bugs) > 0 {
 		return bugs[0], true
 	}
 	return KnownBug{}, false
@@ -156,8 +179,10 @@ func (s *Supports) KnownBug(command, table string, options map[string]string) (K
 //	unsupported NAME REASON...
 //	known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
 //	known-upstream COMMAND option:KEY=VALUE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
+//	known-upstream COMMAND key-type:TYPE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
 //
-// (the second form: every table whose options set KEY to VALUE).
+// (the second form: every table whose options set KEY to VALUE; the third: every table with a
+// primary-key field of type TYPE).
 //
 // Every command of ConsumerCommands must be declared, by command or unsupported.
 func LoadSupports(path string) (*Supports, error) {
@@ -207,7 +232,11 @@ func LoadSupports(path string) (*Supports, error) {
 			if isOption && !strings.Contains(sel, "=") {
 				return nil, bad("want: known-upstream COMMAND option:KEY=VALUE | EXPECTED ERROR | UPSTREAM FILE | REASON")
 			}
-			if cmd == "" || (!isOption && !strings.Contains(table, "/")) || parts[1] == "" || parts[2] == "" || parts[3] == "" {
+			typ, isKeyType := strings.CutPrefix(table, keyTypeSelector)
+			if isKeyType && (typ == "" || strings.HasSuffix(typ, "NOT NULL")) {
+				return nil, bad("want: known-upstream COMMAND key-type:TYPE | EXPECTED ERROR | UPSTREAM FILE | REASON (TYPE without NOT NULL)")
+			}
+			if cmd == "" || (!isOption && !isKeyType && !strings.Contains(table, "/")) || parts[1] == "" || parts[2] == "" || parts[3] == "" {
 				return nil, bad("want: known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR | UPSTREAM FILE | REASON")
 			}
 			s.Known = append(s.Known, KnownBug{Command: cmd, Table: table, Expect: parts[1], Source: parts[2], Reason: parts[3]})

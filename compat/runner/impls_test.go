@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
@@ -33,11 +34,11 @@ func TestLoadSupports(t *testing.T) {
 	if !s.Commands["read"] || !s.Commands["search"] || s.Unsupported["list-index"] != "no listing" {
 		t.Fatalf("%+v", s)
 	}
-	bug, ok := s.KnownBug("search", "java/t1", nil)
+	bug, ok := s.KnownBug("search", "java/t1", inspect.SchemaDump{})
 	if !ok || bug.Source != "up/x.py" {
 		t.Fatalf("known bug %+v %v", bug, ok)
 	}
-	if _, ok := s.KnownBug("read", "java/t1", nil); ok {
+	if _, ok := s.KnownBug("read", "java/t1", inspect.SchemaDump{}); ok {
 		t.Fatal("a bug of search reported for read")
 	}
 	if !bug.Matches(errors.New("py runner: search: Err: File /a/t1/index/index-1 missing")) {
@@ -56,11 +57,11 @@ func TestLoadSupports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bug, ok := s.KnownBug("search", "go/t9", map[string]string{"a.b": "true"}); !ok || bug.Source != "up/y.py" ||
+	if bug, ok := s.KnownBug("search", "go/t9", inspect.SchemaDump{Options: map[string]string{"a.b": "true"}}); !ok || bug.Source != "up/y.py" ||
 		!bug.Matches(errors.New("Err: File /a/t9/index/index-1 missing")) || bug.Matches(errors.New("Err: File /a/t1/index/index-1 missing")) {
 		t.Fatalf("option-selected bug %+v %v", bug, ok)
 	}
-	if _, ok := s.KnownBug("search", "go/t9", map[string]string{"a.b": "false"}); ok {
+	if _, ok := s.KnownBug("search", "go/t9", inspect.SchemaDump{Options: map[string]string{"a.b": "false"}}); ok {
 		t.Fatal("a table without the option got the bug")
 	}
 	// A table two lines select may show either bug: both are returned, the table's own line first.
@@ -70,16 +71,43 @@ func TestLoadSupports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bugs := s.KnownBugs("search", "go/t9", map[string]string{"a.b": "true", "c.d": "x"})
+	bugs := s.KnownBugs("search", "go/t9", inspect.SchemaDump{Options: map[string]string{"a.b": "true", "c.d": "x"}})
 	if len(bugs) != 3 || bugs[0].Source != "up/w.py" || bugs[0].BySelector || bugs[1].Source != "up/y.py" || bugs[2].Source != "up/z.py" ||
 		!bugs[2].BySelector || bugs[2].Table != "go/t9" || !bugs[2].Matches(errors.New("py: Err: two")) {
 		t.Fatalf("bugs of a table two options select: %+v", bugs)
 	}
-	if bugs := s.KnownBugs("search", "go/t8", map[string]string{"c.d": "x"}); len(bugs) != 1 || bugs[0].Source != "up/z.py" {
+	if bugs := s.KnownBugs("search", "go/t8", inspect.SchemaDump{Options: map[string]string{"c.d": "x"}}); len(bugs) != 1 || bugs[0].Source != "up/z.py" {
 		t.Fatalf("bugs of a table one option selects: %+v", bugs)
 	}
 	if _, err := LoadSupports(writeSupports(t, good+"known-upstream search option:nokey | e | f | r\n")); err == nil {
 		t.Fatal("an option selector without a value accepted")
+	}
+	// A key-type selector names every table with a primary-key field of the type (NOT NULL or
+	// not); a value field of the type does not select the table.
+	s, err = LoadSupports(writeSupports(t, good+"known-upstream search key-type:TIMESTAMP(9) | cut | up/k.py | reason\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts9 := func(pk string) inspect.SchemaDump {
+		return inspect.SchemaDump{Fields: []inspect.FieldDump{{Name: "k", Type: "TIMESTAMP(9) NOT NULL"}, {Name: "v", Type: "TIMESTAMP(9)"}, {Name: "i", Type: "INT NOT NULL"}},
+			PrimaryKeys: []string{pk}}
+	}
+	if bug, ok := s.KnownBug("search", "go/t9", ts9("k")); !ok || bug.Source != "up/k.py" || !bug.BySelector || bug.Table != "go/t9" {
+		t.Fatalf("key-type-selected bug %+v %v", bug, ok)
+	}
+	if _, ok := s.KnownBug("search", "go/t9", ts9("v")); !ok {
+		t.Fatal("a nullable TIMESTAMP(9) key does not select the table")
+	}
+	if _, ok := s.KnownBug("search", "go/t9", ts9("i")); ok {
+		t.Fatal("a table whose key is no TIMESTAMP(9) got the bug")
+	}
+	if _, ok := s.KnownBug("read", "go/t9", ts9("k")); ok {
+		t.Fatal("a bug of search reported for read")
+	}
+	for _, bad := range []string{"key-type:", "key-type:TIMESTAMP(9) NOT NULL"} {
+		if _, err := LoadSupports(writeSupports(t, good+"known-upstream search "+bad+" | e | f | r\n")); err == nil {
+			t.Fatalf("the selector %q accepted", bad)
+		}
 	}
 	s, err = LoadSupports(writeSupports(t, good+"unsupported search-positions not exposed\n"))
 	if err != nil || s.Unsupported["search-positions"] != "not exposed" {
@@ -219,7 +247,7 @@ func TestConsumerOutcomesFromSupports(t *testing.T) {
 		t.Fatalf("a bug other than documented: %v, want a failure", err)
 	}
 	// Two lines for the table, the documented error in the second: the case is that bug.
-	real, ok := impl.Supports.KnownBug("search", buggy.id(), buggy.dump.Schema.Options)
+	real, ok := impl.Supports.KnownBug("search", buggy.id(), buggy.dump.Schema)
 	if !ok {
 		t.Fatalf("%s documents no search bug of %s", impl.Supports.Path, buggy.id())
 	}
@@ -307,5 +335,56 @@ func TestSameRankedHitsWithoutPositions(t *testing.T) {
 		if err := sameRankedHitsWithoutPositions(got, want); err == nil {
 			t.Fatalf("%s: accepted", name)
 		}
+	}
+}
+
+// TestKeysCutToMicros: Java's TIMESTAMP(7-9) key values cut to microseconds (as a reader that
+// floors nanoseconds to microseconds returns them) are told apart from other differences.
+func TestKeysCutToMicros(t *testing.T) {
+	for in, want := range map[string]string{
+		"1969-02-27T21:23:54.236709209": "1969-02-27T21:23:54.236709",
+		"1969-02-27T21:23:54.2367092":   "1969-02-27T21:23:54.236709",
+		"2001-07-23T19:03:59.000000123": "2001-07-23T19:03:59",
+		"2001-07-23T19:03:59.100000009": "2001-07-23T19:03:59.1",
+		"2001-07-23T19:03:59.123456":    "2001-07-23T19:03:59.123456",
+		"2001-07-23T19:03:59":           "2001-07-23T19:03:59",
+		"a.b.1234567890":                "a.b.1234567890",
+	} {
+		if got := cutToMicros(in); got != want {
+			t.Errorf("cutToMicros(%q) = %q, want %q", in, got, want)
+		}
+	}
+	hit := func(k string, id int, score float64) consumerHit {
+		return consumerHit{Key: map[string]any{"k": k, "id": float64(id)}, Text: "t", Score: score}
+	}
+	res := func(h ...consumerHit) consumerSearchResult { return consumerSearchResult{SnapshotID: 2, Results: h} }
+	java := res(hit("1969-02-27T21:23:54.236709709", 1, 2), hit("2001-07-23T19:03:59.5", 2, 1))
+	nanos := map[string]bool{"k": true}
+	cut, ok := keysCutToMicros(java, nanos)
+	if !ok || java.Results[0].Key["k"] != "1969-02-27T21:23:54.236709709" {
+		t.Fatalf("cut %v %v; Java's answer changed: %v", cut, ok, java)
+	}
+	truncated := res(hit("1969-02-27T21:23:54.236709", 1, 2), hit("2001-07-23T19:03:59.5", 2, 1))
+	if sameUnrankedHits(truncated, java, 10) == nil || sameUnrankedHits(truncated, cut, 10) != nil {
+		t.Fatal("the truncated answer is not told apart")
+	}
+	for name, got := range map[string]consumerSearchResult{
+		"rounded":       res(hit("1969-02-27T21:23:54.23671", 1, 2), hit("2001-07-23T19:03:59.5", 2, 1)),
+		"another value": res(hit("1969-02-27T21:23:54.236709", 9, 2), hit("2001-07-23T19:03:59.5", 2, 1)),
+		"another score": res(hit("1969-02-27T21:23:54.236709", 1, 3), hit("2001-07-23T19:03:59.5", 2, 1)),
+	} {
+		if sameUnrankedHits(got, cut, 10) == nil {
+			t.Errorf("%s: agrees with Java's answer cut to microseconds", name)
+		}
+	}
+	if _, ok := keysCutToMicros(java, map[string]bool{"id": true}); ok {
+		t.Fatal("values of other fields cut")
+	}
+	if _, ok := keysCutToMicros(res(hit("2001-07-23T19:03:59.5", 2, 1)), nanos); ok {
+		t.Fatal("a value without nanoseconds cut")
+	}
+	if got := nanoFields(inspect.Dump{Schema: inspect.SchemaDump{Fields: []inspect.FieldDump{
+		{Name: "a", Type: "TIMESTAMP(9) NOT NULL"}, {Name: "b", Type: "TIMESTAMP(7)"}, {Name: "c", Type: "TIMESTAMP(6)"}, {Name: "d", Type: "STRING"}}}}); len(got) != 2 || !got["a"] || !got["b"] {
+		t.Fatalf("nanoFields: %v", got)
 	}
 }

@@ -612,7 +612,7 @@ func testTableDifferentialConsumers(t *testing.T, run *tableDiffRun) {
 				if known == len(recorded) {
 					return outcome{KnownUpstream, fmt.Sprintf("every one of the %d tables shows a documented bug", known)}
 				}
-				report.AddNote(fmt.Sprintf("table/differential/%s (%s): %d full-text tables of the differential, %d of them the documented known-upstream bug of their options",
+				report.AddNote(fmt.Sprintf("table/differential/%s (%s): %d full-text tables of the differential, %d of them the documented known-upstream bug of their options or key types",
 					cmd, cons.Name, len(recorded), known))
 				return nil
 			})
