@@ -29,6 +29,13 @@ var report Report
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	seed, err := chooseRotateSeed()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	rotateSeed = seed
+	fmt.Println(rotateSeedLine(rotateSeed))
 	start := time.Now()
 	code := m.Run()
 	report.SetWallTime(time.Since(start))

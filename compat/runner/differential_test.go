@@ -36,6 +36,21 @@ func seedFromEnv(t *testing.T, env string) int64 {
 	return seed
 }
 
+// withRotating runs check over the differentialSeeds fixed seeds from first, then, unless
+// PKFT_DIFFERENTIAL_SEED chose the first seed, over the rotating share (rotate_test.go).
+func withRotating(first int64, check func(first int64, n int) error) error {
+	if err := check(first, differentialSeeds); err != nil {
+		return err
+	}
+	if os.Getenv("PKFT_DIFFERENTIAL_SEED") != "" {
+		return nil
+	}
+	if err := check(int64(rotateSeed), differentialRotating); err != nil {
+		return fmt.Errorf("rotating seeds (%s=%d): %w", rotateSeedEnv, rotateSeed, err)
+	}
+	return nil
+}
+
 // testDifferential runs the maintainer decision differential: the invariants of generated
 // scenarios on the Go maintainer (go), and the same scenarios on Java's
 // BucketedFullTextIndexMaintainer inside the Java runner, whose traces must equal Go's (go->java);
@@ -46,7 +61,7 @@ func testDifferential(t *testing.T) {
 	first := seedFromEnv(t, "PKFT_DIFFERENTIAL_SEED")
 
 	runCase(t, "maintainer/invariants", "go", func(ctx context.Context) error {
-		return differential.CheckSeeds(ctx, first, differentialSeeds)
+		return withRotating(first, func(first int64, n int) error { return differential.CheckSeeds(ctx, first, n) })
 	})
 	runCase(t, "maintainer/differential", "go->java", func(ctx context.Context) error {
 		p, err := StartJava(ctx)
@@ -60,18 +75,20 @@ func testDifferential(t *testing.T) {
 		case !ok:
 			return unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}
 		}
-		return differential.Differential(ctx, first, differentialSeeds,
-			func(ctx context.Context, s differential.Script) (differential.Trace, error) {
-				var tr differential.Trace
-				if err := p.Call(ctx, "maintainer-scenario", s, &tr); err != nil {
-					return differential.Trace{}, fmt.Errorf("maintainer-scenario: %w", err)
-				}
-				return tr, nil
-			})
+		return withRotating(first, func(first int64, n int) error {
+			return differential.Differential(ctx, first, n,
+				func(ctx context.Context, s differential.Script) (differential.Trace, error) {
+					var tr differential.Trace
+					if err := p.Call(ctx, "maintainer-scenario", s, &tr); err != nil {
+						return differential.Trace{}, fmt.Errorf("maintainer-scenario: %w", err)
+					}
+					return tr, nil
+				})
+		})
 	})
 
 	runCase(t, "maintainer/invariants-sorted", "go", func(ctx context.Context) error {
-		return differential.CheckSortedSeeds(ctx, first, differentialSeeds)
+		return withRotating(first, func(first int64, n int) error { return differential.CheckSortedSeeds(ctx, first, n) })
 	})
 	runCase(t, "maintainer/differential-sorted", "go->java", func(ctx context.Context) error {
 		p, err := StartJava(ctx)
@@ -87,13 +104,15 @@ func testDifferential(t *testing.T) {
 		case !ok:
 			return errors.New("the Java runner lacks sorted-maintainer-scenario: rebuild it (make runner)")
 		}
-		return differential.DifferentialSorted(ctx, first, differentialSeeds,
-			func(ctx context.Context, s differential.Script) (differential.Trace, error) {
-				var tr differential.Trace
-				if err := p.Call(ctx, "sorted-maintainer-scenario", s, &tr); err != nil {
-					return differential.Trace{}, fmt.Errorf("sorted-maintainer-scenario: %w", err)
-				}
-				return tr, nil
-			})
+		return withRotating(first, func(first int64, n int) error {
+			return differential.DifferentialSorted(ctx, first, n,
+				func(ctx context.Context, s differential.Script) (differential.Trace, error) {
+					var tr differential.Trace
+					if err := p.Call(ctx, "sorted-maintainer-scenario", s, &tr); err != nil {
+						return differential.Trace{}, fmt.Errorf("sorted-maintainer-scenario: %w", err)
+					}
+					return tr, nil
+				})
+		})
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -37,7 +38,14 @@ func testPick(t *testing.T) {
 		case !ok:
 			return errors.New("the Java runner has no pick command: rebuild it with make runner")
 		}
-		return pickDifferential(ctx, p, first, pickSeeds)
+		if err := pickDifferential(ctx, p, first, pickSeeds); err != nil || os.Getenv("PKFT_PICK_DIFF_SEED") != "" {
+			return err
+		}
+		// The rotating share (rotate_test.go).
+		if err := pickDifferential(ctx, p, int64(rotateSeed), pickSeeds/10); err != nil {
+			return fmt.Errorf("rotating seeds (%s=%d): %w", rotateSeedEnv, rotateSeed, err)
+		}
+		return nil
 	})
 }
 

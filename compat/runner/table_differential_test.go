@@ -550,6 +550,14 @@ func (run *tableDiffRun) scripts(ctx context.Context) (string, error) {
 			seeds = append(seeds, seed)
 		}
 	}
+	// The rotating share (rotate_test.go), unless PKFT_TABLE_DIFF_N chose the scripts.
+	if os.Getenv("PKFT_TABLE_DIFF_N") == "" {
+		for i := range uint64(tableDiffRotating) {
+			if seed := rotateSeed + i; !slices.Contains(seeds, seed) {
+				seeds = append(seeds, seed)
+			}
+		}
+	}
 	ops, engines := map[string]int{}, map[string]int{}
 	scripts := make([]*tdScript, len(seeds))
 	for i, seed := range seeds {
