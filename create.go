@@ -15,7 +15,8 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/options"
 	"github.com/paimon-pkft/pkft/internal/paths"
-	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
@@ -212,10 +213,10 @@ func (def TableDefinition) tableSchema(now time.Time) (*schema.TableSchema, erro
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := restore.ResolveFullTextDefinition(s); err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
+	if _, err := pkfulltext.ResolveDefinition(s); err != nil && !errors.Is(err, pkfulltext.ErrNoIndex) {
 		return nil, err
 	}
-	if _, err := restore.ResolveSortedDefinitions(s); err != nil {
+	if _, err := definition.Resolve(s); err != nil {
 		return nil, err
 	}
 	if err := tableops.ValidateMergeOptions(s); err != nil {

@@ -305,6 +305,20 @@ func (s *TableSchema) Validate() error {
 	return nil
 }
 
+// Bucket is the table's bucket option: the bucket count in fixed bucket mode, -1 (dynamic bucket
+// mode) when unset, -2 in postpone bucket mode.
+func (s *TableSchema) Bucket() (int, error) {
+	v, ok := s.Options[OptionBucket]
+	if !ok {
+		return -1, nil
+	}
+	bucket, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("option bucket: %w", err)
+	}
+	return bucket, nil
+}
+
 // FieldNames returns the field names in order.
 func (s *TableSchema) FieldNames() []string {
 	out := make([]string, len(s.Fields))

@@ -247,7 +247,7 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 		return nil, errors.New("maintain full-text archives: no engine")
 	}
 	if !r.HasIndexes() {
-		return nil, fmt.Errorf("maintain %s: %w", t.Root, restore.ErrNoFullTextIndex)
+		return nil, fmt.Errorf("maintain %s: %w", t.Root, pkfulltext.ErrNoIndex)
 	}
 	if err := checkTableOptions(r.Schema); err != nil {
 		return nil, err
