@@ -1,6 +1,8 @@
 // Package schema reads and writes Paimon table schema files (schema/schema-N), byte-identical to
-// what Paimon 2.0.0's TableSchema serializer writes, and answers the questions the rest of pkft
-// asks of a schema: fields by id or name, the table row type, partition and key fields.
+// what Paimon 2.0.0's TableSchema serializer writes, makes a new table's first schema from its
+// declaration as Java's SchemaManager#createTable does (Create), and answers the questions the
+// rest of pkft asks of a schema: fields by id or name, the table row type, partition and key
+// fields.
 package schema
 
 import (
