@@ -109,7 +109,8 @@ type Progress struct {
 // rowProgressStep is how many rows a build reads between two row progress reports.
 const rowProgressStep = 1 << 14
 
-// MaintainOption configures Maintain.
+// MaintainOption configures Maintain, Compact and OpenWriter; each reads the options that apply
+// to it.
 type MaintainOption func(*maintainConfig)
 
 type maintainConfig struct {

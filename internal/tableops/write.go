@@ -31,9 +31,12 @@ func KeyValueLayout(s *schema.TableSchema) (*kvfile.Layout, error) { return kvfi
 // (KeyValueFileStoreWrite, MergeTreeWriter): each row goes to the bucket Java computes, gets the
 // bucket's next sequence number, and is buffered; at commit (or when the buffer is full) each
 // bucket's buffer is sorted by key and sequence order, merged with the table's merge function
-// (deduplicate, first-row or partial-update) and written as level-0 data files. The commit is one APPEND snapshot; each bucket's full-text maintainer is
-// called with the new files as Java's writer calls it (waiting, as a batch commit does), so
-// stale archives are retired and missing ones built in the same snapshot.
+// (deduplicate, first-row, partial-update or aggregation) and written as level-0 data files. At
+// commit each written bucket runs the compaction Java's writer runs then, and its primary-key
+// index maintainers (full-text, pk-btree, pk-bitmap) are called with the new files as Java's
+// writer calls them (waiting, as a batch commit does), so stale index files are retired and
+// missing ones built in the same commit: one APPEND snapshot, followed by one COMPACT snapshot
+// when a compaction ran.
 //
 // A Writer is not safe for concurrent use.
 type Writer struct {
@@ -94,7 +97,8 @@ type bucketWriter struct {
 
 // OpenWriter opens a writer on the table's latest snapshot (an empty table is fine). engine
 // builds full-text archives; it may be nil when the table has no full-text index. Options:
-// WithCommitUser, WithCommitIdentifier, WithMaxRetries, WithBeforePublish.
+// WithCommitUser, WithCommitIdentifier, WithMaxRetries, WithBeforePublish, WithAfterPublish,
+// WithWriteOnly and WithParallelism.
 func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opts ...MaintainOption) (*Writer, error) {
 	cfg := maintainConfig{identifier: BatchCommitIdentifier, maxRetries: -1, parallelism: runtime.NumCPU()}
 	for _, o := range opts {

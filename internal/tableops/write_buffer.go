@@ -157,8 +157,8 @@ func (w *Writer) buffer(ctx context.Context, bw *bucketWriter, kv *kvfile.KeyVal
 	return err
 }
 
-// flush sorts and merges a bucket's buffer and writes it as level-0 files
-// (MergeTreeWriter#flushWriteBuffer with the deduplicate merge function).
+// flush sorts and merges a bucket's buffer with the table's merge function and writes it as
+// level-0 files (MergeTreeWriter#flushWriteBuffer).
 func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
 	if bw.rows.isEmpty() {
 		return nil

@@ -13,8 +13,9 @@ import (
 	"github.com/paimon-pkft/pkft/internal/table"
 )
 
-// PrepareCommit writes every buffered row into data files and runs the buckets' full-text
-// maintainers; nothing is visible until Commit. After a failure the writer is aborted.
+// PrepareCommit writes every buffered row into data files and runs each written bucket's
+// compaction at commit and primary-key index maintainers; nothing is visible until Commit. After
+// a failure the writer is aborted.
 func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 	if w.done {
 		return errors.New("prepare after commit or abort")
