@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -15,7 +14,8 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/options"
 	"github.com/paimon-pkft/pkft/internal/paths"
-	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
@@ -136,86 +136,23 @@ func Create(ctx context.Context, path string, def TableDefinition, opts ...Creat
 	return Open(ctx, path, cfg.open...)
 }
 
-// tableSchema is SchemaManager#createTable's schema for def: Schema's normalization, then
-// TableSchema.create(0, schema), validated.
+// tableSchema is SchemaManager#createTable's schema for def (schema.Create, refusing the types
+// and options pkft does not write), with the checks Java's SchemaValidation makes of the
+// primary-key indexes and the merge options.
 func (def TableDefinition) tableSchema(now time.Time) (*schema.TableSchema, error) {
-	if len(def.Columns) == 0 {
-		return nil, errors.New("the table has no columns")
-	}
-	options := make(map[string]string, len(def.Options))
-	for k, v := range def.Options {
-		options[k] = v
-	}
-	primaryKeys, err := keysFromOption(options, "primary-key", def.PrimaryKeys, "primary key")
-	if err != nil {
-		return nil, err
-	}
-	partitionKeys, err := keysFromOption(options, "partition", def.PartitionKeys, "partition")
-	if err != nil {
-		return nil, err
-	}
-	if err := validateOptions(options); err != nil {
-		return nil, err
-	}
-	s := &schema.TableSchema{Version: schema.CurrentVersion, ID: 0, HighestFieldID: -1,
-		PartitionKeys: partitionKeys, PrimaryKeys: primaryKeys, Options: options, TimeMillis: now.UnixMilli()}
-	if def.Comment != "" {
-		c := def.Comment
-		s.Comment = &c
-	}
-	names := map[string]bool{}
+	d := schema.Declaration{PrimaryKeys: def.PrimaryKeys, PartitionKeys: def.PartitionKeys, Options: def.Options,
+		Comment: def.Comment, Columns: make([]schema.Column, len(def.Columns))}
 	for i, c := range def.Columns {
-		if c.Name == "" {
-			return nil, fmt.Errorf("column %d has no name", i)
-		}
-		if names[c.Name] {
-			return nil, fmt.Errorf("table column %s is given twice", c.Name)
-		}
-		names[c.Name] = true
-		t, err := types.ParseSQLString(c.Type)
-		if err != nil {
-			return nil, fmt.Errorf("column %s: type %q: %w", c.Name, c.Type, err)
-		}
-		if err := checkFlat(t); err != nil {
-			return nil, fmt.Errorf("column %s: %w", c.Name, err)
-		}
-		f := types.DataField{ID: i, Name: c.Name, Type: t}
-		if c.Description != "" {
-			d := c.Description
-			f.Description = &d
-		}
-		s.Fields = append(s.Fields, f)
-		s.HighestFieldID = i
+		d.Columns[i] = schema.Column{Name: c.Name, Type: c.Type, Description: c.Description}
 	}
-	for _, l := range []struct {
-		what string
-		keys []string
-	}{{"partition key", partitionKeys}, {"primary key", primaryKeys}} {
-		seen := map[string]bool{}
-		for _, k := range l.keys {
-			if seen[k] {
-				return nil, fmt.Errorf("%s %s is given twice", l.what, k)
-			}
-			seen[k] = true
-			if !names[k] {
-				return nil, fmt.Errorf("%s %s is not a column", l.what, k)
-			}
-		}
-	}
-	for i := range s.Fields {
-		for _, k := range primaryKeys {
-			if s.Fields[i].Name == k {
-				s.Fields[i].Type.NotNull = true
-			}
-		}
-	}
-	if err := s.Validate(); err != nil {
+	s, err := schema.Create(d, now, schema.CreateChecks{Options: validateOptions, Type: checkFlat})
+	if err != nil {
 		return nil, err
 	}
-	if _, err := restore.ResolveFullTextDefinition(s); err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
+	if _, err := pkfulltext.ResolveDefinition(s); err != nil && !errors.Is(err, pkfulltext.ErrNoIndex) {
 		return nil, err
 	}
-	if _, err := restore.ResolveSortedDefinitions(s); err != nil {
+	if _, err := definition.Resolve(s); err != nil {
 		return nil, err
 	}
 	if err := tableops.ValidateMergeOptions(s); err != nil {
@@ -232,29 +169,6 @@ func validateOptions(opts map[string]string) error {
 		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil
-}
-
-// keysFromOption is Schema#normalizePrimaryKeys / normalizePartitionKeys: keys may be given in
-// the table option key instead of the definition, not both; the option is then removed.
-func keysFromOption(options map[string]string, key string, declared []string, what string) ([]string, error) {
-	v, ok := options[key]
-	if !ok {
-		if declared == nil {
-			return []string{}, nil
-		}
-		return append([]string{}, declared...), nil
-	}
-	if len(declared) > 0 {
-		return nil, fmt.Errorf("cannot define %s on DDL and table options at the same time", what)
-	}
-	out := []string{}
-	for _, k := range strings.Split(v, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			out = append(out, k)
-		}
-	}
-	delete(options, key)
-	return out, nil
 }
 
 // checkFlat refuses nested types: field ids of nested types are assigned by Java's

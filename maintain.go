@@ -10,7 +10,9 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
+	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 	"github.com/paimon-pkft/pkft/internal/restore"
 	"github.com/paimon-pkft/pkft/internal/search"
 	"github.com/paimon-pkft/pkft/internal/table"
@@ -141,12 +143,12 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	}
 	// A table without a primary-key index is reported as such before the engine is looked for;
 	// the engine is loaded only for a full-text index.
-	sorted, err := restore.ResolveSortedDefinitions(s)
+	sorted, err := definition.Resolve(s)
 	if err != nil {
 		return nil, opError(err, "maintain %s", t.path)
 	}
 	var engine fulltext.Engine
-	if _, err := restore.ResolveFullTextDefinition(s); err != nil && (len(sorted) == 0 || !errors.Is(err, restore.ErrNoFullTextIndex)) {
+	if _, err := pkfulltext.ResolveDefinition(s); err != nil && (len(sorted) == 0 || !errors.Is(err, pkfulltext.ErrNoIndex)) {
 		return nil, opError(err, "maintain %s", t.path)
 	} else if err == nil {
 		if engine, err = t.loadEngine(ctx); err != nil {

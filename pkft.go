@@ -42,7 +42,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fileio/resolve"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/openconfig"
-	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/search"
 	"github.com/paimon-pkft/pkft/internal/table"
@@ -51,7 +51,7 @@ import (
 
 // ErrNoFullTextIndex reports a table whose schema configures no primary-key full-text index
 // (pk-full-text.index.columns is not set).
-var ErrNoFullTextIndex = restore.ErrNoFullTextIndex
+var ErrNoFullTextIndex = pkfulltext.ErrNoIndex
 
 // ErrCommitConflict reports a commit (of any operation) that kept losing the race for the next
 // snapshot to other writers, whose published snapshot another writer replaced, or whose table
@@ -196,8 +196,8 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open table %s: %w", path, err)
 	}
-	def, err := restore.ResolveFullTextDefinition(s)
-	if err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
+	def, err := pkfulltext.ResolveDefinition(s)
+	if err != nil && !errors.Is(err, pkfulltext.ErrNoIndex) {
 		return nil, fmt.Errorf("open table %s: %w", path, err)
 	}
 	tb := &Table{t: t, path: path, engineLibrary: cfg.EngineLibrary, engine: cfg.Engine}

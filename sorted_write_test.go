@@ -17,6 +17,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/pkindex"
 	"github.com/paimon-pkft/pkft/internal/pksorted/bitmap"
 	"github.com/paimon-pkft/pkft/internal/pksorted/btree"
+	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 	"github.com/paimon-pkft/pkft/internal/pksorted/filemeta"
 	"github.com/paimon-pkft/pkft/internal/pksorted/sortkey"
 	"github.com/paimon-pkft/pkft/internal/predicate/pred"
@@ -152,7 +153,7 @@ func checkPayloadContents(t *testing.T, root, when string) map[string]int {
 			if p.IndexType != btree.Identifier && p.IndexType != bitmap.Identifier {
 				continue
 			}
-			def := r.Sorted[slices.IndexFunc(r.Sorted, func(d restore.SortedDefinition) bool { return d.FieldID == p.GlobalIndex.IndexFieldID })]
+			def := r.Sorted[slices.IndexFunc(r.Sorted, func(d definition.Resolved) bool { return d.FieldID == p.GlobalIndex.IndexFieldID })]
 			sm, err := pkindex.SourceMetaFromIndexFile(p.FileName, p.GlobalIndex.SourceMeta)
 			if err != nil {
 				t.Fatal(err)

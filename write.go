@@ -8,7 +8,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/internal/convert"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
-	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
 	"github.com/paimon-pkft/pkft/internal/types"
@@ -75,7 +75,7 @@ func (t *Table) engineIfIndexed(ctx context.Context) (fulltext.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := restore.ResolveFullTextDefinition(s); errors.Is(err, restore.ErrNoFullTextIndex) {
+	if _, err := pkfulltext.ResolveDefinition(s); errors.Is(err, pkfulltext.ErrNoIndex) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err

@@ -495,7 +495,7 @@ func patternOptions() []Entry {
 	return []Entry{
 		{Key: "fields.*.pk-btree.index.options", Class: Honoured, Reason: "the options of the column's primary-key btree index", Test: "TestConformance/index/sorted/options"},
 		{Key: "fields.*.pk-bitmap.index.options", Class: Honoured, Reason: "the options of the column's primary-key bitmap index", Test: "TestConformance/index/sorted/options"},
-		{Key: "fields.*.pk-full-text.index.options", Class: Honoured, Reason: "the analyzer options of the full-text column's archives", Test: "TestResolveFullTextDefinition"},
+		{Key: "fields.*.pk-full-text.index.options", Class: Honoured, Reason: "the analyzer options of the full-text column's archives", Test: "TestResolveDefinition (internal/pkfulltext)"},
 		{Key: "fields.*.stats-mode", Class: Honoured, Reason: "the column's statistics mode", Test: "TestStatsModes"},
 		{Key: "fields.*.aggregate-function", Class: Honoured, Reason: "the column's aggregate function (" + aggregateFunctions + ")", Test: "TestFunctions, TestParseAggregation, TestConformance/write/aggregation", Accept: acceptAggregateFunction},
 		{Key: "fields.*.ignore-retract", Class: Honoured, Reason: "FieldIgnoreRetractAgg: the column's function ignores retractions", Test: "TestFunctions, TestConformance/write/aggregation", Accept: acceptBool},

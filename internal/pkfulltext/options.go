@@ -1,6 +1,7 @@
 // Package pkfulltext ports Paimon 2.0.0's primary-key full-text index maintenance
-// (org.apache.paimon.index.pkfulltext): the analyzer options of the indexed column, the archive
-// builder, the bucket index state and the bucket maintainer.
+// (org.apache.paimon.index.pkfulltext): the index definition a schema configures (with the checks
+// of Java's SchemaValidation), the analyzer options of the indexed column, the archive builder,
+// the bucket index state and the bucket maintainer.
 package pkfulltext
 
 import (
@@ -21,7 +22,7 @@ import (
 // Table option keys that configure the primary-key full-text index.
 const (
 	// ColumnsOption lists the indexed columns (comma-separated; the first release supports one).
-	ColumnsOption = "pk-full-text.index.columns"
+	ColumnsOption = pkindex.FullTextColumnsOption
 	// optionPrefix qualifies engine options in table options and in the index meta's source.
 	optionPrefix = "full-text."
 	// IndexType is the index type recorded in IndexFileMeta for full-text archives.

@@ -1,8 +1,10 @@
-// Package pkindex holds the pieces every Paimon primary-key index family shares (full-text,
-// and in Java also the sorted and vector indexes): the identity of a covered data file
-// ([SourceFile]), the binary source meta an index payload records ([SourceMeta]), which data
-// files may feed an index ([ShouldWrite], [ShouldReadDataFile]), and per-level rebuild planning
-// ([Levels]). It ports org.apache.paimon.index.pk of Apache Paimon 2.0.0.
+// Package pkindex holds the pieces every Paimon primary-key index family shares (full-text and
+// the sorted pk-btree and pk-bitmap, and in Java also the vector index): the identity of a
+// covered data file ([SourceFile]), the binary source meta an index payload records
+// ([SourceMeta]), which data files may feed an index ([ShouldWrite], [ShouldReadDataFile]),
+// per-level rebuild planning ([Levels]), and the table options naming each family's columns
+// with their shared checks ([IndexColumns], [ValidateIndexColumns]). It ports
+// org.apache.paimon.index.pk of Apache Paimon 2.0.0.
 //
 // # Inputs
 //

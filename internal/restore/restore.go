@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
@@ -17,177 +16,11 @@ import (
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
+	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
-
-// Table option keys naming the columns of each primary-key index family (CoreOptions
-// PK_*_INDEX_COLUMNS).
-const (
-	PKVectorIndexColumnsOption = "pk-vector.index.columns"
-	PKBTreeIndexColumnsOption  = "pk-btree.index.columns"
-	PKBitmapIndexColumnsOption = "pk-bitmap.index.columns"
-)
-
-// ErrNoFullTextIndex reports a table whose schema configures no primary-key full-text index.
-var ErrNoFullTextIndex = errors.New("table has no primary-key full-text index (" + pkfulltext.ColumnsOption + " is not set)")
-
-// FullTextDefinition is the primary-key full-text index a schema configures (Java
-// PrimaryKeyIndexDefinition of family FULL_TEXT): the column, its field id and the resolved
-// engine options.
-type FullTextDefinition struct {
-	// Column is the indexed column.
-	Column string
-	// FieldID is the column's field id, recorded in every archive's GlobalIndexMeta.
-	FieldID int32
-	// Options are the engine options of the column
-	// (CoreOptions#primaryKeyFullTextIndexOptions, prefix removed).
-	Options pkfulltext.AnalyzerOptions
-}
-
-// ResolveFullTextDefinition resolves the full-text index of a table schema as Paimon 2.0.0
-// does when it creates a writer (PrimaryKeyIndexDefinitions#create, then
-// BucketedPrimaryKeyIndexMaintainer.Factory#create): the four families' column lists are split
-// and checked for duplicates and for a column owning two indexes; definitions are made for schema
-// fields, in field order, that a list names; more than one full-text column is an error. It
-// returns ErrNoFullTextIndex when the schema configures none (an unset option, or one naming no
-// existing column, which Java skips as well). A schema that Java's SchemaValidation would have
-// refused (several columns, no primary key, no deletion vectors, dynamic bucket mode, a column
-// that is missing or not CHAR/VARCHAR, ...) is an error with Java's message.
-func ResolveFullTextDefinition(s *schema.TableSchema) (*FullTextDefinition, error) {
-	lists := []struct {
-		key  string
-		cols []string
-	}{
-		{PKVectorIndexColumnsOption, splitColumns(s.Options, PKVectorIndexColumnsOption)},
-		{PKBTreeIndexColumnsOption, splitColumns(s.Options, PKBTreeIndexColumnsOption)},
-		{PKBitmapIndexColumnsOption, splitColumns(s.Options, PKBitmapIndexColumnsOption)},
-		{pkfulltext.ColumnsOption, pkfulltext.IndexColumns(s.Options)},
-	}
-	// SchemaValidation#validatePrimaryKeyIndexColumns runs first when Java commits a schema, so
-	// its messages are the ones a Java user sees.
-	for _, l := range lists {
-		seen := map[string]bool{}
-		for _, c := range l.cols {
-			if seen[c] {
-				return nil, fmt.Errorf("%s must not contain duplicate columns, but is [%s].", l.key, strings.Join(l.cols, ", "))
-			}
-			seen[c] = true
-		}
-	}
-	owned := map[string]bool{}
-	for _, l := range lists {
-		for _, c := range l.cols {
-			if owned[c] {
-				return nil, fmt.Errorf("Column '%s' can own at most one primary-key index.", c)
-			}
-			owned[c] = true
-		}
-	}
-	fullText := lists[3].cols
-	if fullText != nil {
-		if err := validateFullTextSchema(s, fullText); err != nil {
-			return nil, err
-		}
-	}
-	var def *FullTextDefinition
-	for _, f := range s.Fields {
-		// Java's if/else chain: btree, bitmap and vector claim a column first; the checks above
-		// make the order irrelevant for valid schemas.
-		if !slices.Contains(fullText, f.Name) || slices.Contains(lists[1].cols, f.Name) ||
-			slices.Contains(lists[2].cols, f.Name) || slices.Contains(lists[0].cols, f.Name) {
-			continue
-		}
-		if def != nil {
-			return nil, errors.New("Only one primary-key full-text index is supported.")
-		}
-		if f.Type.Root != types.RootChar && f.Type.Root != types.RootVarChar {
-			return nil, fmt.Errorf("%s entry '%s' must reference a CHAR/VARCHAR/STRING column.", pkfulltext.ColumnsOption, f.Name)
-		}
-		opts, err := pkfulltext.ResolveAnalyzerOptions(s.Options, f.Name)
-		if err != nil {
-			return nil, err
-		}
-		def = &FullTextDefinition{Column: f.Name, FieldID: int32(f.ID), Options: opts}
-	}
-	if def == nil {
-		return nil, ErrNoFullTextIndex
-	}
-	return def, nil
-}
-
-// validateFullTextSchema refuses a schema Java would never have committed, with the checks and
-// messages of SchemaValidation#validatePrimaryKeyFullTextIndex.
-func validateFullTextSchema(s *schema.TableSchema, columns []string) error {
-	key := pkfulltext.ColumnsOption
-	if len(columns) != 1 {
-		return fmt.Errorf("%s must contain exactly one column in the first release, but is [%s].", key, strings.Join(columns, ", "))
-	}
-	if paths.IsJavaWhitespaceOnly(columns[0]) {
-		return fmt.Errorf("%s must contain a non-empty column.", key)
-	}
-	if len(s.PrimaryKeys) == 0 {
-		return errors.New("Primary-key full-text index requires a primary-key table.")
-	}
-	dv, err := schema.BoolOption(s.Options, "deletion-vectors.enabled", false)
-	if err != nil {
-		return err
-	}
-	firstRow := strings.EqualFold(strings.TrimSpace(s.Options["merge-engine"]), "first-row")
-	if !firstRow && !dv {
-		return errors.New("Primary-key full-text index requires deletion-vectors.enabled = true.")
-	}
-	mor, err := schema.BoolOption(s.Options, "deletion-vectors.merge-on-read", false)
-	if err != nil {
-		return err
-	}
-	if dv && mor {
-		return errors.New("Primary-key full-text index requires deletion-vectors.merge-on-read = false.")
-	}
-	bucket, err := bucketOption(s)
-	if err != nil {
-		return err
-	}
-	if bucket <= 0 && bucket != paths.PostponeBucket {
-		return fmt.Errorf("Primary-key full-text index requires fixed or postpone bucket mode (bucket > 0 or bucket = -2), but bucket is %d.", bucket)
-	}
-	if override, err := schema.BoolOption(s.Options, "pk-clustering-override", false); err != nil {
-		return err
-	} else if override {
-		return errors.New("Primary-key full-text index does not support pk-clustering-override.")
-	}
-	f, ok := s.FieldByName(columns[0])
-	if !ok {
-		return fmt.Errorf("%s entry '%s' must reference an existing column.", key, columns[0])
-	}
-	if f.Type.Root != types.RootChar && f.Type.Root != types.RootVarChar {
-		return fmt.Errorf("%s entry '%s' must reference a CHAR/VARCHAR/STRING column.", key, columns[0])
-	}
-	return nil
-}
-
-// bucketOption is the table's bucket option (-1, dynamic, when unset).
-func bucketOption(s *schema.TableSchema) (int, error) {
-	v, ok := s.Options["bucket"]
-	if !ok {
-		return -1, nil
-	}
-	bucket, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		return 0, fmt.Errorf("option bucket: %w", err)
-	}
-	return bucket, nil
-}
-
-// splitColumns is CoreOptions#primaryKeyIndexColumns: nil when unset, else every comma-separated
-// part trimmed (empty parts kept).
-func splitColumns(opts map[string]string, key string) []string {
-	if _, ok := opts[key]; !ok {
-		return nil
-	}
-	return pkfulltext.IndexColumns(map[string]string{pkfulltext.ColumnsOption: opts[key]})
-}
 
 // Restorer restores buckets of one table snapshot the way a Java writer does
 // (FileSystemWriteRestore#restoreFiles), against the writer's schema: the table's latest schema.
@@ -198,9 +31,9 @@ type Restorer struct {
 	// Paths is the table's path factory; archives are named by it.
 	Paths *paths.FileStorePathFactory
 	// FullText is the full-text definition of Schema, or nil when it has none.
-	FullText *FullTextDefinition
+	FullText *pkfulltext.Definition
 	// Sorted are the sorted-family definitions of Schema in field order (nil when it has none).
-	Sorted []SortedDefinition
+	Sorted []definition.Resolved
 
 	mu       sync.Mutex
 	schemas  map[int64]*schema.TableSchema
@@ -220,15 +53,15 @@ func NewRestorer(ctx context.Context, t *table.Table) (*Restorer, error) {
 		return nil, err
 	}
 	r := &Restorer{Table: t, Schema: sch, Paths: factory, schemas: map[int64]*schema.TableSchema{sch.ID: sch}}
-	def, err := ResolveFullTextDefinition(sch)
+	def, err := pkfulltext.ResolveDefinition(sch)
 	switch {
-	case errors.Is(err, ErrNoFullTextIndex):
+	case errors.Is(err, pkfulltext.ErrNoIndex):
 	case err != nil:
 		return nil, fmt.Errorf("resolve primary-key full-text index of schema %d: %w", sch.ID, err)
 	default:
 		r.FullText = def
 	}
-	if r.Sorted, err = ResolveSortedDefinitions(sch); err != nil {
+	if r.Sorted, err = definition.Resolve(sch); err != nil {
 		return nil, fmt.Errorf("resolve primary-key sorted indexes of schema %d: %w", sch.ID, err)
 	}
 	return r, nil
@@ -407,7 +240,7 @@ func (r *Restorer) FullTextIndexFile(b *RestoredBucket, engine fulltext.Engine) 
 // pkfulltext.DataFileReaders.
 func (r *Restorer) FullTextBuilder(ctx context.Context, b *RestoredBucket, indexFile *pkfulltext.IndexFile) (*pkfulltext.Builder, error) {
 	if r.FullText == nil {
-		return nil, ErrNoFullTextIndex
+		return nil, pkfulltext.ErrNoIndex
 	}
 	return &pkfulltext.Builder{
 		IndexFile: indexFile,

@@ -1,6 +1,8 @@
 // Package schema reads and writes Paimon table schema files (schema/schema-N), byte-identical to
-// what Paimon 2.0.0's TableSchema serializer writes, and answers the questions the rest of pkft
-// asks of a schema: fields by id or name, the table row type, partition and key fields.
+// what Paimon 2.0.0's TableSchema serializer writes, makes a new table's first schema from its
+// declaration as Java's SchemaManager#createTable does (Create), and answers the questions the
+// rest of pkft asks of a schema: fields by id or name, the table row type, partition and key
+// fields.
 package schema
 
 import (
@@ -303,6 +305,20 @@ func (s *TableSchema) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Bucket is the table's bucket option: the bucket count in fixed bucket mode, -1 (dynamic bucket
+// mode) when unset, -2 in postpone bucket mode.
+func (s *TableSchema) Bucket() (int, error) {
+	v, ok := s.Options[OptionBucket]
+	if !ok {
+		return -1, nil
+	}
+	bucket, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("option bucket: %w", err)
+	}
+	return bucket, nil
 }
 
 // FieldNames returns the field names in order.

@@ -248,3 +248,21 @@ func TestJavaHashMapOrder(t *testing.T) {
 		t.Errorf("empty: %v", got)
 	}
 }
+
+// TestBucket reads the bucket option: unset is dynamic bucket mode (-1), a value is trimmed, and
+// one that is no integer is an error naming the option.
+func TestBucket(t *testing.T) {
+	for opts, want := range map[string]int{"": -1, "4": 4, " -2 ": -2} {
+		s := &TableSchema{Options: map[string]string{}}
+		if opts != "" {
+			s.Options[OptionBucket] = opts
+		}
+		if got, err := s.Bucket(); err != nil || got != want {
+			t.Errorf("bucket %q: %d, %v; want %d", opts, got, err, want)
+		}
+	}
+	s := &TableSchema{Options: map[string]string{OptionBucket: "two"}}
+	if _, err := s.Bucket(); err == nil || !strings.Contains(err.Error(), "option bucket") {
+		t.Errorf("bucket two: %v", err)
+	}
+}

@@ -55,9 +55,9 @@
 //
 // Differences: the definition and the table options come from the table's latest schema, as
 // Java's FileStoreTable carries it (also when a snapshot is pinned); the schema is resolved through
-// restore.NewRestorer, so its writer-side checks (deletion vectors enabled, a CHAR/VARCHAR
-// column, one full-text column) also apply to searches — a table failing them cannot hold
-// archives Java wrote.
+// restore.NewRestorer (pkfulltext.ResolveDefinition), so its writer-side checks (deletion vectors
+// enabled, a CHAR/VARCHAR column, one full-text column) also apply to searches — a table failing
+// them cannot hold archives Java wrote.
 //
 // Additions of pkft: a query that is not a JSON object is taken as plain words and sent as a
 // match query, {"match":{"query":"lake format"}} for the words lake format (Paimon's own tests

@@ -1,13 +1,10 @@
 package tableops
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,9 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/paimon-pkft/pkft/internal/binrow"
 	"github.com/paimon-pkft/pkft/internal/commit"
-	"github.com/paimon-pkft/pkft/internal/dv"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/kvfile"
 	"github.com/paimon-pkft/pkft/internal/mergetree"
@@ -402,12 +397,6 @@ func (c *compaction) Plan(ctx context.Context, contents *table.Contents, keys []
 	return append(out, changes...), nil
 }
 
-// keyedFile is a data file with its decoded key range.
-type keyedFile struct {
-	f        *meta.DataFileMeta
-	min, max []any
-}
-
 // compactBucket compacts one bucket; it returns nil results when the bucket needs nothing.
 func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *restore.RestoredBucket) (*BucketCompaction, *commit.Change, error) {
 	start := time.Now()
@@ -471,228 +460,4 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 	}
 	bc.Duration = time.Since(start)
 	return bc, msg, nil
-}
-
-// intervalPartition is IntervalPartition#partition: files sorted by (min key, max key) are cut
-// into sections of transitively overlapping key ranges, each split into sorted runs.
-func intervalPartition(files []keyedFile) [][][]keyedFile {
-	sorted := slices.Clone(files)
-	slices.SortStableFunc(sorted, func(a, b keyedFile) int {
-		if c := binrow.CompareKeys(a.min, b.min); c != 0 {
-			return c
-		}
-		return binrow.CompareKeys(a.max, b.max)
-	})
-	var out [][][]keyedFile
-	var section []keyedFile
-	var bound []any
-	for _, f := range sorted {
-		if len(section) > 0 && binrow.CompareKeys(f.min, bound) > 0 {
-			out = append(out, sortedRuns(section))
-			section, bound = nil, nil
-		}
-		section = append(section, f)
-		if bound == nil || binrow.CompareKeys(f.max, bound) > 0 {
-			bound = f.max
-		}
-	}
-	if len(section) > 0 {
-		out = append(out, sortedRuns(section))
-	}
-	return out
-}
-
-// sortedRuns packs a section's files into sorted runs: each file joins the run ending with the
-// smallest max key if it starts after it, else starts a new run.
-func sortedRuns(files []keyedFile) [][]keyedFile {
-	runs := [][]keyedFile{{files[0]}}
-	for _, f := range files[1:] {
-		best := 0
-		for i := range runs {
-			if binrow.CompareKeys(runs[i][len(runs[i])-1].max, runs[best][len(runs[best])-1].max) < 0 {
-				best = i
-			}
-		}
-		last := runs[best][len(runs[best])-1]
-		if binrow.CompareKeys(f.min, last.max) > 0 {
-			runs[best] = append(runs[best], f)
-		} else {
-			runs = append(runs, []keyedFile{f})
-		}
-	}
-	return runs
-}
-
-// runReader reads the records of one sorted run, file after file, skipping rows that deletion
-// vectors delete and records keep (when set) refuses.
-type runReader struct {
-	c     *compaction
-	rb    *restore.RestoredBucket
-	files []keyedFile
-	dvs   map[string]dv.DeletionVector
-	keep  func(*kvfile.KeyValue) bool
-	cur   *kvfile.Reader
-	curDV dv.DeletionVector
-	// level is the level of the file the last record came from.
-	level int32
-	i     int
-	read  int64
-}
-
-func (r *runReader) next(ctx context.Context) (*kvfile.KeyValue, error) {
-	for {
-		if r.cur == nil {
-			if r.i >= len(r.files) {
-				return nil, io.EOF
-			}
-			f := r.files[r.i].f
-			r.i++
-			ext := ""
-			if f.ExternalPath != nil {
-				ext = *f.ExternalPath
-			}
-			rd, err := kvfile.Open(ctx, r.c.t.FileIO, r.rb.DataPaths.ToPath(f.FileName, ext), f.FileName, r.c.layout)
-			if err != nil {
-				return nil, err
-			}
-			if rd.NumRows() != f.RowCount {
-				rd.Close()
-				return nil, fmt.Errorf("data file %s has %d rows, its metadata says %d", f.FileName, rd.NumRows(), f.RowCount)
-			}
-			r.cur, r.curDV, r.level = rd, r.dvs[f.FileName], f.Level
-		}
-		kv, pos, err := r.cur.Next(ctx)
-		if err == io.EOF {
-			r.cur.Close()
-			r.cur = nil
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		r.read++
-		if r.curDV != nil && r.curDV.IsDeleted(pos) {
-			continue
-		}
-		if r.keep != nil && !r.keep(kv) {
-			continue
-		}
-		return kv, nil
-	}
-}
-
-func (r *runReader) close() {
-	if r.cur != nil {
-		r.cur.Close()
-		r.cur = nil
-	}
-}
-
-// mergeReader merges the sorted runs of one section by key; it returns the records of one key
-// at a time in merge order (key, then the table's sequence order), each with its file's level,
-// for the caller's merge function.
-type mergeReader struct {
-	runs []*runReader
-	h    kvHeap
-	read int64
-}
-
-type heapItem struct {
-	kv    *kvfile.KeyValue
-	run   int
-	level int32
-}
-
-// kvHeap orders the runs' next records by key, then as merge.Compare orders records of one key
-// (SortMergeReaderWithMinHeap's comparator).
-type kvHeap struct {
-	items []heapItem
-	merge *mergetree.Merge
-}
-
-func (h *kvHeap) Len() int { return len(h.items) }
-func (h *kvHeap) Less(i, j int) bool {
-	if c := binrow.CompareKeys(h.items[i].kv.Key, h.items[j].kv.Key); c != 0 {
-		return c < 0
-	}
-	return h.merge.Compare(h.items[i].kv, h.items[j].kv) < 0
-}
-func (h *kvHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *kvHeap) Push(x any)    { h.items = append(h.items, x.(heapItem)) }
-func (h *kvHeap) Pop() any {
-	old := h.items
-	x := old[len(old)-1]
-	h.items = old[:len(old)-1]
-	return x
-}
-
-// newMergeReader opens the runs of a section; keep, when set, drops records as they are read
-// (RecordLevelExpire#wrap).
-func newMergeReader(ctx context.Context, c *compaction, rb *restore.RestoredBucket, section [][]keyedFile, dvs map[string]dv.DeletionVector, keep func(*kvfile.KeyValue) bool) (*mergeReader, error) {
-	m := &mergeReader{h: kvHeap{merge: c.merge}}
-	for i, run := range section {
-		rr := &runReader{c: c, rb: rb, files: run, dvs: dvs, keep: keep}
-		m.runs = append(m.runs, rr)
-		kv, err := rr.next(ctx)
-		if err == io.EOF {
-			continue
-		}
-		if err != nil {
-			m.close()
-			return nil, err
-		}
-		heap.Push(&m.h, heapItem{kv, i, rr.level})
-	}
-	return m, nil
-}
-
-func (m *mergeReader) advance(ctx context.Context, run int) error {
-	kv, err := m.runs[run].next(ctx)
-	if err == io.EOF {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	heap.Push(&m.h, heapItem{kv, run, m.runs[run].level})
-	return nil
-}
-
-// next returns the records of the next key in merge order, io.EOF after the last key.
-func (m *mergeReader) next(ctx context.Context) ([]mergetree.Record, error) {
-	if m.h.Len() == 0 {
-		m.sumRead()
-		return nil, io.EOF
-	}
-	top := heap.Pop(&m.h).(heapItem)
-	key := top.kv.Key
-	recs := []mergetree.Record{{KV: top.kv, Level: top.level}}
-	if err := m.advance(ctx, top.run); err != nil {
-		return nil, err
-	}
-	for m.h.Len() > 0 && binrow.CompareKeys(m.h.items[0].Key(), key) == 0 {
-		it := heap.Pop(&m.h).(heapItem)
-		recs = append(recs, mergetree.Record{KV: it.kv, Level: it.level})
-		if err := m.advance(ctx, it.run); err != nil {
-			return nil, err
-		}
-	}
-	return recs, nil
-}
-
-// Key returns the item's key.
-func (it heapItem) Key() []any { return it.kv.Key }
-
-func (m *mergeReader) sumRead() {
-	m.read = 0
-	for _, r := range m.runs {
-		m.read += r.read
-	}
-}
-
-func (m *mergeReader) close() {
-	m.sumRead()
-	for _, r := range m.runs {
-		r.close()
-	}
 }

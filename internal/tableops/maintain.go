@@ -109,7 +109,8 @@ type Progress struct {
 // rowProgressStep is how many rows a build reads between two row progress reports.
 const rowProgressStep = 1 << 14
 
-// MaintainOption configures Maintain.
+// MaintainOption configures Maintain, Compact and OpenWriter; each reads the options that apply
+// to it.
 type MaintainOption func(*maintainConfig)
 
 type maintainConfig struct {
@@ -247,7 +248,7 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 		return nil, errors.New("maintain full-text archives: no engine")
 	}
 	if !r.HasIndexes() {
-		return nil, fmt.Errorf("maintain %s: %w", t.Root, restore.ErrNoFullTextIndex)
+		return nil, fmt.Errorf("maintain %s: %w", t.Root, pkfulltext.ErrNoIndex)
 	}
 	if err := checkTableOptions(r.Schema); err != nil {
 		return nil, err

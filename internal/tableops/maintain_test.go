@@ -29,7 +29,6 @@ import (
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
-	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // javaTables are the Java-written golden tables that enable deletion vectors, as Java requires
@@ -364,11 +363,6 @@ func pkindexDecode(b []byte) ([]sourceFile, error) {
 	return out, nil
 }
 
-func mustFields(t *testing.T) []types.DataField {
-	t.Helper()
-	return []types.DataField{types.Field(0, "id", types.Int()), types.Field(1, "content", types.String()), types.Field(2, "title", types.String())}
-}
-
 // searchEveryArchive opens every full-text archive of c with the native reader and checks a term
 // read from the archive's first non-null source row is found at that row id.
 func searchEveryArchive(t *testing.T, tbl *table.Table, lib *native.Library, c *table.Contents) {
@@ -674,63 +668,6 @@ func TestMaintainConcurrentCommitRebases(t *testing.T) {
 			}
 		}
 	})
-}
-
-func TestResolveFullTextDefinition(t *testing.T) {
-	base := func(opts map[string]string) *schema.TableSchema {
-		s := &schema.TableSchema{Options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"}, PrimaryKeys: []string{"id"}}
-		for k, v := range opts {
-			if v == "<unset>" {
-				delete(s.Options, k)
-			} else {
-				s.Options[k] = v
-			}
-		}
-		s.Fields = mustFields(t)
-		return s
-	}
-	def, err := restore.ResolveFullTextDefinition(base(map[string]string{
-		pkfulltext.ColumnsOption:              "content",
-		"full-text.tokenizer":                 "ngram",
-		pkfulltext.FieldOptionsKey("content"): `{"min_gram":"2"}`,
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if def.Column != "content" || def.FieldID != 1 || len(def.Options) != 2 {
-		t.Errorf("definition %+v", def)
-	}
-	if _, err := restore.ResolveFullTextDefinition(base(map[string]string{pkfulltext.ColumnsOption: "content",
-		"deletion-vectors.enabled": "<unset>", "merge-engine": "first-row"})); err != nil {
-		t.Errorf("first-row without deletion vectors: %v", err)
-	}
-	for _, tc := range []struct {
-		opts map[string]string
-		want string
-	}{
-		{map[string]string{}, "no primary-key full-text index"},
-		{map[string]string{pkfulltext.ColumnsOption: "missing"}, "must reference an existing column"},
-		{map[string]string{pkfulltext.ColumnsOption: "content,content"}, "must not contain duplicate columns, but is [content, content]"},
-		{map[string]string{pkfulltext.ColumnsOption: "content", restore.PKBTreeIndexColumnsOption: "content"}, "at most one primary-key index"},
-		{map[string]string{pkfulltext.ColumnsOption: "content,title"}, "exactly one column"},
-		{map[string]string{pkfulltext.ColumnsOption: " "}, "non-empty column"},
-		{map[string]string{pkfulltext.ColumnsOption: "id"}, "CHAR/VARCHAR/STRING"},
-		{map[string]string{pkfulltext.ColumnsOption: "content", "deletion-vectors.enabled": "false"}, "deletion-vectors.enabled = true"},
-		{map[string]string{pkfulltext.ColumnsOption: "content", "deletion-vectors.merge-on-read": "true"}, "merge-on-read = false"},
-		{map[string]string{pkfulltext.ColumnsOption: "content", "bucket": "-1"}, "fixed or postpone bucket mode"},
-		{map[string]string{pkfulltext.ColumnsOption: "content", "pk-clustering-override": "true"}, "pk-clustering-override"},
-		{map[string]string{pkfulltext.ColumnsOption: "content", pkfulltext.FieldOptionsKey("content"): "[1]"}, "JSON object"},
-	} {
-		_, err := restore.ResolveFullTextDefinition(base(tc.opts))
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: got %v, want %q", tc.opts, err, tc.want)
-		}
-	}
-	noPK := base(map[string]string{pkfulltext.ColumnsOption: "content"})
-	noPK.PrimaryKeys = nil
-	if _, err := restore.ResolveFullTextDefinition(noPK); err == nil || !strings.Contains(err.Error(), "primary-key table") {
-		t.Errorf("no primary key: %v", err)
-	}
 }
 
 // TestMaintainRefusesArchiveOutsideTheTable commits an index manifest whose stale full-text

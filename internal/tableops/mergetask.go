@@ -158,7 +158,7 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 	if unit.FileRewrite {
 		// FileRewriteCompactTask: each file rewritten on its own.
 		for _, kf := range keyed {
-			if err := t.rewrite(ctx, [][][]keyedFile{{{kf}}}); err != nil {
+			if err := t.rewrite(ctx, [][][]mergetree.KeyedFile{{{kf}}}); err != nil {
 				return nil, err
 			}
 		}
@@ -175,8 +175,8 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 	return t.bc, nil
 }
 
-func (t *bucketTask) keyed(files []*meta.DataFileMeta) ([]keyedFile, error) {
-	out := make([]keyedFile, 0, len(files))
+func (t *bucketTask) keyed(files []*meta.DataFileMeta) ([]mergetree.KeyedFile, error) {
+	out := make([]mergetree.KeyedFile, 0, len(files))
 	for _, f := range files {
 		lo, err := t.keys.decode(f.MinKey)
 		if err != nil {
@@ -186,15 +186,15 @@ func (t *bucketTask) keyed(files []*meta.DataFileMeta) ([]keyedFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("max key of %s: %w", f.FileName, err)
 		}
-		out = append(out, keyedFile{f, lo, hi})
+		out = append(out, mergetree.KeyedFile{File: f, Min: lo, Max: hi})
 	}
 	return out, nil
 }
 
 // mergeTreeTask is MergeTreeCompactTask#doCompact: sections of overlapping files are merged,
 // files that overlap nothing are upgraded unless small (then merged with their neighbours).
-func (t *bucketTask) mergeTreeTask(ctx context.Context, files []keyedFile) error {
-	var candidate [][][]keyedFile
+func (t *bucketTask) mergeTreeTask(ctx context.Context, files []mergetree.KeyedFile) error {
+	var candidate [][][]mergetree.KeyedFile
 	flush := func() error {
 		if len(candidate) == 0 {
 			return nil
@@ -216,14 +216,14 @@ func (t *bucketTask) mergeTreeTask(ctx context.Context, files []keyedFile) error
 		}
 		return t.rewrite(ctx, c)
 	}
-	for _, section := range intervalPartition(files) {
+	for _, section := range mergetree.IntervalPartition(files) {
 		if len(section) > 1 {
 			candidate = append(candidate, section)
 			continue
 		}
 		for _, kf := range section[0] {
-			if kf.f.FileSize < t.c.minFileSize {
-				candidate = append(candidate, [][]keyedFile{{kf}})
+			if kf.File.FileSize < t.c.minFileSize {
+				candidate = append(candidate, [][]mergetree.KeyedFile{{kf}})
 				continue
 			}
 			if err := flush(); err != nil {
@@ -246,19 +246,19 @@ func containsDeletes(f *meta.DataFileMeta) bool {
 // upgrade is MergeTreeCompactTask#upgrade: a file with deletes going to the max level is
 // rewritten (deletes are dropped there), a file on another level goes through the rewriter's
 // upgrade.
-func (t *bucketTask) upgrade(ctx context.Context, kf keyedFile) error {
-	if (t.out == t.maxLevel && containsDeletes(kf.f)) || t.c.opts.ForceRewriteAllFiles || t.fileExpired(ctx, kf.f) {
+func (t *bucketTask) upgrade(ctx context.Context, kf mergetree.KeyedFile) error {
+	if (t.out == t.maxLevel && containsDeletes(kf.File)) || t.c.opts.ForceRewriteAllFiles || t.fileExpired(ctx, kf.File) {
 		if t.expireErr != nil {
 			return t.expireErr
 		}
-		return t.rewrite(ctx, [][][]keyedFile{{{kf}}})
+		return t.rewrite(ctx, [][][]mergetree.KeyedFile{{{kf}}})
 	}
-	if kf.f.Level == t.out {
+	if kf.File.Level == t.out {
 		return nil
 	}
-	if !t.c.opts.NeedLookup || kf.f.Level != 0 {
+	if !t.c.opts.NeedLookup || kf.File.Level != 0 {
 		// AbstractCompactRewriter#upgrade (and the lookup rewriter's NO_CHANGELOG_NO_REWRITE).
-		t.moveUp(kf.f)
+		t.moveUp(kf.File)
 		return nil
 	}
 	// LookupMergeTreeCompactRewriter#upgradeStrategy for a level-0 file: with deletion vectors a
@@ -267,9 +267,9 @@ func (t *bucketTask) upgrade(ctx context.Context, kf keyedFile) error {
 	// it is; otherwise (first-row, partial-update, a sequence field) it is rewritten, since
 	// records already in higher levels may merge with it. Either way the read goes through the
 	// lookup, which marks the older versions of its keys deleted in the higher levels.
-	rewriteFile := (t.dvm != nil && containsDeletes(kf.f)) ||
+	rewriteFile := (t.dvm != nil && containsDeletes(kf.File)) ||
 		(t.out != t.maxLevel && (t.c.merge.Engine != mergetree.Deduplicate || len(t.c.merge.SeqFields) > 0))
-	return t.merge(ctx, [][][]keyedFile{{{kf}}}, t.dvm != nil, true, rewriteFile)
+	return t.merge(ctx, [][][]mergetree.KeyedFile{{{kf}}}, t.dvm != nil, true, rewriteFile)
 }
 
 // keep is the record filter of record-level expiry (nil without it).
@@ -324,10 +324,21 @@ func (t *bucketTask) moveUp(f *meta.DataFileMeta) {
 	t.bc.Upgraded++
 }
 
+// dataFiles opens the data files of the bucket rb.
+func (c *compaction) dataFiles(rb *restore.RestoredBucket) mergetree.OpenFile {
+	return func(ctx context.Context, f *meta.DataFileMeta) (*kvfile.Reader, error) {
+		ext := ""
+		if f.ExternalPath != nil {
+			ext = *f.ExternalPath
+		}
+		return kvfile.Open(ctx, c.t.FileIO, rb.DataPaths.ToPath(f.FileName, ext), f.FileName, c.layout)
+	}
+}
+
 // rewrite is the table rewriter's rewrite: with lookup (ChangelogMergeTreeRewriter), sections
 // holding a level-0 file merged into a level above 0 look their keys up in the higher levels;
 // other sections are merged as MergeTreeCompactRewriter#rewriteCompaction merges them.
-func (t *bucketTask) rewrite(ctx context.Context, candidate [][][]keyedFile) error {
+func (t *bucketTask) rewrite(ctx context.Context, candidate [][][]mergetree.KeyedFile) error {
 	lookup := t.c.opts.NeedLookup && t.out > 0 && hasLevel0(candidate)
 	return t.merge(ctx, candidate, t.dropDelete, lookup, true)
 }
@@ -338,7 +349,7 @@ func (t *bucketTask) rewrite(ctx context.Context, candidate [][][]keyedFile) err
 // there is marked deleted in its file's deletion vector. With writeFiles the records are
 // written into new files of the output level (retractions left out under dropDelete) and the
 // rewritten files lose their deletion vectors; without, the files move up unchanged.
-func (t *bucketTask) merge(ctx context.Context, candidate [][][]keyedFile, dropDelete, lookup, writeFiles bool) (err error) {
+func (t *bucketTask) merge(ctx context.Context, candidate [][][]mergetree.KeyedFile, dropDelete, lookup, writeFiles bool) (err error) {
 	var w *kvfile.RollingWriter
 	if writeFiles {
 		w, err = kvfile.NewRollingWriter(t.c.t.FileIO, t.c.layout, t.rb.DataPaths,
@@ -358,12 +369,12 @@ func (t *bucketTask) merge(ctx context.Context, candidate [][][]keyedFile, dropD
 	}
 	var before []*meta.DataFileMeta
 	for _, section := range candidate {
-		m, err := newMergeReader(ctx, t.c, t.rb, section, t.dvs, t.keep())
+		m, err := mergetree.NewMergeReader(ctx, section, t.c.dataFiles(t.rb), t.dvs, t.keep(), t.c.merge)
 		if err != nil {
 			return err
 		}
 		for {
-			recs, err := m.next(ctx)
+			recs, err := m.Next(ctx)
 			if err == io.EOF {
 				break
 			}
@@ -376,23 +387,23 @@ func (t *bucketTask) merge(ctx context.Context, candidate [][][]keyedFile, dropD
 				}
 			}
 			if err != nil {
-				m.close()
+				m.Close()
 				return fmt.Errorf("bucket %d: %w", t.rb.Bucket, err)
 			}
 			if w == nil || kv == nil || (dropDelete && kv.IsRetract()) {
 				continue
 			}
 			if err := w.Write(ctx, kv); err != nil {
-				m.close()
+				m.Close()
 				return fmt.Errorf("bucket %d: %w", t.rb.Bucket, err)
 			}
 			t.bc.RowsWritten++
 		}
-		m.close()
-		t.bc.RowsRead += m.read
+		m.Close()
+		t.bc.RowsRead += m.RowsRead()
 		for _, run := range section {
 			for _, kf := range run {
-				before = append(before, kf.f)
+				before = append(before, kf.File)
 			}
 		}
 	}
@@ -520,7 +531,7 @@ func (l *levelLookup) close() {
 // (out of order) reads the file again from its start.
 type levelCursor struct {
 	t     *bucketTask
-	files []keyedFile
+	files []mergetree.KeyedFile
 	err   error
 	idx   int
 	rd    *kvfile.Reader
@@ -541,7 +552,7 @@ func (c *levelCursor) closeFile() {
 func (c *levelCursor) open(ctx context.Context, i int) error {
 	c.closeFile()
 	c.idx = i
-	f := c.files[i].f
+	f := c.files[i].File
 	ext := ""
 	if f.ExternalPath != nil {
 		ext = *f.ExternalPath
@@ -566,7 +577,7 @@ func (c *levelCursor) advance(ctx context.Context) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("look up in %s: %w", c.files[c.idx].f.FileName, err)
+			return fmt.Errorf("look up in %s: %w", c.files[c.idx].File.FileName, err)
 		}
 		if c.vec != nil && c.vec.IsDeleted(pos) {
 			continue
@@ -584,8 +595,8 @@ func (c *levelCursor) find(ctx context.Context, key []any) (*lookupHit, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	i := sort.Search(len(c.files), func(i int) bool { return binrow.CompareKeys(c.files[i].max, key) >= 0 })
-	if i == len(c.files) || binrow.CompareKeys(c.files[i].min, key) > 0 {
+	i := sort.Search(len(c.files), func(i int) bool { return binrow.CompareKeys(c.files[i].Max, key) >= 0 })
+	if i == len(c.files) || binrow.CompareKeys(c.files[i].Min, key) > 0 {
 		return nil, nil
 	}
 	// A key below the last one asked (keys asked out of order) reads the file again from its
@@ -604,14 +615,14 @@ func (c *levelCursor) find(ctx context.Context, key []any) (*lookupHit, error) {
 	if c.cur == nil || binrow.CompareKeys(c.cur.Key, key) != 0 {
 		return nil, nil
 	}
-	return &lookupHit{file: c.files[c.idx].f.FileName, pos: c.pos, kv: c.cur}, nil
+	return &lookupHit{file: c.files[c.idx].File.FileName, pos: c.pos, kv: c.cur}, nil
 }
 
 // hasLevel0 reports whether a candidate holds a level-0 file.
-func hasLevel0(candidate [][][]keyedFile) bool {
-	return slices.ContainsFunc(candidate, func(section [][]keyedFile) bool {
-		return slices.ContainsFunc(section, func(run []keyedFile) bool {
-			return slices.ContainsFunc(run, func(kf keyedFile) bool { return kf.f.Level == 0 })
+func hasLevel0(candidate [][][]mergetree.KeyedFile) bool {
+	return slices.ContainsFunc(candidate, func(section [][]mergetree.KeyedFile) bool {
+		return slices.ContainsFunc(section, func(run []mergetree.KeyedFile) bool {
+			return slices.ContainsFunc(run, func(kf mergetree.KeyedFile) bool { return kf.File.Level == 0 })
 		})
 	})
 }

@@ -49,7 +49,7 @@ func PlanMaintenance(ctx context.Context, t *table.Table, opts ...MaintainOption
 		return nil, nil, err
 	}
 	if r.FullText == nil {
-		return nil, nil, fmt.Errorf("plan maintenance of %s: %w", t.Root, restore.ErrNoFullTextIndex)
+		return nil, nil, fmt.Errorf("plan maintenance of %s: %w", t.Root, pkfulltext.ErrNoIndex)
 	}
 	base, err := t.Latest(ctx)
 	if err != nil {

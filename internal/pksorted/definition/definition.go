@@ -1,7 +1,8 @@
 // Package definition resolves a table's sorted-family index definitions (pk-btree and pk-bitmap
 // columns) from its options and fields, as Java's PrimaryKeyIndexDefinitions does for these two
 // families: one definition per indexed field, in field order, a column listed for both families
-// taking the btree one.
+// taking the btree one. Resolve also runs Java's schema checks of the family
+// (SchemaValidation#validatePrimaryKeySortedIndexes) and resolves each index's field and options.
 package definition
 
 import (
@@ -24,8 +25,8 @@ import (
 
 // The table options that name the indexed columns.
 const (
-	BTreeColumnsOption  = "pk-btree.index.columns"
-	BitmapColumnsOption = "pk-bitmap.index.columns"
+	BTreeColumnsOption  = pkindex.BTreeColumnsOption
+	BitmapColumnsOption = pkindex.BitmapColumnsOption
 )
 
 // recordsPerRange is the table option Java drops from every sorted index's options.

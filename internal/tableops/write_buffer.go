@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
 	"github.com/paimon-pkft/pkft/internal/kvfile"
+	"github.com/paimon-pkft/pkft/internal/mergetree"
 	"github.com/paimon-pkft/pkft/internal/mergetree/writebuffer"
+	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
@@ -152,4 +155,53 @@ func (w *Writer) buffer(ctx context.Context, bw *bucketWriter, kv *kvfile.KeyVal
 		err = fmt.Errorf("write buffer: %s is too small to hold a single record", writebuffer.OptWriteBufferSize)
 	}
 	return err
+}
+
+// flush sorts and merges a bucket's buffer with the table's merge function and writes it as
+// level-0 files (MergeTreeWriter#flushWriteBuffer).
+func (w *Writer) flush(ctx context.Context, bw *bucketWriter) error {
+	if bw.rows.isEmpty() {
+		return nil
+	}
+	rw, err := kvfile.NewRollingWriter(w.t.FileIO, w.layout, bw.restored.DataPaths,
+		kvfile.WriterOptions{Level: 0, Source: meta.FileSourceAppend, SchemaID: w.r.Schema.ID})
+	if err != nil {
+		return err
+	}
+	err = bw.rows.forEachKey(ctx, func(records []*kvfile.KeyValue) error {
+		kv, err := reduceKey(records, w.merge)
+		if err != nil || kv == nil {
+			return err
+		}
+		return rw.Write(ctx, kv)
+	})
+	if err == nil {
+		err = bw.rows.clear()
+	}
+	if err != nil {
+		w.files = append(w.files, rw.Written()...)
+		rw.Abort(ctx)
+		return fmt.Errorf("write bucket %d: %w", bw.bucket, err)
+	}
+	files, err := rw.Close(ctx)
+	w.files = append(w.files, rw.Written()...)
+	if err != nil {
+		rw.Abort(ctx)
+		return fmt.Errorf("write bucket %d: %w", bw.bucket, err)
+	}
+	bw.newFiles = append(bw.newFiles, files...)
+	return nil
+}
+
+// reduceKey merges one key's buffered records, given in sequence order, as the table orders
+// records of one key (sequence fields, then sequence number) with its merge function
+// (SortBufferWriteBuffer#forEach through ReducerMergeFunctionWrapper; retractions are kept at
+// level 0). It returns nil when the merge drops the key.
+func reduceKey(records []*kvfile.KeyValue, merge *mergetree.Merge) (*kvfile.KeyValue, error) {
+	slices.SortStableFunc(records, merge.Compare)
+	group := make([]mergetree.Record, len(records))
+	for i, kv := range records {
+		group[i] = mergetree.Record{KV: kv, Level: -1}
+	}
+	return merge.Reduce(group)
 }

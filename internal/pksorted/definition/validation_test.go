@@ -1,11 +1,12 @@
-package restore_test
+package definition_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
@@ -13,7 +14,8 @@ import (
 // Ports of Paimon's PrimaryKeySortedIndexValidationTest (release-2.0.0,
 // SchemaValidation#validateTableSchema on pk-btree and pk-bitmap): Go runs the same checks when it
 // resolves a schema's primary-key indexes, the column lists' ownership and duplicates in
-// ResolveFullTextDefinition and the sorted family's own in ResolveSortedDefinitions.
+// pkfulltext.ResolveDefinition (pkindex.ValidateIndexColumns) and the sorted family's own in
+// Resolve.
 
 // sortedValidationSchema is the Java test's schema: id INT NOT NULL (the primary key unless
 // keys says otherwise) and payload of type payload, with bucket 1 and deletion vectors plus
@@ -35,10 +37,10 @@ func sortedValidationSchema(options map[string]string, payload types.DataType, k
 
 // validateSortedIndexes resolves both index families of s as a writer does.
 func validateSortedIndexes(s *schema.TableSchema) error {
-	if _, err := restore.ResolveFullTextDefinition(s); err != nil && !errors.Is(err, restore.ErrNoFullTextIndex) {
+	if _, err := pkfulltext.ResolveDefinition(s); err != nil && !errors.Is(err, pkfulltext.ErrNoIndex) {
 		return err
 	}
-	_, err := restore.ResolveSortedDefinitions(s)
+	_, err := definition.Resolve(s)
 	return err
 }
 
@@ -91,7 +93,7 @@ func TestSupportsPostponeBucket(t *testing.T) {
 	if err := validateSortedIndexes(s); err != nil {
 		t.Fatal(err)
 	}
-	defs, err := restore.ResolveSortedDefinitions(s)
+	defs, err := definition.Resolve(s)
 	if err != nil || len(defs) != 1 || defs[0].Column != "payload" || defs[0].IndexType != "btree" {
 		t.Fatalf("definitions %+v, %v: want one btree on payload", defs, err)
 	}

@@ -1,4 +1,4 @@
-package restore
+package definition
 
 import (
 	"maps"
@@ -24,11 +24,11 @@ func sortedSchema(opts map[string]string) *schema.TableSchema {
 	}
 }
 
-// TestResolveSortedDefinitions checks the definitions come in field order with their options,
+// TestResolve checks the definitions come in field order with their options,
 // and that what Java's SchemaValidation refuses is refused with its message.
-func TestResolveSortedDefinitions(t *testing.T) {
-	defs, err := ResolveSortedDefinitions(sortedSchema(map[string]string{
-		PKBitmapIndexColumnsOption: "tag", PKBTreeIndexColumnsOption: "price", "btree-index.block-size": "4 kb"}))
+func TestResolve(t *testing.T) {
+	defs, err := Resolve(sortedSchema(map[string]string{
+		BitmapColumnsOption: "tag", BTreeColumnsOption: "price", "btree-index.block-size": "4 kb"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,30 +39,30 @@ func TestResolveSortedDefinitions(t *testing.T) {
 	if defs[0].Options["btree-index.block-size"] != "4 kb" {
 		t.Errorf("btree options %v", defs[0].Options)
 	}
-	if defs, err := ResolveSortedDefinitions(sortedSchema(nil)); err != nil || defs != nil {
+	if defs, err := Resolve(sortedSchema(nil)); err != nil || defs != nil {
 		t.Errorf("no sorted index: %v, %v", defs, err)
 	}
-	noPK := sortedSchema(map[string]string{PKBTreeIndexColumnsOption: "price"})
+	noPK := sortedSchema(map[string]string{BTreeColumnsOption: "price"})
 	noPK.PrimaryKeys = nil
 	for name, c := range map[string]struct {
 		s    *schema.TableSchema
 		want string
 	}{
-		"no deletion vectors": {sortedSchema(map[string]string{PKBTreeIndexColumnsOption: "price", "deletion-vectors.enabled": "false"}),
+		"no deletion vectors": {sortedSchema(map[string]string{BTreeColumnsOption: "price", "deletion-vectors.enabled": "false"}),
 			"Primary-key BTree and Bitmap indexes require deletion-vectors.enabled = true."},
 		"no primary key": {noPK, "Primary-key BTree and Bitmap indexes require a primary-key table."},
-		"dynamic bucket": {sortedSchema(map[string]string{PKBitmapIndexColumnsOption: "tag", "bucket": "-1"}),
+		"dynamic bucket": {sortedSchema(map[string]string{BitmapColumnsOption: "tag", "bucket": "-1"}),
 			"require fixed or postpone bucket mode (bucket > 0 or bucket = -2), but bucket is -1."},
-		"merge on read": {sortedSchema(map[string]string{PKBitmapIndexColumnsOption: "tag", "deletion-vectors.merge-on-read": "true"}),
+		"merge on read": {sortedSchema(map[string]string{BitmapColumnsOption: "tag", "deletion-vectors.merge-on-read": "true"}),
 			"require deletion-vectors.merge-on-read = false."},
-		"clustering override": {sortedSchema(map[string]string{PKBitmapIndexColumnsOption: "tag", "pk-clustering-override": "true"}),
+		"clustering override": {sortedSchema(map[string]string{BitmapColumnsOption: "tag", "pk-clustering-override": "true"}),
 			"do not support pk-clustering-override."},
-		"missing column": {sortedSchema(map[string]string{PKBTreeIndexColumnsOption: "price,nope"}),
+		"missing column": {sortedSchema(map[string]string{BTreeColumnsOption: "price,nope"}),
 			"pk-btree.index.columns entry 'nope' must reference an existing column."},
-		"unsupported type":      {sortedSchema(map[string]string{PKBTreeIndexColumnsOption: "blob"}), "not supported"},
-		"unknown format option": {sortedSchema(map[string]string{PKBTreeIndexColumnsOption: "price", "btree-index.no-such": "1"}), "btree-index.no-such"},
+		"unsupported type":      {sortedSchema(map[string]string{BTreeColumnsOption: "blob"}), "not supported"},
+		"unknown format option": {sortedSchema(map[string]string{BTreeColumnsOption: "price", "btree-index.no-such": "1"}), "btree-index.no-such"},
 	} {
-		if _, err := ResolveSortedDefinitions(c.s); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Resolve(c.s); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", name, err, c.want)
 		}
 	}
