@@ -100,10 +100,9 @@ func (o createOpenOptions) applyCreate(c *createConfig) { c.open = append(c.open
 // [ErrTableExists]. The definition is checked as Java checks it (duplicate or unknown key
 // columns, primary keys that are all partition keys, bucket keys, the primary-key full-text
 // index's requirements such as deletion-vectors.enabled=true), and every table option through
-// pkft's option registry (internal/options): an option pkft does not know or does not implement —
-// among them the sorted and vector primary-key indexes (pk-btree, pk-bitmap, pk-vector), which
-// Go's writer does not maintain yet — is refused by name ([ErrUnsupportedTable]). On failure
-// nothing is left behind.
+// pkft's option registry (internal/options): an option pkft does not know or does not implement
+// (among them the vector primary-key index, pk-vector; [DecideOptions] tells which) is refused by
+// name ([ErrUnsupportedTable]). On failure nothing is left behind.
 func Create(ctx context.Context, path string, def TableDefinition, opts ...CreateOption) (*Table, error) {
 	cfg := createConfig{now: time.Now}
 	for _, o := range opts {

@@ -158,6 +158,7 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 			_, err2 := pkft.TableOptions(ctx, empty)
 			return fmt.Errorf("%v; %v", err1, err2)
 		},
+		"DecideOptions":         func() error { pkft.DecideOptions(nil); pkft.DecideOptions(map[string]string{}); return nil },
 		"WithFileSystemOptions": func() error { pkft.WithFileSystemOptions(nil); return nil },
 		"KeepArchivesOpen":      func() error { pkft.KeepArchivesOpen(); return nil },
 		"WithEngineLibrary":     func() error { pkft.WithEngineLibrary(""); return nil },

@@ -44,7 +44,14 @@ func TableOptions(ctx context.Context, path string, opts ...OpenOption) ([]Optio
 	if err != nil {
 		return nil, fmt.Errorf("table options of %s: %w", path, err)
 	}
-	decisions := options.New().DecideAll(s.Options)
+	return DecideOptions(s.Options), nil
+}
+
+// DecideOptions returns what pkft does with each of opts, as a table setting them would be
+// decided ([TableOptions]), ordered by key: for example whether an index family
+// (pk-btree.index.columns) or a merge engine (merge-engine) is honoured or refused.
+func DecideOptions(opts map[string]string) []OptionDecision {
+	decisions := options.New().DecideAll(opts)
 	out := make([]OptionDecision, len(decisions))
 	for i, d := range decisions {
 		o := OptionDecision{Key: d.Key, Value: d.Value, Class: "unknown", Reason: d.Entry.Reason, Test: d.Entry.Test}
@@ -60,5 +67,5 @@ func TableOptions(ctx context.Context, path string, opts ...OpenOption) ([]Optio
 		}
 		out[i] = o
 	}
-	return out, nil
+	return out
 }

@@ -23,14 +23,16 @@ func compactCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "compact TABLE_PATH",
-		Short: "Compact a deduplicate primary-key table, maintaining its full-text archives",
+		Short: "Compact a primary-key table, maintaining its index archives",
 		Long: `Compact every (partition, bucket) of the latest snapshot, or the selected ones, as Paimon's
 dedicated compaction does, and commit one COMPACT snapshot in which the full-text archives of the
 changed levels are built and the retired ones removed. --strategy full (default) compacts every
 bucket into the top level as Java's full compaction does; --strategy minor lets the table's
 compaction strategy pick in each bucket (Paimon's compact_strategy minor: what Java's writer
-compacts at commit), which may be nothing. Only the deduplicate merge engine is supported. Prints a per-bucket summary (--json: the result as JSON); a progress bar of
-buckets done is drawn on stderr when it is a terminal (--progress).`,
+compacts at commit), which may be nothing. Prints a per-bucket summary (--json: the result as
+JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (--progress).
+
+` + mergeEngineSupport(),
 		Example: `  pkft compact /data/warehouse/db.db/docs
   pkft compact /data/warehouse/db.db/docs --partition region=eu --bucket 0 --json`,
 		Args: cobra.ExactArgs(1),

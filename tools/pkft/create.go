@@ -24,9 +24,10 @@ does. The schema file is either pkft's form
 TIMESTAMP(p), ...; primary-key columns become NOT NULL) or the JSON of a Java schema file
 (schema/schema-N: its fields, keys, options and comment; ids and times are assigned anew).
 A directory that already holds a schema is refused, and so is every table option pkft does not
-know or implement (see pkft options; among them the sorted primary-key indexes pk-btree,
-pk-bitmap and pk-vector, which Go's writer does not maintain). Prints the table's
-schema as JSON.`,
+know or implement (see pkft options). Prints the table's schema as JSON.
+
+` + indexSupport() + `
+` + mergeEngineSupport(),
 		Example: `  pkft create /data/db.db/docs --schema docs.json
   pkft create /data/db.db/copy --schema /data/db.db/docs/schema/schema-0`,
 		Args: cobra.ExactArgs(1),
