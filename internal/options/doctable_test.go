@@ -42,27 +42,39 @@ func renderTable(r *Registry) string {
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	var honoured, refused strings.Builder
 	count := map[Class]int{}
+	maintainInert := 0
+	// maintain is the class of the key for the index-only maintenance commit.
+	maintain := func(e Entry) string {
+		if e.MaintainInert != "" {
+			maintainInert++
+			return "inert: " + cell(e.MaintainInert)
+		}
+		return e.Class.String()
+	}
 	for _, e := range r.Entries() {
 		count[e.Class]++
 		switch e.Class {
 		case Honoured:
-			fmt.Fprintf(&honoured, "| `%s` | %s | `%s` |\n", e.Key, cell(e.Reason), e.Test)
+			fmt.Fprintf(&honoured, "| `%s` | %s | `%s` | %s |\n", e.Key, cell(e.Reason), e.Test, maintain(e))
 		case Refused:
 			def := "(none)"
 			if e.HasDefault {
 				def = "`" + cell(e.Default) + "`"
 			}
-			fmt.Fprintf(&refused, "| `%s` | %s | %s |\n", e.Key, def, cell(e.Reason))
+			fmt.Fprintf(&refused, "| `%s` | %s | %s | %s |\n", e.Key, def, cell(e.Reason), maintain(e))
 		}
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%d keys are classified (`*` and `#` in a key stand for a column, type or class name): %d honoured, %d refused, %d inert.\n\n",
 		len(r.Entries()), count[Honoured], count[Refused], count[Inert])
-	sb.WriteString("Honoured (values Go does not implement are refused, as the second column says):\n\n")
-	sb.WriteString("| option | what Go does | checked by |\n| --- | --- | --- |\n")
+	fmt.Fprintf(&sb, "The class is the same for every operation (write, compact, maintain) except for %d keys the index-only maintenance commit "+
+		"(`pkft maintain`, `maintain --watch`) accepts at any value because they cannot change what it writes (the last column says why); "+
+		"it also accepts keys outside Paimon's namespaces (%s), which the other operations refuse as unknown.\n\n", maintainInert, reasonForeign)
+	sb.WriteString("Honoured (for writes and compactions, values Go does not implement are refused, as the second column says):\n\n")
+	sb.WriteString("| option | what Go does | checked by | maintain |\n| --- | --- | --- | --- |\n")
 	sb.WriteString(honoured.String())
-	sb.WriteString("\nRefused when set to anything but the default:\n\n")
-	sb.WriteString("| option | default | why |\n| --- | --- | --- |\n")
+	sb.WriteString("\nRefused by writes and compactions when set to anything but the default:\n\n")
+	sb.WriteString("| option | default | why | maintain |\n| --- | --- | --- | --- |\n")
 	sb.WriteString(refused.String())
 	return sb.String()
 }

@@ -75,6 +75,10 @@ type Entry struct {
 	Test string
 	// Accept, for a Honoured key, returns an error for the values Go does not implement.
 	Accept func(value string) error
+	// MaintainInert, when set, says why the key cannot change what an index-only maintenance
+	// commit (pkft maintain, maintain --watch) writes: Maintain accepts the key at any value,
+	// whatever Class and Accept decide for writes and compactions.
+	MaintainInert string
 }
 
 // Pattern reports whether the entry is a family of keys.
@@ -85,14 +89,51 @@ type Registry struct {
 	entries  []Entry
 	exact    map[string]int
 	patterns []int
+	// words holds the first word of every key and fallback key (see firstWord) and of
+	// extraNamespaces: Paimon's option namespaces.
+	words map[string]bool
+}
+
+// extraNamespaces are first words Paimon reads options under that no entry spells: the file
+// format identifiers whose options Paimon passes to the format by prefix, and the file system
+// options.
+var extraNamespaces = []string{"parquet", "orc", "avro", "csv", "json", "text", "lance", "vortex", "blob", "format", "fs", "hadoop"}
+
+// firstWord is the key up to its first '.' or '-', in lower case: "pk" for
+// pk-full-text.index.columns, "fields" for fields.c.stats-mode, "owner" for owner.
+func firstWord(key string) string {
+	if i := strings.IndexAny(key, ".-"); i >= 0 {
+		key = key[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(key))
+}
+
+// Foreign reports whether key lies outside Paimon's option namespaces: no entry classifies it
+// and its first word (up to the first '.' or '-') begins no Paimon 2.0.0 key, fallback key or
+// key family, nor names a file format or file system namespace. Such a key (owner,
+// team.contact) is user metadata that no Paimon writer reads. pk-anything, fields.anything,
+// sink.anything and the like are never foreign.
+func (r *Registry) Foreign(key string) bool {
+	if _, ok := r.Lookup(key); ok {
+		return false
+	}
+	w := firstWord(key)
+	return w != "" && !strings.ContainsAny(w, "*#") && !r.words[w]
 }
 
 // New returns the registry of Paimon 2.0.0's table options.
 func New() *Registry {
 	all := slices.Concat(declaredOptions(), patternOptions())
-	r := &Registry{entries: all, exact: make(map[string]int, 2*len(all))}
+	r := &Registry{entries: all, exact: make(map[string]int, 2*len(all)), words: map[string]bool{}}
+	for _, w := range extraNamespaces {
+		r.words[w] = true
+	}
 	for i := range all {
 		e := &all[i]
+		r.words[firstWord(e.Key)] = true
+		for _, k := range e.Fallback {
+			r.words[firstWord(k)] = true
+		}
 		if e.Pattern() {
 			r.patterns = append(r.patterns, i)
 		}
@@ -133,25 +174,75 @@ func (r *Registry) LookupExact(key string) (Entry, bool) {
 	return r.entries[i], true
 }
 
+// Op is an operation whose table options the registry decides.
+type Op int
+
+// The operations. Write and Compact share one list (Class and Accept); Maintain, the index-only
+// maintenance commit, also accepts every key an entry marks MaintainInert and every key outside
+// Paimon's option namespaces (Foreign).
+const (
+	Write Op = iota + 1
+	Compact
+	Maintain
+)
+
+// String returns the operation's name.
+func (o Op) String() string {
+	switch o {
+	case Write:
+		return "write"
+	case Compact:
+		return "compact"
+	case Maintain:
+		return "maintain"
+	}
+	return "unknown"
+}
+
+// Ops lists the operations, in the order docs/options.md and `pkft options` print them.
+var Ops = []Op{Write, Compact, Maintain}
+
 // Decision is what pkft does with one option a table sets.
 type Decision struct {
 	Key, Value string
+	// Op is the operation decided for.
+	Op Op
 	// Entry is the classifying entry; its Class is 0 when the key is unknown.
 	Entry Entry
-	// Err is nil when pkft writes, compacts and maintains the table with the option as set; else
-	// it wraps ErrRefused and names key, value and reason.
+	// Class is the key's class for Op: Entry.Class, or Inert for a key Maintain does not depend
+	// on (Entry.MaintainInert, or a Foreign key); 0 for another unknown key.
+	Class Class
+	// Reason says why, for Op (Entry.Reason, or the reason the maintenance does not depend on it).
+	Reason string
+	// Err is nil when pkft runs Op on the table with the option as set; else it wraps ErrRefused
+	// and names key, value and reason.
 	Err error
 }
 
-// Decide classifies one option the table sets to value.
-func (r *Registry) Decide(key, value string) Decision {
-	d := Decision{Key: key, Value: value}
+// Decide classifies one option the table sets to value for a write or a compaction (the
+// strictest list).
+func (r *Registry) Decide(key, value string) Decision { return r.DecideFor(Write, key, value) }
+
+// reasonForeign is why the maintenance accepts a key outside Paimon's namespaces.
+const reasonForeign = "not a Paimon option (no Paimon 2.0.0 key or key prefix spells it): user metadata such as owner, which no writer reads"
+
+// DecideFor classifies one option the table sets to value for op.
+func (r *Registry) DecideFor(op Op, key, value string) Decision {
+	d := Decision{Key: key, Value: value, Op: op}
 	e, ok := r.Lookup(key)
 	if !ok {
-		d.Err = fmt.Errorf("table option %s = %q: pkft does not know this option, so it cannot tell whether Go would write the table as Java does: %w", key, value, ErrRefused)
+		if op == Maintain && r.Foreign(key) {
+			d.Class, d.Reason = Inert, reasonForeign
+			return d
+		}
+		d.Err = fmt.Errorf("table option %s = %q: pkft does not know this option, so it cannot tell whether Go would %s the table as Java does: %w", key, value, op, ErrRefused)
 		return d
 	}
-	d.Entry = e
+	d.Entry, d.Class, d.Reason = e, e.Class, e.Reason
+	if op == Maintain && e.MaintainInert != "" {
+		d.Class, d.Reason = Inert, e.MaintainInert
+		return d
+	}
 	switch e.Class {
 	case Honoured:
 		if e.Accept != nil {
@@ -167,8 +258,13 @@ func (r *Registry) Decide(key, value string) Decision {
 	return d
 }
 
-// DecideAll classifies every option of a table, ordered by key.
+// DecideAll classifies every option of a table for a write or a compaction, ordered by key.
 func (r *Registry) DecideAll(opts map[string]string) []Decision {
+	return r.DecideAllFor(Write, opts)
+}
+
+// DecideAllFor classifies every option of a table for op, ordered by key.
+func (r *Registry) DecideAllFor(op Op, opts map[string]string) []Decision {
 	keys := make([]string, 0, len(opts))
 	for k := range opts {
 		keys = append(keys, k)
@@ -176,16 +272,20 @@ func (r *Registry) DecideAll(opts map[string]string) []Decision {
 	slices.Sort(keys)
 	out := make([]Decision, len(keys))
 	for i, k := range keys {
-		out[i] = r.Decide(k, opts[k])
+		out[i] = r.DecideFor(op, k, opts[k])
 	}
 	return out
 }
 
-// Check returns an error naming every option of opts pkft refuses (each error wraps
-// ErrRefused), or nil when the table may be written, compacted and maintained.
-func (r *Registry) Check(opts map[string]string) error {
+// Check returns an error naming every option of opts pkft refuses for a write or a compaction
+// (each error wraps ErrRefused), or nil when the table may be written, compacted and maintained.
+func (r *Registry) Check(opts map[string]string) error { return r.CheckFor(Write, opts) }
+
+// CheckFor returns an error naming every option of opts pkft refuses for op (each error wraps
+// ErrRefused), or nil.
+func (r *Registry) CheckFor(op Op, opts map[string]string) error {
 	var errs []error
-	for _, d := range r.DecideAll(opts) {
+	for _, d := range r.DecideAllFor(op, opts) {
 		if d.Err != nil {
 			errs = append(errs, d.Err)
 		}

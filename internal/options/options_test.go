@@ -131,3 +131,102 @@ func TestManifestCompressionValues(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideForMaintain checks the per-operation classification: the index-only maintenance
+// accepts what cannot change what it writes (a changelog producer, full-compaction triggers, data
+// file writer settings, user keys outside Paimon's namespaces), while writes and compactions keep
+// refusing them; what the maintenance cannot honour stays refused for every operation.
+func TestDecideForMaintain(t *testing.T) {
+	r := New()
+	for _, c := range []struct {
+		key, value    string
+		maintainClass Class
+		maintainOK    bool
+		writeOK       bool
+	}{
+		{"changelog-producer", "lookup", Inert, true, false},
+		{"changelog-producer", "input", Inert, true, false},
+		{"changelog-producer", "none", Inert, true, true},
+		{"full-compaction.delta-commits", "3", Inert, true, false},
+		{"compaction.skip-expired-partitions", "true", Inert, true, false},
+		{"lookup.remote-file.enabled", "true", Inert, true, false},
+		{"file.block-size", "128 mb", Inert, true, false},
+		{"parquet.enable.dictionary", "1", Inert, true, false},
+		{"parquet.page.size", "1024", Inert, true, false},
+		{"file-index.bloom-filter.columns", "k", Inert, true, false},
+		{"fields.v.aggregate-function", "collect", Inert, true, false},
+		{"fields.v.nested-key", "k", Inert, true, false},
+		{"commit.discard-duplicate-files", "true", Inert, true, false},
+		{"owner", "team-search", Inert, true, false},
+		{"team.contact", "x", Inert, true, false},
+		{"snapshot.num-retained.min", "3", Inert, true, true},
+		{"bucket", "4", Honoured, true, true},
+		// What changes the index files, manifests or snapshots, or what the data files are,
+		// stays refused.
+		{"bucket", "-1", Honoured, false, false},
+		{"pk-vector.index.columns", "v", Refused, false, false},
+		{"manifest.compression", "bzip2", Honoured, false, false},
+		{"manifest.format", "orc", Honoured, false, false},
+		{"manifest-sort.enabled", "true", Refused, false, false},
+		{"file.format", "orc", Honoured, false, false},
+		{"deletion-vectors.bitmap64", "true", Refused, false, false},
+		{"metadata.iceberg.storage", "table-location", Refused, false, false},
+		{"commit.callbacks", "com.example.Cb", Refused, false, false},
+		{"commit.force-create-snapshot", "true", Refused, false, false},
+		{"snapshot.ignore-empty-commit", "true", Refused, false, false},
+		{"branch", "dev", Refused, false, false},
+		{"type", "format-table", Refused, false, false},
+		{"row-tracking.enabled", "true", Refused, false, false},
+		{"pk-clustering-override", "true", Refused, false, false},
+		{"sequence.snapshot-ordering", "true", Refused, false, false},
+		// Unknown keys in Paimon's namespaces stay refused.
+		{"pk-foo.index.columns", "c", 0, false, false},
+		{"sink.no-such-option", "1", 0, false, false},
+		{"fields.c.no-such-option", "1", 0, false, false},
+		{"orc.x", "1", Inert, true, true},
+		{"fs.s3a.endpoint", "x", 0, false, false},
+		{"Changelog-Producer.x", "1", 0, false, false},
+	} {
+		m := r.DecideFor(Maintain, c.key, c.value)
+		if m.Class != c.maintainClass || (m.Err == nil) != c.maintainOK || m.Reason == "" && m.Err == nil {
+			t.Errorf("maintain %s = %q: class %v, reason %q, err %v; want %v, ok %v", c.key, c.value, m.Class, m.Reason, m.Err, c.maintainClass, c.maintainOK)
+		}
+		if m.Err != nil && (!errors.Is(m.Err, ErrRefused) || !strings.Contains(m.Err.Error(), c.key) || !strings.Contains(m.Err.Error(), c.value)) {
+			t.Errorf("maintain %s = %q: error %q does not name key and value", c.key, c.value, m.Err)
+		}
+		for _, op := range []Op{Write, Compact} {
+			if d := r.DecideFor(op, c.key, c.value); (d.Err == nil) != c.writeOK {
+				t.Errorf("%v %s = %q: err %v, want ok %v", op, c.key, c.value, d.Err, c.writeOK)
+			}
+		}
+		if d := r.Decide(c.key, c.value); (d.Err == nil) != c.writeOK {
+			t.Errorf("Decide %s = %q: err %v, want ok %v", c.key, c.value, d.Err, c.writeOK)
+		}
+	}
+	err := r.CheckFor(Maintain, map[string]string{"bucket": "2", "changelog-producer": "input", "owner": "x", "pk-vector.index.columns": "v"})
+	if err == nil || !strings.Contains(err.Error(), "pk-vector.index.columns") || strings.Contains(err.Error(), "changelog-producer") || strings.Contains(err.Error(), "owner") {
+		t.Fatalf("CheckFor(Maintain): %v", err)
+	}
+}
+
+// TestMaintainInertOnlyWidens checks that a MaintainInert reason is given only where the
+// maintenance would otherwise refuse some value (a refused key, or a honoured key with a value
+// check), so the per-operation class always differs from the entry's.
+func TestMaintainInertOnlyWidens(t *testing.T) {
+	n := 0
+	for _, e := range New().Entries() {
+		if e.MaintainInert == "" {
+			continue
+		}
+		n++
+		if e.Class != Refused && e.Accept == nil {
+			t.Errorf("%s: %v without a value check, yet marked inert for the maintenance", e.Key, e.Class)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no key is inert for the maintenance")
+	}
+	if New().Foreign("fields.x") || New().Foreign("") || !New().Foreign("owner") {
+		t.Fatal("Foreign")
+	}
+}

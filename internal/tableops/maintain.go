@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/commit"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/options"
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
@@ -207,8 +208,11 @@ type pendingBucket struct {
 // append increment, so the snapshot is an APPEND commit carrying only index changes (no data
 // file changes, an empty delta manifest list, a new index manifest).
 //
-// A table setting an option the registry (internal/options) refuses, or one it does not know, is not
-// maintained: the error wraps ErrUnsupportedTable and names each such key and value.
+// A table setting an option the registry (internal/options) refuses for the index-only commit
+// (options.Maintain), or a Paimon-namespaced key it does not know, is not maintained: the error
+// wraps ErrUnsupportedTable and names each such key and value. The maintenance accepts what
+// cannot change what it writes, such as a changelog producer, full-compaction triggers and user
+// keys outside Paimon's namespaces (owner), which a write or a compaction refuses.
 //
 // Every selected (partition, bucket) is restored and its maintainer run in a pool of bounded
 // size. When nothing changes, no snapshot is written and MaintainResult.Snapshot is nil.
@@ -250,7 +254,7 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	if !r.HasIndexes() {
 		return nil, fmt.Errorf("maintain %s: %w", t.Root, pkfulltext.ErrNoIndex)
 	}
-	if err := checkTableOptions(r.Schema); err != nil {
+	if err := checkTableOptionsFor(options.Maintain, r.Schema); err != nil {
 		return nil, err
 	}
 	if cfg.maxRetries < 0 {

@@ -70,10 +70,16 @@ func checkWritableTable(s *schema.TableSchema) error {
 	return err
 }
 
-// checkTableOptions refuses a table setting an option pkft's registry (internal/options) refuses, or
-// one it does not know, naming every such key and value.
+// checkTableOptions refuses a table setting an option pkft's registry (internal/options) refuses
+// for a write or a compaction, or one it does not know, naming every such key and value.
 func checkTableOptions(s *schema.TableSchema) error {
-	if err := options.New().Check(s.Options); err != nil {
+	return checkTableOptionsFor(options.Write, s)
+}
+
+// checkTableOptionsFor refuses a table setting an option the registry refuses for op, naming
+// every such key and value.
+func checkTableOptionsFor(op options.Op, s *schema.TableSchema) error {
+	if err := options.New().CheckFor(op, s.Options); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil
