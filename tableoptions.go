@@ -18,10 +18,16 @@ type OptionDecision struct {
 	// change what Go writes or how archives are built) or "unknown" (an option pkft does not
 	// know, which is refused).
 	Class string `json:"class"`
-	// Refused reports that this option, as set, makes pkft refuse writes, compactions and
-	// maintenance of the table; Error then says why.
+	// Refused reports that this option, as set, makes pkft refuse writes and compactions of the
+	// table; Error then says why.
 	Refused bool   `json:"refused"`
 	Error   string `json:"error,omitempty"`
+	// MaintainRefused reports that it also makes pkft refuse the index-only maintenance (pkft
+	// maintain, maintain --watch), which accepts what cannot change what it writes (a changelog
+	// producer, full-compaction triggers, keys outside Paimon's namespaces such as owner);
+	// MaintainReason then says why the maintenance accepts an option writes refuse.
+	MaintainRefused bool   `json:"maintainRefused"`
+	MaintainReason  string `json:"maintainReason,omitempty"`
 	// Reason says what Go does with the option, or why it refuses it or need not honour it.
 	Reason string `json:"reason,omitempty"`
 	// Test names the test that checks a honoured option against Java.
@@ -51,9 +57,11 @@ func TableOptions(ctx context.Context, path string, opts ...OpenOption) ([]Optio
 // decided ([TableOptions]), ordered by key: for example whether an index family
 // (pk-btree.index.columns) or a merge engine (merge-engine) is honoured or refused.
 func DecideOptions(opts map[string]string) []OptionDecision {
-	decisions := options.New().DecideAll(opts)
+	reg := options.New()
+	decisions := reg.DecideAll(opts)
 	out := make([]OptionDecision, len(decisions))
 	for i, d := range decisions {
+		m := reg.DecideFor(options.Maintain, d.Key, d.Value)
 		o := OptionDecision{Key: d.Key, Value: d.Value, Class: "unknown", Reason: d.Entry.Reason, Test: d.Entry.Test}
 		if d.Entry.Class != 0 {
 			o.Class = d.Entry.Class.String()
@@ -64,7 +72,11 @@ func DecideOptions(opts map[string]string) []OptionDecision {
 		}
 		if d.Err != nil {
 			o.Refused, o.Error = true, d.Err.Error()
+			if m.Err == nil {
+				o.MaintainReason = m.Reason
+			}
 		}
+		o.MaintainRefused = m.Err != nil
 		out[i] = o
 	}
 	return out

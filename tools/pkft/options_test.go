@@ -58,22 +58,42 @@ func TestOptionsCommand(t *testing.T) {
 	if i < 0 || !decisions[i].Refused || decisions[i].Class != "refused" || !strings.Contains(decisions[i].Error, "sequence.snapshot-ordering") {
 		t.Fatalf("sequence.snapshot-ordering: %+v", decisions)
 	}
+
+	// Options the index-only maintenance accepts though writes refuse them.
+	dir = goldenTable(t, "two-levels", true)
+	withOption(t, dir, "owner", "team-search")
+	withOption(t, dir, "changelog-producer", "lookup")
+	code, out, stderr = pkftRun(t, "options", dir)
+	if code != 0 || strings.Count(out, "REFUSED (maintain: ok)") != 2 ||
+		!strings.Contains(out, "pkft maintains this table (index-only commits) but refuses to write or compact it: 2 option(s) refused") {
+		t.Fatalf("options of a table maintain accepts: %d\n%s%s", code, out, stderr)
+	}
 }
 
 // TestRefusedOptionCommands checks pkft write, compact and maintain refuse a table setting a
-// refused or unknown option, naming it, with no file written.
+// refused or unknown option, naming it, with no file written (maintain accepts a changelog
+// producer and a key outside Paimon's namespaces: TestMaintainAcceptsWhatCannotChangeIt in
+// internal/tableops checks that).
 func TestRefusedOptionCommands(t *testing.T) {
 	testenv.Native(t)
-	for _, c := range []struct{ key, value string }{
-		{"sequence.snapshot-ordering", "true"},
-		{"changelog-producer", "lookup"},
-		{"file.format", "orc"},
-		{"some.unknown-option", "on"},
+	for _, c := range []struct {
+		key, value string
+		maintain   bool
+	}{
+		{"sequence.snapshot-ordering", "true", false},
+		{"changelog-producer", "lookup", true},
+		{"file.format", "orc", false},
+		{"some.unknown-option", "on", true},
+		{"pk-unknown-option", "on", false},
 	} {
 		dir := goldenTable(t, "two-levels", true)
 		withOption(t, dir, c.key, c.value)
 		before := tableFiles(t, dir)
-		for _, args := range [][]string{{"write", dir}, {"compact", dir}, {"maintain", dir}} {
+		ops := [][]string{{"write", dir}, {"compact", dir}}
+		if !c.maintain {
+			ops = append(ops, []string{"maintain", dir})
+		}
+		for _, args := range ops {
 			var err error
 			if args[0] == "write" {
 				_, err = pkftRunIn(t, `{"id":1,"content":"x"}`+"\n", args...)
