@@ -454,4 +454,11 @@ func TestCoverageStateError(t *testing.T) {
 		t.Fatalf("bucket state %+v, want an error", st.Buckets[0].State)
 	}
 	checkCoverage(t, "state", st.Coverage, 8, uncovered{pkft.UncoveredStateError, 8, []int32{0, 4, 5}})
+	// Searching and maintaining the bucket fail on the same classification.
+	if _, err := tbl.Search(ctx, "zebra"); err == nil {
+		t.Error("the search of a bucket whose state cannot be computed succeeded")
+	}
+	if _, err := tbl.Maintain(ctx); err == nil {
+		t.Error("the maintenance of a bucket whose state cannot be computed succeeded")
+	}
 }
