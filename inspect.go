@@ -74,7 +74,7 @@ const (
 func (r UncoveredReason) Explain() string {
 	switch r {
 	case UncoveredLevel0:
-		return "on level 0; indexed once a compaction rewrites them into a level above 0"
+		return "not compacted yet; indexed once a compaction rewrites them into a level above 0"
 	case UncoveredMovedUp:
 		return "moved above level 0 by a compaction without being rewritten (file source APPEND); " +
 			"never indexed until a compaction rewrites them (compaction.force-rewrite-all-files=true makes every compaction rewrite)"
