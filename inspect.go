@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
 )
 
@@ -32,8 +34,97 @@ func (t *Table) Dump(ctx context.Context) (json.RawMessage, error) {
 
 // TableState is the full-text and sorted-index state of every (partition, bucket) of a snapshot.
 type TableState struct {
-	SnapshotID int64         `json:"snapshotId"`
-	Buckets    []BucketState `json:"buckets"`
+	SnapshotID int64 `json:"snapshotId"`
+	// Coverage sums the buckets' full-text coverage: the rows a search of the snapshot does not
+	// see, and why. Nil for a table without a full-text index.
+	Coverage *Coverage     `json:"coverage,omitempty"`
+	Buckets  []BucketState `json:"buckets"`
+}
+
+// UncoveredReason says why the rows of a data file are in no current full-text archive, so that
+// a search does not see them.
+type UncoveredReason string
+
+// The reasons, in the order a [Coverage] lists them. A full-text archive covers only data files
+// a compaction rewrote (file source COMPACT) above level 0, one current archive per (partition,
+// bucket, level), as in Java Paimon.
+const (
+	// UncoveredLevel0: the file is on level 0. Its rows are indexed once a compaction rewrites it
+	// into a level above 0 (a compaction that only moves it up leaves it moved-up).
+	UncoveredLevel0 UncoveredReason = inspect.UncoveredLevel0
+	// UncoveredMovedUp: the file is above level 0 but no compaction wrote it: its file source is
+	// APPEND (a compaction moved it up a level without rewriting it, as the compaction at commit
+	// does with the first write into an empty table) or not recorded. It is never eligible for an
+	// archive, and Maintain builds none for it; its rows are indexed once a compaction rewrites
+	// the file (every compaction does with the table option compaction.force-rewrite-all-files).
+	UncoveredMovedUp UncoveredReason = inspect.UncoveredMovedUp
+	// UncoveredNoArchive: the file is eligible (a compaction rewrote it above level 0) but its
+	// level has no current archive; [Table.Maintain] builds it.
+	UncoveredNoArchive UncoveredReason = inspect.UncoveredNoArchive
+	// UncoveredDuplicateArchives: the file is eligible but its level has several archives, built
+	// by concurrent maintainers, which Java (and pkft) take all as stale; [Table.Maintain]
+	// rebuilds the level.
+	UncoveredDuplicateArchives UncoveredReason = inspect.UncoveredDuplicateArchives
+	// UncoveredStateError: the bucket's full-text state cannot be computed (for example an
+	// archive whose source meta does not decode): all its files count as uncovered.
+	UncoveredStateError UncoveredReason = inspect.UncoveredStateError
+)
+
+// Explain says in a sentence what the reason means and what makes the rows searchable.
+func (r UncoveredReason) Explain() string {
+	switch r {
+	case UncoveredLevel0:
+		return "not compacted yet; indexed once a compaction rewrites them into a level above 0"
+	case UncoveredMovedUp:
+		return "moved above level 0 by a compaction without being rewritten (file source APPEND); " +
+			"never indexed until a compaction rewrites them (compaction.force-rewrite-all-files=true makes every compaction rewrite)"
+	case UncoveredNoArchive:
+		return "their level has no current archive; maintain builds it"
+	case UncoveredDuplicateArchives:
+		return "their level has duplicate archives of concurrent maintainers; maintain rebuilds it"
+	case UncoveredStateError:
+		return "the bucket's full-text state cannot be computed; its files count as uncovered"
+	}
+	return string(r)
+}
+
+// Coverage counts the data files and rows of a bucket (or of a table, summed over its buckets)
+// and those no current full-text archive covers, which a search therefore does not see, by
+// reason. Rows are physical rows: the data files' row counts, so rows deleted by deletion
+// vectors and older versions of a key count as well, and a count can exceed what a scan
+// returns.
+type Coverage struct {
+	// Files and Rows count every data file of the bucket(s) and their rows.
+	Files int64 `json:"files"`
+	Rows  int64 `json:"rows"`
+	// UncoveredFiles and UncoveredRows count those no current archive covers.
+	UncoveredFiles int64 `json:"uncoveredFiles"`
+	UncoveredRows  int64 `json:"uncoveredRows"`
+	// Uncovered breaks them down by reason, in the order of the reasons; a reason without files
+	// is left out.
+	Uncovered []UncoveredFiles `json:"uncovered"`
+}
+
+// UncoveredFiles are the uncovered data files of one reason: how many, their rows, and the
+// levels they are on, ascending.
+type UncoveredFiles struct {
+	Reason UncoveredReason `json:"reason"`
+	Levels []int32         `json:"levels"`
+	Files  int64           `json:"files"`
+	Rows   int64           `json:"rows"`
+}
+
+// coverageOf is the public form of an internal coverage; nil stays nil.
+func coverageOf(c *inspect.CoverageDump) *Coverage {
+	if c == nil {
+		return nil
+	}
+	out := &Coverage{Files: c.Files, Rows: c.Rows, UncoveredFiles: c.UncoveredFiles, UncoveredRows: c.UncoveredRows,
+		Uncovered: make([]UncoveredFiles, 0, len(c.Uncovered))}
+	for _, u := range c.Uncovered {
+		out.Uncovered = append(out.Uncovered, UncoveredFiles{Reason: UncoveredReason(u.Reason), Levels: u.Levels, Files: u.Files, Rows: u.Rows})
+	}
+	return out
 }
 
 // BucketState is the full-text state and next plan, and the sorted indexes' states, of one
@@ -45,6 +136,9 @@ type BucketState struct {
 	State *FullTextState `json:"state"`
 	// Plan is the next build the planner would do; nil when every level is current.
 	Plan *BuildPlan `json:"plan"`
+	// Coverage counts the bucket's data files and rows no current archive covers, and why; nil
+	// for a table without a full-text index.
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Sorted is the state of each sorted index definition (pk-btree, pk-bitmap column) of the
 	// table, in field order; absent for a table without one.
 	Sorted []SortedIndexState `json:"sorted,omitempty"`
@@ -115,13 +209,29 @@ type BuildPlan struct {
 }
 
 // State reads the latest snapshot and classifies the full-text archives and the payloads of each
-// sorted index definition of every (partition, bucket).
+// sorted index definition of every (partition, bucket); the full-text archives are classified for
+// the full-text index of the table's latest schema, the one Maintain builds and Search reads. Its
+// coverage, per bucket and for the table, counts the rows no current full-text archive covers —
+// rows a search does not see — and says why (see [UncoveredReason]).
 func (t *Table) State(ctx context.Context) (*TableState, error) {
-	d, err := inspect.TableDump(ctx, t.t, inspect.FullTextState)
+	// The full-text state is the one Maintain and Search act on: that of the latest schema's
+	// full-text index (a schema that adds the index classifies the levels before the next
+	// snapshot).
+	latest, err := t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := inspect.TableDump(ctx, t.t, func(_ *schema.TableSchema, b *table.Bucket) (*inspect.StateDump, *inspect.PlanDump) {
+		return inspect.FullTextState(latest, b)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("state of %s: %w", t.path, err)
 	}
 	out := &TableState{SnapshotID: d.SnapshotID, Buckets: make([]BucketState, 0, len(d.Buckets))}
+	var total *inspect.CoverageDump
+	if inspect.HasFullTextIndex(latest.Options) {
+		total = &inspect.CoverageDump{}
+	}
 	for _, b := range d.Buckets {
 		bs := BucketState{Partition: make(Partition, len(d.Schema.PartitionKeys)), Bucket: b.Bucket}
 		for i, k := range d.Schema.PartitionKeys {
@@ -148,6 +258,11 @@ func (t *Table) State(ctx context.Context) (*TableState, error) {
 				st.Current[int32(level)] = f
 			}
 			bs.State = st
+			bs.Coverage = coverageOf(b.State.Coverage)
+			if total == nil {
+				total = &inspect.CoverageDump{}
+			}
+			total.Add(b.State.Coverage)
 		}
 		if b.Plan != nil {
 			bs.Plan = &BuildPlan{Level: b.Plan.Level, Input: b.Plan.Input, Files: b.Plan.Files}
@@ -165,6 +280,7 @@ func (t *Table) State(ctx context.Context) (*TableState, error) {
 		}
 		out.Buckets = append(out.Buckets, bs)
 	}
+	out.Coverage = coverageOf(total)
 	return out, nil
 }
 

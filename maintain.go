@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
@@ -15,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 	"github.com/paimon-pkft/pkft/internal/restore"
 	"github.com/paimon-pkft/pkft/internal/search"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
 )
@@ -79,6 +81,16 @@ type MaintainResult struct {
 	Commit CommitStats `json:"commit"`
 	// Buckets has one entry per selected bucket, ordered by partition then bucket.
 	Buckets []BucketResult `json:"buckets"`
+	// Coverage counts the data files and rows of the selected buckets that no current full-text
+	// archive covers in the snapshot maintenance leaves (SnapshotID, else BaseSnapshotID), by
+	// reason: after a commit, what maintenance cannot index (rows on level 0 or moved up without
+	// a rewrite, which wait for a compaction that rewrites them); in a dry run, also the levels
+	// the plan would build. Rows are the data files' row counts (physical rows). Nil for a table
+	// without a full-text index or without a snapshot, and when CoverageError is set.
+	Coverage *Coverage `json:"coverage,omitempty"`
+	// CoverageError says why Coverage could not be computed after a commit (reading the
+	// committed snapshot failed); the maintenance itself succeeded.
+	CoverageError string `json:"coverageError,omitempty"`
 	// Duration is the wall time of the whole call.
 	Duration time.Duration `json:"durationNanos"`
 }
@@ -104,6 +116,11 @@ func (r *MaintainResult) Totals() (built, retired, unchanged int) {
 // with [ErrCommitConflict] after that. On any failure every file the call wrote is deleted.
 //
 // With [WithDryRun] it reports the plan and writes nothing.
+//
+// The result's Coverage reads the snapshot maintenance leaves once more and counts the rows of
+// the selected buckets that no archive covers even now — rows on level 0 or moved up without a
+// rewrite, which only a compaction that rewrites them makes searchable — so that "every archive
+// is current" is not taken for "every row is searchable".
 func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*MaintainResult, error) {
 	start := time.Now()
 	var cfg maintainConfig
@@ -131,12 +148,17 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 			return nil, fmt.Errorf("plan maintenance of %s: %w", t.path, err)
 		}
 		res := &MaintainResult{DryRun: true, BaseSnapshotID: base.ID, Buckets: make([]BucketResult, 0, len(plans))}
+		selected := map[bucketID]bool{}
 		for i := range plans {
 			br, err := planResult(parts, &plans[i])
 			if err != nil {
 				return nil, err
 			}
 			res.Buckets = append(res.Buckets, br)
+			selected[bucketID{string(plans[i].Partition), plans[i].Bucket}] = true
+		}
+		if res.Coverage, err = t.coverageOf(ctx, base, selected); err != nil {
+			return nil, err
 		}
 		res.Duration = time.Since(start)
 		return res, nil
@@ -182,15 +204,57 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 	}
+	selected := map[bucketID]bool{}
 	for i := range r.Buckets {
 		br, err := bucketResult(parts, &r.Buckets[i])
 		if err != nil {
 			return nil, err
 		}
 		res.Buckets = append(res.Buckets, br)
+		selected[bucketID{string(r.Buckets[i].Partition), r.Buckets[i].Bucket}] = true
+	}
+	left := r.Snapshot
+	if left == nil {
+		left = r.Base
+	}
+	if left != nil {
+		// The commit has landed: a failure to read it back does not fail the maintenance.
+		if res.Coverage, err = t.coverageOf(ctx, left, selected); err != nil {
+			res.CoverageError = err.Error()
+		}
 	}
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// bucketID is a (partition, bucket): the serialized partition row and the bucket number.
+type bucketID struct {
+	partition string
+	bucket    int32
+}
+
+// coverageOf reads snap and sums the full-text coverage of its buckets in selected; nil for a
+// table whose latest schema has no full-text index.
+func (t *Table) coverageOf(ctx context.Context, snap *snapshot.Snapshot, selected map[bucketID]bool) (*Coverage, error) {
+	s, err := t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	field, ok := inspect.FullTextField(s)
+	if !ok {
+		return nil, nil
+	}
+	contents, err := t.t.Read(ctx, snap)
+	if err != nil {
+		return nil, fmt.Errorf("coverage of %s at snapshot %d: %w", t.path, snap.ID, err)
+	}
+	c, err := inspect.SnapshotCoverage(contents, field, func(b *table.Bucket) (bool, error) {
+		return selected[bucketID{string(b.Partition), b.Bucket}], nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("coverage of %s at snapshot %d: %w", t.path, snap.ID, err)
+	}
+	return coverageOf(c), nil
 }
 
 // selection returns the tableops options that select the buckets cfg names (none: every

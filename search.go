@@ -105,6 +105,12 @@ type SearchResult struct {
 	// Hits are the results, best first (ties broken by partition, bucket, data file and row
 	// position, as Paimon's read path breaks them).
 	Hits []Hit `json:"hits"`
+	// Coverage counts the data files and rows of the searched snapshot and partitions, and those
+	// no current archive covers — rows this search did not see — by reason. Its UncoveredRows
+	// are physical rows (the data files' row counts, deleted and superseded rows included); 0
+	// means every row of the searched partitions was searched. Zero for a table without a
+	// snapshot.
+	Coverage Coverage `json:"coverage"`
 
 	// keyTypes are the types of KeyColumns, set by Search (RecordBatch uses them).
 	keyTypes []types.DataType
@@ -114,8 +120,9 @@ type SearchResult struct {
 // Paimon's full-text read path does: the current archives of the snapshot are searched with
 // deletion vectors applied, and the hits of all archives are merged by score. Only rows of
 // files a compaction rewrote above level 0 are indexed, as in Paimon: rows on level 0, in files a
-// compaction moved up unchanged, or on levels without a current archive (not maintained yet)
-// are not searched.
+// compaction moved up unchanged, or on levels without a current archive (not maintained yet, or
+// with duplicate archives of concurrent maintainers) are not searched. SearchResult.Coverage
+// counts those rows, by reason, in the snapshot and partitions searched.
 //
 // query is either plain words, searched as a match query (rows containing any of the words),
 // or the engine's JSON query as Paimon passes it, for example
@@ -183,7 +190,10 @@ func (t *Table) Search(ctx context.Context, query string, opts ...SearchOption) 
 		return nil, fmt.Errorf("search %s: %w", t.path, err)
 	}
 	out := &SearchResult{SnapshotID: resp.SnapshotID, Column: def.Column, KeyColumns: s.PrimaryKeys,
-		PartitionKeys: s.PartitionKeys, Hits: make([]Hit, 0, len(resp.Results))}
+		PartitionKeys: s.PartitionKeys, Hits: make([]Hit, 0, len(resp.Results)), Coverage: Coverage{Uncovered: []UncoveredFiles{}}}
+	if c := coverageOf(resp.Coverage); c != nil {
+		out.Coverage = *c
+	}
 	if out.KeyColumns == nil {
 		out.KeyColumns = []string{}
 	}

@@ -314,7 +314,7 @@ func (g *maintainGroup) duplicateArchives(ctx context.Context) error {
 		return fmt.Errorf("latest snapshot %d, want Java's commit after Go's %d", latest.ID, res.Snapshot.ID)
 	}
 	// Go's state (pkft state) names the duplicated levels; its classification is Java's.
-	out, err := runPKFT(ctx, "state", path)
+	out, err := runPKFT(ctx, "state", path, "--json")
 	if err != nil {
 		return err
 	}

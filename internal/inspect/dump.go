@@ -167,6 +167,9 @@ type StateDump struct {
 	Stale      []string            `json:"stale"`
 	Duplicates []DuplicateDump     `json:"duplicates,omitempty"`
 	Error      string              `json:"error,omitempty"`
+	// Coverage is the bucket's coverage derived from the same classification (BucketCoverage,
+	// FailedCoverage); not part of the dump.
+	Coverage *CoverageDump `json:"-"`
 }
 
 // DuplicateDump is one data level with more than one candidate archive: the archives (all
@@ -251,16 +254,7 @@ func dumpBucket(partType types.DataType, keys []string, b *table.Bucket) (Bucket
 			bd.Partition[k] = PartitionValue(partType.Fields[i].Type, values[i])
 		}
 	}
-	for _, f := range b.DataFiles {
-		src := "null"
-		if f.FileSource != nil {
-			src = f.FileSource.String()
-		}
-		bd.DataFiles = append(bd.DataFiles, DataFileDump{
-			FileName: f.FileName, Level: f.Level, RowCount: f.RowCount, FileSource: src,
-			MinSequenceNumber: f.MinSequenceNumber, MaxSequenceNumber: f.MaxSequenceNumber, DeleteRowCount: f.DeleteRowCount,
-		})
-	}
+	bd.DataFiles = dataFileDumps(b.DataFiles)
 	for _, f := range b.IndexFiles {
 		bd.IndexFiles = append(bd.IndexFiles, dumpIndexFile(f))
 	}
@@ -271,6 +265,22 @@ func dumpBucket(partType types.DataType, keys []string, b *table.Bucket) (Bucket
 		return bd.IndexFiles[i].FileName < bd.IndexFiles[j].FileName
 	})
 	return bd, nil
+}
+
+// dataFileDumps are the dump forms of files.
+func dataFileDumps(files []*meta.DataFileMeta) []DataFileDump {
+	out := make([]DataFileDump, 0, len(files))
+	for _, f := range files {
+		src := "null"
+		if f.FileSource != nil {
+			src = f.FileSource.String()
+		}
+		out = append(out, DataFileDump{
+			FileName: f.FileName, Level: f.Level, RowCount: f.RowCount, FileSource: src,
+			MinSequenceNumber: f.MinSequenceNumber, MaxSequenceNumber: f.MaxSequenceNumber, DeleteRowCount: f.DeleteRowCount,
+		})
+	}
+	return out
 }
 
 func dumpIndexFile(f *meta.IndexFileMeta) IndexFileDump {
@@ -339,22 +349,32 @@ func PartitionValue(t types.DataType, v any) any {
 }
 
 // FullTextState is the StateFunc of the primary-key full-text index: it classifies the bucket's
-// payloads for the column named by pk-full-text.index.columns and plans the next build. Tables
-// without that option get no state.
+// payloads for the column named by pk-full-text.index.columns and plans the next build, and
+// derives from the classification the bucket's coverage (StateDump.Coverage, outside the dump).
+// Tables without that option get no state.
 func FullTextState(s *schema.TableSchema, b *table.Bucket) (*StateDump, *PlanDump) {
-	cols := pkfulltext.IndexColumns(s.Options)
-	if len(cols) == 0 {
+	field, ok := FullTextField(s)
+	if !ok {
 		return nil, nil
 	}
-	field, ok := s.FieldByName(cols[0])
-	if !ok {
-		return &StateDump{Error: StateError}, nil
+	return fullTextStateOf(field, b)
+}
+
+// fullTextStateOf is FullTextState for the full-text index of field fieldID (FullTextField; -1:
+// the named column is missing, an error state).
+func fullTextStateOf(fieldID int32, b *table.Bucket) (*StateDump, *PlanDump) {
+	failed := func() (*StateDump, *PlanDump) {
+		return &StateDump{Error: StateError, Coverage: FailedCoverage(b.DataFiles)}, nil
 	}
-	view, err := pkfulltext.InspectBucket(int32(field.ID), b.DataFiles, b.IndexFiles)
+	if fieldID < 0 {
+		return failed()
+	}
+	view, err := pkfulltext.InspectBucket(fieldID, b.DataFiles, b.IndexFiles)
 	if err != nil {
-		return &StateDump{Error: StateError}, nil
+		return failed()
 	}
-	st := &StateDump{Eligible: map[string][]string{}, Current: map[string]string{}, Stale: []string{}}
+	st := &StateDump{Eligible: map[string][]string{}, Current: map[string]string{}, Stale: []string{},
+		Coverage: BucketCoverage(b.DataFiles, view.Eligible, view.State)}
 	for _, f := range view.Eligible {
 		k := strconv.Itoa(int(f.Level))
 		st.Eligible[k] = append(st.Eligible[k], f.FileName)
@@ -362,7 +382,7 @@ func FullTextState(s *schema.TableSchema, b *table.Bucket) (*StateDump, *PlanDum
 	for _, p := range view.State.CurrentPayloads() {
 		sm, err := pkindex.DecodeSourceMeta(p.GlobalIndex.SourceMeta)
 		if err != nil {
-			return &StateDump{Error: StateError}, nil
+			return failed()
 		}
 		st.Current[strconv.Itoa(int(sm.DataLevel()))] = p.FileName
 	}

@@ -65,6 +65,10 @@
 // of all buckets run in one bounded pool (global-index.thread-num, default 32, as Java's read
 // thread pool) instead of bucket by bucket, which changes nothing in the result. Queries are
 // checked against Bounds (size in bytes, number of terms, JSON nesting) before anything is read,
-// where Java passes every query to the engine; and a search ends when its context does, also
-// while the engine is searching an archive (the engine call is abandoned, see package native).
+// where Java passes every query to the engine; a search ends when its context does, also
+// while the engine is searching an archive (the engine call is abandoned, see package native);
+// and a search counts, by reason, the rows of the searched snapshot and partitions that no
+// current archive covers (level 0, moved up unrewritten, a level without an archive or with
+// duplicate ones: Response.Coverage, derived by package inspect from the classification the
+// plan made), where Java skips them without a word.
 package search

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
@@ -166,6 +167,11 @@ type Split struct {
 type Plan struct {
 	SnapshotID int64
 	Splits     []*Split
+	// Coverage counts the data files of the selected buckets (every bucket of the selected
+	// partitions, also those without a split and those below 0, which are not searched) and
+	// those no current archive covers, by reason, derived from the classification the splits
+	// were planned with (inspect.BucketCoverage).
+	Coverage *inspect.CoverageDump
 }
 
 // PartitionFilter selects the partitions a search reads, given a partition's serialized
@@ -183,7 +189,9 @@ type PartitionFilter func(partition []byte) (bool, error)
 //   - the bucket's payloads are classified against its eligible files
 //     (PkFullTextBucketIndexState#fromActiveDataFiles); only current archives are searched —
 //     stale ones, other fields' archives, and levels without an archive are skipped silently,
-//     and the files they would cover are listed as uncovered.
+//     and the files they would cover are listed as uncovered;
+//   - the plan's Coverage counts, over every selected bucket, the files and rows no current
+//     archive covers and why (an addition of pkft).
 func PlanSnapshot(c *table.Contents, def Definition, filter PartitionFilter) (*Plan, error) {
 	type bucketKey struct {
 		partition string
@@ -206,14 +214,16 @@ func PlanSnapshot(c *table.Contents, def Definition, filter PartitionFilter) (*P
 		k := bucketKey{string(rowBytes(e.Partition)), e.Bucket}
 		payloads[k] = append(payloads[k], &e.IndexFile)
 	}
-	plan := &Plan{SnapshotID: c.Snapshot.ID}
+	plan := &Plan{SnapshotID: c.Snapshot.ID, Coverage: &inspect.CoverageDump{Uncovered: []inspect.UncoveredDump{}}}
 	for _, b := range c.Buckets {
-		if b.Bucket < 0 {
-			continue
-		}
 		if ok, err := selected(filter, b.Partition); err != nil {
 			return nil, err
 		} else if !ok {
+			continue
+		}
+		if b.Bucket < 0 {
+			// Not searched (Java skips such splits): none of its files counts as eligible.
+			plan.Coverage.Add(inspect.BucketCoverage(b.DataFiles, nil, nil))
 			continue
 		}
 		split := &Split{Partition: b.Partition, Bucket: b.Bucket, bucket: b}
@@ -229,6 +239,7 @@ func PlanSnapshot(c *table.Contents, def Definition, filter PartitionFilter) (*P
 			split.DataFiles = append(split.DataFiles, f)
 		}
 		if len(split.DataFiles) == 0 {
+			plan.Coverage.Add(inspect.BucketCoverage(b.DataFiles, nil, nil))
 			continue
 		}
 		for _, f := range b.IndexFiles {
@@ -240,6 +251,7 @@ func PlanSnapshot(c *table.Contents, def Definition, filter PartitionFilter) (*P
 		if err != nil {
 			return nil, fmt.Errorf("bucket %d: %w", b.Bucket, err)
 		}
+		plan.Coverage.Add(inspect.BucketCoverage(b.DataFiles, split.DataFiles, state))
 		bySource := state.PayloadBySourceFile()
 		covered := map[string]bool{}
 		chosen := map[string]bool{}

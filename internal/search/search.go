@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/fulltext/native"
+	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/restore"
@@ -77,6 +78,10 @@ type Response struct {
 	SnapshotID int64
 	// Results are the hits, best first.
 	Results []Result
+	// Coverage counts the data files and rows of the searched partitions of the snapshot that no
+	// current archive covers, by reason (Plan.Coverage, from the classification the search
+	// planned with): the rows the search did not see. Nil when the table has no snapshot.
+	Coverage *inspect.CoverageDump
 }
 
 // Values in Result.Partition and Result.Key use the Go forms of internal/binrow: bool, int8, int16,
@@ -111,7 +116,9 @@ func EngineQuery(q string) (string, error) {
 // Search runs req against t: it plans the snapshot's current archives (PlanSnapshot), searches
 // each with the request's limit and the live rows of its sources (BucketSearch), merges the
 // rankings of all archives of all buckets (TopKByScore), and reads the primary key and the text
-// of each hit from its data file. A table without a snapshot yields an empty response.
+// of each hit from its data file. It also counts, in the same snapshot and partitions, the rows
+// no current archive covers (Response.Coverage). A table without a snapshot yields an empty
+// response.
 func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Response, error) {
 	if req.Limit <= 0 {
 		return nil, fmt.Errorf("limit must be positive: %d", req.Limit)
@@ -171,7 +178,7 @@ func Search(ctx context.Context, t *table.Table, req Request, opts Options) (*Re
 	if err != nil {
 		return nil, err
 	}
-	return &Response{SnapshotID: plan.SnapshotID, Results: results}, nil
+	return &Response{SnapshotID: plan.SnapshotID, Results: results, Coverage: plan.Coverage}, nil
 }
 
 func threadNum(opts map[string]string) (int, error) {

@@ -52,7 +52,7 @@ var badCommands = []struct {
 	writes bool
 }{
 	{"dump", []string{"dump", "{}"}, false},
-	{"state", []string{"state", "{}"}, false},
+	{"state", []string{"state", "{}", "--json"}, false},
 	{"maintain-dry-run", []string{"maintain", "{}", "--dry-run", "--json", "--progress", "never"}, false},
 	{"search", []string{"search", "{}", "--query", "paimon", "--limit", "5", "--json"}, false},
 	{"maintain", []string{"maintain", "{}", "--json", "--progress", "never", "--parallel", "1"}, true},

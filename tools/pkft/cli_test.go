@@ -219,6 +219,7 @@ func TestMaintain_JSON(t *testing.T) {
 			Rows      *int64 `json:"rowsIndexed"`
 			Nanos     *int64 `json:"durationNanos"`
 		} `json:"buckets"`
+		Coverage *coverageJSON `json:"coverage"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
@@ -229,6 +230,11 @@ func TestMaintain_JSON(t *testing.T) {
 		*res.SnapshotID != 8 || res.Attempts == nil || *res.Attempts != 1 || res.DurationNanos == nil || *res.DurationNanos <= 0 ||
 		res.Commit == nil || res.Commit.Attempts != 1 || res.Commit.Conflicts != 0 || res.Commit.Replans != 0 {
 		t.Errorf("result:\n%s", out)
+	}
+	// The two maintained buckets' files are all covered now.
+	res.Coverage.check(t, "maintain --json")
+	if res.Coverage == nil || res.Coverage.Files == 0 || res.Coverage.UncoveredRows != 0 {
+		t.Errorf("coverage:\n%s", out)
 	}
 	var got []string
 	for _, b := range res.Buckets {
@@ -304,6 +310,7 @@ func TestSearch_HumanAndJSON(t *testing.T) {
 			DataFile    string         `json:"dataFile"`
 			RowPosition int64          `json:"rowPosition"`
 		} `json:"hits"`
+		Coverage *coverageJSON `json:"coverage"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
@@ -313,6 +320,11 @@ func TestSearch_HumanAndJSON(t *testing.T) {
 	if res.Query != `{"match_phrase":{"query":"updated us"}}` || res.SnapshotID != 8 || res.Column != "content" ||
 		!slices.Equal(res.KeyColumns, []string{"region", "dt", "id"}) || !slices.Equal(res.PartitionKeys, []string{"region", "dt"}) || len(res.Hits) != 2 {
 		t.Fatalf("result:\n%s", out)
+	}
+	// Every row of the searched partition is in an archive: the coverage says so, stderr is quiet.
+	res.Coverage.check(t, "search --json")
+	if res.Coverage == nil || res.Coverage.Files == 0 || res.Coverage.UncoveredRows != 0 || errs != "" {
+		t.Errorf("coverage:\n%s\nstderr: %q", out, errs)
 	}
 	for _, h := range res.Hits {
 		if h.Text == nil || !strings.HasPrefix(*h.Text, "updated us 2024-02-29") || h.Score <= 0 || len(h.Key) != 3 ||

@@ -26,7 +26,10 @@ func compactCommand() *cobra.Command {
 		Short: "Compact a primary-key table, maintaining its index archives",
 		Long: `Compact every (partition, bucket) of the latest snapshot, or the selected ones, as Paimon's
 dedicated compaction does, and commit one COMPACT snapshot in which the full-text archives of the
-changed levels are built and the retired ones removed. --strategy full (default) compacts every
+changed levels are built and the retired ones removed. Files the compaction moves up a level
+without rewriting them (Java's choice, which pkft makes the same way) stay in no archive and their
+rows are not searched, unless the table sets compaction.force-rewrite-all-files: pkft state
+counts them. --strategy full (default) compacts every
 bucket into the top level as Java's full compaction does; --strategy minor lets the table's
 compaction strategy pick in each bucket (Paimon's compact_strategy minor: what Java's writer
 compacts at commit), which may be nothing. Prints a per-bucket summary (--json: the result as

@@ -5,11 +5,14 @@
 //	                        build missing and stale archives, commit them as one snapshot
 //	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--timeout D] [--max-query-bytes N]
 //	                        [--max-query-terms N] [--max-query-depth N] [--json]
-//	                        search the current archives (Q: plain words or the engine's JSON query)
+//	                        search the current archives (Q: plain words or the engine's JSON query);
+//	                        a notice on stderr counts the rows no current archive covers
 //	pkft dump  TABLE_PATH   the canonical dump of the latest snapshot (JSON)
-//	pkft state TABLE_PATH   per (partition, bucket): eligible files per level, current and stale
-//	                        full-text payloads, and the next plan; each pk-btree/pk-bitmap
-//	                        definition's groups, rejected payloads and next plan (JSON)
+//	pkft state TABLE_PATH [--json]
+//	                        per (partition, bucket): the rows no current full-text archive covers
+//	                        and why, the archived levels, stale archives and next plan; --json adds
+//	                        the eligible files per level and each pk-btree/pk-bitmap definition's
+//	                        groups, rejected payloads and next plan
 //	pkft rewrite-metadata TABLE_PATH
 //	                        re-encode the metadata as the next snapshot
 //	pkft options TABLE_PATH [--json]
@@ -134,23 +137,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 				return writeJSON(cmd.OutOrStdout(), d)
 			},
 		},
-		&cobra.Command{
-			Use:     "state TABLE_PATH",
-			Short:   "Print the full-text and sorted-index state and next plan of every bucket",
-			Example: "  pkft state /data/db.db/docs",
-			Args:    cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				tbl, err := pkft.Open(cmd.Context(), args[0], fsOptions(cmd.Context())...)
-				if err != nil {
-					return err
-				}
-				st, err := tbl.State(cmd.Context())
-				if err != nil {
-					return err
-				}
-				return writeJSON(cmd.OutOrStdout(), st)
-			},
-		},
+		stateCommand(),
 	)
 	markUsageErrors(root)
 	return root

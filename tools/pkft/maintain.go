@@ -45,8 +45,11 @@ func maintainCommand(logger *slog.Logger) *cobra.Command {
 		Long: `Build the full-text archives of every compacted level that has none or a stale one, for every
 (partition, bucket) of the latest snapshot or the selected ones, and commit the created and
 retired archives as one new snapshot. A table whose archives are all current is left unchanged.
-Prints a per-bucket summary (--json: the result as JSON). A progress bar is drawn on stderr when
-it is a terminal (--progress).
+Prints a per-bucket summary (--json: the result as JSON) and what remains uncovered: rows on level
+0 or in files a compaction moved up without rewriting them are in no archive even when every
+archive is current (archives cover only files a compaction rewrote above level 0, as in Java
+Paimon); they wait for a compaction that rewrites them (see pkft state). A progress bar is drawn
+on stderr when it is a terminal (--progress).
 
 With --watch it keeps running as a sidecar: it looks for a new snapshot every --poll-interval and
 maintains what other writers left unindexed (writers that build no archives: pypaimon,
@@ -290,7 +293,34 @@ func writeMaintainSummary(w io.Writer, res *pkft.MaintainResult) error {
 	if err != nil {
 		return fmt.Errorf("write summary: %w", err)
 	}
-	return nil
+	return writeMaintainCoverage(w, res)
+}
+
+// writeMaintainCoverage prints what remains uncovered in the snapshot maintenance leaves (in a
+// dry run: what is uncovered now), and why.
+func writeMaintainCoverage(w io.Writer, res *pkft.MaintainResult) error {
+	if res.CoverageError != "" {
+		if _, err := fmt.Fprintf(w, "what remains uncovered is unknown: %s\n", res.CoverageError); err != nil {
+			return fmt.Errorf("write summary: %w", err)
+		}
+		return nil
+	}
+	c := res.Coverage
+	if c == nil || (c.UncoveredRows == 0 && c.UncoveredFiles == 0) {
+		return nil
+	}
+	snap, verb := res.SnapshotID, "remain"
+	if snap == 0 {
+		snap = res.BaseSnapshotID
+	}
+	if res.DryRun {
+		verb = "are now"
+	}
+	if _, err := fmt.Fprintf(w, "%s (of %d rows in the selected buckets) %s uncovered by a full-text archive in snapshot %d; searches do not see them:\n",
+		rowsInFiles(c.UncoveredRows, c.UncoveredFiles), c.Rows, verb, snap); err != nil {
+		return fmt.Errorf("write summary: %w", err)
+	}
+	return writeReasons(w, c.Uncovered)
 }
 
 func formatDuration(d time.Duration, dryRun bool) string {

@@ -81,7 +81,7 @@ func TestJSONPartitionsAreJavasDump(t *testing.T) {
 		stdin string
 	}{
 		{"dump", []string{"dump", dir}, true, ""},
-		{"state", []string{"state", dir}, true, ""},
+		{"state", []string{"state", dir, "--json"}, true, ""},
 		{"maintain --dry-run", []string{"maintain", dir, "--dry-run", "--json"}, true, ""},
 		{"maintain", []string{"maintain", dir, "--json", "--progress", "never"}, true, ""},
 		{"search", []string{"search", dir, "--query", "first", "--limit", "1000", "--json"}, false, ""},

@@ -32,8 +32,15 @@ func searchCommand() *cobra.Command {
 		Long: `Search the current full-text archives of the table's latest snapshot (or --snapshot) as Paimon's
 full-text read path does, deletion vectors applied, and print the best hits: primary key, text and
 score. Q is plain words, searched as a match query (rows containing any of them), or the engine's
-JSON query as Paimon passes it. Rows of levels without a current archive are not searched: run
-pkft maintain first.
+JSON query as Paimon passes it.
+
+Only rows a current archive covers are searched, as in Java Paimon: archives cover data files a
+compaction rewrote above level 0. Rows on level 0, in files a compaction moved up without
+rewriting them, or on levels without a current archive (or with duplicate archives of concurrent
+maintainers) are not searched; when the searched snapshot and partitions hold such rows, a notice
+on stderr counts them by reason (--json: "coverage"), and pkft state lists them per bucket. pkft
+maintain builds the missing archives; level-0 and moved-up rows wait for a compaction that
+rewrites them.
 
 Queries are bounded (--max-query-bytes, --max-query-terms, --max-query-depth; -1 lifts a bound)
 and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is searching.`,
@@ -74,6 +81,9 @@ and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is s
 			res, err := tbl.Search(ctx, query, opts...)
 			if err != nil {
 				return err
+			}
+			if notice := coverageNotice(res.Coverage); notice != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), notice)
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), struct {

@@ -33,8 +33,12 @@ each row, level-0 data files committed as an APPEND snapshot, then the compactio
 runs at commit (on a deletion-vector table every commit moves level 0 up, looking the keys up in
 the higher levels and marking the rows they replace in deletion vectors) committed as a COMPACT
 snapshot, with the full-text archives of the changed levels built and the stale ones retired.
-So the rows are read and searched at once. --write-only skips the compaction (Paimon's
-write-only), leaving the rows on level 0 for a dedicated compaction (pkft compact).
+So the rows are read at once. They are searched once a compaction has rewritten their files:
+archives cover only files a compaction rewrote above level 0, as in Java Paimon, and the
+compaction at commit moves a first write into an empty table up unchanged (unless the table sets
+compaction.force-rewrite-all-files); pkft state, and a notice of pkft search, count the rows not
+searched and say why. --write-only skips the compaction (Paimon's write-only), leaving the rows
+on level 0 for a dedicated compaction (pkft compact).
 
 --format jsonl (default): one JSON object per line, keys are column names.
 --format csv: a header line naming the columns, then one row per line; \N is NULL, and so is an

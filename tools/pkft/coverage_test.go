@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
+	"github.com/paimon-pkft/pkft/internal/testing/testtables"
+)
+
+// coverageJSON is the "coverage" object of state, search and maintain --json.
+type coverageJSON struct {
+	Files          int64 `json:"files"`
+	Rows           int64 `json:"rows"`
+	UncoveredFiles int64 `json:"uncoveredFiles"`
+	UncoveredRows  int64 `json:"uncoveredRows"`
+	Uncovered      []struct {
+		Reason string  `json:"reason"`
+		Levels []int32 `json:"levels"`
+		Files  int64   `json:"files"`
+		Rows   int64   `json:"rows"`
+	} `json:"uncovered"`
+}
+
+// check reports a coverage whose reasons do not add up to its uncovered counts.
+func (c *coverageJSON) check(t *testing.T, what string) {
+	t.Helper()
+	if c == nil {
+		t.Errorf("%s: no coverage", what)
+		return
+	}
+	var rows, files int64
+	for _, u := range c.Uncovered {
+		rows += u.Rows
+		files += u.Files
+	}
+	if c.Uncovered == nil || rows != c.UncoveredRows || files != c.UncoveredFiles || c.UncoveredRows > c.Rows || c.UncoveredFiles > c.Files {
+		t.Errorf("%s: inconsistent coverage %+v", what, *c)
+	}
+}
+
+// reasons is "reason rows/files levels" for each reason, for comparisons.
+func (c *coverageJSON) reasons() []string {
+	var out []string
+	for _, u := range c.Uncovered {
+		out = append(out, fmt.Sprintf("%s %d/%d %v", u.Reason, u.Rows, u.Files, u.Levels))
+	}
+	return out
+}
+
+// zebraTable creates a one-bucket full-text table with pkft create, with extra options.
+func zebraTable(t *testing.T, options map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "docs")
+	opts := map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}
+	for k, v := range options {
+		opts[k] = v
+	}
+	schema, err := json.Marshal(map[string]any{
+		"columns":     []map[string]string{{"name": "id", "type": "INT"}, {"name": "content", "type": "STRING"}},
+		"primaryKeys": []string{"id"}, "options": opts,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "schema.json")
+	if err := os.WriteFile(file, schema, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := pkftRun(t, "create", dir, "--schema", file); code != 0 {
+		t.Fatalf("create: %s", errs)
+	}
+	return dir
+}
+
+// writeZebraRows writes n rows "a striped zebra" with ids from first through pkft write.
+func writeZebraRows(t *testing.T, dir string, first, n int, flags ...string) {
+	t.Helper()
+	var rows strings.Builder
+	for id := first; id < first+n; id++ {
+		fmt.Fprintf(&rows, `{"id":%d,"content":"a striped zebra"}`+"\n", id)
+	}
+	if _, err := pkftRunIn(t, rows.String(), append([]string{"write", dir}, flags...)...); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+}
+
+// TestCoverageCLI_UnsearchableRows: the first write into an empty table is moved up without a
+// rewrite and a write-only write stays on level 0, so a search finds nothing. Every command says
+// so: pkft state (a headline, the bucket's reasons, what each means; --json: the coverage),
+// pkft search (a notice on stderr, also with --json, whose output has the count), and pkft
+// maintain (nothing to build, and what remains uncovered).
+func TestCoverageCLI_UnsearchableRows(t *testing.T) {
+	testenv.Native(t)
+	dir := zebraTable(t, nil)
+	writeZebraRows(t, dir, 0, 3)
+	writeZebraRows(t, dir, 3, 2, "--write-only")
+
+	code, out, errs := pkftRun(t, "state", dir)
+	if code != 0 {
+		t.Fatalf("state: exit %d: %s", code, errs)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^snapshot 3: 5 of 5 rows \(2 of 2 data files\) are not covered by a full-text archive; searches do not see them$`),
+		regexp.MustCompile(`(?m)^-\s+0\s+2\s+5\s+5\s+level-0: 2 rows in 1 file, moved-up: 3 rows in 1 file\s+-\s+0\s+-$`),
+		regexp.MustCompile(`(?m)^TOTAL \(1 bucket\)\s+2\s+5\s+5$`),
+		regexp.MustCompile(`(?m)^level-0: 2 rows in 1 file on level 0: not compacted yet; indexed once a compaction rewrites them`),
+		regexp.MustCompile(`(?m)^moved-up: 3 rows in 1 file on level 5: moved above level 0 by a compaction without being rewritten`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("state does not match %s:\n%s", want, out)
+		}
+	}
+	code, out, errs = pkftRun(t, "state", dir, "--json")
+	if code != 0 {
+		t.Fatalf("state --json: exit %d: %s", code, errs)
+	}
+	var st struct {
+		Coverage *coverageJSON `json:"coverage"`
+		Buckets  []struct {
+			Coverage *coverageJSON `json:"coverage"`
+		} `json:"buckets"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("state --json: %v:\n%s", err, out)
+	}
+	want := []string{"level-0 2/1 [0]", "moved-up 3/1 [5]"}
+	st.Coverage.check(t, "state --json")
+	if len(st.Buckets) != 1 || st.Coverage.Rows != 5 || fmt.Sprint(st.Coverage.reasons()) != fmt.Sprint(want) ||
+		fmt.Sprint(st.Buckets[0].Coverage.reasons()) != fmt.Sprint(want) {
+		t.Errorf("state --json coverage:\n%s", out)
+	}
+
+	notice := "pkft: 5 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
+		"(level-0: 2 rows in 1 file, moved-up: 3 rows in 1 file); see `pkft state`\n"
+	code, out, errs = pkftRun(t, "search", dir, "--query", "zebra")
+	if code != 0 || !strings.HasSuffix(out, "0 hit(s) in snapshot 3\n") || errs != notice {
+		t.Errorf("search: exit %d\n%s\nstderr %q, want %q", code, out, errs, notice)
+	}
+	code, out, errs = pkftRun(t, "search", dir, "--query", "zebra", "--json")
+	var res struct {
+		Hits     []any         `json:"hits"`
+		Coverage *coverageJSON `json:"coverage"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || errs != notice {
+		t.Fatalf("search --json: exit %d, %v\n%s\nstderr %q", code, err, out, errs)
+	}
+	res.Coverage.check(t, "search --json")
+	if len(res.Hits) != 0 || res.Coverage.UncoveredRows != 5 || fmt.Sprint(res.Coverage.reasons()) != fmt.Sprint(want) {
+		t.Errorf("search --json:\n%s", out)
+	}
+
+	code, out, errs = pkftRun(t, "maintain", dir, "--progress", "never")
+	if code != 0 {
+		t.Fatalf("maintain: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"every archive of snapshot 3 is current; nothing committed\n" +
+			"5 rows in 2 files (of 5 rows in the selected buckets) remain uncovered by a full-text archive in snapshot 3; searches do not see them:\n" +
+			"level-0: 2 rows in 1 file on level 0: ",
+		"\nmoved-up: 3 rows in 1 file on level 5: ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("maintain output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = pkftRun(t, "maintain", dir, "--progress", "never", "--json")
+	var mr struct {
+		Coverage *coverageJSON `json:"coverage"`
+	}
+	if err := json.Unmarshal([]byte(out), &mr); code != 0 || err != nil {
+		t.Fatalf("maintain --json: exit %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	mr.Coverage.check(t, "maintain --json")
+	if fmt.Sprint(mr.Coverage.reasons()) != fmt.Sprint(want) {
+		t.Errorf("maintain --json coverage:\n%s", out)
+	}
+}
+
+// TestCoverageCLI_DuplicateArchives: after concurrent maintainers left two archives on a level,
+// search finds nothing there and says why and that pkft maintain repairs it; after pkft maintain
+// every row is found and nothing is left to say.
+func TestCoverageCLI_DuplicateArchives(t *testing.T) {
+	testenv.Native(t)
+	dir := zebraTable(t, map[string]string{"compaction.force-rewrite-all-files": "true"})
+	writeZebraRows(t, dir, 0, 3)
+	if code, out, errs := pkftRun(t, "search", dir, "--query", "zebra"); code != 0 || !strings.HasSuffix(out, "3 hit(s) in snapshot 2\n") || errs != "" {
+		t.Fatalf("search of the written table: exit %d\n%s\nstderr %q", code, out, errs)
+	}
+	if err := testtables.DuplicateArchive(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := pkftRun(t, "search", dir, "--query", "zebra")
+	notice := "pkft: 3 rows in 1 file are not covered by a full-text archive, so this search did not see them " +
+		"(duplicate-archives: 3 rows in 1 file); `pkft maintain` indexes 3 rows; see `pkft state`\n"
+	if code != 0 || !strings.HasSuffix(out, "0 hit(s) in snapshot 3\n") || errs != notice {
+		t.Errorf("search: exit %d\n%s\nstderr %q, want %q", code, out, errs, notice)
+	}
+	code, out, errs = pkftRun(t, "state", dir)
+	if code != 0 || !strings.Contains(out, "\nduplicate-archives: 3 rows in 1 file on level 5: their level has duplicate archives of concurrent maintainers; maintain rebuilds it\n") {
+		t.Errorf("state: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = pkftRun(t, "maintain", dir, "--progress", "never")
+	if code != 0 || !strings.HasSuffix(out, "committed snapshot 4 (on snapshot 3, 1 attempt(s))\n") {
+		t.Errorf("maintain: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := pkftRun(t, "search", dir, "--query", "zebra"); code != 0 || !strings.HasSuffix(out, "3 hit(s) in snapshot 4\n") || errs != "" {
+		t.Errorf("search after maintain: exit %d\n%s\nstderr %q", code, out, errs)
+	}
+	code, out, _ = pkftRun(t, "state", dir)
+	if code != 0 || !strings.HasPrefix(out, "snapshot 4: every row (3 rows in 1 file) is covered by a current full-text archive\n") {
+		t.Errorf("state after maintain:\n%s", out)
+	}
+}
+
+// TestCoverageNotice: the notice's wording for one row, and none when nothing is uncovered.
+func TestCoverageNotice(t *testing.T) {
+	if n := coverageNotice(pkft.Coverage{Files: 3, Rows: 10}); n != "" {
+		t.Errorf("notice for a covered search: %q", n)
+	}
+	got := coverageNotice(pkft.Coverage{Files: 2, Rows: 4, UncoveredFiles: 2, UncoveredRows: 3, Uncovered: []pkft.UncoveredFiles{
+		{Reason: pkft.UncoveredLevel0, Levels: []int32{0}, Files: 1, Rows: 1},
+		{Reason: pkft.UncoveredNoArchive, Levels: []int32{3}, Files: 1, Rows: 2},
+	}})
+	want := "pkft: 3 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
+		"(level-0: 1 row in 1 file, no-archive: 2 rows in 1 file); `pkft maintain` indexes 2 rows; see `pkft state`"
+	if got != want {
+		t.Errorf("notice\n got %q\nwant %q", got, want)
+	}
+}
