@@ -206,6 +206,7 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 			err2 := p.UnmarshalJSON([]byte{})
 			return fmt.Errorf("%v; %v", err1, err2)
 		},
+		"UncoveredReason.Explain":     func() error { _ = pkft.UncoveredReason("").Explain(); return nil },
 		"Hit.MarshalJSON":             func() error { _, err := pkft.Hit{}.MarshalJSON(); return err },
 		"Schema.Column":               func() error { _, _ = (&pkft.Schema{}).Column(""); return nil },
 		"ScanReport.Narrowed":         func() error { _ = (&pkft.ScanReport{}).Narrowed(); return nil },
