@@ -47,7 +47,7 @@ func chooseRotateSeed() (uint64, error) {
 // rotateSeedLine is the line TestMain prints about the rotating seeds.
 func rotateSeedLine(seed uint64) string {
 	return fmt.Sprintf("rotating seeds: %s=%d (table/differential: %d scripts from it; maintainer differentials: %d scenarios each, compaction/pick-differential: %d layouts, from it); set it to run them again",
-		rotateSeedEnv, seed, tableDiffRotating, differentialRotating, pickSeeds/10)
+		rotateSeedEnv, seed, tableDiffRotating, differentialRotating, pickSeeds)
 }
 
 // TestChooseRotateSeed: PKFT_ROTATE_SEED is taken as it is, a bad value is refused by name, and a
