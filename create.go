@@ -126,6 +126,11 @@ func Create(ctx context.Context, path string, def TableDefinition, opts ...Creat
 	if _, err := t.LatestSchema(ctx); err == nil {
 		return nil, fmt.Errorf("create table %s: %w", path, ErrTableExists)
 	}
+	if outer, err := enclosingTable(ctx, fio, t.Root); err != nil {
+		return nil, fmt.Errorf("create table %s: %w", path, err)
+	} else if outer != "" {
+		return nil, fmt.Errorf("create table %s: the path is inside the table at %s", path, outer)
+	}
 	if err := fio.WriteFileAtomic(ctx, paths.SchemaPath(t.Root, 0), s.Marshal()); err != nil {
 		if errors.Is(err, fileio.ErrExists) {
 			return nil, fmt.Errorf("create table %s: %w", path, ErrTableExists)
@@ -158,6 +163,26 @@ func (def TableDefinition) tableSchema(now time.Time) (*schema.TableSchema, erro
 		return nil, err
 	}
 	return s, nil
+}
+
+// enclosingTable returns the table directory root lies in (an ancestor holding a schema), or ""
+// when no ancestor is a table: a table created inside another's directory would mix its files
+// with the other's, and Paimon's orphan-file cleanup of the outer table would delete them. An
+// ancestor that cannot be read (an object store prefix the credentials may not list) counts as
+// no table; only ctx ending is an error.
+func enclosingTable(ctx context.Context, fio fileio.FileIO, root string) (string, error) {
+	for dir := paths.Parent(root); dir != "" && dir != root; dir = paths.Parent(dir) {
+		if _, err := table.Open(fio, dir).LatestSchema(ctx); err == nil {
+			return dir, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if paths.Parent(dir) == dir {
+			break
+		}
+	}
+	return "", nil
 }
 
 // validateOptions is the single place table options are checked at creation: internal/options'

@@ -22,6 +22,9 @@ import (
 // ErrNoSnapshot reports a table that has no snapshot yet.
 var ErrNoSnapshot = errors.New("table has no snapshot")
 
+// ErrNoTable reports a path that holds no table: nothing exists there, or no schema does.
+var ErrNoTable = errors.New("no Paimon table")
+
 // Table is one Paimon table on a file system (main branch).
 type Table struct {
 	FileIO    fileio.FileIO
@@ -66,7 +69,12 @@ func (t *Table) LatestSchema(ctx context.Context) (*schema.TableSchema, error) {
 		}
 	}
 	if latest < 0 {
-		return nil, fmt.Errorf("%s has no schema", t.Root)
+		if len(entries) == 0 {
+			if ok, err := t.FileIO.Exists(ctx, t.Root); err == nil && !ok {
+				return nil, fmt.Errorf("%w at %s: nothing exists there", ErrNoTable, t.Root)
+			}
+		}
+		return nil, fmt.Errorf("%w at %s: it has no schema (schema/schema-N)", ErrNoTable, t.Root)
 	}
 	return t.Schema(ctx, latest)
 }

@@ -347,7 +347,7 @@ func TestErrors(t *testing.T) {
 		want string
 	}{
 		{"no table", []string{"maintain"}, "accepts 1 arg"},
-		{"missing table", []string{"maintain", filepath.Join(dir, "nope")}, "has no schema"},
+		{"missing table", []string{"maintain", filepath.Join(dir, "nope")}, "no Paimon table at"},
 		{"no full-text index", []string{"maintain", plain}, "pk-full-text.index.columns"},
 		{"bad partition", []string{"maintain", dir, "--partition", "region"}, "want key=value"},
 		{"duplicate partition key", []string{"maintain", dir, "--partition", "region=eu,region=us"}, "given twice"},
