@@ -26,15 +26,8 @@ var grammarOnly = map[string]bool{filepath.Join("internal", "fulltext", "bleveen
 // docs/ and every Go source file (not tests) of the module.
 func docQueryFiles(t *testing.T) []string {
 	t.Helper()
-	pages, err := filepath.Glob(filepath.Join("docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pages) == 0 {
-		t.Fatal("docs/ has no pages")
-	}
-	paths := append([]string{"README.md"}, pages...)
-	err = filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+	paths := append([]string{"README.md"}, docPages(t)...)
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
