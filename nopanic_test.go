@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -177,6 +178,7 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 		"WithProgress":      func() error { pkft.WithProgress(nil); return nil },
 		"WithCommitUser":    func() error { pkft.WithCommitUser(""); return nil },
 		"WithDryRun":        func() error { pkft.WithDryRun(false); return nil },
+		"WithOlderThan":     func() error { pkft.WithOlderThan(time.Time{}); return nil },
 		"WithColumn":        func() error { pkft.WithColumn(""); return nil },
 		"WithLimit":         func() error { pkft.WithLimit(0); return nil },
 		"WithSnapshot":      func() error { pkft.WithSnapshot(0); return nil },
@@ -224,7 +226,12 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 		"Table.State":                 each(func(tb *pkft.Table) error { _, err := tb.State(ctx); return err }),
 		"Table.RewriteMetadata":       each(func(tb *pkft.Table) error { _, err := tb.RewriteMetadata(ctx); return err }),
 		"Table.Maintain":              each(func(tb *pkft.Table) error { _, err := tb.Maintain(ctx, nil); return err }),
-		"Table.Compact":               each(func(tb *pkft.Table) error { _, err := tb.Compact(ctx, nil); return err }),
+		"Table.RemoveOrphanFiles": each(func(tb *pkft.Table) error {
+			_, err1 := tb.RemoveOrphanFiles(ctx, nil)
+			_, err2 := tb.RemoveOrphanFiles(ctx, pkft.WithOlderThan(time.Time{}), pkft.WithDryRun(true), pkft.WithParallelism(0))
+			return fmt.Errorf("%v; %v", err1, err2)
+		}),
+		"Table.Compact": each(func(tb *pkft.Table) error { _, err := tb.Compact(ctx, nil); return err }),
 		"Table.Search": each(func(tb *pkft.Table) error {
 			_, err1 := tb.Search(ctx, "", nil)
 			_, err2 := tb.Search(ctx, "x", pkft.WithLimit(0), pkft.WithColumn(""))

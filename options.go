@@ -149,6 +149,7 @@ type ParallelismOption interface {
 	MaintainOption
 	CompactOption
 	SearchOption
+	RemoveOrphanFilesOption
 }
 
 type parallelismOption int
@@ -156,10 +157,12 @@ type parallelismOption int
 func (o parallelismOption) applyMaintain(c *maintainConfig) { c.parallelism = int(o) }
 func (o parallelismOption) applyCompact(c *compactConfig)   { c.parallelism = int(o) }
 func (o parallelismOption) applySearch(c *searchConfig)     { c.parallelism = int(o) }
+func (o parallelismOption) applyOrphan(c *orphanConfig)     { c.parallelism = int(o) }
 
 // WithParallelism bounds how many buckets are maintained or compacted at once (default: the
-// number of CPUs), or how many archives a search reads at once (default: the table option
-// global-index.thread-num, 32 when unset, as Java's read pool). 0 keeps the default.
+// number of CPUs), how many archives a search reads at once (default: the table option
+// global-index.thread-num, 32 when unset, as Java's read pool), or how many manifests
+// [Table.RemoveOrphanFiles] reads at once (default: the number of CPUs). 0 keeps the default.
 func WithParallelism(n int) ParallelismOption { return parallelismOption(n) }
 
 // ProgressOption reports progress; it is a [MaintainOption] and a [CompactOption].
@@ -199,11 +202,19 @@ func WithCommitUser(user string) CommitUserOption { return commitUserOption(user
 type dryRunOption bool
 
 func (o dryRunOption) applyMaintain(c *maintainConfig) { c.dryRun = bool(o) }
+func (o dryRunOption) applyOrphan(c *orphanConfig)     { c.dryRun = bool(o) }
+
+// DryRunOption makes an operation report what it would do and change nothing; it is a
+// [MaintainOption] and a [RemoveOrphanFilesOption].
+type DryRunOption interface {
+	MaintainOption
+	RemoveOrphanFilesOption
+}
 
 // WithDryRun makes Maintain plan only: it classifies every selected bucket's archives and
 // reports the levels it would build and the archives it would retire, building and writing
-// nothing.
-func WithDryRun(dryRun bool) MaintainOption { return dryRunOption(dryRun) }
+// nothing. It makes [Table.RemoveOrphanFiles] list the files it would delete, deleting nothing.
+func WithDryRun(dryRun bool) DryRunOption { return dryRunOption(dryRun) }
 
 type searchOption func(*searchConfig)
 
