@@ -13,6 +13,9 @@
 //	                        and why, the archived levels, stale archives and next plan; --json adds
 //	                        the eligible files per level and each pk-btree/pk-bitmap definition's
 //	                        groups, rejected payloads and next plan
+//	pkft remove-orphan-files TABLE_PATH [--older-than TIMESTAMP|AGE] [--dry-run] [--parallel N] [--json]
+//	                        delete the files no snapshot, tag or branch references (Paimon's
+//	                        remove_orphan_files), modified before --older-than (default: 1 day ago)
 //	pkft rewrite-metadata TABLE_PATH
 //	                        re-encode the metadata as the next snapshot
 //	pkft options TABLE_PATH [--json]
@@ -116,6 +119,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
 	root.AddCommand(writeCommand())
 	root.AddCommand(compactCommand())
+	root.AddCommand(removeOrphanFilesCommand())
 	root.AddCommand(createCommand(), scanCommand())
 	root.AddCommand(optionsCommand())
 	root.AddCommand(versionCommand())
