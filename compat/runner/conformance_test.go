@@ -284,6 +284,7 @@ func TestConformance(t *testing.T) {
 	testConsumers(t)
 	testProducers(t)
 	testRewrite(t)
+	testOrphan(t)
 	testJavaTables(t)
 	testMaintain(t)
 	testWrite(t)
