@@ -55,6 +55,13 @@ type Operation struct {
 	// not commit, as a Java writer retries only a commit that is not in the table
 	// (FileStoreCommitImpl#filterCommitted).
 	NotIdempotent bool
+	// Deletes marks an operation that deletes files existing before it (orphan-file removal):
+	// a faulted run may delete those a fault-free run deletes, and only those, and its retry
+	// must delete the rest of them.
+	Deletes bool
+	// WantDeleted, when set, returns exactly the files (relative to the root, after Setup) a
+	// fault-free run of a Deletes operation must delete; the reference run is checked against it.
+	WantDeleted func() []string
 }
 
 // Modes are the injection modes every operation is driven through.
@@ -72,6 +79,8 @@ type Reference struct {
 	Steps map[int64]string
 	// Counts are the file operations the run made.
 	Counts faultio.Counts
+	// Deleted are the files existing before that the run deleted (relative to the root).
+	Deleted map[string]bool
 }
 
 // Case is the outcome of one injection point.
@@ -185,7 +194,30 @@ func (h *Harness) Reference(ctx context.Context) (*Reference, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dump after: %w", err)
 	}
-	h.ref = &Reference{Before: before, After: after, BeforeID: beforeID, AfterID: afterID, Counts: f.Counts(), Steps: map[int64]string{}}
+	h.ref = &Reference{Before: before, After: after, BeforeID: beforeID, AfterID: afterID, Counts: f.Counts(), Steps: map[int64]string{},
+		Deleted: map[string]bool{}}
+	post, err := snapshotTree(view)
+	if err != nil {
+		return nil, err
+	}
+	for name := range pre {
+		if _, ok := post[name]; !ok {
+			h.ref.Deleted[name] = true
+		}
+	}
+	if len(h.ref.Deleted) > 0 && !h.Op.Deletes {
+		return nil, fmt.Errorf("fault-free %s deleted files existing before it: %v", h.Op.Name, sortedNames(h.ref.Deleted))
+	}
+	if h.Op.Deletes && len(h.ref.Deleted) == 0 {
+		return nil, fmt.Errorf("fault-free %s deleted nothing: the sweep would check nothing", h.Op.Name)
+	}
+	if h.Op.WantDeleted != nil {
+		want := slices.Clone(h.Op.WantDeleted())
+		sort.Strings(want)
+		if got := sortedNames(h.ref.Deleted); !slices.Equal(got, want) {
+			return nil, fmt.Errorf("fault-free %s deleted %v, want %v", h.Op.Name, got, want)
+		}
+	}
 	for id := beforeID + 1; id < afterID; id++ {
 		dump, err := stepDump(ctx, view, h.TempDir(), id, afterID, pre)
 		if err != nil {
@@ -259,7 +291,9 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 	}
 	for name, st := range pre {
 		if now, ok := post[name]; !ok {
-			c.fail("file %s existing before the operation was deleted", name)
+			if !h.Op.Deletes || !ref.Deleted[name] {
+				c.fail("file %s existing before the operation was deleted", name)
+			}
 		} else if now != st && !isHint(name) {
 			c.fail("file %s existing before the operation was changed", name)
 		}
@@ -301,7 +335,27 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 	if _, err := checkReferences(ctx, view); err != nil {
 		c.fail("(b) after the retry: %v", err)
 	}
+	if h.Op.Deletes {
+		final, err := snapshotTree(view)
+		if err != nil {
+			return nil, err
+		}
+		for name := range pre {
+			if _, ok := final[name]; ok == ref.Deleted[name] {
+				c.fail("(d) after the retry %s is %s, unlike after a fault-free run", name, map[bool]string{true: "present", false: "missing"}[ok])
+			}
+		}
+	}
 	return c, nil
+}
+
+func sortedNames(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // stepDump is the normalized dump of the table at root as of snapshot id (of the ids up to last):

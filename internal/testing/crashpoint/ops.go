@@ -7,11 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/orphan"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
 	"github.com/paimon-pkft/pkft/internal/types"
@@ -24,6 +27,7 @@ import (
 // the operation changes and whose Run calls it once through the given FileIO with deterministic
 // options (one bucket at a time, so the k-th file operation is the same in every run).
 func Operations(repoRoot string, engine fulltext.Engine) []Operation {
+	var orphans []string
 	return []Operation{
 		{
 			// Re-encodes the metadata of a Java-written full-text table (partitions, two buckets,
@@ -85,6 +89,68 @@ func Operations(repoRoot string, engine fulltext.Engine) []Operation {
 				return err
 			},
 		},
+		{
+			// Orphan-file removal on a Java-written table whose first snapshot was expired by
+			// hand (a tag keeps it), whose second snapshot was expired without a tag (its
+			// manifest lists are orphans), with the files of an aborted write in a bucket,
+			// manifest/, index/ and snapshot/. Every file is a candidate (the threshold is in
+			// the future: no writer runs beside the sweep); the tag's files must survive.
+			Name:        "remove-orphan-files",
+			Setup:       orphanTable(repoRoot, &orphans),
+			Deletes:     true,
+			WantDeleted: func() []string { return orphans },
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := orphan.Clean(ctx, fio, root, orphan.Options{OlderThanMillis: time.Now().Add(time.Hour).UnixMilli(), Parallelism: 1})
+				return err
+			},
+		},
+	}
+}
+
+// orphanTable returns the Setup of the remove-orphan-files operation; it records in orphans the
+// files a cleaning must delete.
+func orphanTable(repoRoot string, orphans *[]string) func(string) (string, error) {
+	return func(dir string) (string, error) {
+		root, err := copyGolden(repoRoot, "java", "ft-default-partitioned", nil)(dir)
+		if err != nil {
+			return "", err
+		}
+		if err := os.MkdirAll(filepath.Join(root, "tag"), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.Rename(filepath.Join(root, "snapshot", "snapshot-1"), filepath.Join(root, "tag", "tag-first")); err != nil {
+			return "", err
+		}
+		second, err := os.ReadFile(filepath.Join(root, "snapshot", "snapshot-2"))
+		if err != nil {
+			return "", err
+		}
+		s, err := snapshot.Parse(second)
+		if err != nil {
+			return "", err
+		}
+		*orphans = []string{"manifest/" + s.BaseManifestList, "manifest/" + s.DeltaManifestList}
+		if err := os.Remove(filepath.Join(root, "snapshot", "snapshot-2")); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(root, "snapshot", "EARLIEST"), []byte("3"), 0o644); err != nil {
+			return "", err
+		}
+		const id = "0b1e2f44-1c55-4a43-a0c1-5d8b8e0f7a11"
+		for _, rel := range []string{
+			"region=eu/dt=19753/bucket-0/data-" + id + "-0.parquet",
+			"region=eu/dt=19753/bucket-1/data-" + id + "-1.parquet",
+			"manifest/manifest-" + id + "-0",
+			"manifest/manifest-list-" + id + "-0",
+			"index/index-" + id + "-0",
+			"snapshot/.snapshot-8." + id + ".tmp",
+		} {
+			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), []byte("aborted write"), 0o644); err != nil {
+				return "", err
+			}
+			*orphans = append(*orphans, rel)
+		}
+		return root, nil
 	}
 }
 
