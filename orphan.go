@@ -37,7 +37,8 @@ func WithOlderThan(t time.Time) RemoveOrphanFilesOption { return olderThanOption
 
 // OrphanFile is a file [Table.RemoveOrphanFiles] deleted (or would delete, in a dry run).
 type OrphanFile struct {
-	// Path is the file's path relative to the table directory, with "/" separators.
+	// Path is the file's path relative to the table directory, with "/" separators (the full
+	// path for a file under a root of data-file.external-paths).
 	Path string `json:"path"`
 	// Size is its length in bytes.
 	Size int64 `json:"size"`
@@ -64,8 +65,8 @@ type OrphanFilesResult struct {
 // hints, when they were modified before the threshold ([WithOlderThan], default one day ago).
 // Empty directories it finds or leaves are removed. A file is never deleted while any snapshot,
 // tag or branch names it; metadata that cannot be read (other than a file that vanished) stops
-// the operation before it deletes a data or metadata file. Tables with data-file.external-paths
-// are refused, nothing deleted.
+// the operation before it deletes a data or metadata file. The roots of data-file.external-paths
+// are listed as the data directory is; their files are reported by full path.
 func (t *Table) RemoveOrphanFiles(ctx context.Context, opts ...RemoveOrphanFilesOption) (*OrphanFilesResult, error) {
 	now := time.Now()
 	cfg := orphanConfig{olderThan: now.Add(-DefaultOrphanAge)}

@@ -10,7 +10,8 @@
 // files it lists, its statistics file, and the data files and their extra files the manifests
 // list. The snapshot and changelog directories of every branch are cleaned apart: a file there
 // that is neither a snapshot (changelog) file nor a hint, older than the threshold, is removed.
-// Empty directories among those listed (older than the threshold) are removed, and after
+// The roots of data-file.external-paths are listed as the data directory is (through the same
+// FileIO). Empty directories among those listed (older than the threshold) are removed, and after
 // deletion empty bucket and partition directories are.
 //
 // A missing snapshot, manifest list or manifest counts as empty (another process expired it);
@@ -83,14 +84,18 @@ func Clean(ctx context.Context, fio fileio.FileIO, root string, opts Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("remove orphan files: %w", err)
 	}
-	if v := strings.TrimSpace(sch.Options[optionExternalPath]); v != "" {
-		return nil, fmt.Errorf("remove orphan files: the table sets %s, whose directories pkft does not list; nothing was deleted", optionExternalPath)
-	}
 	pf, err := paths.NewTableFactory(root, sch.Options)
 	if err != nil {
 		return nil, fmt.Errorf("remove orphan files: %w", err)
 	}
 	c := &cleaner{fio: fio, root: root, opts: opts, partitionKeys: len(sch.PartitionKeys), table: t}
+	// Java lists every root of data-file.external-paths as it lists the data directory, whatever
+	// the strategy.
+	for _, ext := range strings.Split(sch.Options[optionExternalPath], ",") {
+		if ext = strings.TrimSpace(ext); ext != "" {
+			c.externalRoots = append(c.externalRoots, ext)
+		}
+	}
 	branches, err := c.validBranches(ctx)
 	if err != nil {
 		return nil, err
@@ -145,6 +150,7 @@ type cleaner struct {
 	opts          Options
 	partitionKeys int
 	table         *table.Table
+	externalRoots []string
 }
 
 func (c *cleaner) oldEnough(modMillis int64) bool { return modMillis < c.opts.OlderThanMillis }
@@ -219,11 +225,15 @@ func (c *cleaner) cleanSnapshotDir(ctx context.Context, branch string, res *Resu
 }
 
 // fileDirs lists the directories whose files are candidates: manifest/, index/, statistics/ and
-// the bucket directories under the data directory (a partition directory without buckets stands
-// for its buckets).
+// the bucket directories under the data directory and under every root of
+// data-file.external-paths (a partition directory without buckets stands for its buckets).
 func (c *cleaner) fileDirs(ctx context.Context, pf *paths.FileStorePathFactory) []string {
 	dirs := []string{pf.ManifestDir(), pf.IndexDir(), pf.StatisticsDir()}
-	return append(dirs, c.listFileDirs(ctx, pf.DataFileDir(), c.partitionKeys)...)
+	dirs = append(dirs, c.listFileDirs(ctx, pf.DataFileDir(), c.partitionKeys)...)
+	for _, ext := range c.externalRoots {
+		dirs = append(dirs, c.listFileDirs(ctx, ext, c.partitionKeys)...)
+	}
+	return dirs
 }
 
 func (c *cleaner) listFileDirs(ctx context.Context, dir string, level int) []string {

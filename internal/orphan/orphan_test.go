@@ -13,6 +13,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/orphan"
+	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/snapshot"
 )
 
@@ -348,5 +349,41 @@ func TestUnreadableMetadataStopsTheCleaning(t *testing.T) {
 	}
 	if after := tree(t, root); !slices.Equal(after, before) {
 		t.Fatal("a failed cleaning deleted files")
+	}
+}
+
+func TestCleanListsExternalDataPaths(t *testing.T) {
+	root := copyOld(t, "ft-default-partitioned")
+	ext := filepath.Join(t.TempDir(), "ext")
+	data, err := os.ReadFile(filepath.Join(root, "schema", "schema-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schema.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ID = 1
+	s.Options["data-file.external-paths"] = "file://" + filepath.ToSlash(ext)
+	s.OptionOrder = append(s.OptionOrder, "data-file.external-paths")
+	if err := os.WriteFile(filepath.Join(root, "schema", "schema-1"), s.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ageTree(t, root)
+	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(bucketDir)))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("bucket listing: %v", err)
+	}
+	referenced := bucketDir + entries[0].Name()
+	orphanFile := bucketDir + "data-0b1e2f44-1c55-4a43-a0c1-5d8b8e0f7a11-0.parquet"
+	put(t, ext, referenced, old)
+	put(t, ext, orphanFile, old)
+	put(t, ext, fresh(orphanFile), now)
+	res := clean(t, root, false)
+	if len(res.Deleted) != 1 || res.Deleted[0].Path != "file://"+filepath.ToSlash(filepath.Join(ext, filepath.FromSlash(orphanFile))) {
+		t.Fatalf("deleted %v, want only the external orphan", res.Deleted)
+	}
+	if got := tree(t, ext); !slices.Equal(got, sorted([]string{referenced, fresh(orphanFile)})) {
+		t.Fatalf("external tree %v", got)
 	}
 }
