@@ -30,13 +30,14 @@ func TestOptionsOfOtherOperationsDoNotCompile(t *testing.T) {
 		t.Fatalf("the options each operation takes do not compile: %v\n%s", err, out)
 	}
 	cases := map[string]string{
-		"compilefail_compact_dryrun":  "pkft.MaintainOption does not implement pkft.CompactOption",
-		"compilefail_write_bucket":    "pkft.BucketOption does not implement pkft.WriteOption",
-		"compilefail_write_progress":  "pkft.ProgressOption does not implement pkft.WriteOption",
-		"compilefail_search_dryrun":   "pkft.MaintainOption does not implement pkft.SearchOption",
-		"compilefail_search_bucket":   "pkft.BucketOption does not implement pkft.SearchOption",
-		"compilefail_maintain_limit":  "pkft.SearchOption does not implement pkft.MaintainOption",
-		"compilefail_open_commituser": "(value of interface type pkft.CommitUserOption) as pkft.OpenOption value",
+		"compilefail_compact_dryrun":    "pkft.DryRunOption does not implement pkft.CompactOption",
+		"compilefail_write_bucket":      "pkft.BucketOption does not implement pkft.WriteOption",
+		"compilefail_write_progress":    "pkft.ProgressOption does not implement pkft.WriteOption",
+		"compilefail_search_dryrun":     "pkft.DryRunOption does not implement pkft.SearchOption",
+		"compilefail_search_bucket":     "pkft.BucketOption does not implement pkft.SearchOption",
+		"compilefail_maintain_limit":    "pkft.SearchOption does not implement pkft.MaintainOption",
+		"compilefail_open_commituser":   "(value of interface type pkft.CommitUserOption) as pkft.OpenOption value",
+		"compilefail_orphan_commituser": "pkft.CommitUserOption does not implement pkft.RemoveOrphanFilesOption",
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "compilefail_*.go"))
 	if err != nil {

@@ -5,6 +5,7 @@ package compilefail
 
 import (
 	"context"
+	"time"
 
 	"github.com/paimon-pkft/pkft"
 )
@@ -18,4 +19,5 @@ func honoured(ctx context.Context, tbl *pkft.Table) {
 	_, _ = tbl.NewWriter(ctx, pkft.WithCommitUser("u"))
 	_, _ = tbl.Search(ctx, "q", pkft.WithColumn("c"), pkft.WithLimit(1), pkft.WithSnapshot(1),
 		pkft.WithPartition(nil), pkft.WithParallelism(1))
+	_, _ = tbl.RemoveOrphanFiles(ctx, pkft.WithOlderThan(time.Time{}), pkft.WithDryRun(true), pkft.WithParallelism(1))
 }
