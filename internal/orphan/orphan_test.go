@@ -387,3 +387,62 @@ func TestCleanListsExternalDataPaths(t *testing.T) {
 		t.Fatalf("external tree %v", got)
 	}
 }
+
+func TestFilesReferencedByALongLivedChangelogAreKept(t *testing.T) {
+	root := copyOld(t, "ft-default-partitioned")
+	moveSnapshot1(t, root, "changelog/changelog-1")
+	if res := clean(t, root, false); len(res.Deleted) != 0 {
+		t.Fatalf("deleted files the changelog references: %v", rels(t, root, res.Deleted))
+	}
+}
+
+// TestEveryGoldenTableKeepsItsFiles cleans every Java-written golden table (deletion vectors,
+// full-text archives, pk-btree and pk-bitmap files, index files in bucket directories, several
+// levels) with an orphan added beside its files: only the orphan goes.
+func TestEveryGoldenTableKeepsItsFiles(t *testing.T) {
+	var tables []string
+	for _, kind := range []string{"java", "go", "pypaimon"} {
+		entries, err := os.ReadDir(filepath.Join(testdataDir(t, ""), "..", kind))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				tables = append(tables, filepath.Join("..", kind, e.Name()))
+			}
+		}
+	}
+	if len(tables) < 10 {
+		t.Fatalf("only %d golden tables", len(tables))
+	}
+	for _, name := range tables {
+		t.Run(strings.TrimPrefix(filepath.ToSlash(name), "../"), func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join(testdataDir(t, name), "schema")); err != nil {
+				t.Skipf("not a table: %v", err)
+			}
+			root := copyOld(t, name)
+			original := tree(t, root)
+			var bucket string
+			for _, f := range original {
+				if dir := filepath.ToSlash(filepath.Dir(f)); strings.HasPrefix(filepath.Base(dir), "bucket-") {
+					bucket = dir
+					break
+				}
+			}
+			if bucket == "" {
+				t.Fatal("no bucket directory")
+			}
+			orphans := []string{bucket + "/data-0b1e2f44-1c55-4a43-a0c1-5d8b8e0f7a11-0.parquet", "index/index-0b1e2f44-1c55-4a43-a0c1-5d8b8e0f7a11-0"}
+			for _, o := range orphans {
+				put(t, root, o, old)
+			}
+			res := clean(t, root, false)
+			if got := rels(t, root, res.Deleted); !slices.Equal(got, sorted(orphans)) {
+				t.Fatalf("deleted %v, want %v", got, sorted(orphans))
+			}
+			if got := tree(t, root); !slices.Equal(got, original) {
+				t.Fatalf("remaining tree differs from the table's")
+			}
+		})
+	}
+}
