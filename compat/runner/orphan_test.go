@@ -26,6 +26,7 @@ var orphanCommands = []string{"create-table", "write", "compact", "create-tag", 
 // are left in every directory the cleaning lists, some new. Copies of the table are cleaned by Go
 // (pkft's RemoveOrphanFiles) and by Java (LocalOrphanFilesClean) with the same threshold, first
 // as dry runs, then for real: both must list and delete the same files and leave the same trees.
+// Then the same on copies of every golden table (orphanGoldenDifferential).
 func testOrphan(t *testing.T) {
 	runCase(t, "orphan/java-differential", "go<->java", func(ctx context.Context) error {
 		p, err := StartJava(ctx)
@@ -80,8 +81,90 @@ func testOrphan(t *testing.T) {
 		if err := p.Call(ctx, "read", map[string]any{"path": goDir}, nil); err != nil {
 			return fmt.Errorf("Java reading the table Go cleaned: %w", err)
 		}
-		return nil
+		return orphanGoldenDifferential(ctx, p, filepath.Join(dir, "golden"), threshold)
 	})
+}
+
+// orphanGoldenDifferential runs both cleanings on copies of every golden table (Java, Go and
+// pypaimon writers: deletion vectors, archives, sorted indexes, index files in bucket
+// directories), each with an old orphan in a bucket directory and in index/ and a new one.
+func orphanGoldenDifferential(ctx context.Context, p *Process, dir string, threshold time.Time) error {
+	repo, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, kind := range []string{"java", "go", "pypaimon"} {
+		entries, err := os.ReadDir(filepath.Join(repo, "testdata", "tables", kind))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			src := filepath.Join(repo, "testdata", "tables", kind, e.Name())
+			if _, err := os.Stat(filepath.Join(src, "schema")); err != nil {
+				continue
+			}
+			base := filepath.Join(dir, kind+"-"+e.Name())
+			if err := os.CopyFS(filepath.Join(base, "src"), os.DirFS(src)); err != nil {
+				return err
+			}
+			table := filepath.Join(base, "src")
+			old := time.Now().Add(-48 * time.Hour)
+			if err := ageTreeOf(table, old); err != nil {
+				return err
+			}
+			var bucket string
+			for _, f := range treeOf(table) {
+				if d := filepath.ToSlash(filepath.Dir(f)); strings.HasPrefix(filepath.Base(d), "bucket-") {
+					bucket = d
+					break
+				}
+			}
+			if bucket == "" {
+				return fmt.Errorf("%s/%s: no bucket directory", kind, e.Name())
+			}
+			const id = "0b1e2f44-1c55-4a43-a0c1-5d8b8e0f7a11"
+			for _, rel := range []string{bucket + "/data-" + id + "-0.parquet", "index/index-" + id + "-0"} {
+				if err := putFile(table, rel, old); err != nil {
+					return err
+				}
+				if err := putFile(table, strings.ReplaceAll(rel, id, "7c3d9a01-1c55-4a43-a0c1-5d8b8e0f7a11"), time.Now()); err != nil {
+					return err
+				}
+			}
+			if err := ageDirs(table, old); err != nil {
+				return err
+			}
+			goDir, javaDir := filepath.Join(base, "go"), filepath.Join(base, "java")
+			for _, dst := range []string{goDir, javaDir} {
+				if err := copyTreeWithTimes(table, dst); err != nil {
+					return err
+				}
+			}
+			goDeleted, err := goRemoveOrphans(ctx, goDir, threshold, false)
+			if err != nil {
+				return fmt.Errorf("%s/%s: Go: %w", kind, e.Name(), err)
+			}
+			javaDeleted, err := javaRemoveOrphans(ctx, p, javaDir, threshold, false)
+			if err != nil {
+				return fmt.Errorf("%s/%s: Java: %w", kind, e.Name(), err)
+			}
+			if d := cmp.Diff(javaDeleted, goDeleted); d != "" {
+				return fmt.Errorf("%s/%s: deleted files differ (-java +go):\n%s", kind, e.Name(), d)
+			}
+			if len(goDeleted) != 2 {
+				return fmt.Errorf("%s/%s: both deleted %v, want the two old orphans", kind, e.Name(), goDeleted)
+			}
+			if d := cmp.Diff(treeOf(javaDir), treeOf(goDir)); d != "" {
+				return fmt.Errorf("%s/%s: remaining trees differ (-java +go):\n%s", kind, e.Name(), d)
+			}
+			n++
+		}
+	}
+	if n < 10 {
+		return fmt.Errorf("only %d golden tables compared", n)
+	}
+	return nil
 }
 
 // buildOrphanTable writes the table and its orphans; it returns its path and the orphans both
