@@ -17,6 +17,11 @@
 // A missing snapshot, manifest list or manifest counts as empty (another process expired it);
 // any other read failure stops the cleaning before anything is deleted from the data and
 // metadata directories, so a used file is never deleted because it could not be read.
+//
+// Two departures from Java, neither changing what a successful run deletes: a file that cannot
+// be deleted stops the cleaning with an error (Java's deleteQuietly logs nothing and goes on),
+// and when two candidates share a name the one listed last stands for it, in a fixed order
+// (Java keeps whichever its thread pool returns last).
 package orphan
 
 import (
