@@ -56,7 +56,9 @@ const (
 	// APPEND (a compaction moved it up a level without rewriting it, as the compaction at commit
 	// does with the first write into an empty table) or not recorded. It is never eligible for an
 	// archive, and Maintain builds none for it; its rows are indexed once a compaction rewrites
-	// the file (every compaction does with the table option compaction.force-rewrite-all-files).
+	// the file: [WithUncoveredCompaction] rewrites exactly these files (every compaction does with
+	// the table option compaction.force-rewrite-all-files), and a write with [WithIndexNewRows]
+	// leaves none.
 	UncoveredMovedUp UncoveredReason = inspect.UncoveredMovedUp
 	// UncoveredNoArchive: the file is eligible (a compaction rewrote it above level 0) but its
 	// level has no current archive; [Table.Maintain] builds it.
@@ -77,7 +79,7 @@ func (r UncoveredReason) Explain() string {
 		return "not compacted yet; indexed once a compaction rewrites them into a level above 0"
 	case UncoveredMovedUp:
 		return "moved above level 0 by a compaction without being rewritten (file source APPEND); " +
-			"never indexed until a compaction rewrites them (compaction.force-rewrite-all-files=true makes every compaction rewrite)"
+			"never indexed until a compaction rewrites them (compact --strategy uncovered rewrites just these)"
 	case UncoveredNoArchive:
 		return "their level has no current archive; maintain builds it"
 	case UncoveredDuplicateArchives:

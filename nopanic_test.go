@@ -159,15 +159,17 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 			_, err2 := pkft.TableOptions(ctx, empty)
 			return fmt.Errorf("%v; %v", err1, err2)
 		},
-		"DecideOptions":         func() error { pkft.DecideOptions(nil); pkft.DecideOptions(map[string]string{}); return nil },
-		"WithFileSystemOptions": func() error { pkft.WithFileSystemOptions(nil); return nil },
-		"KeepArchivesOpen":      func() error { pkft.KeepArchivesOpen(); return nil },
-		"WithEngineLibrary":     func() error { pkft.WithEngineLibrary(""); return nil },
-		"WithWriteOnly":         func() error { pkft.WithWriteOnly(); return nil },
-		"WithMinorCompaction":   func() error { pkft.WithMinorCompaction(); return nil },
-		"WithPartition":         func() error { pkft.WithPartition(nil); return nil },
-		"WithBucket":            func() error { pkft.WithBucket(0); return nil },
-		"WithShard":             func() error { pkft.WithShard(0, 0); return nil },
+		"DecideOptions":           func() error { pkft.DecideOptions(nil); pkft.DecideOptions(map[string]string{}); return nil },
+		"WithFileSystemOptions":   func() error { pkft.WithFileSystemOptions(nil); return nil },
+		"KeepArchivesOpen":        func() error { pkft.KeepArchivesOpen(); return nil },
+		"WithEngineLibrary":       func() error { pkft.WithEngineLibrary(""); return nil },
+		"WithWriteOnly":           func() error { pkft.WithWriteOnly(); return nil },
+		"WithMinorCompaction":     func() error { pkft.WithMinorCompaction(); return nil },
+		"WithUncoveredCompaction": func() error { pkft.WithUncoveredCompaction(); return nil },
+		"WithIndexNewRows":        func() error { pkft.WithIndexNewRows(); return nil },
+		"WithPartition":           func() error { pkft.WithPartition(nil); return nil },
+		"WithBucket":              func() error { pkft.WithBucket(0); return nil },
+		"WithShard":               func() error { pkft.WithShard(0, 0); return nil },
 		"ShardOf": func() error {
 			if s := pkft.ShardOf("", 0, 0); s >= 0 {
 				return fmt.Errorf("ShardOf with no shards = %d, want a negative index", s)

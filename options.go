@@ -47,12 +47,14 @@ type maintainConfig struct {
 
 type compactConfig struct {
 	scope
-	minor bool
+	minor     bool
+	uncovered bool
 }
 
 type writeConfig struct {
-	commitUser string
-	writeOnly  bool
+	commitUser   string
+	writeOnly    bool
+	indexNewRows bool
 }
 
 type writeOnlyOption struct{}
@@ -73,6 +75,36 @@ func (minorCompactionOption) applyCompact(c *compactConfig) { c.minor = true }
 // compact action with compact_strategy minor): in each bucket the table's compaction strategy
 // picks what to compact, as Java's writer picks at commit, which may be nothing.
 func WithMinorCompaction() CompactOption { return minorCompactionOption{} }
+
+type uncoveredCompactionOption struct{}
+
+func (uncoveredCompactionOption) applyCompact(c *compactConfig) { c.uncovered = true }
+
+// WithUncoveredCompaction makes [Table.Compact] an index backfill that costs what is uncovered:
+// in each selected bucket it rewrites exactly the data files above level 0 that no archive can
+// ever cover (reason [UncoveredMovedUp]: level-0 files a compaction moved up without rewriting
+// them, which keep their APPEND source), each into COMPACT files of its own level with its
+// deletion vector applied, and builds the indexes of those levels (full-text archives, and the
+// pk-btree and pk-bitmap payloads the table declares) in the same COMPACT snapshot. No other
+// data file is read or written; levels without a current archive get theirs as [Table.Maintain]
+// would build them. It cannot be combined with [WithMinorCompaction], and a table without a
+// primary-key index is refused.
+func WithUncoveredCompaction() CompactOption { return uncoveredCompactionOption{} }
+
+type indexNewRowsOption struct{}
+
+func (indexNewRowsOption) applyWrite(c *writeConfig) { c.indexNewRows = true }
+
+// WithIndexNewRows makes the rows a writer commits searchable at its commit: the compaction at
+// commit rewrites each level-0 file it would move up unchanged (Java's choice, after which no
+// archive ever covers the file) into COMPACT files of the level it goes to, and the full-text
+// archives (and pk-btree / pk-bitmap payloads) of that level are built in the write's COMPACT
+// snapshot. It costs rewriting what the write wrote. Without it, the rows written are found by
+// scans at once but by searches only once a compaction rewrites them (see [Table.State]'s
+// coverage and [WithUncoveredCompaction]). It is an option of the write, not of the table; it is
+// refused with [WithWriteOnly], on a write-only table, and on a table without a primary-key
+// index.
+func WithIndexNewRows() WriteOption { return indexNewRowsOption{} }
 
 // PartitionOption selects partitions; it is a [MaintainOption], a [CompactOption], a
 // [SearchOption] and a [ScanOption].

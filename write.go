@@ -57,6 +57,9 @@ func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, er
 	if cfg.writeOnly {
 		topts = append(topts, tableops.WithWriteOnly())
 	}
+	if cfg.indexNewRows {
+		topts = append(topts, tableops.WithIndexNewRows())
+	}
 	w, err := tableops.OpenWriter(ctx, t.t, engine, topts...)
 	if err != nil {
 		return nil, fmt.Errorf("open writer on %s: %w", t.path, err)
@@ -257,8 +260,9 @@ type CompactResult struct {
 // most [WithParallelism] at once; [WithProgress] reports buckets done, without row counts) of a
 // deduplicate primary-key table into its top level and commits one COMPACT snapshot, with the
 // full-text archives of the new level built and the retired ones removed in the same snapshot,
-// as Java's full compaction does. On failure every generated file is deleted and
-// nothing is committed.
+// as Java's full compaction does. [WithMinorCompaction] lets the table's strategy pick instead;
+// [WithUncoveredCompaction] rewrites only the files no archive can cover, in place at their level.
+// On failure every generated file is deleted and nothing is committed.
 func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactResult, error) {
 	start := time.Now()
 	var cfg compactConfig
@@ -275,6 +279,9 @@ func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactRes
 	topts = append(topts, cfg.commitOptions()...)
 	if cfg.minor {
 		topts = append(topts, tableops.WithMinorCompaction())
+	}
+	if cfg.uncovered {
+		topts = append(topts, tableops.WithUncoveredCompaction())
 	}
 	if cfg.progress != nil {
 		report := cfg.progress

@@ -101,9 +101,15 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 	if cfg.parallelism <= 0 {
 		cfg.parallelism = 1
 	}
+	if cfg.uncovered && cfg.minor {
+		return nil, errors.New("the uncovered and minor compactions exclude each other")
+	}
 	r, err := restoreWritable(ctx, t, engine)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.uncovered && !r.HasIndexes() {
+		return nil, errors.New("uncovered compaction: the table declares no primary-key index to cover its files")
 	}
 	if cfg.maxRetries < 0 {
 		if cfg.maxRetries, err = commit.MaxRetriesOf(r.Schema.Options); err != nil {

@@ -128,6 +128,30 @@ type maintainConfig struct {
 	minor bool
 	// writeOnly makes a Writer skip its compaction at commit (write-only as a dynamic option).
 	writeOnly bool
+	// uncovered makes Compact rewrite only the files above level 0 no index can cover.
+	uncovered bool
+	// indexNewRows makes a Writer's compaction at commit rewrite the level-0 files it would
+	// move up, so that they feed the primary-key indexes.
+	indexNewRows bool
+}
+
+// WithUncoveredCompaction makes Compact an index backfill: in each bucket exactly the files above
+// level 0 that no primary-key index can cover (file source APPEND: level-0 files a compaction
+// moved up without rewriting them) are rewritten, each on its own, into COMPACT files of the
+// same level (deletion vectors applied, as Java's FileRewriteCompactTask rewrites a file), and
+// the indexes of the levels they are on are built in the same COMPACT snapshot. No other data
+// file is read or written. A table without a primary-key index is refused.
+func WithUncoveredCompaction() MaintainOption {
+	return func(c *maintainConfig) { c.uncovered = true }
+}
+
+// WithIndexNewRows makes a Writer's compaction at commit rewrite each level-0 file it would move
+// up a level unchanged (Java's upgrade, which keeps the file's APPEND source, so no index ever
+// covers it) into COMPACT files of that level, so that the rows written feed the primary-key
+// indexes, whose archives are built in the write's COMPACT snapshot. It is refused with
+// WithWriteOnly, for a write-only table, and for a table without a primary-key index.
+func WithIndexNewRows() MaintainOption {
+	return func(c *maintainConfig) { c.indexNewRows = true }
 }
 
 // WithWriteOnly makes a Writer commit its level-0 files without the compaction Java's writer

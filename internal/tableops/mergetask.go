@@ -15,6 +15,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/kvfile"
 	"github.com/paimon-pkft/pkft/internal/mergetree"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/pkindex"
 	"github.com/paimon-pkft/pkft/internal/restore"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/types"
@@ -127,6 +128,15 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 		t.dvs = t.dvm.Vectors()
 		hasDV = func(name string) bool { return t.dvm.Vector(name) != nil }
 	}
+	if c.cfg.uncovered {
+		if err := t.rewriteUncovered(ctx, hasDV != nil); err != nil {
+			return nil, err
+		}
+		if len(t.bc.Before) == 0 {
+			return nil, nil
+		}
+		return t.finish(ctx)
+	}
 	var strategy mergetree.Strategy
 	if !c.full {
 		strategy = mergetree.NewStrategy(c.opts, restored, nil)
@@ -165,6 +175,12 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 	} else if err := t.mergeTreeTask(ctx, keyed); err != nil {
 		return nil, err
 	}
+	return t.finish(ctx)
+}
+
+// finish writes the bucket's deletion vectors when the compaction changed them and returns what
+// the compaction did.
+func (t *bucketTask) finish(ctx context.Context) (*BucketCompaction, error) {
 	if t.dvm != nil && t.dvm.Modified() {
 		im, err := t.writeDeletionVectors(ctx)
 		if err != nil {
@@ -173,6 +189,44 @@ func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucke
 		t.bc.DeletionVectors = im
 	}
 	return t.bc, nil
+}
+
+// rewriteUncovered is the compaction of WithUncoveredCompaction: every file above level 0 that
+// the primary-key indexes can never cover (pkindex.ShouldReadDataFile false: a level-0 file
+// moved up without a rewrite) is rewritten on its own into COMPACT files of its own level, as
+// Java's FileRewriteCompactTask rewrites each file of a unit into its output level. A level is a
+// sorted run, so a file rewritten alone keeps its key range and the level stays sorted; its
+// deletion vector is applied and dropped. Deletes are dropped where Java's compaction into that
+// level would drop them (MergeTreeCompactManager#triggerCompaction's dropDelete).
+func (t *bucketTask) rewriteUncovered(ctx context.Context, deletionVectors bool) error {
+	byLevel := map[int32][]*meta.DataFileMeta{}
+	var levels []int32
+	for _, f := range t.levels.AllFiles() {
+		if f.Level == 0 || pkindex.ShouldReadDataFile(f) {
+			continue
+		}
+		if byLevel[f.Level] == nil {
+			levels = append(levels, f.Level)
+		}
+		byLevel[f.Level] = append(byLevel[f.Level], f)
+	}
+	slices.Sort(levels)
+	highest := t.levels.NonEmptyHighestLevel()
+	for _, level := range levels {
+		unit := &mergetree.CompactUnit{OutputLevel: level, Files: byLevel[level], FileRewrite: true}
+		t.out = level
+		t.dropDelete = mergetree.DropDelete(unit, highest, deletionVectors, t.c.opts.ChainTable)
+		keyed, err := t.keyed(unit.Files)
+		if err != nil {
+			return err
+		}
+		for _, kf := range keyed {
+			if err := t.rewrite(ctx, [][][]mergetree.KeyedFile{{{kf}}}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (t *bucketTask) keyed(files []*meta.DataFileMeta) ([]mergetree.KeyedFile, error) {
@@ -255,6 +309,15 @@ func (t *bucketTask) upgrade(ctx context.Context, kf mergetree.KeyedFile) error 
 	}
 	if kf.File.Level == t.out {
 		return nil
+	}
+	if t.c.cfg.indexNewRows && kf.File.Level == 0 && t.out > 0 {
+		// WithIndexNewRows: the level-0 file is rewritten where Java moves it up, so that it
+		// leaves level 0 as a COMPACT file the indexes cover. Under lookup the read goes
+		// through the lookup as the lookup rewriter's rewrite does.
+		if t.c.opts.NeedLookup {
+			return t.merge(ctx, [][][]mergetree.KeyedFile{{{kf}}}, t.dvm != nil, true, true)
+		}
+		return t.rewrite(ctx, [][][]mergetree.KeyedFile{{{kf}}})
 	}
 	if !t.c.opts.NeedLookup || kf.File.Level != 0 {
 		// AbstractCompactRewriter#upgrade (and the lookup rewriter's NO_CHANGELOG_NO_REWRITE).

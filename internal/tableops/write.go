@@ -149,6 +149,14 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 		return nil, err
 	}
 	w.merge = comp.merge
+	if cfg.indexNewRows {
+		switch {
+		case cfg.writeOnly || comp.opts.WriteOnly:
+			return nil, errors.New("index new rows: a write-only writer runs no compaction at commit to rewrite its level-0 files")
+		case !r.HasIndexes():
+			return nil, errors.New("index new rows: the table declares no primary-key index to cover them")
+		}
+	}
 	if !comp.opts.WriteOnly && !cfg.writeOnly {
 		// MergeTreeCompactManagerFactory: a write-only writer has no compaction manager.
 		w.comp = comp

@@ -32,12 +32,16 @@ rows are not searched, unless the table sets compaction.force-rewrite-all-files:
 counts them. --strategy full (default) compacts every
 bucket into the top level as Java's full compaction does; --strategy minor lets the table's
 compaction strategy pick in each bucket (Paimon's compact_strategy minor: what Java's writer
-compacts at commit), which may be nothing. Prints a per-bucket summary (--json: the result as
+compacts at commit), which may be nothing; --strategy uncovered is an index backfill: it rewrites
+exactly the files above level 0 that no archive can cover (pkft state's moved-up files), each
+into COMPACT files of its own level, and builds those levels' archives in the same commit,
+reading and writing no other data file. Prints a per-bucket summary (--json: the result as
 JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (--progress).
 
 ` + mergeEngineSupport(),
 		Example: `  pkft compact /data/warehouse/db.db/docs
-  pkft compact /data/warehouse/db.db/docs --partition region=eu --bucket 0 --json`,
+  pkft compact /data/warehouse/db.db/docs --partition region=eu --bucket 0 --json
+  pkft compact /data/warehouse/db.db/docs --strategy uncovered`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			scope, err := scopeOptions(partitions, buckets)
@@ -57,8 +61,10 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 			case "full":
 			case "minor":
 				opts = append(opts, pkft.WithMinorCompaction())
+			case "uncovered":
+				opts = append(opts, pkft.WithUncoveredCompaction())
 			default:
-				return fmt.Errorf("--strategy %q: want full or minor", strategy)
+				return fmt.Errorf("--strategy %q: want full, minor or uncovered", strategy)
 			}
 			for _, o := range scope {
 				opts = append(opts, o)
@@ -99,7 +105,7 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 	f.IntVar(&parallel, "parallel", 0, "buckets compacted at once (default: one per CPU)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
-	f.StringVar(&strategy, "strategy", "full", "full (every bucket into the top level) or minor (the table's compaction strategy picks)")
+	f.StringVar(&strategy, "strategy", "full", "full (every bucket into the top level), minor (the table's compaction strategy picks) or uncovered (rewrite only the files no archive can cover)")
 	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr (buckets done): auto (when stderr is a terminal), always, never")
 	return cmd
 }

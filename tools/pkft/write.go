@@ -24,6 +24,7 @@ func writeCommand() *cobra.Command {
 		asJSON    bool
 		user      string
 		writeOnly bool
+		indexNew  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "write TABLE_PATH [--format parquet FILE...]",
@@ -33,12 +34,15 @@ each row, level-0 data files committed as an APPEND snapshot, then the compactio
 runs at commit (on a deletion-vector table every commit moves level 0 up, looking the keys up in
 the higher levels and marking the rows they replace in deletion vectors) committed as a COMPACT
 snapshot, with the full-text archives of the changed levels built and the stale ones retired.
-So the rows are read at once. They are searched once a compaction has rewritten their files:
-archives cover only files a compaction rewrote above level 0, as in Java Paimon, and the
-compaction at commit moves a first write into an empty table up unchanged (unless the table sets
-compaction.force-rewrite-all-files); pkft state, and a notice of pkft search, count the rows not
-searched and say why. --write-only skips the compaction (Paimon's write-only), leaving the rows
-on level 0 for a dedicated compaction (pkft compact).
+So the rows are read at once, but not necessarily searched: archives cover only files a
+compaction rewrote above level 0, as in Java Paimon, and the compaction at commit moves level-0
+files up unchanged where it can (always for a first write into an empty table, unless the table
+sets compaction.force-rewrite-all-files); pkft state, and a notice of pkft search, count the rows
+not searched and say why, and pkft compact --strategy uncovered indexes them later.
+--index-new-rows (an option of this write, not of the table) makes the compaction at commit
+rewrite those level-0 files instead, so the rows are searched from the write's commit on, at the
+cost of rewriting what was written. --write-only skips the compaction (Paimon's write-only),
+leaving the rows on level 0 for a dedicated compaction (pkft compact).
 
 --format jsonl (default): one JSON object per line, keys are column names.
 --format csv: a header line naming the columns, then one row per line; \N is NULL, and so is an
@@ -76,8 +80,14 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			if user != "" {
 				opts = append(opts, pkft.WithCommitUser(user))
 			}
+			if writeOnly && indexNew {
+				return errors.New("--index-new-rows needs the compaction at commit that --write-only skips")
+			}
 			if writeOnly {
 				opts = append(opts, pkft.WithWriteOnly())
+			}
+			if indexNew {
+				opts = append(opts, pkft.WithIndexNewRows())
 			}
 			w, err := tbl.NewWriter(ctx, opts...)
 			if err != nil {
@@ -148,6 +158,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 	f.StringVar(&format, "format", "jsonl", "input format: jsonl, csv (stdin) or parquet (files)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
+	f.BoolVar(&indexNew, "index-new-rows", false, "rewrite the level-0 files at commit instead of moving them up, so the rows are searched at commit")
 	f.BoolVar(&writeOnly, "write-only", false, "commit level-0 files without the compaction at commit (Paimon's write-only)")
 	return cmd
 }
