@@ -15,15 +15,16 @@ import (
 )
 
 // ExampleCreate is a table's life: create it from an Arrow schema (a primary-key table with a
-// full-text index on content), write an Arrow record batch, compact, scan, maintain and search.
+// full-text index on content), write Arrow record batches, count the rows no archive covers,
+// index them, scan, maintain and search.
 // The README shows this code without its error handling (TestReadmeExample checks it).
 //
 // A full-text archive covers only the data files a compaction rewrote, as in Java Paimon: rows
-// on level 0 and files a compaction merely moves up are not searched. The table option
-// compaction.force-rewrite-all-files makes every compaction rewrite its files, the one the
-// writer runs at commit included, so the rows are searchable from the commit on; the full
-// compaction rewrites them again and builds the new archives, and Maintain then finds nothing
-// left to build.
+// on level 0 and files a compaction merely moves up are not searched. The first write's file is
+// moved up unchanged, and the table's coverage counts its rows as moved-up; the uncovered
+// compaction rewrites just that file and builds its level's archive. The second write passes
+// WithIndexNewRows, so the compaction at commit rewrites its level-0 file and builds the archive
+// in the write's commit.
 func ExampleCreate() {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "pkft-example-")
@@ -42,41 +43,55 @@ func ExampleCreate() {
 	}
 	def.PrimaryKeys = []string{"id"}
 	def.Options = map[string]string{
-		"bucket":                             "2",
-		"deletion-vectors.enabled":           "true",
-		"pk-full-text.index.columns":         "content",
-		"compaction.force-rewrite-all-files": "true", // compactions rewrite files, so archives cover them
+		"bucket":                     "2",
+		"deletion-vectors.enabled":   "true",
+		"pk-full-text.index.columns": "content",
 	}
 	tbl, err := pkft.Create(ctx, filepath.Join(dir, "docs"), def) // schema-0 as Java writes it
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
-	defer b.Release()
-	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2, 3}, nil)
-	b.Field(1).(*array.StringBuilder).AppendValues([]string{"a lake", "a striped zebra", "a river"}, nil)
-	rec := b.NewRecordBatch()
-	defer rec.Release()
+	write := func(ids []int64, texts []string, opts ...pkft.WriteOption) {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+		defer b.Release()
+		b.Field(0).(*array.Int64Builder).AppendValues(ids, nil)
+		b.Field(1).(*array.StringBuilder).AppendValues(texts, nil)
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		w, err := tbl.NewWriter(ctx, opts...)
+		if err != nil {
+			log.Fatal(err)
+		}
+		err = w.WriteRecord(ctx, rec) // columns by name; an optional _rowKind column
+		if err != nil {
+			log.Fatal(err)
+		}
+		_, err = w.Commit(ctx) // level-0 files, then the compaction at commit, as Java's writer does
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	// The first write into an empty table: the compaction at commit moves its files up
+	// unchanged, as Java's does, so the rows are read at once but not searched.
+	write([]int64{1, 2, 3}, []string{"a lake", "a striped zebra", "a river"})
+	st, err := tbl.State(ctx) // coverage: the rows no current archive covers, and why
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, u := range st.Coverage.Uncovered {
+		fmt.Printf("not searched: %d rows, %s\n", u.Rows, u.Reason)
+	}
 
-	w, err := tbl.NewWriter(ctx)
+	cr, err := tbl.Compact(ctx, pkft.WithUncoveredCompaction()) // rewrites just those files
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = w.WriteRecord(ctx, rec) // columns by name; an optional _rowKind column
-	if err != nil {
-		log.Fatal(err)
-	}
-	_, err = w.Commit(ctx) // level-0 files, then the compaction at commit, as Java's writer does
-	if err != nil {
-		log.Fatal(err)
-	}
+	fmt.Println("backfill committed a snapshot:", cr.SnapshotID != 0)
 
-	cr, err := tbl.Compact(ctx) // a full compaction: files rewritten, their archives built
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println("compaction committed a snapshot:", cr.SnapshotID != 0)
+	// WithIndexNewRows: the compaction at commit rewrites the level-0 files it would move up
+	// and builds their archives, so these rows are searched from the commit on.
+	write([]int64{4}, []string{"a zebra crossing"}, pkft.WithIndexNewRows())
 
 	rr, err := tbl.Scan(ctx, pkft.Where("id >= 2")) // an array.RecordReader of the latest snapshot
 	if err != nil {
@@ -92,7 +107,7 @@ func ExampleCreate() {
 	}
 	fmt.Println("rows with id >= 2:", rows)
 
-	mr, err := tbl.Maintain(ctx) // builds the archives compacted levels lack: none left here
+	mr, err := tbl.Maintain(ctx) // builds the archives levels lack: none left here
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -106,9 +121,13 @@ func ExampleCreate() {
 	for _, h := range hits.Hits {
 		fmt.Println("hit:", h.Key, *h.Text)
 	}
+	fmt.Println("rows not searched:", hits.Coverage.UncoveredRows)
 	// Output:
-	// compaction committed a snapshot: true
-	// rows with id >= 2: 2
+	// not searched: 3 rows, moved-up
+	// backfill committed a snapshot: true
+	// rows with id >= 2: 3
 	// maintenance: 0 archives built, 2 current
 	// hit: [2] a striped zebra
+	// hit: [4] a zebra crossing
+	// rows not searched: 0
 }

@@ -289,6 +289,7 @@ func TestConformance(t *testing.T) {
 	testMaintain(t)
 	testWrite(t)
 	testAtCommit(t)
+	testBackfill(t)
 	testEngines(t)
 	testLibrary(t)
 	testPick(t)

@@ -1,0 +1,354 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+
+	"testing"
+
+	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/internal/inspect"
+)
+
+// backfillWords are the words the backfill cases' rows carry, one per row: a search of a word
+// must return exactly the live rows that carry it.
+var backfillWords = []string{"heron", "otter", "badger"}
+
+// testBackfill runs the cases of the index backfill (issue 35): compaction/uncovered (go->java):
+// Go creates and writes a table whose rows no archive covers, the coverage says so, and after
+// Go's uncovered compaction Java's state is current and Java's search returns every matching
+// row; write/index-new-rows (go->java): every write Go makes with WithIndexNewRows is searched
+// by Java at the write's commit.
+func testBackfill(t *testing.T) {
+	g := startGroup(t)
+	runCase(t, "compaction/uncovered", "go->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return uncoveredBackfill(ctx, g)
+	})
+	runCase(t, "write/index-new-rows", "go->java", func(ctx context.Context) error {
+		if err := g.need(ctx, writeCommands...); err != nil {
+			return err
+		}
+		return indexNewRows(ctx, g)
+	})
+}
+
+// backfillTable is a Go-created table of the backfill cases and the model of its live rows
+// (id -> content).
+type backfillTable struct {
+	path  string
+	tbl   *pkft.Table
+	model map[int64]string
+}
+
+// createBackfillTable creates, with Go, a partition-less deletion-vector table of two buckets
+// with a full-text index on content.
+func createBackfillTable(ctx context.Context, g *maintainGroup, name string) (*backfillTable, error) {
+	path := filepath.Join(g.dir, "backfill", name)
+	tbl, err := pkft.Create(ctx, path, pkft.TableDefinition{
+		Columns:     []pkft.ColumnDefinition{{Name: "id", Type: "BIGINT NOT NULL"}, {Name: "content", Type: "STRING"}},
+		PrimaryKeys: []string{"id"},
+		Options:     map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &backfillTable{path: path, tbl: tbl, model: map[int64]string{}}, nil
+}
+
+// write commits, with Go, n new rows from id first, updates of up to update live rows (a new
+// word) and deletes of up to del others, chosen by seed.
+func (b *backfillTable) write(ctx context.Context, seed uint64, first, n int64, update, del int, opts ...pkft.WriteOption) error {
+	r := rand.New(rand.NewPCG(seed, 35))
+	w, err := b.tbl.NewWriter(ctx, append([]pkft.WriteOption{pkft.WithCommitUser("pkft-conformance")}, opts...)...)
+	if err != nil {
+		return err
+	}
+	text := func(id int64) string {
+		return fmt.Sprintf("%s seen near the river, note %d", backfillWords[r.IntN(len(backfillWords))], id)
+	}
+	live := slices.Sorted(func(yield func(int64) bool) {
+		for id := range b.model {
+			if !yield(id) {
+				return
+			}
+		}
+	})
+	r.Shuffle(len(live), func(i, j int) { live[i], live[j] = live[j], live[i] })
+	changes := map[int64]*string{}
+	for id := first; id < first+n; id++ {
+		s := text(id)
+		changes[id] = &s
+	}
+	for i, id := range live {
+		switch {
+		case i < update:
+			s := text(id)
+			changes[id] = &s
+		case i < update+del:
+			changes[id] = nil
+		}
+	}
+	for id, s := range changes {
+		if s == nil {
+			err = w.Write(ctx, pkft.Delete, []any{id, nil})
+		} else {
+			err = w.Write(ctx, pkft.Insert, []any{id, *s})
+		}
+		if err != nil {
+			return errors.Join(err, w.Abort(ctx))
+		}
+	}
+	if _, err := w.Commit(ctx); err != nil {
+		return err
+	}
+	for id, s := range changes {
+		if s == nil {
+			delete(b.model, id)
+		} else {
+			b.model[id] = *s
+		}
+	}
+	return nil
+}
+
+// javaFindsEveryRow checks that Java reads exactly the model and that Java's search of each word
+// returns exactly the live rows carrying it, in the latest snapshot; it returns the snapshot.
+func (b *backfillTable) javaFindsEveryRow(ctx context.Context, g *maintainGroup) (int64, error) {
+	rows, err := javaRead(ctx, g.proc, b.path)
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) != len(b.model) {
+		return 0, fmt.Errorf("Java reads %d rows, the model has %d", len(rows), len(b.model))
+	}
+	var snapshot int64 = -1
+	for _, word := range backfillWords {
+		var want []int64
+		for id, s := range b.model {
+			if firstWord(s) == word {
+				want = append(want, id)
+			}
+		}
+		slices.Sort(want)
+		var j javaRankedResult
+		if err := g.proc.Call(ctx, "search", map[string]any{"path": b.path, "query": word, "limit": 100000, "ranked": true}, &j); err != nil {
+			return 0, fmt.Errorf("java search %s: %w", word, err)
+		}
+		var got []int64
+		for _, h := range j.Results {
+			id, ok := h.Key["id"].(float64)
+			if !ok {
+				return 0, fmt.Errorf("java search %s: hit key %v", word, h.Key)
+			}
+			got = append(got, int64(id))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			return 0, fmt.Errorf("Java's search of %q finds %d rows, %d live rows carry it (missing or extra: %v)", word, len(got), len(want), symmetricDiff(got, want))
+		}
+		if snapshot >= 0 && j.SnapshotID != snapshot {
+			return 0, fmt.Errorf("Java searched snapshots %d and %d", snapshot, j.SnapshotID)
+		}
+		snapshot = j.SnapshotID
+	}
+	return snapshot, nil
+}
+
+func firstWord(s string) string {
+	for i, c := range s {
+		if c == ' ' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// symmetricDiff lists up to 10 ids in exactly one of two sorted lists.
+func symmetricDiff(a, b []int64) []int64 {
+	var out []int64
+	for _, id := range a {
+		if _, ok := slices.BinarySearch(b, id); !ok {
+			out = append(out, id)
+		}
+	}
+	for _, id := range b {
+		if _, ok := slices.BinarySearch(a, id); !ok {
+			out = append(out, id)
+		}
+	}
+	return out[:min(len(out), 10)]
+}
+
+// noUncoveredFiles checks, in Java's dump, that no data file lies on level 0 and none above it
+// is APPEND: every file is one an archive covers.
+func noUncoveredFiles(d *inspect.Dump) error {
+	for _, b := range d.Buckets {
+		for _, f := range b.DataFiles {
+			if f.Level == 0 || f.FileSource != "COMPACT" {
+				return fmt.Errorf("partition %v bucket %d: %s on level %d with source %s", b.Partition, b.Bucket, f.FileName, f.Level, f.FileSource)
+			}
+		}
+	}
+	return nil
+}
+
+// uncoveredBackfill is compaction/uncovered: Go writes a first batch (moved up unchanged by the
+// compaction at commit) and a second of new rows, updates and deletes; Go's coverage counts the
+// moved-up rows and Java's search misses rows; Go's uncovered compaction rewrites exactly the
+// moved-up files (the files an archive covered stay), after which Java's state is current, Java
+// reads and searches every row, Go's searches equal Java's, and a second uncovered compaction
+// commits nothing.
+func uncoveredBackfill(ctx context.Context, g *maintainGroup) error {
+	b, err := createBackfillTable(ctx, g, "uncovered")
+	if err != nil {
+		return err
+	}
+	if err := b.write(ctx, 1, 0, 300, 0, 0); err != nil {
+		return err
+	}
+	if err := b.write(ctx, 2, 300, 60, 80, 30); err != nil {
+		return err
+	}
+	st, err := b.tbl.State(ctx)
+	if err != nil {
+		return err
+	}
+	var movedUp int64
+	for _, u := range st.Coverage.Uncovered {
+		if u.Reason == pkft.UncoveredMovedUp {
+			movedUp = u.Rows
+		}
+	}
+	if movedUp < 300 {
+		return fmt.Errorf("Go's coverage counts %d moved-up rows (%+v), want at least the first write's 300", movedUp, st.Coverage.Uncovered)
+	}
+	if _, err := b.javaFindsEveryRow(ctx, g); err == nil {
+		return errors.New("before the backfill Java's search already finds every row: the case tests nothing")
+	}
+	before, err := javaDump(ctx, g.proc, b.path)
+	if err != nil {
+		return err
+	}
+	res, err := b.tbl.Compact(ctx, pkft.WithUncoveredCompaction(), pkft.WithCommitUser("pkft-conformance"))
+	if err != nil {
+		return fmt.Errorf("go uncovered compaction: %w", err)
+	}
+	if res.SnapshotID == 0 {
+		return errors.New("the uncovered compaction committed nothing")
+	}
+	after, err := javaDump(ctx, g.proc, b.path)
+	if err != nil {
+		return err
+	}
+	if after.SnapshotID != res.SnapshotID {
+		return fmt.Errorf("Java dumps snapshot %d, Go committed %d", after.SnapshotID, res.SnapshotID)
+	}
+	if err := allCurrent(after); err != nil {
+		return fmt.Errorf("Java's state after the backfill: %w", err)
+	}
+	if err := noUncoveredFiles(after); err != nil {
+		return fmt.Errorf("after the backfill: %w", err)
+	}
+	// Exactly the moved-up files were rewritten: every other file stays, and each new file is on
+	// the level of a removed one.
+	kept, removedLevels := map[string]bool{}, map[int32]bool{}
+	for _, bd := range after.Buckets {
+		for _, f := range bd.DataFiles {
+			kept[f.FileName] = true
+		}
+	}
+	for _, bd := range before.Buckets {
+		for _, f := range bd.DataFiles {
+			moved := f.Level > 0 && f.FileSource != "COMPACT"
+			switch {
+			case moved && kept[f.FileName]:
+				return fmt.Errorf("moved-up file %s is still there", f.FileName)
+			case !moved && !kept[f.FileName]:
+				return fmt.Errorf("file %s (level %d, %s) was rewritten though an archive covers it", f.FileName, f.Level, f.FileSource)
+			case moved:
+				removedLevels[f.Level] = true
+			}
+		}
+	}
+	old := map[string]bool{}
+	for _, bd := range before.Buckets {
+		for _, f := range bd.DataFiles {
+			old[f.FileName] = true
+		}
+	}
+	for _, bd := range after.Buckets {
+		for _, f := range bd.DataFiles {
+			if !old[f.FileName] && !removedLevels[f.Level] {
+				return fmt.Errorf("new file %s on level %d, where no moved-up file was", f.FileName, f.Level)
+			}
+		}
+	}
+	if snap, err := b.javaFindsEveryRow(ctx, g); err != nil {
+		return fmt.Errorf("after the backfill: %w", err)
+	} else if snap != res.SnapshotID {
+		return fmt.Errorf("Java searched snapshot %d, the backfill committed %d", snap, res.SnapshotID)
+	}
+	if err := g.sameSearches(ctx, b.path, backfillWords, []int{5, 1000}); err != nil {
+		return err
+	}
+	again, err := b.tbl.Compact(ctx, pkft.WithUncoveredCompaction())
+	if err != nil {
+		return err
+	}
+	if again.SnapshotID != 0 {
+		return fmt.Errorf("a second uncovered compaction committed snapshot %d", again.SnapshotID)
+	}
+	return nil
+}
+
+// indexNewRows is write/index-new-rows: Go writes with WithIndexNewRows into an empty table (the
+// write whose files the compaction at commit would move up unchanged) and then new rows,
+// updates and deletes; after each write Java's search of the write's snapshot returns every
+// matching row, Java's state is current and no file is left uncovered.
+func indexNewRows(ctx context.Context, g *maintainGroup) error {
+	b, err := createBackfillTable(ctx, g, "index-new-rows")
+	if err != nil {
+		return err
+	}
+	for round := range 4 {
+		update, del := 0, 0
+		if round > 0 {
+			update, del = 40, 15
+		}
+		if err := b.write(ctx, uint64(10+round), int64(round*200), 200, update, del, pkft.WithIndexNewRows()); err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		st, err := b.tbl.State(ctx)
+		if err != nil {
+			return err
+		}
+		if st.Coverage.UncoveredRows != 0 {
+			return fmt.Errorf("round %d: Go's coverage counts %d uncovered rows: %+v", round, st.Coverage.UncoveredRows, st.Coverage.Uncovered)
+		}
+		snap, err := b.javaFindsEveryRow(ctx, g)
+		if err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		if snap != st.SnapshotID {
+			return fmt.Errorf("round %d: Java searched snapshot %d, the write's is %d", round, snap, st.SnapshotID)
+		}
+		d, err := javaDump(ctx, g.proc, b.path)
+		if err != nil {
+			return err
+		}
+		if err := allCurrent(d); err != nil {
+			return fmt.Errorf("round %d: Java's state: %w", round, err)
+		}
+		if err := noUncoveredFiles(d); err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+	}
+	return g.sameSearches(ctx, b.path, backfillWords, []int{5, 1000})
+}
