@@ -198,7 +198,9 @@ corpus-bundle:
 # compaction at commit) and full compaction of a 64-bucket, 1M-row table, Go's writer in a child
 # process and Java's in a fresh JVM on the same rows, with each writer's peak RSS. Prints the ratio
 # table and writes compat/report/bench.json and compat/report/bench.png (10-15 minutes on 2 cores).
-# PKFT_BENCH_SECTIONS=build,state,maintain,write runs only the sections named.
+# PKFT_BENCH_SECTIONS=build,state,maintain,search,shards,write,backfill runs only the sections named
+# (backfill: compact --strategy uncovered against a forced full rewrite on a table 10% uncovered;
+# PKFT_BENCH_BACKFILL_ROWS sets its rows).
 # PKFT_BENCH_QUICK=1: small sizes, a few minutes, written to compat/report/bench-quick.*; not part
 # of make test, which it would lengthen by more than 30 s. bench-go runs every Go micro-benchmark
 # once.

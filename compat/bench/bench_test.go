@@ -40,11 +40,12 @@ type sizes struct {
 	writeRows    int   // rows of the write and compaction tables
 	writeBuckets int   // their buckets
 	searchRows   int   // rows of the 16-bucket search table
+	backfillRows int   // rows of the backfill table (PKFT_BENCH_BACKFILL_ROWS overrides)
 }
 
 var (
-	fullSizes  = sizes{buildRows: []int{100_000, 1_000_000}, stateFiles: []int{1_000, 10_000, 100_000}, maintainRows: 320_000, writeRows: 1_000_000, writeBuckets: 64, searchRows: 1_000_000}
-	quickSizes = sizes{buildRows: []int{20_000}, stateFiles: []int{1_000, 10_000}, maintainRows: 32_000, writeRows: 50_000, writeBuckets: 8, searchRows: 50_000}
+	fullSizes  = sizes{buildRows: []int{100_000, 1_000_000}, stateFiles: []int{1_000, 10_000, 100_000}, maintainRows: 320_000, writeRows: 1_000_000, writeBuckets: 64, searchRows: 1_000_000, backfillRows: 500_000}
+	quickSizes = sizes{buildRows: []int{20_000}, stateFiles: []int{1_000, 10_000}, maintainRows: 32_000, writeRows: 50_000, writeBuckets: 8, searchRows: 50_000, backfillRows: 20_000}
 )
 
 const (
@@ -81,7 +82,7 @@ func TestBench(t *testing.T) {
 	rep.JavaRunner = ping.FullTextIndexer
 	dir := t.TempDir()
 
-	// PKFT_BENCH_SECTIONS (build, state, maintain, search, shards, write; comma-separated) runs some sections
+	// PKFT_BENCH_SECTIONS (build, state, maintain, search, shards, write, backfill; comma-separated) runs some sections
 	// only; every section runs by default.
 	sections := strings.Split(os.Getenv("PKFT_BENCH_SECTIONS"), ",")
 	run := func(name string) bool { return sections[0] == "" || slices.Contains(sections, name) }
@@ -114,6 +115,13 @@ func TestBench(t *testing.T) {
 	}
 	if run("shards") {
 		rep.Shards = measureShards(t, ctx, filepath.Join(dir, "shards"))
+	}
+	if run("backfill") {
+		n, err := backfillRows(sz.backfillRows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.Backfill = measureBackfill(t, ctx, filepath.Join(dir, "backfill"), n)
 	}
 	if run("write") {
 		rep.Writes = measureWrite(t, ctx, java, filepath.Join(dir, "write"), sz.writeRows, sz.writeBuckets)

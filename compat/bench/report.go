@@ -32,6 +32,7 @@ type Report struct {
 	Writes   []WriteResult   `json:"writes,omitempty"`
 	Shards   []ShardResult   `json:"shards,omitempty"`
 	Searches []SearchResult  `json:"searches,omitempty"`
+	Backfill *BackfillResult `json:"backfill,omitempty"`
 	// Notes are findings printed under the table.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -165,6 +166,25 @@ type WriteResult struct {
 	JavaCompact    float64 `json:"javaCompactSeconds"`
 }
 
+// BackfillResult is one run of the backfill measurement: the table's live data bytes and those of
+// its moved-up files, then for each compaction the bytes of the data files and index files it
+// wrote, its wall time, and the rows left uncovered after it.
+type BackfillResult struct {
+	Rows            int     `json:"rows"`
+	Buckets         int     `json:"buckets"`
+	UncoveredRows   int64   `json:"uncoveredRows"`
+	UncoveredBytes  int64   `json:"uncoveredDataBytes"`
+	TableBytes      int64   `json:"tableDataBytes"`
+	UncoveredData   int64   `json:"uncoveredStrategyDataBytes"`
+	UncoveredIndex  int64   `json:"uncoveredStrategyIndexBytes"`
+	UncoveredTime   float64 `json:"uncoveredStrategySeconds"`
+	UncoveredSearch int     `json:"uncoveredStrategyUncoveredAfter"`
+	FullData        int64   `json:"fullRewriteDataBytes"`
+	FullIndex       int64   `json:"fullRewriteIndexBytes"`
+	FullTime        float64 `json:"fullRewriteSeconds"`
+	FullSearch      int     `json:"fullRewriteUncoveredAfter"`
+}
+
 // RSSBound is the bound Go's write RSS is held to: 1.2x write-buffer-size plus the allowance.
 func (w WriteResult) RSSBound() int64 { return w.WriteBufferSize*6/5 + w.Allowance }
 
@@ -246,6 +266,15 @@ func (r *Report) Table() string {
 		}
 		w.Flush()
 		fmt.Fprintln(&sb)
+	}
+	if b := r.Backfill; b != nil {
+		fmt.Fprintf(&sb, "Index backfill, %d buckets, %s rows, %s of them (%s of %s data) uncovered (moved up unchanged):\n",
+			b.Buckets, count(b.Rows), count(int(b.UncoveredRows)), bytesText(b.UncoveredBytes), bytesText(b.TableBytes))
+		fmt.Fprintln(w, "compaction\tdata written\tindex written\ttime\trows uncovered after\t")
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t\n", "--strategy uncovered", bytesText(b.UncoveredData), bytesText(b.UncoveredIndex), dur(b.UncoveredTime), b.UncoveredSearch)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t\n", "full, force-rewrite-all-files", bytesText(b.FullData), bytesText(b.FullIndex), dur(b.FullTime), b.FullSearch)
+		w.Flush()
+		fmt.Fprintf(&sb, "the uncovered strategy wrote %.1fx less data in %.1fx less time\n\n", ratio(float64(b.FullData), float64(b.UncoveredData)), ratio(b.FullTime, b.UncoveredTime))
 	}
 	if m := r.Memory; m != nil {
 		fmt.Fprintf(&sb, "Memory of Go's %s-row build: peak RSS %s (Java %s), peak Go heap %s\n",
@@ -330,4 +359,12 @@ func (r *Report) Write(dir string) error {
 		return fmt.Errorf("draw chart: %w", err)
 	}
 	return f.Close()
+}
+
+// bytesText is b in KiB below one MiB, else in MiB with one decimal.
+func bytesText(b int64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 }
