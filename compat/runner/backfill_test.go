@@ -7,11 +7,16 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/table"
 )
 
 // backfillWords are the words the backfill cases' rows carry, one per row: a search of a word
@@ -22,7 +27,9 @@ var backfillWords = []string{"heron", "otter", "badger"}
 // Go creates and writes a table whose rows no archive covers, the coverage says so, and after
 // Go's uncovered compaction Java's state is current and Java's search returns every matching
 // row; write/index-new-rows (go->java): every write Go makes with WithIndexNewRows is searched
-// by Java at the write's commit.
+// by Java at the write's commit; maintain/flink-tables/<variant> (java->go->java): `pkft maintain
+// --watch` maintains tables Java writes with options of Flink jobs (a changelog producer,
+// full-compaction.delta-commits, a user key) and leaves Java's changelog read unchanged.
 func testBackfill(t *testing.T) {
 	g := startGroup(t)
 	runCase(t, "compaction/uncovered", "go->java", func(ctx context.Context) error {
@@ -37,6 +44,14 @@ func testBackfill(t *testing.T) {
 		}
 		return indexNewRows(ctx, g)
 	})
+	for _, v := range flinkVariants() {
+		runCase(t, "maintain/flink-tables/"+v.name, "java->go->java", func(ctx context.Context) error {
+			if err := g.need(ctx, append(slices.Clone(writeCommands), "changelog-read")...); err != nil {
+				return err
+			}
+			return flinkTable(ctx, g, v)
+		})
+	}
 }
 
 // backfillTable is a Go-created table of the backfill cases and the model of its live rows
@@ -351,4 +366,140 @@ func indexNewRows(ctx context.Context, g *maintainGroup) error {
 		}
 	}
 	return g.sameSearches(ctx, b.path, backfillWords, []int{5, 1000})
+}
+
+// flinkVariant is one table shape of maintain/flink-tables: options Flink jobs set, which an
+// index-only maintenance commit cannot change.
+type flinkVariant struct {
+	name    string
+	options map[string]string
+}
+
+func flinkVariants() []flinkVariant {
+	return []flinkVariant{
+		{"changelog-producer-lookup", map[string]string{"changelog-producer": "lookup"}},
+		// Deletion vectors allow no full-compaction changelog producer (Java refuses the table).
+		{"full-compaction-delta-commits", map[string]string{"full-compaction.delta-commits": "2"}},
+		{"owner", map[string]string{"owner": "team-search"}},
+	}
+}
+
+// javaChangelog is the runner's changelog-read result.
+type javaChangelog struct {
+	Snapshots []struct {
+		ID         int64            `json:"id"`
+		CommitKind string           `json:"commitKind"`
+		Rows       []map[string]any `json:"rows"`
+	} `json:"snapshots"`
+}
+
+// flinkTable is maintain/flink-tables/<variant> (java->go->java): Java creates a two-bucket
+// full-text table with deletion vectors and the variant's options and commits eight writes of
+// new rows, updates and deletes with its compaction at commit, its writer maintaining no archive
+// (the index taken out of its options, as a writer job that leaves the index to a sidecar), so
+// the compacted levels lack their archives. `pkft maintain --watch` then maintains the table:
+// it catches up, builds archives, and Java's state shows every archive current; Java reads the
+// model's rows, and Java's changelog read (every snapshot with a changelog) is what it was
+// before the sidecar ran: the index-only commits added no changelog and changed none.
+func flinkTable(ctx context.Context, g *maintainGroup, v flinkVariant) error {
+	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
+	for k, val := range v.options {
+		opts[k] = val
+	}
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "flink-"+v.name), "flink-"+v.name, fields, []string{"id"}, nil, opts, nil)
+	if err != nil {
+		return err
+	}
+	model := map[string]any{}
+	for c := range 8 {
+		rows := ftTextRows(uint64(700+c), "content", c*40, c*40+40)
+		if c > 0 {
+			rows = append(rows, row{"id": c - 1, "content": fmt.Sprintf("updated by commit %d river", c)})
+			rows = append(rows, row{"id": c*40 - 2, "content": nil, "_rowKind": "-D"})
+		}
+		if err := g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": rows,
+			"dynamicOptions": map[string]any{pkfulltext.ColumnsOption: nil}}, nil); err != nil {
+			return fmt.Errorf("commit %d: the Java writer: %w", c, err)
+		}
+		for _, r := range rows {
+			if k := fmt.Sprint(r["id"]); r["_rowKind"] == "-D" {
+				delete(model, k)
+			} else {
+				model[k] = r["content"]
+			}
+		}
+	}
+	var before javaChangelog
+	if err := g.proc.Call(ctx, "changelog-read", map[string]any{"path": path}, &before); err != nil {
+		return fmt.Errorf("java changelog read: %w", err)
+	}
+	if v.options["changelog-producer"] != "" && len(before.Snapshots) == 0 {
+		return fmt.Errorf("the %s table has no changelog: the case tests nothing", v.options["changelog-producer"])
+	}
+	d, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	if allCurrent(d) == nil {
+		return errors.New("every archive is current before the sidecar ran: the case tests nothing")
+	}
+	tbl := table.Open(fileio.NewLocal(), path)
+	latest, _, err := tbl.Snapshots.LatestID(ctx)
+	if err != nil {
+		return err
+	}
+	side, err := startSidecar(ctx, path, 100*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer side.cmd.Process.Kill()
+	start := time.Now()
+	var m map[string]float64
+	for {
+		if m, err = side.metrics(ctx); err != nil {
+			return err
+		}
+		if m["pkft_watch_snapshots_behind"] == 0 && m["pkft_watch_round_in_progress"] == 0 && m["pkft_watch_latest_snapshot_id"] > float64(latest) {
+			break
+		}
+		if time.Since(start) > sidecarCatchUp {
+			return fmt.Errorf("the sidecar did not maintain the table within %v: metrics %v\n%s", sidecarCatchUp, m, side.output())
+		}
+		select {
+		case err := <-side.exited:
+			return fmt.Errorf("the sidecar exited: %v\n%s", err, side.output())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if m["pkft_watch_archives_built_total"] == 0 {
+		return fmt.Errorf("the sidecar built no archive: metrics %v", m)
+	}
+	if err := side.stop(30 * time.Second); err != nil {
+		return err
+	}
+	j, err := g.latestState(ctx, tbl, path)
+	if err != nil {
+		return err
+	}
+	if err := allCurrent(j); err != nil {
+		return fmt.Errorf("Java's state after the sidecar: %w", err)
+	}
+	got, err := javaKeys(ctx, g, path)
+	if err != nil {
+		return err
+	}
+	if diff := cmp.Diff(model, got); diff != "" {
+		return fmt.Errorf("Java reads (-model +got):\n%s", diff)
+	}
+	var after javaChangelog
+	if err := g.proc.Call(ctx, "changelog-read", map[string]any{"path": path}, &after); err != nil {
+		return fmt.Errorf("java changelog read after the sidecar: %w", err)
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		return fmt.Errorf("Java's changelog read changed (-before +after):\n%s", diff)
+	}
+	return nil
 }

@@ -48,6 +48,7 @@ public final class Main {
         SortedIndexCommands.register(commands);
         PredicateReadCommands.register(commands);
         OrphanCommands.register(commands);
+        ChangelogCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */
