@@ -175,3 +175,34 @@ func TestBackfillRefusals(t *testing.T) {
 	_, err = indexed.Compact(ctx, pkft.WithUncoveredCompaction(), pkft.WithMinorCompaction())
 	check("uncovered and minor", indexed, err, "exclude each other")
 }
+
+// TestUncoveredCompactionBuildsSortedPayloads: on a table with a pk-btree index beside the
+// full-text one, the uncovered compaction builds the level's sorted payload in the same commit
+// as its archive: afterwards every bucket's btree state covers the rewritten level with nothing
+// left to build.
+func TestUncoveredCompactionBuildsSortedPayloads(t *testing.T) {
+	testenv.Native(t)
+	ctx := context.Background()
+	tbl, _ := coverageTable(t, true, map[string]string{"pk-btree.index.columns": "id"})
+	writeWords(t, tbl, "zebra", 0, 10)
+	st := stateCoverage(t, tbl)
+	if len(st.Buckets) != 1 || len(st.Buckets[0].Sorted) != 1 || len(st.Buckets[0].Sorted[0].Groups) != 0 {
+		t.Fatalf("before the uncovered compaction: want one bucket with one btree definition and no group, got %+v", st.Buckets)
+	}
+	res, err := tbl.Compact(ctx, pkft.WithUncoveredCompaction())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = stateCoverage(t, tbl)
+	if st.SnapshotID != res.SnapshotID || res.SnapshotID == 0 {
+		t.Fatalf("state of snapshot %d, the compaction committed %d", st.SnapshotID, res.SnapshotID)
+	}
+	s := st.Buckets[0].Sorted[0]
+	if s.Error != "" || len(s.Groups) != 1 || len(s.Uncovered) != 0 || s.Plan != nil || len(s.Covered) == 0 {
+		t.Errorf("btree state after the uncovered compaction: %+v, want one covered group and nothing to build", s)
+	}
+	checkCoverage(t, "after the uncovered compaction", st.Coverage, 10)
+	if got := searchIDs(t, tbl, "zebra"); !slices.Equal(got, idRange(0, 10)) {
+		t.Errorf("search finds %v, want %v", got, idRange(0, 10))
+	}
+}
