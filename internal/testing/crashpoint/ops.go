@@ -104,6 +104,23 @@ func Operations(repoRoot string, engine fulltext.Engine) []Operation {
 				return err
 			},
 		},
+		{
+			// The index backfill after the write operation's write: the files its compaction at commit moved up
+			// unchanged rewritten in place at their level, and their levels' archives built.
+			Name: "compact-uncovered",
+			Setup: func(dir string) (string, error) {
+				root, err := copyGolden(repoRoot, "java", "ft-default-partitioned", nil)(dir)
+				if err != nil {
+					return "", err
+				}
+				return root, writeRows(context.Background(), fileio.NewLocal(), root, engine)
+			},
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				_, err := tableops.Compact(ctx, table.Open(fio, root), engine, tableops.WithUncoveredCompaction(),
+					tableops.WithParallelism(1), tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+				return err
+			},
+		},
 	}
 }
 
