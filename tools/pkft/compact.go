@@ -58,7 +58,7 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 			case "minor":
 				opts = append(opts, pkft.WithMinorCompaction())
 			default:
-				return fmt.Errorf("--strategy %q: want full or minor", strategy)
+				return usagef("--strategy %q: want full or minor", strategy)
 			}
 			for _, o := range scope {
 				opts = append(opts, o)

@@ -33,11 +33,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -74,30 +75,34 @@ func mainStatus() (code int) {
 	return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
-// run executes the command line args and returns the exit status: 0, 1 after logging the error
-// on stderr, or 2 for a usage error (unknown command or flag, wrong arguments, a missing required
-// flag), logged the same way.
+// run executes the command line args and returns its exit status (exitStatuses): 0; 1 when the
+// operation failed; 2 for a usage error (unknown command or flag, a bad flag value, wrong
+// arguments, a missing required flag); 130 when ctx was cancelled by SIGINT or SIGTERM. An
+// error is printed on stderr as plain lines, the first starting "pkft: ".
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-		if len(groups) == 0 && a.Key == slog.TimeKey {
-			return slog.Attr{}
-		}
-		return a
-	}}))
-	root := newRoot(stdout, logger)
+	logs := &logSetup{w: stderr}
+	root := newRoot(stdout, logs)
 	root.SetErr(stderr)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		logger.Error("pkft failed", "err", err)
-		if isUsageError(err) {
-			return 2
-		}
-		return 1
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
 	}
-	return 0
+	if ctx.Err() != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) && !strings.Contains(err.Error(), cause.Error()) {
+			err = fmt.Errorf("%w (%v)", err, cause)
+		}
+		printError(stderr, err)
+		return exitInterrupted
+	}
+	printError(stderr, err)
+	if isUsageError(err) {
+		return exitUsage
+	}
+	return exitFailed
 }
 
-func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
+func newRoot(out io.Writer, logs *logSetup) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "pkft",
 		Short:         "Inspect and maintain Paimon primary-key full-text archives",
@@ -113,7 +118,16 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	}
 	root.SetOut(out)
 	addFileSystemFlag(root)
-	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
+	logs.addFlags(root)
+	if fsPre := root.PersistentPreRunE; fsPre != nil {
+		root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+			if err := logs.configure(); err != nil {
+				return err
+			}
+			return fsPre(cmd, args)
+		}
+	}
+	root.AddCommand(rewriteCommand(), maintainCommand(logs), searchCommand())
 	root.AddCommand(writeCommand())
 	root.AddCommand(compactCommand())
 	root.AddCommand(createCommand(), scanCommand())

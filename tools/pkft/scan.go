@@ -53,7 +53,7 @@ otherwise a table. --snapshot scans an earlier snapshot.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if limit < 0 {
-				return fmt.Errorf("--limit %d is negative", limit)
+				return usagef("--limit %d is negative", limit)
 			}
 			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
@@ -79,7 +79,7 @@ otherwise a table. --snapshot scans an earlier snapshot.`,
 				opts = append(opts, pkft.WithColumns(columns...))
 			}
 			if snapshot < 0 {
-				return fmt.Errorf("--snapshot %d is negative", snapshot)
+				return usagef("--snapshot %d is negative", snapshot)
 			}
 			if snapshot > 0 {
 				opts = append(opts, pkft.WithScanSnapshot(snapshot))

@@ -49,13 +49,13 @@ and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is s
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(query) == "" {
-				return fmt.Errorf("--query is required and must not be blank")
+				return usagef("--query is required and must not be blank")
 			}
 			if limit <= 0 {
-				return fmt.Errorf("--limit %d: want a positive number", limit)
+				return usagef("--limit %d: want a positive number", limit)
 			}
 			if timeout < 0 {
-				return fmt.Errorf("--timeout %s: want a positive duration (0: none)", timeout)
+				return usagef("--timeout %s: want a positive duration (0: none)", timeout)
 			}
 			opts := []pkft.SearchOption{pkft.WithColumn(column), pkft.WithLimit(limit), pkft.WithQueryBounds(bounds)}
 			for _, p := range partitions {

@@ -59,13 +59,13 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if format != "jsonl" && format != "csv" && format != "parquet" {
-				return fmt.Errorf("--format %q: want jsonl, csv or parquet", format)
+				return usagef("--format %q: want jsonl, csv or parquet", format)
 			}
 			if format == "parquet" && len(args) < 2 {
-				return errors.New("--format parquet: name the Parquet files after the table")
+				return usagef("--format parquet: name the Parquet files after the table")
 			}
 			if format != "parquet" && len(args) > 1 {
-				return fmt.Errorf("--format %s reads stdin: unexpected arguments %v", format, args[1:])
+				return usagef("--format %s reads stdin: unexpected arguments %v", format, args[1:])
 			}
 			ctx := cmd.Context()
 			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
