@@ -80,8 +80,14 @@ func mainStatus() (code int) {
 // arguments, a missing required flag); 130 when ctx was cancelled by SIGINT or SIGTERM. An
 // error is printed on stderr as plain lines, the first starting "pkft: ".
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runWith is run with stdin.
+func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logs := &logSetup{w: stderr}
 	root := newRoot(stdout, logs)
+	root.SetIn(stdin)
 	root.SetErr(stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -134,23 +140,7 @@ func newRoot(out io.Writer, logs *logSetup) *cobra.Command {
 	root.AddCommand(optionsCommand())
 	root.AddCommand(versionCommand())
 	root.AddCommand(
-		&cobra.Command{
-			Use:     "dump TABLE_PATH",
-			Short:   "Print the canonical dump of the table's latest snapshot",
-			Example: "  pkft dump /data/db.db/docs",
-			Args:    cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				tbl, err := pkft.Open(cmd.Context(), args[0], fsOptions(cmd.Context())...)
-				if err != nil {
-					return err
-				}
-				d, err := tbl.Dump(cmd.Context())
-				if err != nil {
-					return err
-				}
-				return writeJSON(cmd.OutOrStdout(), d)
-			},
-		},
+		dumpCommand(),
 		stateCommand(),
 	)
 	markUsageErrors(root)
