@@ -232,7 +232,11 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 			_, err3 := tb.State(ctx, pkft.WithInspectSnapshot(7))
 			return fmt.Errorf("%v; %v; %v", err1, err2, err3)
 		}),
-		"WithInspectSnapshot":   func() error { pkft.WithInspectSnapshot(0); return nil },
+		"WithInspectSnapshot": func() error { pkft.WithInspectSnapshot(0); return nil },
+		"CheckQuery": func() error {
+			return fmt.Errorf("%v; %v", pkft.CheckQuery("", pkft.QueryBounds{}), pkft.CheckQuery("{}", pkft.QueryBounds{}))
+		},
+		"EngineQuery":           func() error { _, err := pkft.EngineQuery(""); return err },
 		"Table.RewriteMetadata": each(func(tb *pkft.Table) error { _, err := tb.RewriteMetadata(ctx); return err }),
 		"Table.Maintain":        each(func(tb *pkft.Table) error { _, err := tb.Maintain(ctx, nil); return err }),
 		"Table.Compact":         each(func(tb *pkft.Table) error { _, err := tb.Compact(ctx, nil); return err }),

@@ -76,3 +76,46 @@ func TestDumpAndStateSnapshotFlag(t *testing.T) {
 		}
 	}
 }
+
+// Issue 36: {"fuzzy":...} or {"match":{"qury":...}} gave 0 hits on a table with no archives and
+// an engine error on one with archives. Both are refused by name before the table is read, the
+// same way, as usage errors.
+func TestQueriesCheckedBeforeTheData(t *testing.T) {
+	noArchives := goldenTable(t, "partitioned-dv", true)
+	archives := goldenTable(t, "ft-default-partitioned", false)
+	for _, c := range []struct{ query, want string }{
+		{`{"fuzzy":{"query":"lake"}}`, `unknown query type "fuzzy"`},
+		{`{"match":{"qury":"lake"}}`, `unknown field "qury"`},
+		{`{"match":{"query":"lake","opertor":"and"}}`, `unknown field "opertor"`},
+		{`{"match_phrase":{"slop":1}}`, `missing required field "query"`},
+	} {
+		var first string
+		for _, dir := range []string{noArchives, archives} {
+			code, out, errs := pkftRun(t, "search", dir, "-q", c.query)
+			if code != exitUsage || out != "" || !strings.HasPrefix(errs, "pkft: --query: ") || !strings.Contains(errs, c.want) {
+				t.Errorf("search %s -q %s: exit %d, stdout %q, stderr %q; want exit 2 naming %s", filepath.Base(dir), c.query, code, out, errs, c.want)
+			}
+			if first == "" {
+				first = errs
+			} else if errs != first {
+				t.Errorf("-q %s: with archives %q, without %q: want the same refusal", c.query, errs, first)
+			}
+		}
+	}
+}
+
+// search --explain prints the engine query and what a plain string means, and searches nothing.
+func TestSearchExplain(t *testing.T) {
+	dir := goldenTable(t, "ft-default-partitioned", false)
+	code, out, errs := pkftRun(t, "search", dir, "-q", `lake "format"`, "--explain")
+	if code != 0 || errs != "" || !strings.HasPrefix(out, `engine query: {"match":{"query":"lake \"format\""}}`+"\ncolumn: content\n") ||
+		!strings.Contains(out, "no phrase search") || !strings.Contains(out, "stem") || !strings.Contains(out, "stop words") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errs, out)
+	}
+	q := `{"match_phrase":{"query":"lake format"}}`
+	code, out, _ = pkftRun(t, "search", dir, "-q", q, "--explain", "--json")
+	var got map[string]string
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got["engineQuery"] != q || got["meaning"] != jsonQueryMeaning {
+		t.Errorf("--explain --json: exit %d, %v, %s", code, err, out)
+	}
+}

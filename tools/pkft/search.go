@@ -23,6 +23,7 @@ func searchCommand() *cobra.Command {
 		partitions []string
 		snapshotID int64
 		asJSON     bool
+		explain    bool
 		timeout    time.Duration
 		bounds     pkft.QueryBounds
 	)
@@ -32,7 +33,12 @@ func searchCommand() *cobra.Command {
 		Long: `Search the current full-text archives of the table's latest snapshot (or --snapshot) as Paimon's
 full-text read path does, deletion vectors applied, and print the best hits: primary key, text and
 score. Q is plain words, searched as a match query (rows containing any of them), or the engine's
-JSON query as Paimon passes it.
+JSON query as Paimon passes it. ` + plainQueryMeaning + `
+
+A JSON query is checked before the table is read, the same way whether or not the table has
+archives: an unknown query type or field (the engine's language: match, multi_match,
+match_phrase or phrase, boolean, boost) or a missing required field is a usage error naming it.
+--explain prints the engine query Q becomes and what it means, and searches nothing.
 
 Only rows a current archive covers are searched, as in Java Paimon: archives cover data files a
 compaction rewrote above level 0. Rows on level 0, in files a compaction moved up without
@@ -45,7 +51,8 @@ rewrites them.
 Queries are bounded (--max-query-bytes, --max-query-terms, --max-query-depth; -1 lifts a bound)
 and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is searching.`,
 		Example: `  pkft search /data/warehouse/db.db/docs --query 'lake format'
-  pkft search /data/warehouse/db.db/docs --query '{"match_phrase":{"query":"lake format"}}' --limit 20 --json`,
+  pkft search /data/warehouse/db.db/docs --query '{"match_phrase":{"query":"lake format"}}' --limit 20 --json
+  pkft search /data/warehouse/db.db/docs --query 'lake format' --explain`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(query) == "" {
@@ -56,6 +63,13 @@ and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is s
 			}
 			if timeout < 0 {
 				return usagef("--timeout %s: want a positive duration (0: none)", timeout)
+			}
+			// The query is judged before the table is read, the same with or without archives.
+			if err := pkft.CheckQuery(query, bounds); err != nil {
+				return usageError{fmt.Errorf("--query: %w", err)}
+			}
+			if explain {
+				return explainQuery(cmd, args[0], query, asJSON)
 			}
 			opts := []pkft.SearchOption{pkft.WithColumn(column), pkft.WithLimit(limit), pkft.WithQueryBounds(bounds)}
 			for _, p := range partitions {
@@ -101,6 +115,7 @@ and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is s
 	f.StringArrayVar(&partitions, "partition", nil, "search only partition k=v[,k=v...] (repeatable)")
 	f.Int64Var(&snapshotID, "snapshot", 0, "search this snapshot instead of the latest")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.BoolVar(&explain, "explain", false, "print the engine query Q becomes and what it means instead of searching")
 	f.DurationVar(&timeout, "timeout", 0, "stop the search after this long, e.g. 30s (default: no deadline)")
 	f.IntVar(&bounds.MaxBytes, "max-query-bytes", pkft.DefaultMaxQueryBytes, "refuse longer queries (bytes; -1: no bound)")
 	f.IntVar(&bounds.MaxTerms, "max-query-terms", pkft.DefaultMaxQueryTerms, "refuse queries with more words (-1: no bound)")
@@ -166,4 +181,35 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// plainQueryMeaning says what plain words mean as a query. Java Paimon passes the query string
+// to the engine verbatim (FullTextSearch#query), and the engine parses only its JSON language,
+// so Java has no plain form; pkft wraps plain words as pypaimon 2.0.0's multimodal table does.
+const plainQueryMeaning = `Plain words become the engine's match query {"match":{"query":"<words>"}}: the words are split into terms by the archive's analyzer (its tokenizer; lower-cased, stemmed and stop words dropped as the index options configure it, the engine's default being to stem and drop English stop words), a row matches when it holds any of the terms (operator or; {"match":{"query":...,"operator":"and"}} wants all), and rows are ranked by BM25. Order and adjacency do not count: it is no phrase search ({"match_phrase":{"query":...}} is). Java Paimon passes the query string to the engine unchanged and has no plain form (the engine takes only JSON); pkft wraps plain words as pypaimon's full-text search does.`
+
+// jsonQueryMeaning says what a JSON query means.
+const jsonQueryMeaning = "A JSON query is passed to the engine unchanged, as Java Paimon passes it."
+
+// explainQuery prints the engine query that q becomes on table path's full-text column and what
+// it means, without searching.
+func explainQuery(cmd *cobra.Command, path, q string, asJSON bool) error {
+	ctx := cmd.Context()
+	tbl, err := pkft.Open(ctx, path, fsOptions(ctx)...)
+	if err != nil {
+		return err
+	}
+	engine, err := pkft.EngineQuery(q)
+	if err != nil {
+		return usageError{fmt.Errorf("--query: %w", err)}
+	}
+	meaning := jsonQueryMeaning
+	if engine != q {
+		meaning = plainQueryMeaning
+	}
+	if asJSON {
+		return writeJSON(cmd.OutOrStdout(), map[string]string{"query": q, "engineQuery": engine, "column": tbl.FullTextColumn(), "meaning": meaning})
+	}
+	_, err = fmt.Fprintf(cmd.OutOrStdout(), "engine query: %s\ncolumn: %s\n%s\n", engine, tbl.FullTextColumn(), meaning)
+	return err
 }
