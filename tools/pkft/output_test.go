@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,5 +118,44 @@ func TestSearchExplain(t *testing.T) {
 	var got map[string]string
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got["engineQuery"] != q || got["meaning"] != jsonQueryMeaning {
 		t.Errorf("--explain --json: exit %d, %v, %s", code, err, out)
+	}
+}
+
+// Issue 36: scan printed line breaks, tabs and ESC of values raw to the terminal and a huge
+// value whole. Its table escapes them and cuts long values as search does (the same cellText);
+// --full prints them whole.
+func TestScanCellsEscapedAndCut(t *testing.T) {
+	dir := createEmpty(t)
+	long := strings.Repeat("lake ", 100000)
+	rows, _ := json.Marshal(map[string]any{"id": 1, "content": "a\nb\tc\x1b[31mred\r"})
+	rows2, _ := json.Marshal(map[string]any{"id": 2, "content": long})
+	if _, err := pkftRunIn(t, string(rows)+"\n"+string(rows2)+"\n", "write", dir); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := pkftRun(t, "scan", dir)
+	if code != 0 {
+		t.Fatalf("scan: exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 3 || strings.ContainsAny(out, "\t\r\x1b") {
+		t.Fatalf("scan printed %d lines (want a header and 2 rows), raw control characters: %q", len(lines), out[:min(len(out), 600)])
+	}
+	if !strings.Contains(lines[1], `a\nb\tc\x1b[31mred\r`) {
+		t.Errorf("row 1: %q", lines[1])
+	}
+	wantCut := strings.Repeat("lake ", maxCellRunes/5) + fmt.Sprintf("… (%d more bytes; --full)", len(long)-maxCellRunes)
+	if !strings.HasSuffix(strings.TrimRight(lines[2], " "), wantCut) {
+		t.Errorf("row 2 is %d bytes, want it cut to %q", len(lines[2]), wantCut)
+	}
+	if got := cellText(long, false); !strings.HasSuffix(got, wantCut) || len(got) > 2*maxCellRunes {
+		t.Errorf("cellText of the long value: %q", got)
+	}
+	code, out, _ = pkftRun(t, "scan", dir, "--full")
+	if code != 0 || !strings.Contains(out, strings.TrimSpace(long)) {
+		t.Errorf("scan --full: exit %d, %d bytes; want the value whole", code, len(out))
+	}
+	// Invalid UTF-8 and bidi controls are escaped too.
+	if got := cellText("x\xffy\u202ez", false); got != `x\xffy\u202ez` {
+		t.Errorf("cellText = %q", got)
 	}
 }
