@@ -75,7 +75,7 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 			if err != nil {
 				return err
 			}
-			bar := newProgress(cmd.ErrOrStderr(), mode)
+			bar := newBucketProgress(cmd.ErrOrStderr(), mode)
 			if bar != nil {
 				opts = append(opts, pkft.WithProgress(bar.update))
 			}

@@ -217,6 +217,10 @@ func isTerminal(w io.Writer) bool {
 type progress struct {
 	mu  sync.Mutex
 	bar *progressbar.ProgressBar
+	// buckets: the bar counts buckets (compact), not rows (maintain); it is made on w at the
+	// first report.
+	buckets bool
+	w       io.Writer
 }
 
 // newProgress returns the progress bar for w, or nil when none is drawn.
@@ -241,9 +245,40 @@ func newProgress(w io.Writer, mode progressMode) *progress {
 	return &progress{bar: bar}
 }
 
+// newBucketProgress returns compact's progress bar for w, counting buckets done out of the
+// selected ones (compaction reports no rows), or nil when none is drawn.
+func newBucketProgress(w io.Writer, mode progressMode) *progress {
+	if mode == progressNever || (mode == progressAuto && !isTerminal(w)) {
+		return nil
+	}
+	// The bar is made at the first report, which gives the number of buckets: an unknown
+	// maximum would be drawn as "0/-".
+	return &progress{w: w, buckets: true}
+}
+
 func (p *progress) update(r pkft.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.buckets {
+		if p.bar == nil {
+			p.bar = progressbar.NewOptions64(int64(r.BucketsTotal),
+				progressbar.OptionSetWriter(p.w),
+				progressbar.OptionSetDescription("compacting"),
+				progressbar.OptionSetItsString("buckets"),
+				progressbar.OptionShowIts(),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionClearOnFinish(),
+				progressbar.OptionSetSpinnerChangeInterval(0),
+			)
+		}
+		if p.bar.GetMax64() != int64(r.BucketsTotal) {
+			p.bar.ChangeMax64(int64(r.BucketsTotal))
+		}
+		_ = p.bar.Set64(int64(r.BucketsDone))
+		return
+	}
 	p.bar.Describe(fmt.Sprintf("buckets %d/%d", r.BucketsDone, r.BucketsTotal))
 	if r.RowsPlanned > 0 && p.bar.GetMax64() != r.RowsPlanned {
 		p.bar.ChangeMax64(r.RowsPlanned)
@@ -254,6 +289,9 @@ func (p *progress) update(r pkft.Progress) {
 func (p *progress) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.bar == nil {
+		return
+	}
 	_ = p.bar.Exit()
 }
 

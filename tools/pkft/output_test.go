@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // createEmpty creates a table with no snapshot and returns its path.
@@ -157,5 +159,53 @@ func TestScanCellsEscapedAndCut(t *testing.T) {
 	// Invalid UTF-8 and bidi controls are escaped too.
 	if got := cellText("x\xffy\u202ez", false); got != `x\xffy\u202ez` {
 		t.Errorf("cellText = %q", got)
+	}
+}
+
+// Issue 36: the compact bar showed (0/-, 0 rows/hr). It counts the buckets it compacts.
+func TestCompactProgressCountsBuckets(t *testing.T) {
+	testenv.Native(t)
+	dir := goldenTable(t, "partitioned-dv", false)
+	code, out, errs := pkftRun(t, "compact", dir, "--progress", "always", "--parallel", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Buckets []any `json:"buckets"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Buckets) == 0 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := fmt.Sprintf("/%d, ", len(res.Buckets))
+	if !strings.Contains(errs, want) || !strings.Contains(errs, "buckets/") || strings.Contains(errs, "/-") || strings.Contains(errs, "rows/") {
+		t.Errorf("progress on stderr %q: want buckets counted out of %d", errs, len(res.Buckets))
+	}
+}
+
+// Issue 36: write printed nothing for 20 s on 400k rows. It shows rows and bytes read with their
+// rate on stderr when that is a terminal (--progress always here, stderr being a buffer), and
+// nothing with --quiet or when stderr is no terminal.
+func TestWriteProgress(t *testing.T) {
+	var in strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&in, `{"id":%d,"content":"row %d"}`+"\n", i, i)
+	}
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{{[]string{"--progress", "always"}, true}, {nil, false}, {[]string{"--quiet"}, false}} {
+		dir := createEmpty(t)
+		var out, errb strings.Builder
+		code := runWith(t.Context(), append([]string{"write", dir}, c.args...), strings.NewReader(in.String()), &out, &errb)
+		if code != 0 {
+			t.Fatalf("write %v: exit %d: %s", c.args, code, errb.String())
+		}
+		final := fmt.Sprintf("read 3000 rows, %s (", formatBytes(int64(in.Len())))
+		if got := strings.Contains(errb.String(), final) && strings.Contains(errb.String(), " rows/s, "); got != c.want {
+			t.Errorf("write %v: stderr %q; want progress ending in %q: %v", c.args, errb.String(), final, c.want)
+		}
+		if !c.want && errb.Len() != 0 {
+			t.Errorf("write %v: stderr %q, want nothing", c.args, errb.String())
+		}
 	}
 }
