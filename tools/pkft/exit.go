@@ -27,7 +27,7 @@ type exitStatus struct {
 // exitStatuses are every status pkft exits with and what each means.
 var exitStatuses = []exitStatus{
 	{exitOK, "success"},
-	{exitFailed, "the operation failed (a missing table, a refused input or option, an I/O error, a failed commit); nothing it started is visible"},
+	{exitFailed, "the operation failed (no table at the path, a refused input, query or option, an I/O error, a failed commit); what it wrote is deleted, and the error says if an earlier step was committed"},
 	{exitUsage, "usage error: unknown command or flag, a flag value out of its range or set, a missing required flag or argument, too many arguments; nothing was read or written"},
 	{exitInterrupted, "interrupted by SIGINT or SIGTERM; what the operation had written is deleted"},
 }

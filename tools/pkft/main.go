@@ -5,14 +5,28 @@
 //	                        build missing and stale archives, commit them as one snapshot
 //	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--timeout D] [--max-query-bytes N]
 //	                        [--max-query-terms N] [--max-query-depth N] [--json]
-//	                        search the current archives (Q: plain words or the engine's JSON query);
+//	                        [--full] [--explain]
+//	                        search the current archives (Q: plain words or the engine's JSON query,
+//	                        checked before the table is read; --explain: the engine query Q becomes);
 //	                        a notice on stderr counts the rows no current archive covers
-//	pkft dump  TABLE_PATH   the canonical dump of the latest snapshot (JSON)
-//	pkft state TABLE_PATH [--json]
+//	pkft dump  TABLE_PATH [--snapshot N] [--json]
+//	                        the canonical dump of the latest snapshot (JSON; a table with no
+//	                        snapshot: {"snapshotId": 0, ...})
+//	pkft state TABLE_PATH [--snapshot N] [--json]
 //	                        per (partition, bucket): the rows no current full-text archive covers
 //	                        and why, the archived levels, stale archives and next plan; --json adds
 //	                        the eligible files per level and each pk-btree/pk-bitmap definition's
 //	                        groups, rejected payloads and next plan
+//	pkft write TABLE_PATH [--format jsonl|csv] [--progress auto|always|never] [--quiet] [--json] < rows
+//	pkft write TABLE_PATH --format parquet FILE... [--json]
+//	                        commit rows as Java's batch writer, compacting at commit; progress of
+//	                        rows and bytes read on stderr when it is a terminal
+//	pkft compact TABLE_PATH [--partition k=v,...] [--bucket N] [--strategy full|minor] [--json]
+//	                        compact, maintaining the index archives; a bar counts buckets done
+//	pkft create TABLE_PATH --schema FILE
+//	                        create a table (refused inside another table's directory)
+//	pkft scan TABLE_PATH [--where ...] [--columns a,b] [--snapshot N] [--full] [--json] [--explain]
+//	                        the rows of a snapshot; cells escaped and cut as search's (--full: whole)
 //	pkft rewrite-metadata TABLE_PATH
 //	                        re-encode the metadata as the next snapshot
 //	pkft options TABLE_PATH [--json]
@@ -24,8 +38,14 @@
 // of the Python on PATH (pip install paimon-ftindex==0.1.0), else .cache/native of a pkft clone
 // (make native).
 //
-// Errors are logged on stderr (log/slog) and exit with status 1. SIGINT and SIGTERM stop any
-// command promptly (a search also while the engine is inside an archive). The engine's temporary
+// Errors are plain lines on stderr, the first starting "pkft: ". The exit status is 0 on
+// success, 1 when the operation failed, 2 for a usage error (unknown command or flag, a bad flag
+// value, a missing required flag or argument, too many arguments; a JSON query outside the
+// engine's language) and 130 when SIGINT or SIGTERM interrupted it (maintain --watch: 0, its
+// normal stop). SIGINT and SIGTERM stop any command promptly (a search also while the engine is
+// inside an archive, a write also while it waits for stdin). --log-format text|json and
+// --log-level debug|info|warn|error configure the logs of long work (maintain --watch, a rebased
+// maintenance commit). The engine's temporary
 // files go to $TMPDIR/pkft-<pid>-<random>, removed on exit; a run first removes those left by
 // processes that no longer exist.
 package main
