@@ -209,3 +209,24 @@ func TestWriteProgress(t *testing.T) {
 		}
 	}
 }
+
+// Issue 36: a multi-line refusal came out as one log record with escaped quotes and literal \n.
+// It is printed as lines, the first "pkft: ...", quotes as they are.
+func TestMultiLineRefusalPrintedAsLines(t *testing.T) {
+	schema := filepath.Join(t.TempDir(), "schema.json")
+	if err := os.WriteFile(schema, []byte(`{"columns": [{"name": "id", "type": "INT"}, {"name": "content", "type": "STRING"}],
+	  "primaryKeys": ["id"], "options": {"bucket": "1", "merge-engine": "partial-update"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "partial")
+	if code, _, errs := pkftRun(t, "create", dir, "--schema", schema); code != 0 {
+		t.Fatalf("create: %s", errs)
+	}
+	var out, errb strings.Builder
+	code := runWith(t.Context(), []string{"write", dir}, strings.NewReader(`{"id":1,"content":"x"}`+"\n"+`{"id":1,"content":"x","_rowKind":"-D"}`+"\n"), &out, &errb)
+	lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+	if code != exitFailed || len(lines) < 2 || !strings.HasPrefix(lines[0], "pkft: ") || strings.Contains(errb.String(), `\n`) ||
+		strings.Contains(errb.String(), `\"`) || strings.Contains(errb.String(), "level=") {
+		t.Errorf("exit %d, stderr:\n%s\nwant several plain lines, the first 'pkft: ...'", code, errb.String())
+	}
+}
