@@ -230,3 +230,36 @@ func TestMultiLineRefusalPrintedAsLines(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant several plain lines, the first 'pkft: ...'", code, errb.String())
 	}
 }
+
+// Issue 36: `--format parquet rows.jsonl` said "file is smaller than indicated metadata size".
+// An input that is not what --format says is named as such, and nothing is committed.
+func TestWriteNamesAnInputOfTheWrongFormat(t *testing.T) {
+	dir := createEmpty(t)
+	before := tableFiles(t, dir)
+	jsonl := filepath.Join(t.TempDir(), "rows.jsonl")
+	if err := os.WriteFile(jsonl, []byte(`{"id":1,"content":"x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := pkftRun(t, "write", dir, "--format", "parquet", jsonl)
+	if code != exitFailed || !strings.Contains(errs, jsonl+" is not a Parquet file (--format parquet)") || !strings.Contains(errs, "it looks like JSON lines") {
+		t.Errorf("--format parquet rows.jsonl: exit %d, stderr %q", code, errs)
+	}
+	parquet, err := filepath.Glob(filepath.Join("..", "..", "testdata", "tables", "java", "two-levels", "bucket-0", "*.parquet"))
+	if err != nil || len(parquet) == 0 {
+		t.Fatalf("no Parquet file of two-levels: %v", err)
+	}
+	data, err := os.ReadFile(parquet[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"jsonl", "csv"} {
+		var out, errb strings.Builder
+		code := runWith(t.Context(), []string{"write", dir, "--format", format}, strings.NewReader(string(data)), &out, &errb)
+		if code != exitFailed || !strings.Contains(errb.String(), "stdin is not "+strings.ToUpper(format)+" (--format "+format+"); it looks like Parquet") {
+			t.Errorf("Parquet on stdin as %s: exit %d, stderr %q", format, code, errb.String())
+		}
+	}
+	if !sameFiles(before, tableFiles(t, dir)) {
+		t.Error("a refused input changed the table")
+	}
+}
