@@ -50,3 +50,41 @@ func TestExitStatusTableInDocs(t *testing.T) {
 		}
 	}
 }
+
+// --log-format and --log-level configure the logs of long work: JSON or text records, at or
+// above the level.
+func TestLogFlags(t *testing.T) {
+	for _, c := range []struct {
+		format, level string
+		want          []string // substrings of the output, in order; nil: nothing logged
+	}{
+		{"json", "info", []string{`"level":"INFO","msg":"maintained","snapshot":3}`, `"level":"WARN","msg":"round failed"`}},
+		{"text", "warn", []string{`level=WARN msg="round failed"`}},
+		{"text", "error", nil},
+	} {
+		var b strings.Builder
+		logs := &logSetup{w: &b, format: c.format, level: c.level}
+		if err := logs.configure(); err != nil {
+			t.Fatal(err)
+		}
+		logs.get().Debug("debugging")
+		logs.get().Info("maintained", "snapshot", 3)
+		logs.get().Warn("round failed")
+		out := b.String()
+		if c.want == nil && out != "" {
+			t.Errorf("%s at %s: %q, want nothing", c.format, c.level, out)
+		}
+		rest := out
+		for _, w := range c.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%s at %s: %q lacks %q", c.format, c.level, out, w)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+		if strings.Contains(out, "debugging") || (c.level != "info" && strings.Contains(out, "maintained")) {
+			t.Errorf("%s at %s: %q logs below the level", c.format, c.level, out)
+		}
+	}
+}
