@@ -14,14 +14,54 @@ import (
 	"github.com/paimon-pkft/pkft/internal/tableops"
 )
 
-// Dump returns the canonical dump of the table's latest snapshot as JSON: the snapshot, the
+// ErrNoSnapshot is the error of [Table.Dump] and [Table.State] for a table that has no snapshot
+// yet (created, nothing committed).
+var ErrNoSnapshot = table.ErrNoSnapshot
+
+// InspectOption configures [Table.Dump] and [Table.State].
+type InspectOption func(*inspectConfig)
+
+type inspectConfig struct {
+	snapshotID int64
+}
+
+// WithInspectSnapshot makes Dump and State read snapshot id instead of the latest; 0 means the
+// latest.
+func WithInspectSnapshot(id int64) InspectOption {
+	return func(c *inspectConfig) { c.snapshotID = id }
+}
+
+// tableDump is inspect's dump of the snapshot the options select.
+func (t *Table) tableDump(ctx context.Context, state inspect.StateFunc, opts []InspectOption) (*inspect.Dump, error) {
+	var cfg inspectConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.snapshotID < 0 {
+		return nil, fmt.Errorf("snapshot %d: want a snapshot id > 0 (0: the latest)", cfg.snapshotID)
+	}
+	if cfg.snapshotID == 0 {
+		return inspect.TableDump(ctx, t.t, state)
+	}
+	snap, err := t.t.Snapshots.Snapshot(ctx, cfg.snapshotID)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: %w", cfg.snapshotID, err)
+	}
+	return inspect.SnapshotDump(ctx, t.t, snap, state)
+}
+
+// Dump returns the canonical dump of the table's latest snapshot (or [WithInspectSnapshot]'s) as JSON: the snapshot, the
 // schema, and per (partition, bucket) the live data files, the index files with their decoded
 // global index meta (a btree or bitmap payload's SortedIndexFileMeta decoded), deletion-vector
 // ranges, the full-text state and next plan, and each sorted index definition's state and next
 // plan. It is the document the Java conformance runner prints for the same table, so the two
 // compare with a plain JSON diff.
-func (t *Table) Dump(ctx context.Context) (json.RawMessage, error) {
-	d, err := inspect.TableDump(ctx, t.t, inspect.FullTextState)
+//
+// A table with no snapshot yields an error wrapping [ErrNoSnapshot].
+func (t *Table) Dump(ctx context.Context, opts ...InspectOption) (json.RawMessage, error) {
+	d, err := t.tableDump(ctx, inspect.FullTextState, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dump %s: %w", t.path, err)
 	}
@@ -210,12 +250,15 @@ type BuildPlan struct {
 	Files []string `json:"files"`
 }
 
-// State reads the latest snapshot and classifies the full-text archives and the payloads of each
+// State reads the latest snapshot (or [WithInspectSnapshot]'s) and classifies the full-text archives and the payloads of each
 // sorted index definition of every (partition, bucket); the full-text archives are classified for
 // the full-text index of the table's latest schema, the one Maintain builds and Search reads. Its
 // coverage, per bucket and for the table, counts the rows no current full-text archive covers —
 // rows a search does not see — and says why (see [UncoveredReason]).
-func (t *Table) State(ctx context.Context) (*TableState, error) {
+//
+// [WithInspectSnapshot] selects an earlier snapshot; a table with no snapshot yields an error
+// wrapping [ErrNoSnapshot].
+func (t *Table) State(ctx context.Context, opts ...InspectOption) (*TableState, error) {
 	// The full-text state is the one Maintain and Search act on: that of the latest schema's
 	// full-text index (a schema that adds the index classifies the levels before the next
 	// snapshot).
@@ -223,9 +266,9 @@ func (t *Table) State(ctx context.Context) (*TableState, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := inspect.TableDump(ctx, t.t, func(_ *schema.TableSchema, b *table.Bucket) (*inspect.StateDump, *inspect.PlanDump) {
+	d, err := t.tableDump(ctx, func(_ *schema.TableSchema, b *table.Bucket) (*inspect.StateDump, *inspect.PlanDump) {
 		return inspect.FullTextState(latest, b)
-	})
+	}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("state of %s: %w", t.path, err)
 	}

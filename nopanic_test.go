@@ -224,16 +224,31 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 		"Table.FullTextColumn":        each(func(tb *pkft.Table) error { _ = tb.FullTextColumn(); return nil }),
 		"Table.Close":                 each(func(tb *pkft.Table) error { return tb.Close() }),
 		"Table.Schema":                each(func(tb *pkft.Table) error { _, err := tb.Schema(ctx); return err }),
-		"Table.Dump":                  each(func(tb *pkft.Table) error { _, err := tb.Dump(ctx); return err }),
-		"Table.State":                 each(func(tb *pkft.Table) error { _, err := tb.State(ctx); return err }),
-		"Table.RewriteMetadata":       each(func(tb *pkft.Table) error { _, err := tb.RewriteMetadata(ctx); return err }),
-		"Table.Maintain":              each(func(tb *pkft.Table) error { _, err := tb.Maintain(ctx, nil); return err }),
+		"Table.Dump": each(func(tb *pkft.Table) error {
+			_, err1 := tb.Dump(ctx)
+			_, err2 := tb.Dump(ctx, nil, pkft.WithInspectSnapshot(-1))
+			_, err3 := tb.Dump(ctx, pkft.WithInspectSnapshot(7))
+			return fmt.Errorf("%v; %v; %v", err1, err2, err3)
+		}),
+		"Table.State": each(func(tb *pkft.Table) error {
+			_, err1 := tb.State(ctx)
+			_, err2 := tb.State(ctx, nil, pkft.WithInspectSnapshot(-1))
+			_, err3 := tb.State(ctx, pkft.WithInspectSnapshot(7))
+			return fmt.Errorf("%v; %v; %v", err1, err2, err3)
+		}),
+		"WithInspectSnapshot": func() error { pkft.WithInspectSnapshot(0); return nil },
+		"CheckQuery": func() error {
+			return fmt.Errorf("%v; %v", pkft.CheckQuery("", pkft.QueryBounds{}), pkft.CheckQuery("{}", pkft.QueryBounds{}))
+		},
+		"EngineQuery":           func() error { _, err := pkft.EngineQuery(""); return err },
+		"Table.RewriteMetadata": each(func(tb *pkft.Table) error { _, err := tb.RewriteMetadata(ctx); return err }),
+		"Table.Maintain":        each(func(tb *pkft.Table) error { _, err := tb.Maintain(ctx, nil); return err }),
+		"Table.Compact":         each(func(tb *pkft.Table) error { _, err := tb.Compact(ctx, nil); return err }),
 		"Table.RemoveOrphanFiles": each(func(tb *pkft.Table) error {
 			_, err1 := tb.RemoveOrphanFiles(ctx, nil)
 			_, err2 := tb.RemoveOrphanFiles(ctx, pkft.WithOlderThan(time.Time{}), pkft.WithDryRun(true), pkft.WithParallelism(0))
 			return fmt.Errorf("%v; %v", err1, err2)
 		}),
-		"Table.Compact": each(func(tb *pkft.Table) error { _, err := tb.Compact(ctx, nil); return err }),
 		"Table.Search": each(func(tb *pkft.Table) error {
 			_, err1 := tb.Search(ctx, "", nil)
 			_, err2 := tb.Search(ctx, "x", pkft.WithLimit(0), pkft.WithColumn(""))

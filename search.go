@@ -35,6 +35,27 @@ const (
 // message names the bound.
 var ErrQueryBound = search.ErrQueryBound
 
+// ErrInvalidQuery reports a JSON query that is not valid JSON or not a query of the engine's
+// query language: an unknown query type or field, a missing required field, a value of the
+// wrong kind. The message names the offending type or field.
+var ErrInvalidQuery = search.ErrInvalidQuery
+
+// CheckQuery checks query as [Table.Search] does before it reads anything: within its bounds
+// and, for a JSON query, a query of the engine's language (paimon-ftindex 0.1.0: match,
+// multi_match, match_phrase or phrase, boolean and boost, with their fields), every type and
+// field known. Unknown fields, which the engine would ignore, are refused. So a query is judged
+// the same whether or not the table has archives.
+func CheckQuery(query string, b QueryBounds) error {
+	return search.CheckQuery(query, search.Bounds(b))
+}
+
+// EngineQuery returns the engine query that query becomes: a JSON query unchanged, plain words
+// as the match query {"match":{"query":"..."}} (terms analyzed as the archive's analyzer
+// does, any of them matching; no phrases). A blank query is an error.
+func EngineQuery(query string) (string, error) {
+	return search.EngineQuery(query)
+}
+
 // QueryBounds limit the size and shape of a search query; a query beyond them is refused before
 // any archive is searched (the engine's cost grows much faster than linearly with the number of
 // terms, and Java Paimon, which has no such bounds, passes every query through). A zero field

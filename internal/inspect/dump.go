@@ -29,6 +29,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/pksorted/filemeta"
 	"github.com/paimon-pkft/pkft/internal/pksorted/state"
 	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
@@ -197,6 +198,11 @@ func TableDump(ctx context.Context, t *table.Table, state StateFunc) (*Dump, err
 	if err != nil {
 		return nil, err
 	}
+	return SnapshotDump(ctx, t, snap, state)
+}
+
+// SnapshotDump is [TableDump] of the snapshot snap.
+func SnapshotDump(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, state StateFunc) (*Dump, error) {
 	sch, err := t.Schema(ctx, snap.SchemaID)
 	if err != nil {
 		return nil, err

@@ -60,8 +60,9 @@ func (b Bounds) withDefaults() Bounds {
 }
 
 // CheckQuery checks the request query q (plain words or a JSON object, as Request.Query) against
-// b and, for a JSON query, that it is one valid JSON value. The error names the bound exceeded
-// and quotes at most the start of the query.
+// b and, for a JSON query, that it is one valid JSON value and a query of the engine's language
+// (ValidateQuery). The error names the bound exceeded or the unknown query type or field and
+// quotes at most the start of the query.
 func CheckQuery(q string, b Bounds) error {
 	b = b.withDefaults()
 	if b.MaxBytes > 0 && len(q) > b.MaxBytes {
@@ -132,7 +133,7 @@ func CheckQuery(q string, b Bounds) error {
 			keyNext = inObj && !isKey
 		}
 	}
-	return nil
+	return ValidateQuery(q)
 }
 
 func termsError(q string, max int) error {

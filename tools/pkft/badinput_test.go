@@ -218,18 +218,11 @@ func runBad(t *testing.T, root string, args []string, mayWrite bool) string {
 	return "ok: " + summarize(t, args[0], args, r.stdout, len(wrote) > 0)
 }
 
-var errAttr = regexp.MustCompile(`err="((?:[^"\\]|\\.)*)"|err=(\S+)`)
-
-// errorLine extracts the logged error with the table path replaced by TABLE.
+// errorLine returns the printed error ("pkft: ..." lines) without its prefix, the table path
+// replaced by TABLE.
 func errorLine(stderr, root string) string {
-	m := errAttr.FindStringSubmatch(stderr)
-	msg := strings.TrimSpace(stderr)
-	if m != nil {
-		msg = m[1] + m[2]
-		msg = strings.ReplaceAll(msg, `\"`, `"`)
-	}
-	msg = strings.ReplaceAll(msg, root, "TABLE")
-	return msg
+	msg := strings.TrimPrefix(strings.TrimSpace(stderr), "pkft: ")
+	return strings.ReplaceAll(msg, root, "TABLE")
 }
 
 // summarize turns a successful command's output into a short comparable summary.

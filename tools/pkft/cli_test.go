@@ -344,34 +344,34 @@ func TestErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args []string
+		code int
 		want string
 	}{
-		{"no table", []string{"maintain"}, "accepts 1 arg"},
-		{"missing table", []string{"maintain", filepath.Join(dir, "nope")}, "no Paimon table at"},
-		{"no full-text index", []string{"maintain", plain}, "pk-full-text.index.columns"},
-		{"bad partition", []string{"maintain", dir, "--partition", "region"}, "want key=value"},
-		{"duplicate partition key", []string{"maintain", dir, "--partition", "region=eu,region=us"}, "given twice"},
-		{"unknown partition key", []string{"maintain", dir, "--partition", "nope=1", "--dry-run"}, "not a partition key"},
-		{"negative bucket", []string{"maintain", dir, "--bucket", "-1"}, "want a bucket number"},
-		{"negative parallel", []string{"maintain", dir, "--parallel", "-2"}, "want a positive number"},
-		{"bad progress", []string{"maintain", dir, "--progress", "sometimes"}, "want auto, always or never"},
-		{"unknown flag", []string{"maintain", dir, "--force"}, "unknown flag"},
-		{"no query", []string{"search", dir}, "--query is required"},
-		{"zero limit", []string{"search", dir, "-q", "x", "--limit", "0"}, "want a positive number"},
-		{"other column", []string{"search", dir, "-q", "x", "--column", "nope"}, "nope"},
-		{"search without index", []string{"search", plain, "-q", "x"}, "pk-full-text"},
+		{"no table", []string{"maintain"}, exitUsage, "accepts 1 arg"},
+		{"missing table", []string{"maintain", filepath.Join(dir, "nope")}, exitFailed, "no Paimon table at"},
+		{"no full-text index", []string{"maintain", plain}, exitFailed, "pk-full-text.index.columns"},
+		{"bad partition", []string{"maintain", dir, "--partition", "region"}, exitUsage, "want key=value"},
+		{"duplicate partition key", []string{"maintain", dir, "--partition", "region=eu,region=us"}, exitUsage, "given twice"},
+		{"unknown partition key", []string{"maintain", dir, "--partition", "nope=1", "--dry-run"}, exitFailed, "not a partition key"},
+		{"negative bucket", []string{"maintain", dir, "--bucket", "-1"}, exitUsage, "want a bucket number"},
+		{"negative parallel", []string{"maintain", dir, "--parallel", "-2"}, exitUsage, "want a positive number"},
+		{"bad progress", []string{"maintain", dir, "--progress", "sometimes"}, exitUsage, "want auto, always or never"},
+		{"unknown flag", []string{"maintain", dir, "--force"}, exitUsage, "unknown flag"},
+		{"no query", []string{"search", dir}, exitUsage, "--query is required"},
+		{"zero limit", []string{"search", dir, "-q", "x", "--limit", "0"}, exitUsage, "want a positive number"},
+		{"other column", []string{"search", dir, "-q", "x", "--column", "nope"}, exitFailed, "nope"},
+		{"search without index", []string{"search", plain, "-q", "x"}, exitFailed, "pk-full-text"},
+		{"bad log level", []string{"dump", dir, "--log-level", "loud"}, exitUsage, "--log-level"},
+		{"bad log format", []string{"dump", dir, "--log-format", "xml"}, exitUsage, "--log-format"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := pkftRun(t, c.args...)
-			want := 1
-			if c.name == "no table" || c.name == "unknown flag" { // usage errors (TestExitCodes)
-				want = 2
+			if code != c.code || out != "" {
+				t.Errorf("exit %d (want %d), stdout %q", code, c.code, out)
 			}
-			if code != want || out != "" {
-				t.Errorf("exit %d, stdout %q", code, out)
-			}
-			if !strings.Contains(errs, "level=ERROR") || !strings.Contains(errs, c.want) {
-				t.Errorf("stderr %q, want an error containing %q", errs, c.want)
+			// A plain line, not a log record.
+			if !strings.HasPrefix(errs, "pkft: ") || strings.Contains(errs, "level=") || !strings.Contains(errs, c.want) {
+				t.Errorf("stderr %q, want a line 'pkft: ...' containing %q", errs, c.want)
 			}
 		})
 	}

@@ -64,7 +64,7 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 			case "uncovered":
 				opts = append(opts, pkft.WithUncoveredCompaction())
 			default:
-				return fmt.Errorf("--strategy %q: want full, minor or uncovered", strategy)
+				return usagef("--strategy %q: want full, minor or uncovered", strategy)
 			}
 			for _, o := range scope {
 				opts = append(opts, o)
@@ -81,7 +81,7 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 			if err != nil {
 				return err
 			}
-			bar := newProgress(cmd.ErrOrStderr(), mode)
+			bar := newBucketProgress(cmd.ErrOrStderr(), mode)
 			if bar != nil {
 				opts = append(opts, pkft.WithProgress(bar.update))
 			}

@@ -5,14 +5,28 @@
 //	                        build missing and stale archives, commit them as one snapshot
 //	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--timeout D] [--max-query-bytes N]
 //	                        [--max-query-terms N] [--max-query-depth N] [--json]
-//	                        search the current archives (Q: plain words or the engine's JSON query);
+//	                        [--full] [--explain]
+//	                        search the current archives (Q: plain words or the engine's JSON query,
+//	                        checked before the table is read; --explain: the engine query Q becomes);
 //	                        a notice on stderr counts the rows no current archive covers
-//	pkft dump  TABLE_PATH   the canonical dump of the latest snapshot (JSON)
-//	pkft state TABLE_PATH [--json]
+//	pkft dump  TABLE_PATH [--snapshot N] [--json]
+//	                        the canonical dump of the latest snapshot (JSON; a table with no
+//	                        snapshot: {"snapshotId": 0, ...})
+//	pkft state TABLE_PATH [--snapshot N] [--json]
 //	                        per (partition, bucket): the rows no current full-text archive covers
 //	                        and why, the archived levels, stale archives and next plan; --json adds
 //	                        the eligible files per level and each pk-btree/pk-bitmap definition's
 //	                        groups, rejected payloads and next plan
+//	pkft write TABLE_PATH [--format jsonl|csv] [--progress auto|always|never] [--quiet] [--index-new-rows] [--json] < rows
+//	pkft write TABLE_PATH --format parquet FILE... [--json]
+//	                        commit rows as Java's batch writer, compacting at commit; progress of
+//	                        rows and bytes read on stderr when it is a terminal
+//	pkft compact TABLE_PATH [--partition k=v,...] [--bucket N] [--strategy full|minor|uncovered] [--json]
+//	                        compact, maintaining the index archives; a bar counts buckets done
+//	pkft create TABLE_PATH --schema FILE
+//	                        create a table (refused inside another table's directory)
+//	pkft scan TABLE_PATH [--where ...] [--columns a,b] [--snapshot N] [--full] [--json] [--explain]
+//	                        the rows of a snapshot; cells escaped and cut as search's (--full: whole)
 //	pkft remove-orphan-files TABLE_PATH [--older-than TIMESTAMP|AGE] [--dry-run] [--parallel N] [--json]
 //	                        delete the files no snapshot, tag or branch references (Paimon's
 //	                        remove_orphan_files), modified before --older-than (default: 1 day ago)
@@ -27,8 +41,14 @@
 // of the Python on PATH (pip install paimon-ftindex==0.1.0), else .cache/native of a pkft clone
 // (make native).
 //
-// Errors are logged on stderr (log/slog) and exit with status 1. SIGINT and SIGTERM stop any
-// command promptly (a search also while the engine is inside an archive). The engine's temporary
+// Errors are plain lines on stderr, the first starting "pkft: ". The exit status is 0 on
+// success, 1 when the operation failed, 2 for a usage error (unknown command or flag, a bad flag
+// value, a missing required flag or argument, too many arguments; a JSON query outside the
+// engine's language) and 130 when SIGINT or SIGTERM interrupted it (maintain --watch: 0, its
+// normal stop). SIGINT and SIGTERM stop any command promptly (a search also while the engine is
+// inside an archive, a write also while it waits for stdin). --log-format text|json and
+// --log-level debug|info|warn|error configure the logs of long work (maintain --watch, a rebased
+// maintenance commit). The engine's temporary
 // files go to $TMPDIR/pkft-<pid>-<random>, removed on exit; a run first removes those left by
 // processes that no longer exist.
 package main
@@ -36,11 +56,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -77,30 +98,40 @@ func mainStatus() (code int) {
 	return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
-// run executes the command line args and returns the exit status: 0, 1 after logging the error
-// on stderr, or 2 for a usage error (unknown command or flag, wrong arguments, a missing required
-// flag), logged the same way.
+// run executes the command line args and returns its exit status (exitStatuses): 0; 1 when the
+// operation failed; 2 for a usage error (unknown command or flag, a bad flag value, wrong
+// arguments, a missing required flag); 130 when ctx was cancelled by SIGINT or SIGTERM. An
+// error is printed on stderr as plain lines, the first starting "pkft: ".
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-		if len(groups) == 0 && a.Key == slog.TimeKey {
-			return slog.Attr{}
-		}
-		return a
-	}}))
-	root := newRoot(stdout, logger)
-	root.SetErr(stderr)
-	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		logger.Error("pkft failed", "err", err)
-		if isUsageError(err) {
-			return 2
-		}
-		return 1
-	}
-	return 0
+	return runWith(ctx, args, os.Stdin, stdout, stderr)
 }
 
-func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
+// runWith is run with stdin.
+func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	logs := &logSetup{w: stderr}
+	root := newRoot(stdout, logs)
+	root.SetIn(stdin)
+	root.SetErr(stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if ctx.Err() != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) && !strings.Contains(err.Error(), cause.Error()) {
+			err = fmt.Errorf("%w (%v)", err, cause)
+		}
+		printError(stderr, err)
+		return exitInterrupted
+	}
+	printError(stderr, err)
+	if isUsageError(err) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+func newRoot(out io.Writer, logs *logSetup) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "pkft",
 		Short:         "Inspect and maintain Paimon primary-key full-text archives",
@@ -116,7 +147,16 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	}
 	root.SetOut(out)
 	addFileSystemFlag(root)
-	root.AddCommand(rewriteCommand(), maintainCommand(logger), searchCommand())
+	logs.addFlags(root)
+	if fsPre := root.PersistentPreRunE; fsPre != nil {
+		root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+			if err := logs.configure(); err != nil {
+				return err
+			}
+			return fsPre(cmd, args)
+		}
+	}
+	root.AddCommand(rewriteCommand(), maintainCommand(logs), searchCommand())
 	root.AddCommand(writeCommand())
 	root.AddCommand(compactCommand())
 	root.AddCommand(removeOrphanFilesCommand())
@@ -124,23 +164,7 @@ func newRoot(out io.Writer, logger *slog.Logger) *cobra.Command {
 	root.AddCommand(optionsCommand())
 	root.AddCommand(versionCommand())
 	root.AddCommand(
-		&cobra.Command{
-			Use:     "dump TABLE_PATH",
-			Short:   "Print the canonical dump of the table's latest snapshot",
-			Example: "  pkft dump /data/db.db/docs",
-			Args:    cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				tbl, err := pkft.Open(cmd.Context(), args[0], fsOptions(cmd.Context())...)
-				if err != nil {
-					return err
-				}
-				d, err := tbl.Dump(cmd.Context())
-				if err != nil {
-					return err
-				}
-				return writeJSON(cmd.OutOrStdout(), d)
-			},
-		},
+		dumpCommand(),
 		stateCommand(),
 	)
 	markUsageErrors(root)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -27,7 +26,7 @@ const (
 	progressNever  progressMode = "never"
 )
 
-func maintainCommand(logger *slog.Logger) *cobra.Command {
+func maintainCommand(logs *logSetup) *cobra.Command {
 	var (
 		partitions   []string
 		buckets      []int32
@@ -96,13 +95,16 @@ deleting what an interrupted round wrote.`,
 					}
 				}
 			}
+			if watch.enabled && (watch.poll <= 0 || watch.maxBackoff <= 0) {
+				return usagef("--poll-interval %v and --max-backoff %v: want positive durations", watch.poll, watch.maxBackoff)
+			}
 			ctx := cmd.Context()
 			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
 				return err
 			}
 			if watch.enabled {
-				return runWatch(ctx, tbl, watch, opts, cmd.ErrOrStderr(), logger)
+				return runWatch(ctx, tbl, watch, opts, cmd.ErrOrStderr(), logs.get())
 			}
 			var bar *progress
 			if !dryRun {
@@ -119,7 +121,7 @@ deleting what an interrupted round wrote.`,
 				return err
 			}
 			if res.Attempts > 1 {
-				logger.Warn("other writers committed first; the maintenance commit was rebased on their snapshots",
+				logs.get().Warn("other writers committed first; the maintenance commit was rebased on their snapshots",
 					"table", args[0], "attempts", res.Attempts)
 			}
 			if asJSON {
@@ -163,7 +165,7 @@ func scopeOptions(partitions []string, buckets []int32) ([]scopeOption, error) {
 	}
 	for _, b := range buckets {
 		if b < 0 {
-			return nil, fmt.Errorf("--bucket %d: want a bucket number >= 0", b)
+			return nil, usagef("--bucket %d: want a bucket number >= 0", b)
 		}
 		opts = append(opts, pkft.WithBucket(b))
 	}
@@ -174,7 +176,7 @@ func scopeOptions(partitions []string, buckets []int32) ([]scopeOption, error) {
 func parseProgressMode(flag string) (progressMode, error) {
 	mode := progressMode(flag)
 	if mode != progressAuto && mode != progressAlways && mode != progressNever {
-		return "", fmt.Errorf("--progress %q: want auto, always or never", flag)
+		return "", usagef("--progress %q: want auto, always or never", flag)
 	}
 	return mode, nil
 }
@@ -182,7 +184,7 @@ func parseProgressMode(flag string) (progressMode, error) {
 // checkParallel checks the --parallel flag (0: one per CPU).
 func checkParallel(n int) error {
 	if n < 0 {
-		return fmt.Errorf("--parallel %d: want a positive number (0: one per CPU)", n)
+		return usagef("--parallel %d: want a positive number (0: one per CPU)", n)
 	}
 	return nil
 }
@@ -194,10 +196,10 @@ func parsePartition(s string) (map[string]string, error) {
 		k, v, ok := strings.Cut(part, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--partition %q: want key=value[,key=value...]", s)
+			return nil, usagef("--partition %q: want key=value[,key=value...]", s)
 		}
 		if _, dup := spec[k]; dup {
-			return nil, fmt.Errorf("--partition %q: key %s given twice", s, k)
+			return nil, usagef("--partition %q: key %s given twice", s, k)
 		}
 		spec[k] = v
 	}
@@ -215,6 +217,10 @@ func isTerminal(w io.Writer) bool {
 type progress struct {
 	mu  sync.Mutex
 	bar *progressbar.ProgressBar
+	// buckets: the bar counts buckets (compact), not rows (maintain); it is made on w at the
+	// first report.
+	buckets bool
+	w       io.Writer
 }
 
 // newProgress returns the progress bar for w, or nil when none is drawn.
@@ -239,9 +245,40 @@ func newProgress(w io.Writer, mode progressMode) *progress {
 	return &progress{bar: bar}
 }
 
+// newBucketProgress returns compact's progress bar for w, counting buckets done out of the
+// selected ones (compaction reports no rows), or nil when none is drawn.
+func newBucketProgress(w io.Writer, mode progressMode) *progress {
+	if mode == progressNever || (mode == progressAuto && !isTerminal(w)) {
+		return nil
+	}
+	// The bar is made at the first report, which gives the number of buckets: an unknown
+	// maximum would be drawn as "0/-".
+	return &progress{w: w, buckets: true}
+}
+
 func (p *progress) update(r pkft.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.buckets {
+		if p.bar == nil {
+			p.bar = progressbar.NewOptions64(int64(r.BucketsTotal),
+				progressbar.OptionSetWriter(p.w),
+				progressbar.OptionSetDescription("compacting"),
+				progressbar.OptionSetItsString("buckets"),
+				progressbar.OptionShowIts(),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionClearOnFinish(),
+				progressbar.OptionSetSpinnerChangeInterval(0),
+			)
+		}
+		if p.bar.GetMax64() != int64(r.BucketsTotal) {
+			p.bar.ChangeMax64(int64(r.BucketsTotal))
+		}
+		_ = p.bar.Set64(int64(r.BucketsDone))
+		return
+	}
 	p.bar.Describe(fmt.Sprintf("buckets %d/%d", r.BucketsDone, r.BucketsTotal))
 	if r.RowsPlanned > 0 && p.bar.GetMax64() != r.RowsPlanned {
 		p.bar.ChangeMax64(r.RowsPlanned)
@@ -252,6 +289,9 @@ func (p *progress) update(r pkft.Progress) {
 func (p *progress) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.bar == nil {
+		return
+	}
 	_ = p.bar.Exit()
 }
 

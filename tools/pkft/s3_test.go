@@ -49,7 +49,7 @@ func TestS3Table(t *testing.T) {
 		t.Fatalf("scan printed %d rows:\n%s", got, out)
 	}
 	code, _, stderr = pkftRun(t, "--fs-option", "s3.fast.upload=true", "scan", table)
-	if code != 1 || !strings.Contains(stderr, `S3 option \"s3.fast.upload\" is not supported`) {
+	if code != 1 || !strings.Contains(stderr, `S3 option "s3.fast.upload" is not supported`) {
 		t.Fatalf("an unknown S3 option: exit %d: %s", code, stderr)
 	}
 }

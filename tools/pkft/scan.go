@@ -19,6 +19,7 @@ func scanCommand() *cobra.Command {
 		where    []string
 		columns  []string
 		asJSON   bool
+		full     bool
 		explain  bool
 		snapshot int64
 	)
@@ -44,7 +45,9 @@ columns and other syntax (NOT, BETWEEN, LIKE, NULL literals, functions) are refu
 --explain prints, instead of the rows, one JSON object per data file saying how it was read:
 "whole", "narrowed" (with the row ranges the index selected), "no-rows" or "pruned".
 --columns projects. --json prints one JSON object per row (Arrow's JSON form of the values);
-otherwise a table. --snapshot scans an earlier snapshot.`,
+otherwise a table whose cells are printed as search prints them: control characters escaped
+(\n, \t, \x1b, ...) and values longer than 200 characters cut with a note (--full: whole).
+--snapshot scans an earlier snapshot.`,
 		Example: `  pkft scan /data/db.db/docs --limit 20
   pkft scan /data/db.db/docs --where region=eu,dt=2024-01-31 --json
   pkft scan /data/db.db/docs --where "price >= 3 AND tag IN ('x', 'y')"
@@ -53,7 +56,7 @@ otherwise a table. --snapshot scans an earlier snapshot.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if limit < 0 {
-				return fmt.Errorf("--limit %d is negative", limit)
+				return usagef("--limit %d is negative", limit)
 			}
 			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
 			if err != nil {
@@ -79,7 +82,7 @@ otherwise a table. --snapshot scans an earlier snapshot.`,
 				opts = append(opts, pkft.WithColumns(columns...))
 			}
 			if snapshot < 0 {
-				return fmt.Errorf("--snapshot %d is negative", snapshot)
+				return usagef("--snapshot %d is negative", snapshot)
 			}
 			if snapshot > 0 {
 				opts = append(opts, pkft.WithScanSnapshot(snapshot))
@@ -117,7 +120,7 @@ otherwise a table. --snapshot scans an earlier snapshot.`,
 			for rr.Next() && (limit == 0 || n < limit) {
 				rec := rr.RecordBatch()
 				for r := 0; r < int(rec.NumRows()) && (limit == 0 || n < limit); r++ {
-					if err := printRow(out, tw, rec, r); err != nil {
+					if err := printRow(out, tw, rec, r, full); err != nil {
 						return err
 					}
 					n++
@@ -137,6 +140,7 @@ otherwise a table. --snapshot scans an earlier snapshot.`,
 	cmd.Flags().BoolVar(&explain, "explain", false, "print how each data file was read (whole, narrowed by the sorted index, no-rows, pruned) instead of the rows")
 	cmd.Flags().StringSliceVar(&columns, "columns", nil, "columns to print, in order (default all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row")
+	cmd.Flags().BoolVar(&full, "full", false, "print long values whole in the table (default: cut after 200 characters)")
 	cmd.Flags().Int64Var(&snapshot, "snapshot", 0, "scan this snapshot instead of the latest")
 	return cmd
 }
@@ -159,7 +163,9 @@ func partitionSpec(w string, partitionKeys []string) (map[string]string, bool) {
 	return spec, true
 }
 
-func printRow(out interface{ Write([]byte) (int, error) }, tw *tabwriter.Writer, rec arrow.RecordBatch, r int) error {
+// printRow prints row r of rec: a line of the table tw (cells as search prints them, cut unless
+// full), or with tw nil one JSON object.
+func printRow(out interface{ Write([]byte) (int, error) }, tw *tabwriter.Writer, rec arrow.RecordBatch, r int, full bool) error {
 	if tw != nil {
 		cells := make([]string, rec.NumCols())
 		for c := range cells {
@@ -167,7 +173,7 @@ func printRow(out interface{ Write([]byte) (int, error) }, tw *tabwriter.Writer,
 			if col.IsNull(r) {
 				cells[c] = "NULL"
 			} else {
-				cells[c] = col.ValueStr(r)
+				cells[c] = cellText(col.ValueStr(r), full)
 			}
 		}
 		_, err := fmt.Fprintln(tw, strings.Join(cells, "\t"))

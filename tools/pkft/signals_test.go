@@ -116,7 +116,7 @@ func slowQuery() string {
 }
 
 // pkft search stops within a second of SIGTERM (sent 2 s in, as timeout -s TERM 2 does) while the
-// engine is busy, exits with status 1 naming the signal, and leaves no temporary directory.
+// engine is busy, exits with status 130 naming the signal, and leaves no temporary directory.
 func TestSearchExitsPromptlyOnSIGTERM(t *testing.T) {
 	testenv.Native(t)
 	bin := buildPkft(t)
@@ -147,8 +147,8 @@ func TestSearchExitsPromptlyOnSIGTERM(t *testing.T) {
 				if took := time.Since(start); took > 3*time.Second {
 					t.Errorf("exited %s after the start, want within 3s", took)
 				}
-				if code := cmd.ProcessState.ExitCode(); code != 1 {
-					t.Errorf("exit status %d (%v), want 1", code, err)
+				if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+					t.Errorf("exit status %d (%v), want %d", code, err, exitInterrupted)
 				}
 				if !strings.Contains(stderr.String(), "signal received") || stdout.Len() != 0 {
 					t.Errorf("stdout %q, stderr %q: want no hits and the signal named", stdout.String(), stderr.String())

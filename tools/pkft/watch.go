@@ -125,7 +125,7 @@ func (m *watchMetrics) health(w http.ResponseWriter, _ *http.Request) {
 // f.listen until ctx is done (SIGINT, SIGTERM).
 func runWatch(ctx context.Context, tbl *pkft.Table, f watchFlags, maintain []pkft.MaintainOption, stderr io.Writer, logger *slog.Logger) error {
 	if f.poll <= 0 || f.maxBackoff <= 0 {
-		return fmt.Errorf("--poll-interval %v and --max-backoff %v: want positive durations", f.poll, f.maxBackoff)
+		return usagef("--poll-interval %v and --max-backoff %v: want positive durations", f.poll, f.maxBackoff)
 	}
 	m := newWatchMetrics()
 	ln, err := net.Listen("tcp", f.listen)

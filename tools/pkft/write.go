@@ -20,11 +20,13 @@ const rowKindField = "_rowKind"
 
 func writeCommand() *cobra.Command {
 	var (
-		format    string
-		asJSON    bool
-		user      string
-		writeOnly bool
-		indexNew  bool
+		format       string
+		asJSON       bool
+		user         string
+		writeOnly    bool
+		quiet        bool
+		progressFlag string
+		indexNew     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "write TABLE_PATH [--format parquet FILE...]",
@@ -63,13 +65,30 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if format != "jsonl" && format != "csv" && format != "parquet" {
-				return fmt.Errorf("--format %q: want jsonl, csv or parquet", format)
+				return usagef("--format %q: want jsonl, csv or parquet", format)
 			}
 			if format == "parquet" && len(args) < 2 {
-				return errors.New("--format parquet: name the Parquet files after the table")
+				return usagef("--format parquet: name the Parquet files after the table")
 			}
 			if format != "parquet" && len(args) > 1 {
-				return fmt.Errorf("--format %s reads stdin: unexpected arguments %v", format, args[1:])
+				return usagef("--format %s reads stdin: unexpected arguments %v", format, args[1:])
+			}
+			mode, err := parseProgressMode(progressFlag)
+			if err != nil {
+				return err
+			}
+			if quiet {
+				if cmd.Flags().Changed("progress") && mode != progressNever {
+					return usagef("--quiet and --progress %s contradict each other", mode)
+				}
+				mode = progressNever
+			}
+			if format == "parquet" {
+				for _, file := range args[1:] {
+					if err := checkParquetFile(file); err != nil {
+						return err
+					}
+				}
 			}
 			ctx := cmd.Context()
 			tbl, err := pkft.Open(ctx, args[0], fsOptions(ctx)...)
@@ -81,7 +100,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				opts = append(opts, pkft.WithCommitUser(user))
 			}
 			if writeOnly && indexNew {
-				return errors.New("--index-new-rows needs the compaction at commit that --write-only skips")
+				return usagef("--index-new-rows needs the compaction at commit that --write-only skips")
 			}
 			if writeOnly {
 				opts = append(opts, pkft.WithWriteOnly())
@@ -100,6 +119,8 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			}()
 			sch := w.Schema()
 			rows := 0
+			meter := newReadMeter(cmd.ErrOrStderr(), mode)
+			in := newCtxReader(ctx, cmd.InOrStdin())
 			emit := func(line int, rec map[string]any) error {
 				kind, row, err := typedRow(sch, rec)
 				if err != nil {
@@ -109,21 +130,27 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 					return fmt.Errorf("line %d: %w", line, err)
 				}
 				rows++
+				meter.update(rows, in.bytes)
 				return nil
 			}
 			switch format {
 			case "parquet":
+				var read int64
 				for _, file := range args[1:] {
-					n, err := writeParquet(ctx, w, file)
+					n, size, err := writeParquet(ctx, w, file, func(n int) { meter.update(rows+n, read) })
 					rows += n
+					read += size
 					if err != nil {
 						return err
 					}
 				}
+				meter.finish(rows, read)
 			case "csv":
-				err = readCSV(cmd.InOrStdin(), sch, emit)
+				err = readCSV(stdinOf(in, format), sch, emit)
+				meter.finish(rows, in.bytes)
 			default:
-				err = readJSONLines(cmd.InOrStdin(), maxLineBytes, emit)
+				err = readJSONLines(stdinOf(in, format), maxLineBytes, emit)
+				meter.finish(rows, in.bytes)
 			}
 			if err != nil {
 				return err
@@ -159,6 +186,8 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
 	f.BoolVar(&indexNew, "index-new-rows", false, "rewrite the level-0 files at commit instead of moving them up, so the rows are searched at commit")
+	f.BoolVar(&quiet, "quiet", false, "draw no progress (same as --progress never)")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "rows and bytes read with their rate on stderr: auto (when stderr is a terminal), always, never")
 	f.BoolVar(&writeOnly, "write-only", false, "commit level-0 files without the compaction at commit (Paimon's write-only)")
 	return cmd
 }
@@ -312,4 +341,31 @@ func checkColumn(sch *pkft.Schema, name string) error {
 		return fmt.Errorf("unknown column %q: it holds a byte-order mark (U+FEFF)", name)
 	}
 	return fmt.Errorf("unknown column %q", name)
+}
+
+// stdinOf returns stdin for the text format named by --format, refusing Parquet bytes there.
+func stdinOf(in io.Reader, format string) io.Reader {
+	return &formatCheck{r: bufio.NewReader(in), format: format}
+}
+
+// formatCheck refuses, on its first read, an input that starts as a Parquet file.
+type formatCheck struct {
+	r       *bufio.Reader
+	format  string
+	checked bool
+	err     error
+}
+
+// Read implements io.Reader.
+func (f *formatCheck) Read(p []byte) (int, error) {
+	if !f.checked {
+		f.checked = true
+		if head, _ := f.r.Peek(len(parquetMagic)); string(head) == parquetMagic {
+			f.err = fmt.Errorf("stdin is not %s (--format %s)%s", strings.ToUpper(f.format), f.format, looksLike(head))
+		}
+	}
+	if f.err != nil {
+		return 0, f.err
+	}
+	return f.r.Read(p)
 }

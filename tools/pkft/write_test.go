@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -18,7 +17,7 @@ import (
 func pkftRunIn(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	root := newRoot(&out, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	root := newRoot(&out, &logSetup{w: io.Discard})
 	root.SetErr(io.Discard)
 	root.SetIn(strings.NewReader(stdin))
 	root.SetArgs(args)

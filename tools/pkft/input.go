@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// ctxReader reads r in a goroutine of its own so that a read blocked on an input that never
+// ends (a terminal, a pipe whose writer stalls) still returns when ctx is done (SIGINT): Read
+// then returns ctx's cause and the blocked read is abandoned with the process.
+type ctxReader struct {
+	ctx    context.Context
+	chunks chan readChunk
+	rest   []byte
+	err    error
+	bytes  int64
+}
+
+type readChunk struct {
+	data []byte
+	err  error
+}
+
+// newCtxReader starts reading r.
+func newCtxReader(ctx context.Context, r io.Reader) *ctxReader {
+	c := &ctxReader{ctx: ctx, chunks: make(chan readChunk, 1)}
+	go func() {
+		for {
+			buf := make([]byte, 256<<10)
+			n, err := r.Read(buf)
+			select {
+			case c.chunks <- readChunk{buf[:n], err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+// Read implements io.Reader.
+func (c *ctxReader) Read(p []byte) (int, error) {
+	for len(c.rest) == 0 {
+		if c.err != nil {
+			return 0, c.err
+		}
+		select {
+		case <-c.ctx.Done():
+			c.err = context.Cause(c.ctx)
+			return 0, c.err
+		case ch := <-c.chunks:
+			c.rest, c.err = ch.data, ch.err
+		}
+	}
+	n := copy(p, c.rest)
+	c.rest = c.rest[n:]
+	c.bytes += int64(n)
+	return n, nil
+}
+
+// readMeter reports rows and bytes read, with their rate, on a line of stderr it redraws
+// (write's progress): at most every interval, and a last time at the end.
+type readMeter struct {
+	w        io.Writer
+	start    time.Time
+	last     time.Time
+	interval time.Duration
+	drawn    bool
+}
+
+// newReadMeter returns the meter drawing on w, or nil when none is drawn.
+func newReadMeter(w io.Writer, mode progressMode) *readMeter {
+	if mode == progressNever || (mode == progressAuto && !isTerminal(w)) {
+		return nil
+	}
+	now := time.Now()
+	return &readMeter{w: w, start: now, last: now, interval: 200 * time.Millisecond}
+}
+
+// update redraws the line if the interval has passed since the last draw.
+func (m *readMeter) update(rows int, bytes int64) {
+	if m == nil {
+		return
+	}
+	if now := time.Now(); now.Sub(m.last) >= m.interval {
+		m.last = now
+		m.draw(rows, bytes)
+	}
+}
+
+// finish draws the totals and ends the line.
+func (m *readMeter) finish(rows int, bytes int64) {
+	if m == nil {
+		return
+	}
+	m.draw(rows, bytes)
+	fmt.Fprintln(m.w)
+}
+
+func (m *readMeter) draw(rows int, bytes int64) {
+	secs := max(time.Since(m.start).Seconds(), 1e-3)
+	fmt.Fprintf(m.w, "\rread %d rows, %s (%.0f rows/s, %s/s)   ", rows, formatBytes(bytes), float64(rows)/secs, formatBytes(int64(float64(bytes)/secs)))
+	m.drawn = true
+}
+
+// formatBytes prints n in B, KiB, MiB or GiB.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// parquetMagic starts and ends every Parquet file.
+const parquetMagic = "PAR1"
+
+// checkParquetFile refuses a file that is not Parquet, naming what it looks like instead.
+func checkParquetFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	head := make([]byte, 4)
+	tail := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if st.Size() >= 8 {
+		if _, err := f.ReadAt(tail, st.Size()-4); err != nil {
+			return err
+		}
+	}
+	if st.Size() >= 12 && string(head) == parquetMagic && string(tail) == parquetMagic {
+		return nil
+	}
+	return fmt.Errorf("%s is not a Parquet file (--format parquet): it does not start and end with %q%s", path, parquetMagic, looksLike(head))
+}
+
+// looksLike names the format the first bytes of an input suggest (", it looks like ..."), or
+// says nothing.
+func looksLike(head []byte) string {
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte(utf8BOM)), " \t\r\n")
+	switch {
+	case bytes.HasPrefix(head, []byte(parquetMagic)):
+		return "; it looks like Parquet (--format parquet FILE)"
+	case len(h) > 0 && h[0] == '{':
+		return "; it looks like JSON lines (--format jsonl, on stdin)"
+	case len(h) > 0:
+		return "; it looks like text (--format jsonl or csv, on stdin)"
+	}
+	return ""
+}
