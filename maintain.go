@@ -280,6 +280,9 @@ func (cfg scope) commitOptions() []tableops.MaintainOption {
 	if cfg.commitUser != "" {
 		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
 	}
+	if cfg.now != nil {
+		topts = append(topts, tableops.WithClock(cfg.now))
+	}
 	return topts
 }
 

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -164,6 +165,12 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 		"WithEngineLibrary":     func() error { pkft.WithEngineLibrary(""); return nil },
 		"WithWriteOnly":         func() error { pkft.WithWriteOnly(); return nil },
 		"WithMinorCompaction":   func() error { pkft.WithMinorCompaction(); return nil },
+		"WithRetainMax":         func() error { pkft.WithRetainMax(0); return nil },
+		"WithRetainMin":         func() error { pkft.WithRetainMin(0); return nil },
+		"WithMaxDeletes":        func() error { pkft.WithMaxDeletes(0); return nil },
+		"WithOlderThan":         func() error { pkft.WithOlderThan(time.Time{}); return nil },
+		"WithExpireClock":       func() error { pkft.WithExpireClock(nil); return nil },
+		"WithClock":             func() error { pkft.WithClock(nil); return nil },
 		"WithPartition":         func() error { pkft.WithPartition(nil); return nil },
 		"WithBucket":            func() error { pkft.WithBucket(0); return nil },
 		"WithShard":             func() error { pkft.WithShard(0, 0); return nil },
@@ -225,6 +232,11 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 		"Table.RewriteMetadata":       each(func(tb *pkft.Table) error { _, err := tb.RewriteMetadata(ctx); return err }),
 		"Table.Maintain":              each(func(tb *pkft.Table) error { _, err := tb.Maintain(ctx, nil); return err }),
 		"Table.Compact":               each(func(tb *pkft.Table) error { _, err := tb.Compact(ctx, nil); return err }),
+		"Table.ExpireSnapshots": each(func(tb *pkft.Table) error {
+			_, err1 := tb.ExpireSnapshots(ctx, nil)
+			_, err2 := tb.ExpireSnapshots(ctx, pkft.WithRetainMin(0), pkft.WithRetainMax(-1), pkft.WithMaxDeletes(0), pkft.WithExpireClock(nil))
+			return fmt.Errorf("%v; %v", err1, err2)
+		}),
 		"Table.Search": each(func(tb *pkft.Table) error {
 			_, err1 := tb.Search(ctx, "", nil)
 			_, err2 := tb.Search(ctx, "x", pkft.WithLimit(0), pkft.WithColumn(""))

@@ -2,6 +2,7 @@ package pkft
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/paimon-pkft/pkft/internal/openconfig"
 )
@@ -38,6 +39,7 @@ type scope struct {
 	parallelism int
 	progress    func(Progress)
 	commitUser  string
+	now         func() time.Time
 }
 
 type maintainConfig struct {
@@ -53,7 +55,25 @@ type compactConfig struct {
 type writeConfig struct {
 	commitUser string
 	writeOnly  bool
+	now        func() time.Time
 }
+
+// ClockOption sets a clock; it is a [MaintainOption], a [CompactOption] and a [WriteOption].
+type ClockOption interface {
+	MaintainOption
+	CompactOption
+	WriteOption
+}
+
+type clockOption func() time.Time
+
+func (o clockOption) applyMaintain(c *maintainConfig) { c.now = o }
+func (o clockOption) applyCompact(c *compactConfig)   { c.now = o }
+func (o clockOption) applyWrite(c *writeConfig)       { c.now = o }
+
+// WithClock sets the clock the snapshot expiry after the operation's commit measures
+// snapshot.time-retained against (default time.Now); a nil clock is time.Now.
+func WithClock(now func() time.Time) ClockOption { return clockOption(now) }
 
 type writeOnlyOption struct{}
 

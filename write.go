@@ -57,6 +57,9 @@ func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, er
 	if cfg.writeOnly {
 		topts = append(topts, tableops.WithWriteOnly())
 	}
+	if cfg.now != nil {
+		topts = append(topts, tableops.WithClock(cfg.now))
+	}
 	w, err := tableops.OpenWriter(ctx, t.t, engine, topts...)
 	if err != nil {
 		return nil, fmt.Errorf("open writer on %s: %w", t.path, err)
@@ -134,6 +137,9 @@ type WriteResult struct {
 	Buckets []WriteBucket `json:"buckets"`
 	// Commit counts the conflicts, re-plans and retries of the commit.
 	Commit CommitStats `json:"commit"`
+	// ExpiredSnapshots is the number of snapshots the expiry after the commit expired (Java's
+	// writer expires snapshots after each commit unless write-only is set).
+	ExpiredSnapshots int `json:"expiredSnapshots"`
 }
 
 // CommitStats counts what a commit went through: publications attempted, conflicts (another
@@ -170,13 +176,16 @@ type WriteBucket struct {
 // indexed, as in Java, unless the table sets compaction.force-rewrite-all-files. On failure
 // every generated file is deleted (except after an [UncertainCommitError]). When the APPEND
 // snapshot committed but the COMPACT one did not, Commit returns the append's result and an
-// error matching [ErrCompactionAtCommit].
+// error matching [ErrCompactionAtCommit]. After the commit the table's snapshots are expired as
+// Java's writer expires them (see [Table.ExpireSnapshots]; not when write-only); when that
+// fails, Commit returns its result and an error matching [ErrExpireAfterCommit].
 func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
 	r, cerr := w.w.Commit(ctx)
-	if cerr != nil && (r == nil || !errors.Is(cerr, tableops.ErrCompactionAtCommit)) {
+	if cerr != nil && (r == nil || !(errors.Is(cerr, tableops.ErrCompactionAtCommit) || errorsIsExpire(cerr))) {
 		return nil, opError(cerr, "commit write to %s", w.t.path)
 	}
-	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets)), Compactions: []CompactBucket{}, Commit: commitStatsOf(r.Commit)}
+	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets)), Compactions: []CompactBucket{}, Commit: commitStatsOf(r.Commit),
+		ExpiredSnapshots: r.ExpiredSnapshots}
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 	}
