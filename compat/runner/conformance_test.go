@@ -284,6 +284,7 @@ func TestConformance(t *testing.T) {
 	testConsumers(t)
 	testProducers(t)
 	testRewrite(t)
+	testExpire(t)
 	testJavaTables(t)
 	testMaintain(t)
 	testWrite(t)

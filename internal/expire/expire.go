@@ -178,9 +178,14 @@ func (e *expirer) run(ctx context.Context, earliest, endExclusive int64) (Result
 		}
 	} // else: as Java, skip the manifests when the skipping set cannot be built
 
-	// 4. The snapshot files, oldest first, then the EARLIEST hint.
+	// 4. The snapshot files, oldest first, then the EARLIEST hint. Java deletes them quietly and
+	// writes the hint anyway; a snapshot file that stays would then hide below the hint, naming
+	// files already deleted. Go stops at the first snapshot it cannot delete and leaves the hint:
+	// the next expiry finds that snapshot first and finishes the work.
 	for _, s := range excluding {
-		e.t.FileIO.DeleteQuietly(ctx, e.t.Snapshots.Path(s.ID))
+		if err := e.t.FileIO.Delete(ctx, e.t.Snapshots.Path(s.ID)); err != nil {
+			return Result{}, fmt.Errorf("expire: delete snapshot %d: %w", s.ID, err)
+		}
 	}
 	if err := e.t.Snapshots.CommitEarliestHint(ctx, endExclusive); err != nil {
 		return Result{}, fmt.Errorf("expire: %w", err)

@@ -47,6 +47,7 @@ public final class Main {
         OptionsCommands.register(commands);
         SortedIndexCommands.register(commands);
         PredicateReadCommands.register(commands);
+        ExpireCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */
