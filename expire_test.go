@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/restore"
+	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/snapshot"
 	"github.com/paimon-pkft/pkft/internal/table"
 )
@@ -426,23 +427,81 @@ func TestExpireCleanEmptyDirectories(t *testing.T) {
 }
 
 // TestExpireDecoupledChangelogRefused: changelog retention above the snapshot retention (a
-// lifecycle Java decouples, which pkft does not port) is refused by name before anything is
-// written; a coupled value is accepted.
+// lifecycle Java decouples, which pkft does not port) is refused by name: by Create, and, on a
+// table whose schema another writer changed, by a writer and by ExpireSnapshots before anything
+// is written or deleted. A coupled value is accepted.
 func TestExpireDecoupledChangelogRefused(t *testing.T) {
 	ctx := context.Background()
 	for key, value := range map[string]string{"changelog.num-retained.max": "100", "changelog.time-retained": "2 h", "changelog.num-retained.min": "20"} {
-		tbl := expireTable(t, map[string]string{key: value, "snapshot.num-retained.max": "50"}, false)
-		_, err := tbl.NewWriter(ctx)
+		dir := filepath.Join(t.TempDir(), "t")
+		_, err := pkft.Create(ctx, dir, pkft.TableDefinition{
+			Columns:     []pkft.ColumnDefinition{{Name: "id", Type: "BIGINT"}, {Name: "v", Type: "STRING"}},
+			PrimaryKeys: []string{"id"},
+			Options:     map[string]string{"bucket": "1", key: value, "snapshot.num-retained.max": "50"},
+		})
+		if err == nil || !strings.Contains(err.Error(), key) || !errors.Is(err, pkft.ErrUnsupportedTable) {
+			t.Errorf("%s=%s: Create: %v, want a refusal naming it", key, value, err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s=%s: a refused Create left %s (%v)", key, value, dir, err)
+		}
+
+		tbl := expireTable(t, map[string]string{"snapshot.num-retained.max": "50", "write-only": "true"}, false)
+		for range 3 {
+			writeRows(t, tbl, pkft.Insert, 0, 1, "x")
+		}
+		addSchemaOption(t, tbl.Path(), key, value)
+		_, err = tbl.NewWriter(ctx)
 		if err == nil || !strings.Contains(err.Error(), key) || !errors.Is(err, pkft.ErrUnsupportedTable) {
 			t.Errorf("%s=%s: NewWriter: %v, want a refusal naming it", key, value, err)
 		}
-		if _, err := tbl.ExpireSnapshots(ctx); err == nil || !strings.Contains(err.Error(), key) {
+		if _, err := tbl.ExpireSnapshots(ctx, pkft.WithRetainMin(1), pkft.WithOlderThan(time.Now().Add(time.Hour))); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s=%s: ExpireSnapshots: %v, want a refusal naming it", key, value, err)
 		}
-		if ids := snapshotIDs(t, tbl); len(ids) != 0 {
-			t.Errorf("%s=%s: snapshots %v written", key, value, ids)
+		if ids := snapshotIDs(t, tbl); len(ids) != 3 {
+			t.Errorf("%s=%s: snapshots %v after the refusals, want the 3 written", key, value, ids)
 		}
 	}
 	tbl := expireTable(t, map[string]string{"changelog.num-retained.max": "5", "snapshot.num-retained.max": "50"}, false)
 	writeRows(t, tbl, pkft.Insert, 0, 1, "x")
+}
+
+// addSchemaOption commits the next schema of the table at root with key=value added, as Java's
+// SchemaManager commits an option change (no snapshot).
+func addSchemaOption(t *testing.T, root, key, value string) {
+	t.Helper()
+	s, err := table.Open(fileio.NewLocal(), root).LatestSchema(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := *s
+	next.ID = s.ID + 1
+	next.Options = map[string]string{key: value}
+	for k, v := range s.Options {
+		next.Options[k] = v
+	}
+	next.OptionOrder = append(slices.Clone(s.OptionOrder), key)
+	if err := os.WriteFile(filepath.Join(root, "schema", schema.FileName(next.ID)), next.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCreateRefusesRetentionBounds: Create refuses, as Java's SchemaValidation does,
+// snapshot.num-retained.min below 1 or above snapshot.num-retained.max, naming the option.
+func TestCreateRefusesRetentionBounds(t *testing.T) {
+	ctx := context.Background()
+	for _, opts := range []map[string]string{
+		{"snapshot.num-retained.max": "5"}, // min defaults to 10
+		{"snapshot.num-retained.min": "0"},
+	} {
+		opts["bucket"] = "1"
+		_, err := pkft.Create(ctx, filepath.Join(t.TempDir(), "t"), pkft.TableDefinition{
+			Columns:     []pkft.ColumnDefinition{{Name: "id", Type: "BIGINT"}},
+			PrimaryKeys: []string{"id"},
+			Options:     opts,
+		})
+		if err == nil || !errors.Is(err, pkft.ErrUnsupportedTable) || !strings.Contains(err.Error(), "retain") {
+			t.Errorf("Create with %v: %v, want a refusal of the retention bounds", opts, err)
+		}
+	}
 }
