@@ -588,23 +588,45 @@ func (e *expirer) tryDeleteEmptyDir(ctx context.Context, dir string) bool {
 }
 
 // manifestSkippingSet names every manifest list, manifest, index manifest, index file and
-// statistics file the given snapshots reference (FileDeletionBase#manifestSkippingSet); an
-// unreadable manifest is an error.
+// statistics file the given snapshots reference (FileDeletionBase#manifestSkippingSet); a
+// manifest list or index manifest that cannot be read is an error.
 func (e *expirer) manifestSkippingSet(ctx context.Context, snaps []*snapshot.Snapshot) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, s := range snaps {
-		out[s.BaseManifestList] = true
-		out[s.DeltaManifestList] = true
-		c, err := e.t.Read(ctx, s)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range slices.Concat(c.BaseManifests, c.DeltaManifests) {
-			out[m.FileName] = true
+		for _, list := range []string{s.BaseManifestList, s.DeltaManifestList} {
+			out[list] = true
+			if err := paths.CheckFileName("manifest list", list); err != nil {
+				return nil, err
+			}
+			f, err := e.t.FileIO.Open(ctx, e.t.ManifestPath(list))
+			if err != nil {
+				return nil, err
+			}
+			metas, err := manifest.ReadManifestList(list, f)
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range metas {
+				out[m.FileName] = true
+			}
 		}
 		if s.IndexManifest != nil && *s.IndexManifest != "" {
-			out[*s.IndexManifest] = true
-			for _, ie := range c.IndexEntries {
+			name := *s.IndexManifest
+			out[name] = true
+			if err := paths.CheckFileName("index manifest", name); err != nil {
+				return nil, err
+			}
+			f, err := e.t.FileIO.Open(ctx, e.t.ManifestPath(name))
+			if err != nil {
+				return nil, err
+			}
+			entries, err := manifest.ReadIndexManifest(name, f)
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+			for _, ie := range entries {
 				out[ie.IndexFile.FileName] = true
 			}
 		}
