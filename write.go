@@ -260,6 +260,8 @@ type CompactResult struct {
 	Duration   time.Duration   `json:"durationNanos"`
 	// Commit counts the conflicts, re-plans (buckets compacted again) and retries of the commit.
 	Commit CommitStats `json:"commit"`
+	// ExpiredSnapshots is the number of snapshots the expiry after the commit expired.
+	ExpiredSnapshots int `json:"expiredSnapshots"`
 }
 
 // Compact fully compacts the selected buckets ([WithPartition], [WithBucket]; default all; at
@@ -306,6 +308,7 @@ func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactRes
 		return nil, opError(err, "compact %s", t.path)
 	}
 	res.Commit = commitStatsOf(r.Commit)
+	res.ExpiredSnapshots = r.ExpiredSnapshots
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 		res.BaseSnapshotID = r.Snapshot.ID - 1
