@@ -505,3 +505,27 @@ func TestCreateRefusesRetentionBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestExpireAfterCompactAndNotWriteOnly: a compaction expires after its commit as a write does;
+// a writer given WithWriteOnly (Java's write-only as a dynamic option) expires nothing.
+func TestExpireAfterCompactAndNotWriteOnly(t *testing.T) {
+	ctx := context.Background()
+	tbl := expireTable(t, nil, false)
+	later := pkft.WithClock(func() time.Time { return time.Now().Add(2 * time.Hour) })
+	for i := range 8 {
+		writeRows(t, tbl, pkft.Insert, i, i+1, "x") // 2 snapshots each (APPEND, COMPACT)
+	}
+	res := writeRows(t, tbl, pkft.Insert, 100, 101, "x", pkft.WithWriteOnly(), later)
+	if res.ExpiredSnapshots != 0 || len(snapshotIDs(t, tbl)) != 17 {
+		t.Fatalf("a write-only writer expired %d snapshots (%d left), want none", res.ExpiredSnapshots, len(snapshotIDs(t, tbl)))
+	}
+	cres, err := tbl.Compact(ctx, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := snapshotIDs(t, tbl)
+	if cres.ExpiredSnapshots != 8 || len(ids) != 10 || ids[0] != 9 {
+		t.Fatalf("the compaction expired %d, left %v; want 8 expired, snapshots 9-18", cres.ExpiredSnapshots, ids)
+	}
+	checkNoUnreferencedFile(t, tbl.Path())
+}
