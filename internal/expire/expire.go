@@ -75,12 +75,6 @@ func Expire(ctx context.Context, t *table.Table, cfg Config, nowMillis int64) (R
 	return expireUntil(ctx, t, cfg, earliest, maxExclusive)
 }
 
-// Until expires every snapshot from earliestID up to endExclusive (ExpireSnapshotsImpl
-// #expireUntil), without the retention checks: callers have made them.
-func Until(ctx context.Context, t *table.Table, cfg Config, earliestID, endExclusive int64) (Result, error) {
-	return expireUntil(ctx, t, cfg, earliestID, endExclusive)
-}
-
 func satAdd(a, b int64) int64 {
 	if a > math.MaxInt64-b {
 		return math.MaxInt64
