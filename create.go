@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-pkft/pkft/internal/convert"
+	"github.com/paimon-pkft/pkft/internal/expire"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/options"
 	"github.com/paimon-pkft/pkft/internal/paths"
@@ -190,6 +191,11 @@ func enclosingTable(ctx context.Context, fio fileio.FileIO, root string) (string
 // its reason), as writing, compacting and maintaining the table would.
 func validateOptions(opts map[string]string) error {
 	if err := options.New().Check(opts); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	}
+	// The retention bounds Java's SchemaValidation checks together (num-retained.min at least
+	// 1 and at most num-retained.max), and a changelog retention the expiry cannot honour.
+	if _, err := expire.FromOptions(opts); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil

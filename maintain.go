@@ -79,6 +79,8 @@ type MaintainResult struct {
 	Attempts int `json:"attempts"`
 	// Commit counts the conflicts, re-plans and retries of the commit.
 	Commit CommitStats `json:"commit"`
+	// ExpiredSnapshots is the number of snapshots the expiry after the commit expired.
+	ExpiredSnapshots int `json:"expiredSnapshots"`
 	// Buckets has one entry per selected bucket, ordered by partition then bucket.
 	Buckets []BucketResult `json:"buckets"`
 	// Coverage counts the data files and rows of the selected buckets that no current full-text
@@ -197,7 +199,8 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	if err != nil {
 		return nil, opError(err, "maintain %s", t.path)
 	}
-	res := &MaintainResult{Attempts: r.Attempts, Commit: commitStatsOf(r.Commit), Buckets: make([]BucketResult, 0, len(r.Buckets))}
+	res := &MaintainResult{Attempts: r.Attempts, Commit: commitStatsOf(r.Commit), ExpiredSnapshots: r.ExpiredSnapshots,
+		Buckets: make([]BucketResult, 0, len(r.Buckets))}
 	if r.Base != nil {
 		res.BaseSnapshotID = r.Base.ID
 	}
@@ -279,6 +282,9 @@ func (cfg scope) commitOptions() []tableops.MaintainOption {
 	}
 	if cfg.commitUser != "" {
 		topts = append(topts, tableops.WithCommitUser(cfg.commitUser))
+	}
+	if cfg.now != nil {
+		topts = append(topts, tableops.WithClock(cfg.now))
 	}
 	return topts
 }

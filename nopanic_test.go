@@ -170,6 +170,12 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 		"WithPartition":           func() error { pkft.WithPartition(nil); return nil },
 		"WithBucket":              func() error { pkft.WithBucket(0); return nil },
 		"WithShard":               func() error { pkft.WithShard(0, 0); return nil },
+		"WithRetainMax":           func() error { pkft.WithRetainMax(0); return nil },
+		"WithRetainMin":           func() error { pkft.WithRetainMin(0); return nil },
+		"WithMaxDeletes":          func() error { pkft.WithMaxDeletes(0); return nil },
+		"WithOlderThan":           func() error { pkft.WithOlderThan(time.Time{}); return nil },
+		"WithExpireClock":         func() error { pkft.WithExpireClock(nil); return nil },
+		"WithClock":               func() error { pkft.WithClock(nil); return nil },
 		"ShardOf": func() error {
 			if s := pkft.ShardOf("", 0, 0); s >= 0 {
 				return fmt.Errorf("ShardOf with no shards = %d, want a negative index", s)
@@ -180,7 +186,6 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 		"WithProgress":      func() error { pkft.WithProgress(nil); return nil },
 		"WithCommitUser":    func() error { pkft.WithCommitUser(""); return nil },
 		"WithDryRun":        func() error { pkft.WithDryRun(false); return nil },
-		"WithOlderThan":     func() error { pkft.WithOlderThan(time.Time{}); return nil },
 		"WithColumn":        func() error { pkft.WithColumn(""); return nil },
 		"WithLimit":         func() error { pkft.WithLimit(0); return nil },
 		"WithSnapshot":      func() error { pkft.WithSnapshot(0); return nil },
@@ -247,6 +252,11 @@ func TestNoPanicOnEmptyInput(t *testing.T) {
 		"Table.RemoveOrphanFiles": each(func(tb *pkft.Table) error {
 			_, err1 := tb.RemoveOrphanFiles(ctx, nil)
 			_, err2 := tb.RemoveOrphanFiles(ctx, pkft.WithOlderThan(time.Time{}), pkft.WithDryRun(true), pkft.WithParallelism(0))
+			return fmt.Errorf("%v; %v", err1, err2)
+		}),
+		"Table.ExpireSnapshots": each(func(tb *pkft.Table) error {
+			_, err1 := tb.ExpireSnapshots(ctx, nil)
+			_, err2 := tb.ExpireSnapshots(ctx, pkft.WithRetainMin(0), pkft.WithRetainMax(-1), pkft.WithMaxDeletes(0), pkft.WithExpireClock(nil), pkft.WithOlderThan(time.Time{}))
 			return fmt.Errorf("%v; %v", err1, err2)
 		}),
 		"Table.Search": each(func(tb *pkft.Table) error {

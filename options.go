@@ -2,6 +2,7 @@ package pkft
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/paimon-pkft/pkft/internal/openconfig"
 )
@@ -38,6 +39,7 @@ type scope struct {
 	parallelism int
 	progress    func(Progress)
 	commitUser  string
+	now         func() time.Time
 }
 
 type maintainConfig struct {
@@ -55,7 +57,25 @@ type writeConfig struct {
 	commitUser   string
 	writeOnly    bool
 	indexNewRows bool
+	now          func() time.Time
 }
+
+// ClockOption sets a clock; it is a [MaintainOption], a [CompactOption] and a [WriteOption].
+type ClockOption interface {
+	MaintainOption
+	CompactOption
+	WriteOption
+}
+
+type clockOption func() time.Time
+
+func (o clockOption) applyMaintain(c *maintainConfig) { c.now = o }
+func (o clockOption) applyCompact(c *compactConfig)   { c.now = o }
+func (o clockOption) applyWrite(c *writeConfig)       { c.now = o }
+
+// WithClock sets the clock the snapshot expiry after the operation's commit measures
+// snapshot.time-retained against (default time.Now); a nil clock is time.Now.
+func WithClock(now func() time.Time) ClockOption { return clockOption(now) }
 
 type writeOnlyOption struct{}
 
@@ -247,6 +267,28 @@ type DryRunOption interface {
 // reports the levels it would build and the archives it would retire, building and writing
 // nothing. It makes [Table.RemoveOrphanFiles] list the files it would delete, deleting nothing.
 func WithDryRun(dryRun bool) DryRunOption { return dryRunOption(dryRun) }
+
+type olderThanOption time.Time
+
+func (o olderThanOption) applyOrphan(c *orphanConfig) { c.olderThan = time.Time(o) }
+func (o olderThanOption) applyExpire(c *expireConfig) {
+	t := time.Time(o)
+	c.olderThan = &t
+}
+
+// OlderThanOption bounds an operation to what is older than a time; it is a
+// [RemoveOrphanFilesOption] and an [ExpireOption].
+type OlderThanOption interface {
+	RemoveOrphanFilesOption
+	ExpireOption
+}
+
+// WithOlderThan makes [Table.RemoveOrphanFiles] consider only files modified before t (default:
+// [DefaultOrphanAge] before now; t must be in the past, since a file being written now, which no
+// snapshot references yet, would otherwise be deleted), and [Table.ExpireSnapshots] expire only
+// snapshots whose successor was committed before t (default: the table's snapshot.time-retained
+// before now), as the older_than argument of Paimon's remove_orphan_files and expire_snapshots.
+func WithOlderThan(t time.Time) OlderThanOption { return olderThanOption(t) }
 
 type searchOption func(*searchConfig)
 

@@ -26,15 +26,6 @@ type orphanConfig struct {
 	parallelism int
 }
 
-type olderThanOption time.Time
-
-func (o olderThanOption) applyOrphan(c *orphanConfig) { c.olderThan = time.Time(o) }
-
-// WithOlderThan makes [Table.RemoveOrphanFiles] consider only files modified before t (default:
-// [DefaultOrphanAge] before now). t must be in the past: a file being written now, which no
-// snapshot references yet, would otherwise be deleted.
-func WithOlderThan(t time.Time) RemoveOrphanFilesOption { return olderThanOption(t) }
-
 // OrphanFile is a file [Table.RemoveOrphanFiles] deleted (or would delete, in a dry run).
 type OrphanFile struct {
 	// Path is the file's path relative to the table directory, with "/" separators (the full

@@ -60,6 +60,9 @@ func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, er
 	if cfg.indexNewRows {
 		topts = append(topts, tableops.WithIndexNewRows())
 	}
+	if cfg.now != nil {
+		topts = append(topts, tableops.WithClock(cfg.now))
+	}
 	w, err := tableops.OpenWriter(ctx, t.t, engine, topts...)
 	if err != nil {
 		return nil, fmt.Errorf("open writer on %s: %w", t.path, err)
@@ -137,6 +140,9 @@ type WriteResult struct {
 	Buckets []WriteBucket `json:"buckets"`
 	// Commit counts the conflicts, re-plans and retries of the commit.
 	Commit CommitStats `json:"commit"`
+	// ExpiredSnapshots is the number of snapshots the expiry after the commit expired (Java's
+	// writer expires snapshots after each commit unless write-only is set).
+	ExpiredSnapshots int `json:"expiredSnapshots"`
 }
 
 // CommitStats counts what a commit went through: publications attempted, conflicts (another
@@ -173,13 +179,16 @@ type WriteBucket struct {
 // indexed, as in Java, unless the table sets compaction.force-rewrite-all-files. On failure
 // every generated file is deleted (except after an [UncertainCommitError]). When the APPEND
 // snapshot committed but the COMPACT one did not, Commit returns the append's result and an
-// error matching [ErrCompactionAtCommit].
+// error matching [ErrCompactionAtCommit]. After the commit the table's snapshots are expired as
+// Java's writer expires them (see [Table.ExpireSnapshots]; not when write-only); when that
+// fails, Commit returns its result and an error matching [ErrExpireAfterCommit].
 func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
 	r, cerr := w.w.Commit(ctx)
-	if cerr != nil && (r == nil || !errors.Is(cerr, tableops.ErrCompactionAtCommit)) {
+	if cerr != nil && (r == nil || !(errors.Is(cerr, tableops.ErrCompactionAtCommit) || errorsIsExpire(cerr))) {
 		return nil, opError(cerr, "commit write to %s", w.t.path)
 	}
-	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets)), Compactions: []CompactBucket{}, Commit: commitStatsOf(r.Commit)}
+	res := &WriteResult{Buckets: make([]WriteBucket, 0, len(r.Buckets)), Compactions: []CompactBucket{}, Commit: commitStatsOf(r.Commit),
+		ExpiredSnapshots: r.ExpiredSnapshots}
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 	}
@@ -254,6 +263,8 @@ type CompactResult struct {
 	Duration   time.Duration   `json:"durationNanos"`
 	// Commit counts the conflicts, re-plans (buckets compacted again) and retries of the commit.
 	Commit CommitStats `json:"commit"`
+	// ExpiredSnapshots is the number of snapshots the expiry after the commit expired.
+	ExpiredSnapshots int `json:"expiredSnapshots"`
 }
 
 // Compact fully compacts the selected buckets ([WithPartition], [WithBucket]; default all; at
@@ -304,6 +315,7 @@ func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactRes
 		return nil, opError(err, "compact %s", t.path)
 	}
 	res.Commit = commitStatsOf(r.Commit)
+	res.ExpiredSnapshots = r.ExpiredSnapshots
 	if r.Snapshot != nil {
 		res.SnapshotID = r.Snapshot.ID
 		res.BaseSnapshotID = r.Snapshot.ID - 1

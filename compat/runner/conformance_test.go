@@ -285,6 +285,7 @@ func TestConformance(t *testing.T) {
 	testProducers(t)
 	testRewrite(t)
 	testOrphan(t)
+	testExpire(t)
 	testJavaTables(t)
 	testMaintain(t)
 	testWrite(t)

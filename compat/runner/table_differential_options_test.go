@@ -123,6 +123,25 @@ func tdExtraOptions() []tdExtraOption {
 		{key: "lookup-compact.max-interval", values: []string{"2", "4"}, when: func(s *tdScript) bool {
 			return s.options["lookup-compact"] == "gentle"
 		}, oneIn: 2},
+		// Snapshot expiry at every commit of both copies, by counts only: the time window (never
+		// passed within a run) keeps every snapshot num-retained.max does not expire, so both
+		// sides expire the same snapshots whatever their clocks. num-retained.min comes first
+		// (Java refuses a max below the default min of 10), the changelog retention never above
+		// the snapshot retention (a decoupled changelog is refused).
+		{key: "snapshot.num-retained.min", values: []string{"1", "2"}},
+		{key: "snapshot.num-retained.max", values: []string{"2", "4"}, when: func(s *tdScript) bool {
+			return s.options["snapshot.num-retained.min"] != ""
+		}, oneIn: 2},
+		{key: "snapshot.time-retained", values: []string{"1 h", "2 h"}},
+		{key: "snapshot.expire.limit", values: []string{"1", "3"}},
+		{key: "snapshot.clean-empty-directories", values: []string{"true"}},
+		{key: "changelog.num-retained.min", values: []string{"1"}, when: func(s *tdScript) bool {
+			return s.options["snapshot.num-retained.min"] != ""
+		}},
+		{key: "changelog.num-retained.max", values: []string{"2"}, when: func(s *tdScript) bool {
+			return s.options["snapshot.num-retained.max"] != ""
+		}},
+		{key: "changelog.time-retained", values: []string{"1 h"}},
 		{key: "metadata.stats-mode.per.level", values: []string{"0:none", "0:full,1:counts"}},
 		{key: "metadata.stats-dense-store", values: []string{"false"}},
 		{key: "metadata.stats-keep-first-n-columns", values: []string{"2", "5"}},

@@ -10,7 +10,7 @@ const (
 	reasonRead             = "read side (scans, readers, splits): Go's writes and archives do not depend on it"
 	reasonStream           = "streaming reads and consumers only"
 	reasonFlink            = "configures Flink jobs (parallelism, memory, operators, watermarks); pkft is not a Flink job"
-	reasonExpire           = "expiry, tags and partition marks Java runs after its commits; Go does none of it at any value, the next Java commit or procedure does"
+	reasonExpire           = "partition expiry, tags and partition marks Java runs after its commits; Go does none of it at any value, the next Java commit or procedure does"
 	reasonLookup           = "lookup joins and lookup caches (read side)"
 	reasonCatalog          = "catalog, metastore or DDL metadata; no writer reads it"
 	reasonFormat           = "an option of a file format Go does not write (any file format but Parquet is refused)"
@@ -35,6 +35,8 @@ const (
 	reasonSortcompact      = "Java's sort compaction procedure only"
 	reasonDdl              = "schema evolution rules of ALTER TABLE; Go never changes the schema"
 	reasonCommituser       = "prefixes the commit user of Java jobs; pkft takes its commit user from the caller"
+	reasonSnapshotExpire   = "the snapshot expiry Go runs after every commit (write, compact, maintain) unless write-only is set, and pkft expire-snapshots, as ExpireSnapshotsImpl"
+	reasonChangelogExpire  = "changelog files expire with their snapshots; a value above its snapshot counterpart (a changelog lifecycle decoupled from the snapshots, ExpireChangelogImpl) is refused by name"
 	reasonWriteonly        = "the writer commits level-0 files without compacting at commit, as Java's NoopCompactManager"
 	maintainNoChangelog    = "the index-only commit writes no changelog: the producer decides the changelog files Java's writes and compactions add, and the archives index data files only"
 	maintainNoCompaction   = "a setting of Java's writer or compaction; the index-only commit compacts, writes and rewrites no data file"
@@ -99,15 +101,15 @@ func declaredOptions() []Entry {
 		{Key: "upsert-key", Source: "CoreOptions", Type: "String", Class: Refused, Reason: "not implemented by the Go writer"},
 		{Key: "partition.default-name", Source: "CoreOptions", Type: "String", Default: "__DEFAULT_PARTITION__", HasDefault: true, Class: Honoured, Reason: "the directory name of a null partition value", Test: "TestBucketPaths"},
 		{Key: "partition.legacy-name", Source: "CoreOptions", Type: "Boolean", Default: "true", HasDefault: true, Class: Honoured, Reason: "partition directory names from the legacy internal forms (true) or the values' string forms (false)", Test: "TestConformance/scenario/java-reads-go-archives/non-legacy-partition"},
-		{Key: "snapshot.num-retained.min", Source: "CoreOptions", Type: "Integer", Default: "10", HasDefault: true, Class: Inert, Reason: reasonExpire},
-		{Key: "snapshot.num-retained.max", Source: "CoreOptions", Type: "Integer", Default: "2147483647", HasDefault: true, Class: Inert, Reason: reasonExpire},
-		{Key: "snapshot.time-retained", Source: "CoreOptions", Type: "Duration", Default: "3600000 ms", HasDefault: true, Class: Inert, Reason: reasonExpire},
-		{Key: "changelog.num-retained.min", Source: "CoreOptions", Type: "Integer", Class: Inert, Reason: reasonExpire},
-		{Key: "changelog.num-retained.max", Source: "CoreOptions", Type: "Integer", Class: Inert, Reason: reasonExpire},
-		{Key: "changelog.time-retained", Source: "CoreOptions", Type: "Duration", Class: Inert, Reason: reasonExpire},
-		{Key: "snapshot.expire.execution-mode", Source: "CoreOptions", Type: "ExpireExecutionMode", Default: "sync", HasDefault: true, Class: Inert, Reason: reasonExpire},
-		{Key: "snapshot.expire.limit", Source: "CoreOptions", Type: "Integer", Default: "50", HasDefault: true, Class: Inert, Reason: reasonExpire},
-		{Key: "snapshot.clean-empty-directories", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Fallback: []string{"snapshot.expire.clean-empty-directories"}, Class: Inert, Reason: reasonExpire},
+		{Key: "snapshot.num-retained.min", Source: "CoreOptions", Type: "Integer", Default: "10", HasDefault: true, Class: Honoured, Reason: reasonSnapshotExpire, Test: "TestExpireRetention, TestConformance/expire/differential", Accept: acceptIntAtLeast(1)},
+		{Key: "snapshot.num-retained.max", Source: "CoreOptions", Type: "Integer", Default: "2147483647", HasDefault: true, Class: Honoured, Reason: reasonSnapshotExpire, Test: "TestExpireRetention, TestConformance/expire/differential", Accept: acceptIntAtLeast(1)},
+		{Key: "snapshot.time-retained", Source: "CoreOptions", Type: "Duration", Default: "3600000 ms", HasDefault: true, Class: Honoured, Reason: reasonSnapshotExpire, Test: "TestExpireTimeRetained, TestConformance/expire/differential", Accept: acceptDuration},
+		{Key: "changelog.num-retained.min", Source: "CoreOptions", Type: "Integer", Class: Honoured, Reason: reasonChangelogExpire, Test: "TestExpireDecoupledChangelogRefused", Accept: acceptIntAtLeast(1)},
+		{Key: "changelog.num-retained.max", Source: "CoreOptions", Type: "Integer", Class: Honoured, Reason: reasonChangelogExpire, Test: "TestExpireDecoupledChangelogRefused", Accept: acceptIntAtLeast(1)},
+		{Key: "changelog.time-retained", Source: "CoreOptions", Type: "Duration", Class: Honoured, Reason: reasonChangelogExpire, Test: "TestExpireDecoupledChangelogRefused", Accept: acceptDuration},
+		{Key: "snapshot.expire.execution-mode", Source: "CoreOptions", Type: "ExpireExecutionMode", Default: "sync", HasDefault: true, Class: Inert, Reason: "a batch commit expires inline at either value (TableCommitImpl#maintain runs on the committing thread once a batch commit is done), and every pkft commit is a batch commit"},
+		{Key: "snapshot.expire.limit", Source: "CoreOptions", Type: "Integer", Default: "50", HasDefault: true, Class: Honoured, Reason: reasonSnapshotExpire, Test: "TestExpireLimit", Accept: acceptIntAtLeast(1)},
+		{Key: "snapshot.clean-empty-directories", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Fallback: []string{"snapshot.expire.clean-empty-directories"}, Class: Honoured, Reason: reasonSnapshotExpire, Test: "TestExpireCleanEmptyDirectories", Accept: acceptBool},
 		{Key: "continuous.discovery-interval", Source: "CoreOptions", Type: "Duration", Default: "10000 ms", HasDefault: true, Class: Inert, Reason: reasonStream},
 		{Key: "scan.max-splits-per-task", Source: "CoreOptions", Type: "Integer", Default: "10", HasDefault: true, Class: Inert, Reason: reasonRead},
 		{Key: "scan.bucket", Source: "CoreOptions", Type: "Integer", Class: Inert, Reason: reasonRead},
@@ -221,7 +223,7 @@ func declaredOptions() []Entry {
 		{Key: "full-compaction.delta-commits", Source: "CoreOptions", Type: "Integer", Class: Refused, Reason: "Java fully compacts every N commits; Go's writer does not", MaintainInert: maintainNoCompaction},
 		{Key: "stream-scan-mode", Source: "CoreOptions", Type: "StreamScanMode", Default: "none", HasDefault: true, Class: Inert, Reason: reasonStream},
 		{Key: "batch-scan-mode", Source: "CoreOptions", Type: "BatchScanMode", Default: "none", HasDefault: true, Class: Inert, Reason: reasonRead},
-		{Key: "consumer.expiration-time", Source: "CoreOptions", Type: "Duration", Class: Inert, Reason: reasonStream},
+		{Key: "consumer.expiration-time", Source: "CoreOptions", Type: "Duration", Class: Refused, Reason: "Java's writer deletes the consumers idle longer than this after its commits, before expiring snapshots (TableCommitImpl#maintain); Go's does not, so its expiry would keep what Java's deletes"},
 		{Key: "consumer.mode", Source: "CoreOptions", Type: "ConsumerMode", Default: "exactly-once", HasDefault: true, Class: Inert, Reason: reasonStream},
 		{Key: "consumer.ignore-progress", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Inert, Reason: reasonStream},
 		{Key: "consumer.changelog-only", Source: "CoreOptions", Type: "Boolean", Default: "false", HasDefault: true, Class: Inert, Reason: reasonStream},

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paimon-pkft/pkft/internal/mergetree"
 	"github.com/paimon-pkft/pkft/internal/mergetree/aggregate"
 	"github.com/paimon-pkft/pkft/internal/schema"
 )
@@ -408,6 +409,28 @@ func acceptBool(v string) error {
 		return nil
 	}
 	return fmt.Errorf("not a boolean")
+}
+
+// acceptIntAtLeast accepts an integer of at least lo.
+func acceptIntAtLeast(lo int) func(string) error {
+	return func(v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		if err != nil {
+			return fmt.Errorf("not an integer")
+		}
+		if n < int64(lo) {
+			return fmt.Errorf("below %d", lo)
+		}
+		return nil
+	}
+}
+
+// acceptDuration accepts a value Paimon's TimeUtils#parseDuration parses.
+func acceptDuration(v string) error {
+	if _, err := mergetree.ParseDurationMillis(v); err != nil {
+		return fmt.Errorf("not a duration")
+	}
+	return nil
 }
 
 // acceptMemorySize accepts a value Java's MemorySize parses.

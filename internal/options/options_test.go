@@ -40,7 +40,7 @@ func TestDecide(t *testing.T) {
 		{"file.compression.per.level", "x:zstd", Honoured, true},
 		{"deletion-vector.index-file.target-size", "2mb", Refused, false}, // the default, spelled otherwise
 		{"deletion-vector.index-file.target-size", "4 mb", Refused, true},
-		{"snapshot.num-retained.min", "3", Inert, false},
+		{"snapshot.num-retained.min", "3", Honoured, false},
 		{"sink.parallelism", "8", Inert, false},
 		{"fields.content.pk-full-text.index.options", `{"tokenizer":"jieba"}`, Honoured, false},
 		{"fields.v.aggregate-function", "sum", Honoured, false},
@@ -159,7 +159,13 @@ func TestDecideForMaintain(t *testing.T) {
 		{"commit.discard-duplicate-files", "true", Inert, true, false},
 		{"owner", "team-search", Inert, true, false},
 		{"team.contact", "x", Inert, true, false},
-		{"snapshot.num-retained.min", "3", Inert, true, true},
+		{"snapshot.num-retained.min", "3", Honoured, true, true},
+		// Snapshot expiry runs after the index-only commit too: its bounds are checked, and
+		// what Go's expiry would do differently is refused.
+		{"snapshot.num-retained.min", "0", Honoured, false, false},
+		{"snapshot.time-retained", "2 h", Honoured, true, true},
+		{"snapshot.expire.execution-mode", "async", Inert, true, true},
+		{"consumer.expiration-time", "1 d", Refused, false, false},
 		{"bucket", "4", Honoured, true, true},
 		// What changes the index files, manifests or snapshots, or what the data files are,
 		// stays refused.

@@ -54,6 +54,8 @@ type BucketCompaction struct {
 type CompactResult struct {
 	// Snapshot is the committed COMPACT snapshot; nil when no selected bucket needed compaction.
 	Snapshot *snapshot.Snapshot
+	// ExpiredSnapshots is the number of snapshots the expiry after the commit expired.
+	ExpiredSnapshots int
 	// Buckets has one entry per compacted bucket, ordered by partition bytes then bucket.
 	Buckets []BucketCompaction
 	// Commit counts conflicts, re-plans (buckets compacted again on a new base) and retries.
@@ -120,6 +122,10 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 	if err != nil {
 		return nil, err
 	}
+	expiry, err := newAtCommitExpiry(r.Schema, cfg)
+	if err != nil {
+		return nil, err
+	}
 	c, err := newCompaction(t, r, engine, layout, cfg, !cfg.minor)
 	if err != nil {
 		return nil, err
@@ -131,6 +137,9 @@ func Compact(ctx context.Context, t *table.Table, engine fulltext.Engine, opts .
 	}
 	if err != nil {
 		return nil, errors.Join(err, c.abort(ctx))
+	}
+	if res.ExpiredSnapshots, err = expiry.run(ctx, t); err != nil {
+		return res, err
 	}
 	return res, nil
 }

@@ -86,6 +86,8 @@ type MaintainResult struct {
 	Base *snapshot.Snapshot
 	// Snapshot is the committed snapshot, nil when there was nothing to do.
 	Snapshot *snapshot.Snapshot
+	// ExpiredSnapshots is the number of snapshots the expiry after the commit expired.
+	ExpiredSnapshots int
 	// Buckets has one result per maintained bucket, ordered by partition bytes then bucket.
 	Buckets []BucketResult
 	// Attempts is the number of publication attempts (0 when nothing was committed).
@@ -133,6 +135,8 @@ type maintainConfig struct {
 	// indexNewRows makes a Writer's compaction at commit rewrite the level-0 files it would
 	// move up, so that they feed the primary-key indexes.
 	indexNewRows bool
+	// now is the clock of the snapshot expiry after the commit (default time.Now).
+	now func() time.Time
 }
 
 // WithUncoveredCompaction makes Compact an index backfill: in each bucket exactly the files above
@@ -289,6 +293,10 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	if _, err := t.Latest(ctx); err != nil {
 		return nil, err
 	}
+	expiry, err := newAtCommitExpiry(r.Schema, cfg)
+	if err != nil {
+		return nil, err
+	}
 	m := &maintenance{t: t, r: r, engine: engine, cfg: cfg, done: map[bucketKey]*pendingBucket{}}
 	cres, err := commit.Run(ctx, t, m.request())
 	if err != nil {
@@ -305,6 +313,9 @@ func Maintain(ctx context.Context, t *table.Table, engine fulltext.Engine, opts 
 	res.Snapshot, res.Attempts, res.Commit = cres.Snapshot, cres.Attempts, cres.Stats
 	if res.Snapshot == nil {
 		res.Attempts = 0
+	}
+	if res.ExpiredSnapshots, err = expiry.run(ctx, t); err != nil {
+		return res, err
 	}
 	return res, nil
 }

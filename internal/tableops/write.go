@@ -40,11 +40,13 @@ func KeyValueLayout(s *schema.TableSchema) (*kvfile.Layout, error) { return kvfi
 //
 // A Writer is not safe for concurrent use.
 type Writer struct {
-	t        *table.Table
-	r        *restore.Restorer
-	layout   *kvfile.Layout
-	engine   fulltext.Engine
-	cfg      maintainConfig
+	t      *table.Table
+	r      *restore.Restorer
+	layout *kvfile.Layout
+	engine fulltext.Engine
+	cfg    maintainConfig
+	// expiry is the snapshot expiry after the commit.
+	expiry   *atCommitExpiry
 	contents *table.Contents
 	restored map[bucketKey]*table.Bucket
 
@@ -98,7 +100,7 @@ type bucketWriter struct {
 // OpenWriter opens a writer on the table's latest snapshot (an empty table is fine). engine
 // builds full-text archives; it may be nil when the table has no full-text index. Options:
 // WithCommitUser, WithCommitIdentifier, WithMaxRetries, WithBeforePublish, WithAfterPublish,
-// WithWriteOnly and WithParallelism.
+// WithWriteOnly, WithParallelism and WithClock.
 func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opts ...MaintainOption) (*Writer, error) {
 	cfg := maintainConfig{identifier: BatchCommitIdentifier, maxRetries: -1, parallelism: runtime.NumCPU()}
 	for _, o := range opts {
@@ -120,8 +122,12 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 			return nil, err
 		}
 	}
+	expiry, err := newAtCommitExpiry(r.Schema, cfg)
+	if err != nil {
+		return nil, err
+	}
 	w := &Writer{t: t, r: r, layout: layout, engine: engine, cfg: cfg, restored: map[bucketKey]*table.Bucket{},
-		buckets: map[bucketKey]*bucketWriter{}}
+		buckets: map[bucketKey]*bucketWriter{}, expiry: expiry}
 	w.numBuckets, _ = numBuckets(r.Schema)
 	if w.ignoreDelete, err = ignoreDeleteOf(r.Schema.Options); err != nil {
 		return nil, err

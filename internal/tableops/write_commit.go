@@ -33,6 +33,8 @@ type WriteResult struct {
 	// Commit counts conflicts, re-plans (buckets rebased on a new snapshot) and retries of both
 	// snapshots.
 	Commit CommitStats
+	// ExpiredSnapshots is the number of snapshots the expiry after the commit expired.
+	ExpiredSnapshots int
 }
 
 // BucketWrite is what a write did to one bucket.
@@ -52,7 +54,24 @@ type BucketWrite struct {
 // it commits nothing. On failure every generated file is deleted. When the APPEND snapshot landed
 // but the COMPACT one could not, Commit returns the result of the append with an error: the rows
 // are committed (on level 0) and the compaction's files are deleted.
-func (w *Writer) Commit(ctx context.Context) (_ *WriteResult, err error) {
+//
+// After a commit (also one that wrote nothing, as Java's expireForEmptyCommit), the table's
+// snapshots are expired as Java's writer does unless write-only is set; an expiry failure is
+// returned with the result, wrapped in ErrExpireAfterCommit.
+func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
+	res, err := w.commitSnapshots(ctx)
+	if err != nil {
+		return res, err
+	}
+	if res.ExpiredSnapshots, err = w.expiry.run(ctx, w.t); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// commitSnapshots commits the APPEND snapshot and the COMPACT snapshot of the compactions at
+// commit (see Commit).
+func (w *Writer) commitSnapshots(ctx context.Context) (_ *WriteResult, err error) {
 	if err := w.PrepareCommit(ctx); err != nil {
 		return nil, err
 	}

@@ -210,7 +210,9 @@ func TestMaintain_JSON(t *testing.T) {
 			Attempts, Conflicts, Replaced, Replans int
 		} `json:"commit"`
 		DurationNanos *int64 `json:"durationNanos"`
-		Buckets       []struct {
+		// The table has 8 snapshots, fewer than snapshot.num-retained.min: none expires.
+		ExpiredSnapshots *int `json:"expiredSnapshots"`
+		Buckets          []struct {
 			Partition map[string]any `json:"partition"`
 			Bucket    *int32         `json:"bucket"`
 			Built     []map[string]any
@@ -225,6 +227,9 @@ func TestMaintain_JSON(t *testing.T) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
+	}
+	if res.ExpiredSnapshots == nil || *res.ExpiredSnapshots != 0 {
+		t.Errorf("expiredSnapshots = %v, want 0", res.ExpiredSnapshots)
 	}
 	if res.DryRun == nil || *res.DryRun || res.BaseSnapshotID == nil || *res.BaseSnapshotID != 7 || res.SnapshotID == nil ||
 		*res.SnapshotID != 8 || res.Attempts == nil || *res.Attempts != 1 || res.DurationNanos == nil || *res.DurationNanos <= 0 ||

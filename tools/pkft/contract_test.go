@@ -129,6 +129,15 @@ func contracts() map[string]cliContract {
 			opError: []string{"{missing}"}, opWant: "no Paimon table at",
 			signal: func(t *testing.T, bin string) { signalBuild(t, bin, "compact") },
 		},
+		"expire-snapshots": {
+			ok: []string{"{table}", "--retain-max", "100"},
+			badValues: [][]string{{"{table}", "--older-than", "soon"}, {"{table}", "--retain-max", "x"},
+				{"{table}", "--retain-min", "0"}},
+			missing: [][]string{{}},
+			tooMany: []string{"{table}", "extra"},
+			opError: []string{"{missing}"}, opWant: "no Paimon table at",
+			noSignal: quick,
+		},
 		"remove-orphan-files": {
 			ok: []string{"{table}", "--dry-run"},
 			badValues: [][]string{{"{table}", "--older-than", "soon"}, {"{table}", "--older-than", "2999-01-01"},

@@ -32,6 +32,8 @@
 //	                        remove_orphan_files), modified before --older-than (default: 1 day ago)
 //	pkft rewrite-metadata TABLE_PATH
 //	                        re-encode the metadata as the next snapshot
+//	pkft expire-snapshots TABLE_PATH [--retain-max N] [--retain-min N] [--older-than T] [--max-deletes N]
+//	                        expire snapshots as Paimon's expire_snapshots procedure does
 //	pkft options TABLE_PATH [--json]
 //	                        what pkft does with each option the table sets (honoured, refused, inert)
 //	pkft version            pkft's version and the full-text engine found: path, how, sha256, version
@@ -162,6 +164,7 @@ func newRoot(out io.Writer, logs *logSetup) *cobra.Command {
 	root.AddCommand(removeOrphanFilesCommand())
 	root.AddCommand(createCommand(), scanCommand())
 	root.AddCommand(optionsCommand())
+	root.AddCommand(expireCommand())
 	root.AddCommand(versionCommand())
 	root.AddCommand(
 		dumpCommand(),

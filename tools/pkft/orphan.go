@@ -50,7 +50,11 @@ the result as JSON, paths relative to the table directory).`,
 			}
 			opts := []pkft.RemoveOrphanFilesOption{pkft.WithDryRun(dryRun), pkft.WithParallelism(parallel)}
 			if olderThan != "" {
-				t, err := parseOlderThan(olderThan, time.Now())
+				now := time.Now()
+				t, err := parseOlderThan(olderThan, now)
+				if err == nil && !t.Before(now) {
+					err = fmt.Errorf("--older-than %q is not in the past: files being written now, which no snapshot references yet, would be deleted", olderThan)
+				}
 				if err != nil {
 					return usageError{err}
 				}
@@ -80,13 +84,17 @@ the result as JSON, paths relative to the table directory).`,
 	return cmd
 }
 
-// parseOlderThan reads --older-than: a timestamp (Java's yyyy-MM-dd HH:mm:ss[.fraction] in the
-// local time zone, yyyy-MM-dd, yyyy-MM-ddTHH:mm:ss, or RFC 3339 with a zone) or an age before
-// now (a Go duration, or Nd days). The result must be before now.
+// parseOlderThan reads the --older-than of remove-orphan-files and expire-snapshots: a timestamp
+// (Java's yyyy-MM-dd HH:mm:ss[.fraction] in the local time zone, as Paimon's procedures read it
+// with DateTimeUtils#parseTimestampData, yyyy-MM-dd, yyyy-MM-ddTHH:mm:ss, or RFC 3339 with a
+// zone), epoch milliseconds, or an age before now (a Go duration, or Nd days).
 func parseOlderThan(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	var t time.Time
 	parsed := false
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		t, parsed = time.UnixMilli(ms), true
+	}
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		if n, err := strconv.ParseFloat(days, 64); err == nil && n >= 0 {
 			t, parsed = now.Add(-time.Duration(n*float64(24*time.Hour))), true
@@ -111,10 +119,7 @@ func parseOlderThan(s string, now time.Time) (time.Time, error) {
 		}
 	}
 	if !parsed {
-		return time.Time{}, fmt.Errorf("--older-than %q: want a timestamp (yyyy-MM-dd HH:mm:ss, yyyy-MM-dd or RFC 3339) or an age (36h, 3d)", s)
-	}
-	if !t.Before(now) {
-		return time.Time{}, fmt.Errorf("--older-than %q is not in the past: files being written now, which no snapshot references yet, would be deleted", s)
+		return time.Time{}, fmt.Errorf("--older-than %q: want a timestamp (yyyy-MM-dd HH:mm:ss, yyyy-MM-dd or RFC 3339), epoch milliseconds or an age (36h, 3d)", s)
 	}
 	return t, nil
 }

@@ -99,13 +99,15 @@ func TestParseOlderThan(t *testing.T) {
 		"2026-02-01 10:20:30.123": time.Date(2026, 2, 1, 10, 20, 30, 123e6, time.Local),
 		"2026-02-01":              time.Date(2026, 2, 1, 0, 0, 0, 0, time.Local),
 		"2026-02-01T10:20:30Z":    time.Date(2026, 2, 1, 10, 20, 30, 0, time.UTC),
+		"1769941230000":           time.UnixMilli(1769941230000),
+		"2026-03-02":              time.Date(2026, 3, 2, 0, 0, 0, 0, time.Local), // expire-snapshots takes a future bound
 	} {
 		got, err := parseOlderThan(in, now)
 		if err != nil || !got.Equal(want) {
 			t.Errorf("parseOlderThan(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "-3d", "0s", "2026-03-02", "soon"} {
+	for _, in := range []string{"", "-3d", "soon", "3 days"} {
 		if got, err := parseOlderThan(in, now); err == nil {
 			t.Errorf("parseOlderThan(%q) = %v, want an error", in, got)
 		}

@@ -62,6 +62,12 @@ type Operation struct {
 	// WantDeleted, when set, returns exactly the files (relative to the root, after Setup) a
 	// fault-free run of a Deletes operation must delete; the reference run is checked against it.
 	WantDeleted func() []string
+	// Expires marks an operation that expires snapshots (it commits none and deletes files).
+	// It is also a Deletes operation. Its checks differ: (b) holds for the snapshots the
+	// fault-free run retains (a kill during an expiry leaves the snapshots it was expiring on
+	// disk, naming files it already deleted, as Java's ExpireSnapshotsImpl does, until the next
+	// expiry finishes), and the retry (d) ends with the snapshots of the fault-free run.
+	Expires bool
 }
 
 // Modes are the injection modes every operation is driven through.
@@ -81,6 +87,8 @@ type Reference struct {
 	Counts faultio.Counts
 	// Deleted are the files existing before that the run deleted (relative to the root).
 	Deleted map[string]bool
+	// Snapshots are the snapshot ids on disk after the run (for Operation.Expires).
+	Snapshots []int64
 }
 
 // Case is the outcome of one injection point.
@@ -218,6 +226,9 @@ func (h *Harness) Reference(ctx context.Context) (*Reference, error) {
 			return nil, fmt.Errorf("fault-free %s deleted %v, want %v", h.Op.Name, got, want)
 		}
 	}
+	if h.ref.Snapshots, err = snapshotIDs(ctx, view); err != nil {
+		return nil, err
+	}
 	for id := beforeID + 1; id < afterID; id++ {
 		dump, err := stepDump(ctx, view, h.TempDir(), id, afterID, pre)
 		if err != nil {
@@ -279,8 +290,12 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 	if c.Err == nil && !c.Committed && ref.AfterID != ref.BeforeID {
 		c.fail("(a) the operation reported success but its snapshot is not the latest")
 	}
-	// (b) every snapshot's files exist.
-	refs, err := checkReferences(ctx, view)
+	// (b) every snapshot's files exist (for an expiry: every snapshot it retains).
+	from := int64(0)
+	if h.Op.Expires && len(ref.Snapshots) > 0 {
+		from = ref.Snapshots[0]
+	}
+	refs, err := checkReferencesFrom(ctx, view, from)
 	for _, e := range errs(err) {
 		c.fail("(b) %v", e)
 	}
@@ -344,6 +359,13 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 			if _, ok := final[name]; ok == ref.Deleted[name] {
 				c.fail("(d) after the retry %s is %s, unlike after a fault-free run", name, map[bool]string{true: "present", false: "missing"}[ok])
 			}
+		}
+	}
+	if h.Op.Expires {
+		if ids, err := snapshotIDs(ctx, view); err != nil {
+			c.fail("(d) list snapshots after the retry: %v", err)
+		} else if !slices.Equal(ids, ref.Snapshots) {
+			c.fail("(d) the retry leaves snapshots %v, a fault-free run %v", ids, ref.Snapshots)
 		}
 	}
 	return c, nil
@@ -467,6 +489,16 @@ func snapshotTree(root string) (map[string]fileState, error) {
 // checkReferences reads every snapshot and checks each file it names exists with the recorded
 // size. It returns the names of every referenced file.
 func checkReferences(ctx context.Context, root string) (map[string]bool, error) {
+	return checkReferencesFrom(ctx, root, 0)
+}
+
+// snapshotIDs lists the snapshot ids of the table at root.
+func snapshotIDs(ctx context.Context, root string) ([]int64, error) {
+	return table.Open(fileio.NewLocal(), root).Snapshots.IDs(ctx)
+}
+
+// checkReferencesFrom is checkReferences over the snapshots from id from on.
+func checkReferencesFrom(ctx context.Context, root string, from int64) (map[string]bool, error) {
 	tbl := table.Open(fileio.NewLocal(), root)
 	tree, err := snapshotTree(root)
 	if err != nil {
@@ -494,6 +526,9 @@ func checkReferences(ctx context.Context, root string) (map[string]bool, error) 
 		return refs, err
 	}
 	for _, id := range ids {
+		if id < from {
+			continue
+		}
 		refs[filepath.Base(tbl.Snapshots.Path(id))] = true
 		s, err := tbl.Snapshots.Snapshot(ctx, id)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/paimon-pkft/pkft/internal/expire"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/orphan"
@@ -121,6 +122,34 @@ func Operations(repoRoot string, engine fulltext.Engine) []Operation {
 				return err
 			},
 		},
+		{
+			// Snapshot expiry after two writes and a full compaction: the expired snapshots'
+			// replaced data files, retired deletion vectors and archives, manifests, manifest
+			// lists and index manifests are deleted, then the snapshot files, then EARLIEST moves.
+			Name: "expire",
+			Setup: func(dir string) (string, error) {
+				root, err := copyGolden(repoRoot, "java", "ft-default-partitioned", nil)(dir)
+				if err != nil {
+					return "", err
+				}
+				ctx := context.Background()
+				for range 2 {
+					if err := writeRows(ctx, fileio.NewLocal(), root, engine, tableops.WithWriteOnly()); err != nil {
+						return "", err
+					}
+				}
+				_, err = tableops.Compact(ctx, table.Open(fileio.NewLocal(), root), engine, tableops.WithParallelism(1),
+					tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0), tableops.WithWriteOnly())
+				return root, err
+			},
+			Run: func(ctx context.Context, fio fileio.FileIO, root string) error {
+				cfg := expire.Config{RetainMin: 1, RetainMax: 1, TimeRetained: 0, MaxDeletes: 50}
+				_, err := expire.Expire(ctx, table.Open(fio, root), cfg, time.Now().UnixMilli())
+				return err
+			},
+			Expires: true,
+			Deletes: true,
+		},
 	}
 }
 
@@ -173,8 +202,9 @@ func orphanTable(repoRoot string, orphans *[]string) func(string) (string, error
 
 // writeRows writes a fixed set of rows (inserts, and deletes of existing keys) to the
 // ft-default-partitioned table (region STRING, dt DATE, id INT, content STRING) and commits.
-func writeRows(ctx context.Context, fio fileio.FileIO, root string, engine fulltext.Engine) error {
-	w, err := tableops.OpenWriter(ctx, table.Open(fio, root), engine, tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0))
+func writeRows(ctx context.Context, fio fileio.FileIO, root string, engine fulltext.Engine, opts ...tableops.MaintainOption) error {
+	opts = append([]tableops.MaintainOption{tableops.WithCommitUser("crashpoint"), tableops.WithMaxRetries(0)}, opts...)
+	w, err := tableops.OpenWriter(ctx, table.Open(fio, root), engine, opts...)
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,7 @@ public final class Main {
         PredicateReadCommands.register(commands);
         OrphanCommands.register(commands);
         ChangelogCommands.register(commands);
+        ExpireCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */

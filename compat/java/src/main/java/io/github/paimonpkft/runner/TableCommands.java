@@ -228,12 +228,19 @@ final class TableCommands {
         return out;
     }
 
-    /** All visible rows, as JSON objects, sorted by primary key (or all fields). */
+    /**
+     * All visible rows, as JSON objects, sorted by primary key (or all fields). args: path,
+     * snapshotId (optional: read that snapshot, through the scan.snapshot-id time travel).
+     */
     private static JsonNode read(JsonNode args) throws Exception {
         FileStoreTable table = open(args);
+        if (args.has("snapshotId")) {
+            // Time travel (scan.snapshot-id): an expired snapshot fails as Paimon fails it.
+            table = table.copy(java.util.Collections.singletonMap("scan.snapshot-id", args.get("snapshotId").asText()));
+        }
         RowType rowType = table.rowType();
         List<ObjectNode> rows = new ArrayList<>();
-        if (table.snapshotManager().latestSnapshot() != null) {
+        if (args.has("snapshotId") || table.snapshotManager().latestSnapshot() != null) {
             ReadBuilder rb = table.newReadBuilder();
             try (RecordReader<InternalRow> reader = rb.newRead().createReader(rb.newScan().plan())) {
                 Iterator<InternalRow> it = reader.toCloseableIterator();
