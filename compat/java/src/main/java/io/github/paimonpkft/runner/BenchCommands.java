@@ -270,7 +270,8 @@ final class BenchCommands {
     /**
      * bench-batches: args {path, files: [file, ...]}: for each file in turn, a batch writer of
      * its own writes the file's rows (one a line: the kind I, U or D, a tab, the INT id, a tab,
-     * the STRING content, \N for null) into the table {id, content} and commits (the commit
+     * the STRING content, \N for null) into the table {id, content, ...} (any further column
+     * null) and commits (the commit
      * waits for the table's compaction at commit). Result: {batches: [{rows, writeNanos,
      * commitNanos, cpuNanos (the JVM's CPU time over the batch, every thread), rchar and
      * readBytes (the deltas of /proc/self/io's rchar, bytes the JVM read through read calls, page
@@ -286,6 +287,7 @@ final class BenchCommands {
         boolean reset = resetPeakRss();
         ObjectNode out = Main.JSON.createObjectNode();
         ArrayNode results = out.putArray("batches");
+        int fields = table.rowType().getFieldCount();
         try {
             for (JsonNode file : args.path("files")) {
                 long cpu = processCpuNanos();
@@ -317,8 +319,10 @@ final class BenchCommands {
                                 throw new IllegalArgumentException("row kind " + line.substring(0, tab1) + " in " + file.asText());
                         }
                         String text = line.substring(tab2 + 1);
-                        write.write(GenericRow.ofKind(kind, Integer.parseInt(line.substring(tab1 + 1, tab2)),
-                                text.equals("\\N") ? null : BinaryString.fromString(text)));
+                        GenericRow row = new GenericRow(kind, fields);
+                        row.setField(0, Integer.parseInt(line.substring(tab1 + 1, tab2)));
+                        row.setField(1, text.equals("\\N") ? null : BinaryString.fromString(text));
+                        write.write(row);
                         rows++;
                     }
                     long written = System.nanoTime();
