@@ -30,12 +30,12 @@ import (
 
 // The batches measurement: a full-text deletion-vector table of batchSizes.rows rows in
 // batchSizes.buckets buckets, filled by Go's and Java's writers in turn over batchSizes.fill
-// commits (each commit's keys spread over the whole key range, so the compactions at commit stack
-// the levels), copied, and then on each copy, one side's writer alone writes and commits batches
+// commits of decreasing size (each commit's keys spread over the whole key range, so the
+// compactions at commit stack the levels; see fillRows), copied, and then on each copy, one side's writer alone writes and commits batches
 // of 0.2% and 2% of the table's rows (half inserts of new keys between the stored ones, 35%
 // updates and 15% deletes of stored keys), batchSizes.batches of each, one after another, each
 // batch through a writer of its own in one long-lived process (a child of the bench for Go, a
-// fresh JVM for Java).
+// fresh JVM for Java, warmed up first on a third copy).
 
 // batchSizes are the sizes of the batches measurement.
 type batchSizes struct {
@@ -63,7 +63,7 @@ func envInt(t *testing.T, name string, def int) int {
 func batchSizesOf(t *testing.T, quick bool) batchSizes {
 	d := batchSizes{rows: 1_000_000, buckets: 16, fill: 10, batches: 20}
 	if quick {
-		d = batchSizes{rows: 20_000, buckets: 4, fill: 6, batches: 5}
+		d = batchSizes{rows: 20_000, buckets: 4, fill: 8, batches: 5}
 	}
 	return batchSizes{
 		rows:    envInt(t, "PKFT_BENCH_BATCH_ROWS", d.rows),
@@ -107,21 +107,36 @@ func streamTexts(seed uint64, n int) []string {
 	return out
 }
 
-// fillRows are the rows of fill commit r of fill: the stored keys 2*(i*fill + r) (every commit's
-// keys spread over the whole key range), and from the second commit on, updates of a thirtieth of
-// the keys the earlier commits stored.
+// fillRows are the rows of fill commit r of sz.fill: each commit stores its own keys (2k for k
+// of a fixed permutation of 0..rows-1, so every commit's keys spread over the whole key range),
+// and each stores half as many as the one before, so that the
+// compactions at commit leave sorted runs of decreasing size, one per level, instead of merging
+// runs of equal size; from the second commit on, a commit also updates a thirtieth as many keys
+// of the earlier commits.
 func fillRows(sz batchSizes, r int) []kindRow {
-	per := sz.rows / sz.fill
-	texts := streamTexts(uint64(1000+r), per+per/30+1)
-	var rows []kindRow
-	for i := range per {
-		rows = append(rows, kindRow{"I", int64(2 * (i*sz.fill + r)), texts[i]})
+	perm := rand.New(rand.NewPCG(37, 37)).Perm(sz.rows)
+	counts := make([]int, sz.fill)
+	left := sz.rows
+	for i := sz.fill - 1; i > 0; i-- {
+		counts[i] = max(sz.rows>>min(i+1, 62), 1)
+		left -= counts[i]
 	}
-	if r > 0 {
+	counts[0] = left // half the rows, and what the halving leaves over
+	lo := 0
+	for i := range r {
+		lo += counts[i]
+	}
+	hi := lo + counts[r]
+	keys := slices.Sorted(slices.Values(perm[lo:hi]))
+	texts := streamTexts(uint64(1000+r), len(keys)+len(keys)/30+1)
+	var rows []kindRow
+	for i, k := range keys {
+		rows = append(rows, kindRow{"I", int64(2 * k), texts[i]})
+	}
+	if lo > 0 {
 		rng := rand.New(rand.NewPCG(uint64(r), 37))
-		for i := range per / 30 {
-			k := rng.IntN(per)*sz.fill + rng.IntN(r)
-			rows = append(rows, kindRow{"U", int64(2 * k), texts[per+i]})
+		for i := range len(keys) / 30 {
+			rows = append(rows, kindRow{"U", int64(2 * perm[rng.IntN(lo)]), texts[len(keys)+i]})
 		}
 	}
 	return rows
@@ -132,7 +147,7 @@ func fillRows(sz batchSizes, r int) []kindRow {
 func batchRows(sz batchSizes, seed uint64, n int) []kindRow {
 	rng := rand.New(rand.NewPCG(seed, 37))
 	texts := streamTexts(seed, n)
-	stored := (sz.rows / sz.fill) * sz.fill
+	stored := sz.rows
 	seen := map[int64]bool{}
 	var rows []kindRow
 	for i := 0; len(rows) < n; i++ {
@@ -374,8 +389,8 @@ func measureBatches(t *testing.T, ctx context.Context, java *runner.Process, dir
 			files = append(files, file)
 		}
 	}
-	gp, jp := filepath.Join(dir, "go"), filepath.Join(dir, "java")
-	for _, p := range []string{gp, jp} {
+	gp, jp, wp := filepath.Join(dir, "go"), filepath.Join(dir, "java"), filepath.Join(dir, "java-warm-up")
+	for _, p := range []string{gp, jp, wp} {
 		if out, err := exec.CommandContext(ctx, "cp", "-a", base, p).CombinedOutput(); err != nil {
 			t.Fatalf("copy the table: %v\n%s", err, out)
 		}
@@ -391,6 +406,11 @@ func measureBatches(t *testing.T, ctx context.Context, java *runner.Process, dir
 		t.Fatal(err)
 	}
 	defer jv.Close()
+	// The fresh JVM first writes one batch of each size into a copy of its own, so that the timed
+	// batches do not include its JIT compilation (Go's child needs no warm-up).
+	if err := jv.Call(ctx, "bench-batches", map[string]any{"path": wp, "files": []string{files[0], files[sz.batches]}}, nil); err != nil {
+		t.Fatal(err)
+	}
 	var javaOut batchesOut
 	if err := jv.Call(ctx, "bench-batches", map[string]any{"path": jp, "files": files}, &javaOut); err != nil {
 		t.Fatal(err)
@@ -435,7 +455,7 @@ func measureBatches(t *testing.T, ctx context.Context, java *runner.Process, dir
 			res.Java.RowsPerSecond, dur(res.Java.CommitP50), dur(res.Java.CommitP99), size(res.Java.Rchar), size(res.GoRSS), size(res.JavaRSS))
 		out = append(out, res)
 	}
-	for _, p := range []string{base, gp, jp} {
+	for _, p := range []string{base, gp, jp, wp} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
 		}
