@@ -81,7 +81,7 @@ func TestReportBatchesAndSidecar(t *testing.T) {
 	r := &Report{
 		Batches: []BatchResult{
 			{Fraction: 0.002, BatchRows: 2000, Batches: 20, TableRows: 1_000_000, Buckets: 16, FillCommits: 10, LevelFiles: "L1:16 L5:16",
-				Go: BatchSide{RowsPerSecond: 3000, CommitP50: 0.5, CommitP99: 0.9, Opens: 96, FileIOBytes: 6 << 20},
+				Go:   BatchSide{RowsPerSecond: 3000, CommitP50: 0.5, CommitP99: 0.9, Opens: 96, FileIOBytes: 6 << 20},
 				Java: BatchSide{RowsPerSecond: 1000, CommitP50: 2, CommitP99: 3, Rchar: 12 << 20}, GoRSS: 700 << 20, JavaRSS: 600 << 20},
 			{Fraction: 0.02, BatchRows: 20000, Batches: 20, TableRows: 1_000_000, Buckets: 16, FillCommits: 10, LevelFiles: "L1:16 L5:16",
 				Go: BatchSide{RowsPerSecond: 1200}, Java: BatchSide{RowsPerSecond: 1000}, GoRSS: 700 << 20, JavaRSS: 600 << 20},
