@@ -196,17 +196,22 @@ corpus-bundle:
 # decision (state + plan) at 1,000 / 10,000 / 100,000 files, maintenance of a 16-bucket table with
 # 1 and 2 workers against Java's, the memory of the 1M-row build, and the write (with its
 # compaction at commit) and full compaction of a 64-bucket, 1M-row table, Go's writer in a child
-# process and Java's in a fresh JVM on the same rows, with each writer's peak RSS. Prints the ratio
-# table and writes compat/report/bench.json and compat/report/bench.png (10-15 minutes on 2 cores).
-# PKFT_BENCH_SECTIONS=build,state,maintain,search,shards,write,backfill runs only the sections named
-# (backfill: compact --strategy uncovered against a forced full rewrite on a table 10% uncovered;
-# PKFT_BENCH_BACKFILL_ROWS sets its rows).
+# process and Java's in a fresh JVM on the same rows, with each writer's peak RSS; small batches
+# (0.2% and 2% of the rows: inserts, updates, deletes) committed one after another into a 1M-row,
+# 16-bucket table Go and Java filled in turn (levels 1-5), Go and Java side by side; and the
+# sidecar's (pkft maintain --watch) idle cost per poll and catch-up after a Java commit on tables
+# of 100 and 1,000 buckets. Prints the ratio table and writes compat/report/bench.json and
+# compat/report/bench.png (10-15 minutes on 2 cores, more with the batches and sidecar sections).
+# PKFT_BENCH_SECTIONS=build,state,maintain,search,shards,batches,sidecar,write,backfill runs only
+# the sections named (backfill: compact --strategy uncovered against a forced full rewrite on a
+# table 10% uncovered); PKFT_BENCH_BATCH_*, PKFT_BENCH_SIDECAR_* and PKFT_BENCH_BACKFILL_ROWS set
+# those sections' sizes.
 # PKFT_BENCH_QUICK=1: small sizes, a few minutes, written to compat/report/bench-quick.*; not part
 # of make test, which it would lengthen by more than 30 s. bench-go runs every Go micro-benchmark
 # once.
 .PHONY: bench-go
 bench: native runner
-	PKFT_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^TestBench$$' -v ./compat/bench/
+	PKFT_BENCH=1 $(GO) test -count=1 -timeout 60m -run '^TestBench$$' -v ./compat/bench/
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkWriteRecord$$' -benchtime 20x . | grep -E '^Benchmark'
 
 bench-go: native

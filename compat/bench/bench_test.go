@@ -82,7 +82,7 @@ func TestBench(t *testing.T) {
 	rep.JavaRunner = ping.FullTextIndexer
 	dir := t.TempDir()
 
-	// PKFT_BENCH_SECTIONS (build, state, maintain, search, shards, write, backfill; comma-separated) runs some sections
+	// PKFT_BENCH_SECTIONS (build, state, maintain, search, shards, batches, sidecar, write, backfill; comma-separated) runs some sections
 	// only; every section runs by default.
 	sections := strings.Split(os.Getenv("PKFT_BENCH_SECTIONS"), ",")
 	run := func(name string) bool { return sections[0] == "" || slices.Contains(sections, name) }
@@ -123,6 +123,12 @@ func TestBench(t *testing.T) {
 		}
 		rep.Backfill = measureBackfill(t, ctx, filepath.Join(dir, "backfill"), n)
 	}
+	if run("batches") {
+		rep.Batches = measureBatches(t, ctx, java, filepath.Join(dir, "batches"), batchSizesOf(t, rep.Quick))
+	}
+	if run("sidecar") {
+		rep.Sidecars = measureSidecar(t, ctx, java, filepath.Join(dir, "sidecar"), sidecarSizesOf(t, rep.Quick))
+	}
 	if run("write") {
 		rep.Writes = measureWrite(t, ctx, java, filepath.Join(dir, "write"), sz.writeRows, sz.writeBuckets)
 	}
@@ -150,6 +156,19 @@ func notes(r *Report) []string {
 		}
 		if b.GoVsEngine() < 0.9 {
 			out = append(out, fmt.Sprintf("%s %s build: Go at %.2fx the engine's own rate", count(b.Rows), b.Analyzer, b.GoVsEngine()))
+		}
+	}
+	for _, b := range r.Batches {
+		if g := ratio(b.Go.RowsPerSecond, b.Java.RowsPerSecond); g < 1.5 {
+			out = append(out, fmt.Sprintf("batches of %.1f%%: Go at %.2fx Java's rate (target >= 1.5x)", b.Fraction*100, g))
+		}
+	}
+	if len(r.Batches) > 0 && r.Batches[0].GoRSS > r.Batches[0].JavaRSS {
+		out = append(out, fmt.Sprintf("batches: Go peaked at %s RSS, Java at %s (target <= Java's)", size(r.Batches[0].GoRSS), size(r.Batches[0].JavaRSS)))
+	}
+	for _, s := range r.Sidecars {
+		if s.CatchUp > s.Round+s.PollInterval {
+			out = append(out, fmt.Sprintf("sidecar of %d buckets: catch-up %s, above its round %s plus one poll interval %s", s.Buckets, dur(s.CatchUp), dur(s.Round), dur(s.PollInterval)))
 		}
 	}
 	for _, w := range r.Writes {

@@ -33,6 +33,8 @@ type Report struct {
 	Shards   []ShardResult   `json:"shards,omitempty"`
 	Searches []SearchResult  `json:"searches,omitempty"`
 	Backfill *BackfillResult `json:"backfill,omitempty"`
+	Batches  []BatchResult   `json:"batches,omitempty"`
+	Sidecars []SidecarResult `json:"sidecars,omitempty"`
 	// Notes are findings printed under the table.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -185,6 +187,72 @@ type BackfillResult struct {
 	FullSearch      int     `json:"fullRewriteUncoveredAfter"`
 }
 
+// BatchResult is one series of small batches into a much-written table: Batches batches of
+// BatchRows rows (Fraction of the table's rows; inserts, updates and deletes) written and
+// committed one after another, each through a writer of its own, into a full-text
+// deletion-vector table of TableRows rows in Buckets buckets that Go's and Java's writers filled
+// in turn over FillCommits commits (LevelFiles: its data files per level after the fill). Go and
+// Java each write the same batches into a copy of their own, in one process each (a child of the
+// bench, a fresh JVM); GoRSS and JavaRSS are those processes' peak RSS over both series.
+type BatchResult struct {
+	Fraction    float64   `json:"fraction"`
+	BatchRows   int       `json:"batchRows"`
+	Batches     int       `json:"batches"`
+	TableRows   int       `json:"tableRows"`
+	Buckets     int       `json:"buckets"`
+	FillCommits int       `json:"fillCommits"`
+	LevelFiles  string    `json:"levelFiles"`
+	Go          BatchSide `json:"go"`
+	Java        BatchSide `json:"java"`
+	GoRSS       int64     `json:"goPeakRssBytes"`
+	JavaRSS     int64     `json:"javaPeakRssBytes"`
+}
+
+// BatchSide is one side's figures of a series: rows over the time of the writes and commits,
+// the p50 and p99 of the commit calls (seconds), and per commit: the process's CPU time
+// (seconds), its reads as /proc/self/io counts them (Rchar: bytes through read calls, page
+// cache included; ReadBytes: bytes fetched from the storage device), and for Go the data files
+// opened and the bytes read through its FileIO (counted by internal/testing/countio; Java's
+// FileIO is not counted, so its Opens and FileIOBytes are 0).
+type BatchSide struct {
+	Rows          int64   `json:"rows"`
+	RowsPerSecond float64 `json:"rowsPerSecond"`
+	CommitP50     float64 `json:"commitP50Seconds"`
+	CommitP99     float64 `json:"commitP99Seconds"`
+	CPU           float64 `json:"cpuSecondsPerCommit"`
+	Rchar         int64   `json:"rcharPerCommit"`
+	ReadBytes     int64   `json:"readBytesPerCommit"`
+	Opens         float64 `json:"dataFileOpensPerCommit"`
+	FileIOBytes   int64   `json:"fileIOBytesPerCommit"`
+}
+
+// SidecarResult is the idle cost and catch-up of Go's watcher (pkft.Table.Watch, what pkft
+// maintain --watch runs) on a full-text deletion-vector table of Buckets buckets and Rows rows,
+// in the bench process, polling every PollInterval seconds: per idle poll (a poll that finds no
+// new snapshot; the mean over Polls of them) the process's CPU time, the bytes read and the files
+// opened through its FileIO; then a Java commit of CommitRows rows and the time from the end of
+// that commit until the watcher's round made the archives current (CatchUp), the round's own
+// time (Round, from the timer that started it to its end) and the archives it built. FirstRound
+// is the round that built every bucket's archive at the start (the table is the generator's:
+// one level-1 data file per bucket, no archive).
+type SidecarResult struct {
+	Buckets      int     `json:"buckets"`
+	Rows         int     `json:"rows"`
+	PollInterval float64 `json:"pollIntervalSeconds"`
+	Polls        int     `json:"idlePolls"`
+	CPUPerPoll   float64 `json:"cpuSecondsPerIdlePoll"`
+	BytesPerPoll float64 `json:"bytesReadPerIdlePoll"`
+	OpensPerPoll float64 `json:"filesOpenedPerIdlePoll"`
+	FirstRound   float64 `json:"firstRoundSeconds"`
+	CommitRows   int     `json:"commitRows"`
+	CatchUp      float64 `json:"catchUpSeconds"`
+	Round        float64 `json:"catchUpRoundSeconds"`
+	Built        int     `json:"catchUpArchivesBuilt"`
+	// Uncovered are the rows no current archive covers after the catch-up round (rows Java's
+	// compaction at commit moved up without rewriting them, which no maintainer indexes).
+	Uncovered int64 `json:"uncoveredRowsAfterCatchUp"`
+}
+
 // RSSBound is the bound Go's write RSS is held to: 1.2x write-buffer-size plus the allowance.
 func (w WriteResult) RSSBound() int64 { return w.WriteBufferSize*6/5 + w.Allowance }
 
@@ -276,6 +344,30 @@ func (r *Report) Table() string {
 		w.Flush()
 		fmt.Fprintf(&sb, "the uncovered strategy wrote %.1fx less data in %.1fx less time\n\n", ratio(float64(b.FullData), float64(b.UncoveredData)), ratio(b.FullTime, b.UncoveredTime))
 	}
+	if len(r.Batches) > 0 {
+		b0 := r.Batches[0]
+		fmt.Fprintf(&sb, "Small batches into a much-written table (%s rows, %d buckets, filled by Go and Java in turn over %d commits; data files per level %s), each batch one writer and one commit; peak RSS Go %s, Java %s:\n",
+			count(b0.TableRows), b0.Buckets, b0.FillCommits, b0.LevelFiles, size(b0.GoRSS), size(b0.JavaRSS))
+		fmt.Fprintln(w, "batch\tbatches\tGo rows/s\tJava rows/s\tGo/Java\tGo commit p50\tp99\tJava commit p50\tp99\tGo CPU/commit\tJava CPU/commit\tGo opens/commit\tGo FileIO read/commit\tGo rchar/commit\tJava rchar/commit\tJava read_bytes/commit\t")
+		for _, x := range r.Batches {
+			fmt.Fprintf(w, "%s (%.1f%%)\t%d\t%.0f\t%.0f\t%.2fx\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t\n", count(x.BatchRows), x.Fraction*100, x.Batches,
+				x.Go.RowsPerSecond, x.Java.RowsPerSecond, ratio(x.Go.RowsPerSecond, x.Java.RowsPerSecond),
+				dur(x.Go.CommitP50), dur(x.Go.CommitP99), dur(x.Java.CommitP50), dur(x.Java.CommitP99), dur(x.Go.CPU), dur(x.Java.CPU),
+				x.Go.Opens, bytesSize(x.Go.FileIOBytes), bytesSize(x.Go.Rchar), bytesSize(x.Java.Rchar), bytesSize(x.Java.ReadBytes))
+		}
+		w.Flush()
+		fmt.Fprintln(&sb)
+	}
+	if len(r.Sidecars) > 0 {
+		fmt.Fprintf(&sb, "Sidecar (Go's watcher, polling every %s): idle cost per poll that finds no new snapshot, and catch-up after a Java commit:\n", dur(r.Sidecars[0].PollInterval))
+		fmt.Fprintln(w, "buckets\trows\tidle polls\tCPU/poll\tbytes read/poll\tfiles opened/poll\tfirst round\tcommit rows\tcatch-up\tits round\tarchives built\tuncovered rows\t")
+		for _, x := range r.Sidecars {
+			fmt.Fprintf(w, "%d\t%s\t%d\t%s\t%.0f B\t%.1f\t%s\t%d\t%s\t%s\t%d\t%d\t\n", x.Buckets, count(x.Rows), x.Polls, dur(x.CPUPerPoll), x.BytesPerPoll,
+				x.OpensPerPoll, dur(x.FirstRound), x.CommitRows, dur(x.CatchUp), dur(x.Round), x.Built, x.Uncovered)
+		}
+		w.Flush()
+		fmt.Fprintln(&sb)
+	}
 	if m := r.Memory; m != nil {
 		fmt.Fprintf(&sb, "Memory of Go's %s-row build: peak RSS %s (Java %s), peak Go heap %s\n",
 			count(m.Rows), size(m.PeakRSS), size(m.JavaRSS), size(m.PeakHeap))
@@ -284,6 +376,17 @@ func (r *Report) Table() string {
 		fmt.Fprintln(&sb, "note: "+n)
 	}
 	return sb.String()
+}
+
+// bytesSize renders a byte count, small ones exactly; "-" when not measured (negative).
+func bytesSize(b int64) string {
+	switch {
+	case b < 0:
+		return "-"
+	case b < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 }
 
 func count(n int) string {

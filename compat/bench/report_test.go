@@ -73,3 +73,39 @@ func TestReportWrite(t *testing.T) {
 		t.Error("an empty report drew a chart")
 	}
 }
+
+// TestReportBatchesAndSidecar checks the batches and sidecar tables and their notes: Go's rate
+// over Java's against the 1.5x target, the RSS target, and catch-up against its round plus one
+// poll interval.
+func TestReportBatchesAndSidecar(t *testing.T) {
+	r := &Report{
+		Batches: []BatchResult{
+			{Fraction: 0.002, BatchRows: 2000, Batches: 20, TableRows: 1_000_000, Buckets: 16, FillCommits: 10, LevelFiles: "L1:16 L5:16",
+				Go:   BatchSide{RowsPerSecond: 3000, CommitP50: 0.5, CommitP99: 0.9, Opens: 96, FileIOBytes: 6 << 20},
+				Java: BatchSide{RowsPerSecond: 1000, CommitP50: 2, CommitP99: 3, Rchar: 12 << 20}, GoRSS: 700 << 20, JavaRSS: 600 << 20},
+			{Fraction: 0.02, BatchRows: 20000, Batches: 20, TableRows: 1_000_000, Buckets: 16, FillCommits: 10, LevelFiles: "L1:16 L5:16",
+				Go: BatchSide{RowsPerSecond: 1200}, Java: BatchSide{RowsPerSecond: 1000}, GoRSS: 700 << 20, JavaRSS: 600 << 20},
+		},
+		Sidecars: []SidecarResult{
+			{Buckets: 100, Rows: 2000, PollInterval: 1, Polls: 10, CPUPerPoll: 0.0003, BytesPerPoll: 1, OpensPerPoll: 1, CatchUp: 1.2, Round: 0.5, Built: 0},
+			{Buckets: 1000, Rows: 20000, PollInterval: 1, Polls: 10, CPUPerPoll: 0.0003, BytesPerPoll: 1, OpensPerPoll: 1, CatchUp: 2.5, Round: 0.5, Built: 0},
+		},
+	}
+	r.Notes = notes(r)
+	out := r.Table()
+	for _, want := range []string{
+		"2k (0.2%)", "3.00x", "96.0", "L1:16 L5:16", "peak RSS Go 700 MiB, Java 600 MiB",
+		"batches of 2.0%: Go at 1.20x Java's rate (target >= 1.5x)",
+		"batches: Go peaked at 700 MiB RSS, Java at 600 MiB (target <= Java's)",
+		"sidecar of 1000 buckets: catch-up 2.50s, above its round 500.0ms plus one poll interval 1.00s",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	for _, unwanted := range []string{"batches of 0.2%: Go at", "sidecar of 100 buckets"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("table has %q:\n%s", unwanted, out)
+		}
+	}
+}

@@ -215,10 +215,14 @@ func WriteTable(ctx context.Context, dir string, spec TableSpec) ([][]*meta.Data
 			}
 			zero := int64(0)
 			src := meta.FileSourceCompact
+			// _CREATION_TIME as Java's writer records it (the local wall clock read as UTC): Java's
+			// commit reads it when its compaction at commit replaces the file.
+			_, offset := time.Now().Zone()
+			created := time.Now().UnixMilli() + int64(offset)*1000
 			fm := &meta.DataFileMeta{FileName: name, FileSize: st.FileBytes, RowCount: int64(n), MinKey: minKey,
 				MaxKey: maxKey, KeyStats: meta.EmptyStats(), ValueStats: meta.EmptyStats(),
 				MinSequenceNumber: first, MaxSequenceNumber: first + int64(n) - 1, Level: 1, ExtraFiles: []string{},
-				DeleteRowCount: &zero, FileSource: &src}
+				DeleteRowCount: &zero, FileSource: &src, CreationTime: &created}
 			out[b] = append(out[b], fm)
 			entries = append(entries, meta.ManifestEntry{Kind: meta.FileKindAdd, Partition: meta.EmptyBinaryRow(),
 				Bucket: int32(b), TotalBuckets: int32(spec.Buckets), File: *fm})

@@ -31,6 +31,7 @@ import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.RowKind;
 import org.apache.paimon.utils.Pair;
 
 import java.io.BufferedReader;
@@ -69,6 +70,7 @@ final class BenchCommands {
         commands.put("bench-write", BenchCommands::write);
         commands.put("bench-compact", BenchCommands::compact);
         commands.put("bench-count", BenchCommands::count);
+        commands.put("bench-batches", BenchCommands::batches);
     }
 
     /**
@@ -263,6 +265,97 @@ final class BenchCommands {
         out.put("peakRssBytes", reset ? procStatus("VmHWM:") : -1);
         out.put("baselineRssBytes", baseline);
         return out;
+    }
+
+    /**
+     * bench-batches: args {path, files: [file, ...]}: for each file in turn, a batch writer of
+     * its own writes the file's rows (one a line: the kind I, U or D, a tab, the INT id, a tab,
+     * the STRING content, \N for null) into the table {id, content, ...} (any further column
+     * null) and commits (the commit
+     * waits for the table's compaction at commit). Result: {batches: [{rows, writeNanos,
+     * commitNanos, cpuNanos (the JVM's CPU time over the batch, every thread), rchar and
+     * readBytes (the deltas of /proc/self/io's rchar, bytes the JVM read through read calls, page
+     * cache included, and read_bytes, bytes it caused to be fetched from the storage device; -1
+     * when unavailable)}], peakRssBytes (VmHWM over the batches, reset before them; -1 when
+     * unavailable), baselineRssBytes}.
+     */
+    private static JsonNode batches(JsonNode args) throws Exception {
+        FileStoreTable table = TableCommands.open(args);
+        java.nio.file.Path ioDir = Files.createTempDirectory("pkft-bench-io");
+        System.gc();
+        long baseline = procStatus("VmRSS:");
+        boolean reset = resetPeakRss();
+        ObjectNode out = Main.JSON.createObjectNode();
+        ArrayNode results = out.putArray("batches");
+        int fields = table.rowType().getFieldCount();
+        try {
+            for (JsonNode file : args.path("files")) {
+                long cpu = processCpuNanos();
+                long rchar = procIo("rchar:");
+                long readBytes = procIo("read_bytes:");
+                BatchWriteBuilder builder = table.newBatchWriteBuilder();
+                ObjectNode r = results.addObject();
+                try (BatchTableWrite write = builder.newWrite();
+                        BatchTableCommit commit = builder.newCommit();
+                        BufferedReader in = Files.newBufferedReader(Paths.get(file.asText()), StandardCharsets.UTF_8)) {
+                    write.withIOManager(IOManager.create(ioDir.toString()));
+                    long start = System.nanoTime();
+                    long rows = 0;
+                    for (String line = in.readLine(); line != null; line = in.readLine()) {
+                        int tab1 = line.indexOf('\t');
+                        int tab2 = line.indexOf('\t', tab1 + 1);
+                        RowKind kind;
+                        switch (line.substring(0, tab1)) {
+                            case "I":
+                                kind = RowKind.INSERT;
+                                break;
+                            case "U":
+                                kind = RowKind.UPDATE_AFTER;
+                                break;
+                            case "D":
+                                kind = RowKind.DELETE;
+                                break;
+                            default:
+                                throw new IllegalArgumentException("row kind " + line.substring(0, tab1) + " in " + file.asText());
+                        }
+                        String text = line.substring(tab2 + 1);
+                        GenericRow row = new GenericRow(kind, fields);
+                        row.setField(0, Integer.parseInt(line.substring(tab1 + 1, tab2)));
+                        row.setField(1, text.equals("\\N") ? null : BinaryString.fromString(text));
+                        write.write(row);
+                        rows++;
+                    }
+                    long written = System.nanoTime();
+                    commit.commit(write.prepareCommit());
+                    long committed = System.nanoTime();
+                    r.put("rows", rows);
+                    r.put("writeNanos", written - start);
+                    r.put("commitNanos", committed - written);
+                }
+                r.put("cpuNanos", cpu < 0 ? -1 : processCpuNanos() - cpu);
+                r.put("rchar", rchar < 0 ? -1 : procIo("rchar:") - rchar);
+                r.put("readBytes", readBytes < 0 ? -1 : procIo("read_bytes:") - readBytes);
+            }
+        } finally {
+            TableCommands.deleteRecursively(ioDir.toFile());
+        }
+        out.put("peakRssBytes", reset ? procStatus("VmHWM:") : -1);
+        out.put("baselineRssBytes", baseline);
+        return out;
+    }
+
+    /** A counter of /proc/self/io, or -1. */
+    private static long procIo(String key) {
+        try {
+            for (String line : Files.readAllLines(Paths.get("/proc/self/io"), StandardCharsets.US_ASCII)) {
+                if (line.startsWith(key)) {
+                    return Long.parseLong(line.substring(key.length()).trim());
+                }
+            }
+        } catch (Exception e) {
+            // not Linux
+        }
+        return -1;
     }
 
     /**
