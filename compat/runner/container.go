@@ -20,6 +20,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 )
 
@@ -149,6 +150,10 @@ func removeContainer(ctx context.Context, cli *testcontainers.DockerClient, id s
 // the Process is closed or killed; it also removes itself when its input ends (the harness died),
 // and RemoveStaleContainers, run at every start, removes any left by a killed process.
 func startJavaContainer(ctx context.Context, root string, jvmFlags []string) (*Process, error) {
+	schemas, err := protocol.Compile()
+	if err != nil {
+		return nil, fmt.Errorf("start the java runner: %w", err)
+	}
 	cli, err := dockerClient(ctx)
 	if err != nil {
 		return nil, err
@@ -253,7 +258,9 @@ func startJavaContainer(ctx context.Context, root string, jvmFlags []string) (*P
 			return fmt.Errorf("wait for the container: %w", err)
 		}
 	}
-	return newProcess("java (container)", c, stdout, tail, c), nil
+	p := newProcess("java (container)", c, stdout, tail, c)
+	p.schemas = schemas
+	return p, nil
 }
 
 // within reports whether path lies in dir.

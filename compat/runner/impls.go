@@ -27,6 +27,46 @@ const supportsSuffix = "_SUPPORTS"
 // declares each of them, supported or not.
 var ConsumerCommands = []string{"read", "search", "list-index"}
 
+// The roles of the protocol (compat/PROTOCOL.md, "Roles"): an implementation declares the roles
+// it takes in its supports file (role NAME) and every command of those roles, by command or
+// unsupported.
+const (
+	RoleConsumer   = "consumer"
+	RoleWriter     = "writer"
+	RoleCompactor  = "compactor"
+	RoleMaintainer = "maintainer"
+)
+
+// Roles are the protocol's roles, in the order of compat/PROTOCOL.md.
+var Roles = []string{RoleConsumer, RoleWriter, RoleCompactor, RoleMaintainer}
+
+// RoleCommands returns the commands of role (nil for an unknown role). The consumer's are
+// ConsumerCommands.
+func RoleCommands(role string) []string {
+	switch role {
+	case RoleConsumer:
+		return slices.Clone(ConsumerCommands)
+	case RoleWriter:
+		return []string{"create-table", "write"}
+	case RoleCompactor:
+		return []string{"compact", "minor-compact"}
+	case RoleMaintainer:
+		return []string{"maintain", "pk-full-text-index-file-build", "source-meta-encode", "source-meta-decode",
+			"maintainer-scenario", "sorted-maintainer-scenario"}
+	}
+	return nil
+}
+
+// roleOf returns the role whose commands include cmd, or "".
+func roleOf(cmd string) string {
+	for _, r := range Roles {
+		if slices.Contains(RoleCommands(r), cmd) {
+			return r
+		}
+	}
+	return ""
+}
+
 // The built-in pypaimon 2.1.0 consumer: what PKFT_IMPL_PYPAIMON21 and PKFT_IMPL_PYPAIMON21_SUPPORTS
 // default to (paths relative to the repository root, where every runner starts).
 const (
@@ -82,7 +122,10 @@ type Impl struct {
 // Supports is what an implementation's supports file declares: which consumer commands it
 // serves, which it does not (with the reason), and its documented upstream bugs.
 type Supports struct {
-	Path        string
+	Path string
+	// Roles are the roles the file declares (role NAME lines), in file order; a file without
+	// role lines takes the consumer role.
+	Roles       []string
 	Commands    map[string]bool
 	Unsupported map[string]string
 	Known       []KnownBug
@@ -175,6 +218,7 @@ func (s *Supports) KnownBug(command, table string, schema inspect.SchemaDump) (K
 
 // LoadSupports reads a supports file: one declaration per line, '#' starting a comment:
 //
+//	role consumer|writer|compactor|maintainer
 //	command NAME
 //	unsupported NAME REASON...
 //	known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
@@ -184,7 +228,9 @@ func (s *Supports) KnownBug(command, table string, schema inspect.SchemaDump) (K
 // (the second form: every table whose options set KEY to VALUE; the third: every table with a
 // primary-key field of type TYPE).
 //
-// Every command of ConsumerCommands must be declared, by command or unsupported.
+// Every command of ConsumerCommands, and every command of each declared role (RoleCommands),
+// must be declared exactly once, by command or unsupported. A file without role lines takes the
+// consumer role.
 func LoadSupports(path string) (*Supports, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -204,6 +250,14 @@ func LoadSupports(path string) (*Supports, error) {
 		rest = strings.TrimSpace(rest)
 		bad := func(msg string) error { return fmt.Errorf("%s:%d: %s: %q", path, n, msg, line) }
 		switch kind {
+		case "role":
+			if RoleCommands(rest) == nil {
+				return nil, bad(fmt.Sprintf("want: role NAME, NAME one of %v", Roles))
+			}
+			if slices.Contains(s.Roles, rest) {
+				return nil, bad("role " + rest + " is declared twice")
+			}
+			s.Roles = append(s.Roles, rest)
 		case "command":
 			if rest == "" || strings.Contains(rest, " ") {
 				return nil, bad("want: command NAME")
@@ -214,8 +268,8 @@ func LoadSupports(path string) (*Supports, error) {
 			if name == "" || strings.TrimSpace(reason) == "" {
 				return nil, bad("want: unsupported NAME REASON")
 			}
-			if !slices.Contains(ConsumerCommands, name) && !slices.Contains(ConsumerFeatures, name) {
-				return nil, bad(fmt.Sprintf("unsupported names a consumer command %v or feature %v", ConsumerCommands, ConsumerFeatures))
+			if roleOf(name) == "" && !slices.Contains(ConsumerFeatures, name) {
+				return nil, bad(fmt.Sprintf("unsupported names a command of a role (%v) or a consumer feature %v", Roles, ConsumerFeatures))
 			}
 			s.Unsupported[name] = strings.TrimSpace(reason)
 		case "known-upstream":
@@ -247,9 +301,19 @@ func LoadSupports(path string) (*Supports, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("supports file %s: %w", path, err)
 	}
+	if len(s.Roles) == 0 {
+		s.Roles = []string{RoleConsumer}
+	}
 	for _, c := range ConsumerCommands {
 		if s.Commands[c] == (s.Unsupported[c] != "") {
 			return nil, fmt.Errorf("%s: command %s must be declared exactly once, by command or unsupported", path, c)
+		}
+	}
+	for _, r := range s.Roles {
+		for _, c := range RoleCommands(r) {
+			if s.Commands[c] == (s.Unsupported[c] != "") {
+				return nil, fmt.Errorf("%s: role %s: command %s must be declared exactly once, by command or unsupported", path, r, c)
+			}
 		}
 	}
 	return s, nil
@@ -351,7 +415,7 @@ func (i Impl) Start(ctx context.Context, root string) (*Process, error) {
 	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) {
 		argv[0] = filepath.Join(root, prog)
 	}
-	p, err := StartIn(ctx, i.Name, root, argv, nil)
+	p, err := StartProtocol(ctx, i.Name, root, argv, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -388,3 +388,57 @@ func TestKeysCutToMicros(t *testing.T) {
 		t.Fatalf("nanoFields: %v", got)
 	}
 }
+
+// TestLoadSupportsRoles: a supports file declares its roles (role NAME) and every command of each
+// declared role, served or unsupported; a file without role lines is a consumer; an unknown or
+// repeated role, an undeclared command of a declared role and a command declared twice are
+// refused, naming the role and the command.
+func TestLoadSupportsRoles(t *testing.T) {
+	consumer := "command read\ncommand search\nunsupported list-index no listing\n"
+	s, err := LoadSupports(writeSupports(t, consumer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.Roles, ",") != RoleConsumer {
+		t.Fatalf("roles of a file without role lines: %v", s.Roles)
+	}
+	all := consumer + "role consumer\nrole writer\nrole compactor\nrole maintainer\n"
+	for _, r := range []string{RoleWriter, RoleCompactor, RoleMaintainer} {
+		for i, c := range RoleCommands(r) {
+			if i%2 == 0 {
+				all += "command " + c + "\n"
+			} else {
+				all += "unsupported " + c + " not yet\n"
+			}
+		}
+	}
+	s, err = LoadSupports(writeSupports(t, all))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.Roles, ",") != strings.Join(Roles, ",") {
+		t.Fatalf("roles %v, want %v", s.Roles, Roles)
+	}
+	if !s.Commands["compact"] || s.Unsupported["minor-compact"] != "not yet" || !s.Commands["maintain"] {
+		t.Fatalf("declarations %+v", s)
+	}
+	for _, c := range []struct{ text, want string }{
+		{consumer + "role reader\n", "role NAME"},
+		{consumer + "role writer\nrole writer\ncommand create-table\ncommand write\n", "declared twice"},
+		{consumer + "role writer\ncommand create-table\n", "role writer: command write"},
+		{consumer + "role compactor\ncommand compact\n", "role compactor: command minor-compact"},
+		{consumer + "role maintainer\ncommand maintain\n", "role maintainer: command pk-full-text-index-file-build"},
+		{consumer + "role writer\ncommand create-table\ncommand write\nunsupported write twice\n", "role writer: command write"},
+		{consumer + "unsupported frobnicate why\n", "command of a role"},
+	} {
+		_, err := LoadSupports(writeSupports(t, c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one containing %q", c.text, err, c.want)
+		}
+	}
+	// Without the role, its commands need no declaration: a writer's commands may be listed
+	// alone (pypaimon 2.1.0 did before roles).
+	if _, err := LoadSupports(writeSupports(t, consumer+"command create-table\n")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 
 // request and response are the runner protocol: one JSON object per line each way.
@@ -61,6 +63,25 @@ type Process struct {
 	// ctl, when set, controls a runner that is not a child process (a container): it replaces
 	// cmd's Wait and Kill.
 	ctl procControl
+	// schemas, when set, are the protocol's schemas (compat/protocol) every request and response
+	// of this runner must match: a mismatch fails the call with a *protocol.Violation.
+	schemas *protocol.Schemas
+}
+
+// StartProtocol is StartIn for a runner of the protocol of compat/PROTOCOL.md: it compiles the
+// protocol's schemas (once, for this runner) and validates every request and response of its
+// calls against them.
+func StartProtocol(ctx context.Context, name, dir string, argv []string, env []string) (*Process, error) {
+	schemas, err := protocol.Compile()
+	if err != nil {
+		return nil, fmt.Errorf("start %s runner: %w", name, err)
+	}
+	p, err := StartIn(ctx, name, dir, argv, env)
+	if err != nil {
+		return nil, err
+	}
+	p.schemas = schemas
+	return p, nil
 }
 
 // procControl is the lifetime of a runner that is not a child process of the harness.
@@ -124,6 +145,12 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 	if err != nil {
 		return fmt.Errorf("%s runner: encode %s: %w", p.name, cmd, err)
 	}
+	if p.schemas != nil {
+		if err := p.schemas.ValidateRequest(line); err != nil {
+			p.nextID--
+			return fmt.Errorf("%s runner: %s: %w", p.name, cmd, err)
+		}
+	}
 	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
 		return p.died(cmd, err)
 	}
@@ -157,6 +184,11 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 	}
 	if got.err != nil {
 		return p.died(cmd, got.err)
+	}
+	if p.schemas != nil {
+		if err := p.schemas.ValidateResponse(cmd, got.line); err != nil {
+			return fmt.Errorf("%s runner: %s: %w", p.name, cmd, err)
+		}
 	}
 	var resp response
 	if err := json.Unmarshal(got.line, &resp); err != nil {

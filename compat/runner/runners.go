@@ -93,7 +93,7 @@ func StartLocalJava(ctx context.Context, opts ...JavaOption) (*Process, error) {
 	if found, err := native.Locate(ctx, ""); err == nil {
 		argv = append(argv, "-Dpaimon.ftindex.lib="+found.Path)
 	}
-	return Start(ctx, "java", append(argv, "-jar", jar, "serve"), nil)
+	return StartProtocol(ctx, "java", "", append(argv, "-jar", jar, "serve"), nil)
 }
 
 // StartPython starts the engine runner on the official Python API of paimon-ftindex, using the

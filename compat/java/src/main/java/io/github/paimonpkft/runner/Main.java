@@ -40,6 +40,7 @@ public final class Main {
         FullTextCommands.register(commands);
         IndexFileCommands.register(commands);
         MinorCompactCommands.register(commands);
+        MaintainCommands.register(commands);
         BenchCommands.register(commands);
         SearchBenchCommands.register(commands);
         BucketCommands.register(commands);
