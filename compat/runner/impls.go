@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // ImplEnvPrefix starts the variables that add an implementation to the consumer cases:
@@ -46,6 +47,19 @@ const (
 	RustSupports = "compat/rust/rust.supports"
 )
 
+// The built-in Go implementation: pkft's own runner (compat/go), what PKFT_IMPL_GO and
+// PKFT_IMPL_GO_SUPPORTS default to. make go-runner builds it into GoProgram.
+const (
+	GoName     = "go"
+	GoProgram  = ".cache/go-runner/pkft-runner"
+	GoCommand  = GoProgram + " serve"
+	GoSupports = "compat/go/go.supports"
+)
+
+// Roles are the roles a supports file may declare (role NAME): what an implementation does in
+// the cases, besides the consumer commands every supports file declares.
+var Roles = []string{"consumer", "writer", "compactor", "maintainer"}
+
 // Builtin is an implementation the consumer cases run by default: its runner's command line and
 // supports file when PKFT_IMPL_<NAME> does not replace them, the variable that makes a missing
 // runner a failure instead of a skip, and the make target that provides it.
@@ -57,6 +71,7 @@ type Builtin struct {
 var Builtins = []Builtin{
 	{Pypaimon21Name, Pypaimon21Command, Pypaimon21Supports, "PKFT_REQUIRE_PYPAIMON", "make pypaimon21-env"},
 	{RustName, RustCommand, RustSupports, "PKFT_REQUIRE_RUST", "make rust-runner"},
+	{GoName, GoCommand, GoSupports, testenv.RequireGoEnv, "make go-runner"},
 }
 
 // ConsumerFeatures are parts of a consumer command a supports file may declare unsupported on
@@ -86,6 +101,8 @@ type Supports struct {
 	Commands    map[string]bool
 	Unsupported map[string]string
 	Known       []KnownBug
+	// Roles are the roles declared by role lines (a subset of Roles), in file order.
+	Roles []string
 }
 
 // KnownBug is one documented bug of an implementation (a known-upstream line): the command on
@@ -175,6 +192,7 @@ func (s *Supports) KnownBug(command, table string, schema inspect.SchemaDump) (K
 
 // LoadSupports reads a supports file: one declaration per line, '#' starting a comment:
 //
+//	role NAME                     (NAME one of Roles)
 //	command NAME
 //	unsupported NAME REASON...
 //	known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
@@ -204,6 +222,14 @@ func LoadSupports(path string) (*Supports, error) {
 		rest = strings.TrimSpace(rest)
 		bad := func(msg string) error { return fmt.Errorf("%s:%d: %s: %q", path, n, msg, line) }
 		switch kind {
+		case "role":
+			if !slices.Contains(Roles, rest) {
+				return nil, bad(fmt.Sprintf("want: role NAME, NAME one of %v", Roles))
+			}
+			if slices.Contains(s.Roles, rest) {
+				return nil, bad("role declared twice")
+			}
+			s.Roles = append(s.Roles, rest)
 		case "command":
 			if rest == "" || strings.Contains(rest, " ") {
 				return nil, bad("want: command NAME")
