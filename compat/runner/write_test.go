@@ -49,7 +49,11 @@ func testWrite(t *testing.T) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			return goWritesJavaReads(ctx, g, v)
+			goP, err := goRunner(t, runners, "write", "compact")
+			if err != nil {
+				return err
+			}
+			return goWritesJavaReads(ctx, g, v, goP)
 		})
 		var tb *consumerTable
 		runCase(t, "scenario/java-reads-go-archives/"+v.name, "java-after-go", func(ctx context.Context) error {
@@ -557,18 +561,18 @@ func archiveCount(d *inspect.Dump) int {
 }
 
 // goWritesJavaReads is scenario/java-reads-go-archives/<variant> go->java: Java only creates
-// the table; Go writes, compacts, writes updates, deletes and new rows, and compacts again.
-// Java reads the model's rows, Java's state shows every archive current, Java's search equals
-// Go's.
-func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant) error {
+// the table; Go, through its runner goP (the protocol's write and compact), writes, compacts,
+// writes updates, deletes and new rows, and compacts again. Java reads the model's rows, Java's
+// state shows every archive current, Java's search equals Go's.
+func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant, goP *Process) error {
 	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "go-writes", v.name), "gw-"+v.name, v.fields, v.pks, v.partKeys, v.options, nil)
 	if err != nil {
 		return err
 	}
 	m := newRowModel(v.pks)
 	first := v.rows(0, 150, 31)
-	if err := goWrite(ctx, g, path, first); err != nil {
-		return err
+	if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": first}, nil); err != nil {
+		return fmt.Errorf("go write: %w", err)
 	}
 	m.apply(first)
 	if !v.fullText {
@@ -577,23 +581,30 @@ func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant) e
 			return fmt.Errorf("after the first write: %w", err)
 		}
 	}
-	if _, err := goCompact(ctx, g, path); err != nil {
-		return err
+	if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+		return fmt.Errorf("go compact: %w", err)
 	}
 	if err := checkJavaViewOf(ctx, g, path, m, v.fields, v.fullText, false); err != nil {
 		return fmt.Errorf("after the first compaction: %w", err)
 	}
 	second := append(updatesAndDeletes(m, 32, 30, 20), v.rows(150, 220, 33)...)
-	if err := goWrite(ctx, g, path, second); err != nil {
-		return err
+	if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": second}, nil); err != nil {
+		return fmt.Errorf("go write: %w", err)
 	}
 	m.apply(second)
-	res, err := goCompact(ctx, g, path)
+	before, err := javaDump(ctx, g.proc, path)
 	if err != nil {
 		return err
 	}
-	if res.Snapshot == nil {
-		return errors.New("the second compaction committed nothing")
+	if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+		return fmt.Errorf("go compact: %w", err)
+	}
+	after, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	if after.SnapshotID != before.SnapshotID+1 || after.CommitKind != "COMPACT" {
+		return fmt.Errorf("the second compaction committed nothing: Java sees snapshot %d (%s) after snapshot %d", after.SnapshotID, after.CommitKind, before.SnapshotID)
 	}
 	if err := checkJavaView(ctx, g, path, m, v.fields, v.fullText); err != nil {
 		return fmt.Errorf("after the second compaction: %w", err)
