@@ -19,10 +19,12 @@
 // through the same Go code the harness's in-process cases use, not through package pkft:
 // maintainer-scenario and sorted-maintainer-scenario run compat/differential's RunGo (the Go
 // maintainers of the full-text and sorted families with the differential's deterministic
-// builder), source-meta-encode and source-meta-decode run internal/pkindex's SourceMeta.
+// builder), source-meta-encode and source-meta-decode run internal/pkindex's SourceMeta, and
+// pk-full-text-index-file-build runs internal/pkfulltext's Builder over the table's data files
+// (the level's archive written where the table's writer writes index files, nothing committed).
 //
 // Not served: minor-compact (the Java runner answers with every bucket's commit message, file
-// names per increment, which pkft's CompactResult does not expose), pk-full-text-index-file-build,
-// and the Java runner's other commands (dump, alter-table, configure-s3, ...). An unknown
+// names per increment, which pkft's CompactResult does not expose) and the Java runner's other
+// commands (dump, alter-table, configure-s3, ...). An unknown
 // command is the error "unknown command: NAME"; the runner stays usable after any error.
 package main

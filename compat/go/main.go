@@ -42,18 +42,19 @@ func argErrorf(format string, a ...any) error { return &argError{fmt.Sprintf(for
 // commands are the served commands by name.
 func commands() map[string]command {
 	return map[string]command{
-		"ping":                       nil, // answered by serve, which knows the names
-		"read":                       cmdRead,
-		"search":                     cmdSearch,
-		"list-index":                 cmdListIndex,
-		"create-table":               cmdCreateTable,
-		"write":                      cmdWrite,
-		"compact":                    cmdCompact,
-		"maintain":                   cmdMaintain,
-		"maintainer-scenario":        cmdMaintainerScenario,
-		"sorted-maintainer-scenario": cmdSortedMaintainerScenario,
-		"source-meta-encode":         cmdSourceMetaEncode,
-		"source-meta-decode":         cmdSourceMetaDecode,
+		"ping":                          nil, // answered by serve, which knows the names
+		"read":                          cmdRead,
+		"search":                        cmdSearch,
+		"list-index":                    cmdListIndex,
+		"create-table":                  cmdCreateTable,
+		"write":                         cmdWrite,
+		"compact":                       cmdCompact,
+		"maintain":                      cmdMaintain,
+		"maintainer-scenario":           cmdMaintainerScenario,
+		"sorted-maintainer-scenario":    cmdSortedMaintainerScenario,
+		"source-meta-encode":            cmdSourceMetaEncode,
+		"source-meta-decode":            cmdSourceMetaDecode,
+		"pk-full-text-index-file-build": cmdIndexFileBuild,
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
@@ -156,7 +158,7 @@ func TestTableCommands(t *testing.T) {
 	)
 	for i, r := range resps {
 		if !r.OK {
-			t.Fatalf("request %d: %s", i+1, r.Error)
+			t.Fatalf("request %d: %s (%s)", i+1, r.Error, path)
 		}
 	}
 	var got struct {
@@ -211,5 +213,52 @@ func TestTableCommands(t *testing.T) {
 	decode(8)
 	if got.Snapshot != 0 {
 		t.Fatalf("maintain after a full compaction committed snapshot %d", got.Snapshot)
+	}
+	// The full compaction left every file on the top level: build that level's archive again.
+	tbl, err := pkft.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	raw, err := tbl.Dump(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dump struct {
+		Buckets []struct {
+			DataFiles []struct {
+				Level int32 `json:"level"`
+			} `json:"dataFiles"`
+		} `json:"buckets"`
+	}
+	if err := json.Unmarshal(raw, &dump); err != nil || len(dump.Buckets) != 1 || len(dump.Buckets[0].DataFiles) == 0 {
+		t.Fatalf("dump: %v %s", err, raw)
+	}
+	level := dump.Buckets[0].DataFiles[0].Level
+	resps = session(t, [2]any{"pk-full-text-index-file-build", map[string]any{"path": path, "partition": map[string]any{}, "bucket": 0, "level": level}})
+	if !resps[0].OK {
+		t.Fatalf("pk-full-text-index-file-build of level %d: %s", level, resps[0].Error)
+	}
+	var build struct {
+		Sources     []sourceFileJSON `json:"sources"`
+		ArchivePath string           `json:"archivePath"`
+		IndexFile   struct {
+			IndexType   string `json:"indexType"`
+			RowCount    int64  `json:"rowCount"`
+			GlobalIndex struct {
+				SourceMeta string `json:"sourceMeta"`
+			} `json:"globalIndex"`
+		} `json:"indexFile"`
+	}
+	b, _ := json.Marshal(resps[0].Result)
+	if err := json.Unmarshal(b, &build); err != nil {
+		t.Fatal(err)
+	}
+	if len(build.Sources) == 0 || build.IndexFile.IndexType != "full-text" || build.IndexFile.RowCount != 19 ||
+		build.IndexFile.GlobalIndex.SourceMeta == "" || !strings.HasPrefix(build.ArchivePath, filepath.Join(path, "index")) {
+		t.Fatalf("pk-full-text-index-file-build of level %d: %+v", level, build)
+	}
+	if _, err := os.Stat(build.ArchivePath); err != nil {
+		t.Fatalf("the built archive: %v", err)
 	}
 }
