@@ -172,13 +172,16 @@ func cmdCompact(ctx context.Context, raw json.RawMessage) (any, error) {
 
 // maintainArgs are maintain's arguments.
 type maintainArgs struct {
-	Path   string `json:"path"`
-	DryRun bool   `json:"dryRun"`
+	Path        string `json:"path"`
+	DryRun      bool   `json:"dryRun"`
+	Parallelism int    `json:"parallelism"`
 }
 
 // cmdMaintain brings the table's full-text archives up to date with Table.Maintain: one
-// index-only commit, or none when every archive is current. Result: {baseSnapshotId,
-// snapshotId (0 when nothing was committed), built, retired, unchanged} (archive counts).
+// index-only commit, or none when every archive is current; parallelism (default pkft's)
+// bounds the buckets maintained at once, dryRun plans only. Result: {baseSnapshotId, snapshotId
+// (0 when nothing was committed), built, retired (the archives' file names; empty in a dry
+// run's built), unchanged (a count)}.
 func cmdMaintain(ctx context.Context, raw json.RawMessage) (any, error) {
 	var args maintainArgs
 	if err := decodeArgs(raw, &args); err != nil {
@@ -189,11 +192,30 @@ func cmdMaintain(ctx context.Context, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	defer t.Close()
-	res, err := t.Maintain(ctx, pkft.WithDryRun(args.DryRun))
+	opts := []pkft.MaintainOption{pkft.WithDryRun(args.DryRun)}
+	if args.Parallelism != 0 {
+		if args.Parallelism < 0 {
+			return nil, argErrorf("args.parallelism must be positive, not %d", args.Parallelism)
+		}
+		opts = append(opts, pkft.WithParallelism(args.Parallelism))
+	}
+	res, err := t.Maintain(ctx, opts...)
 	if err != nil {
 		return nil, err
 	}
-	built, retired, unchanged := res.Totals()
+	built, retired := []string{}, []string{}
+	unchanged := 0
+	for _, b := range res.Buckets {
+		for _, a := range b.Built {
+			if a.FileName != "" {
+				built = append(built, a.FileName)
+			}
+		}
+		for _, a := range b.Retired {
+			retired = append(retired, a.FileName)
+		}
+		unchanged += len(b.Unchanged)
+	}
 	return map[string]any{"baseSnapshotId": res.BaseSnapshotID, "snapshotId": res.SnapshotID,
 		"built": built, "retired": retired, "unchanged": unchanged}, nil
 }
