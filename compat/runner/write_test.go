@@ -111,7 +111,11 @@ func testWrite(t *testing.T) {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
-		path, err := alternating(ctx, g, alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
+		goP, err := goRunner(t, runners, "write", "compact")
+		if err != nil {
+			return err
+		}
+		path, err := alternating(ctx, g, goP, alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
 		if err != nil {
 			return err
 		}
@@ -736,10 +740,10 @@ type alternatingScenario struct {
 }
 
 // alternating runs an alternating scenario and returns the table's path: rounds of random writes (new rows, updates, deletes)
-// alternate between Go and Java on one partitioned full-text table; after every round Java reads
-// the model's rows and every archive classifies current by Java's state and by Go's; at the end
-// Java's searches equal Go's.
-func alternating(ctx context.Context, g *maintainGroup, sc alternatingScenario, rounds int) (string, error) {
+// alternate between Go (through its runner goP: write, compact) and Java on one partitioned
+// full-text table; after every round Java reads the model's rows and every archive classifies
+// current by Java's state and by Go's; at the end Java's searches equal Go's.
+func alternating(ctx context.Context, g *maintainGroup, goP *Process, sc alternatingScenario, rounds int) (string, error) {
 	fields := []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}}
 	pks := []string{"region", "dt", "id"}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
@@ -768,12 +772,12 @@ func alternating(ctx context.Context, g *maintainGroup, sc alternatingScenario, 
 				return "", fmt.Errorf("round %d (java): %w", round, err)
 			}
 		} else {
-			if err := goWrite(ctx, g, path, rows); err != nil {
-				return "", fmt.Errorf("round %d (go): %w", round, err)
+			if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil); err != nil {
+				return "", fmt.Errorf("round %d (go): go write: %w", round, err)
 			}
 			if sc.full {
-				if _, err := goCompact(ctx, g, path); err != nil {
-					return "", fmt.Errorf("round %d (go): %w", round, err)
+				if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+					return "", fmt.Errorf("round %d (go): go compact: %w", round, err)
 				}
 			}
 		}
