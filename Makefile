@@ -15,13 +15,14 @@ PKFT_REQUIRE_JAVA          ?= 1
 PKFT_REQUIRE_JAVA_FULLTEXT ?= 1
 PKFT_REQUIRE_PYPAIMON      ?= 1
 PKFT_REQUIRE_RUST          ?= 1
+PKFT_REQUIRE_GO            ?= 1
 PKFT_REQUIRE_S3            ?= 1
 # The engine make native unpacks, named for every test and runner the targets start: without it,
 # each table handle that needs the engine would first ask the Python on PATH for the
 # paimon_ftindex package (pkft's lookup order, docs/cli.md, "The full-text engine"), a process per handle.
 PAIMON_FTINDEX_LIB_PATH ?= $(CURDIR)/.cache/native/libpaimon_ftindex_ffi.so
 export PAIMON_FTINDEX_LIB_PATH
-export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA PKFT_REQUIRE_JAVA_FULLTEXT PKFT_REQUIRE_PYPAIMON PKFT_REQUIRE_RUST PKFT_REQUIRE_S3
+export PKFT_REQUIRE_NATIVE PKFT_REQUIRE_JAVA PKFT_REQUIRE_JAVA_FULLTEXT PKFT_REQUIRE_PYPAIMON PKFT_REQUIRE_RUST PKFT_REQUIRE_GO PKFT_REQUIRE_S3
 
 .PHONY: all test compat native runner golden bench clean check-fmt vet gotest
 
@@ -56,6 +57,15 @@ rust-runner:
 
 rust-runner-test: rust-runner
 	@$(TIMED) rust-runner-test ./scripts/rust-runner.sh test
+
+# pkft's own runner of the protocol (compat/go, compat/PROTOCOL.md), implementation go of the
+# conformance matrix, built with the Go toolchain into .cache/go-runner/ (the build cache makes a
+# second build nearly free). The conformance targets build it first.
+GO_RUNNER := .cache/go-runner/pkft-runner
+.PHONY: go-runner
+go-runner:
+	@mkdir -p $(dir $(GO_RUNNER))
+	@$(TIMED) go-runner $(GO) build -o $(GO_RUNNER) ./compat/go
 
 # The Java runner's full-text indexer: standin (default) builds the runner's stand-ins for the six
 # classes of Paimon's paimon-full-text module over the engine's C ABI library (a JNI shim compiled
@@ -165,7 +175,7 @@ compat:
 # The conformance suite runs without -race: it drives the JVM and the engine, where the race
 # detector finds nothing and costs a slow first compile; the Go code it calls runs under -race in
 # gotest.
-conformance: native pypaimon-env pypaimon21-env rust-runner runner seaweedfs conformance-compile
+conformance: native pypaimon-env pypaimon21-env rust-runner go-runner runner seaweedfs conformance-compile
 	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
 
 # conformance-compile compiles the suite (into the build cache) without running it.
@@ -307,7 +317,7 @@ endif
 # (removal on every exit path, docker-compose.yml) required to run. Then its results.json must
 # match make compat's (compat/report, when there is one: in CI, make test's run just before) case
 # for case, outcome for outcome.
-compat-docker: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner seaweedfs
+compat-docker: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner go-runner seaweedfs
 	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) PKFT_IMAGE=$(PKFT_IMAGE) \
 	  TESTCONTAINERS_RYUK_DISABLED=true \
 	  $(TIMED) conformance-docker $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report-docker
@@ -327,7 +337,7 @@ compat-docker: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner 
 # must equal make compat's on the cases it ran (scripts/compare-results.py --subset).
 CONTAINER_CASES ?= scenario|bucket|index-file|source-meta|faults|state|sidecar
 .PHONY: compat-docker-ci
-compat-docker-ci: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner seaweedfs
+compat-docker-ci: docker-images pkft-image pypaimon-env pypaimon21-env rust-runner go-runner seaweedfs
 	PKFT_RUNNER=docker PKFT_REQUIRE_DOCKER=1 PKFT_RUNNER_IMAGE=$(PKFT_RUNNER_IMAGE) PKFT_IMAGE=$(PKFT_IMAGE) \
 	  TESTCONTAINERS_RYUK_DISABLED=true \
 	  $(TIMED) conformance-docker-ci $(GO) test -count=1 -timeout 45m -v \

@@ -54,15 +54,24 @@ func checkSeeds(ctx context.Context, first int64, n int, generate func(int64) Sc
 // (Diff), and other's trace must satisfy the invariants too. The first failing seed is returned
 // as a *Failure.
 func Differential(ctx context.Context, first int64, n int, other func(context.Context, Script) (Trace, error)) error {
-	return differential(ctx, first, n, Generate, Check, other)
+	return differential(ctx, first, n, Generate, Check, RunGo, other)
 }
 
-// differential is Differential with the generator and invariants of a family.
+// DifferentialWith is Differential with the Go maintainer run by subject instead of RunGo: the
+// conformance harness passes the Go runner's maintainer-scenario (compat/go, which runs RunGo
+// behind the protocol), so Go's side goes through the runner protocol as any other
+// implementation's would.
+func DifferentialWith(ctx context.Context, first int64, n int, subject, other func(context.Context, Script) (Trace, error)) error {
+	return differential(ctx, first, n, Generate, Check, subject, other)
+}
+
+// differential is Differential with the generator and invariants of a family and the run of
+// the Go maintainer.
 func differential(ctx context.Context, first int64, n int, generate func(int64) Script, check func(Script, Trace) error,
-	other func(context.Context, Script) (Trace, error)) error {
+	subject, other func(context.Context, Script) (Trace, error)) error {
 	for seed := first; seed < first+int64(n); seed++ {
 		s := generate(seed)
-		goTrace, err := RunGo(ctx, s)
+		goTrace, err := subject(ctx, s)
 		if err != nil {
 			return &Failure{Seed: seed, Script: s, Err: fmt.Errorf("run on Go: %w", err)}
 		}

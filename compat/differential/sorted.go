@@ -118,7 +118,13 @@ func CheckSortedSeeds(ctx context.Context, first int64, n int) error {
 // BucketedSortedIndexMaintainer) must have identical traces, and other's must satisfy
 // CheckSorted.
 func DifferentialSorted(ctx context.Context, first int64, n int, other func(context.Context, Script) (Trace, error)) error {
-	return differential(ctx, first, n, GenerateSorted, CheckSorted, other)
+	return differential(ctx, first, n, GenerateSorted, CheckSorted, RunGo, other)
+}
+
+// DifferentialSortedWith is DifferentialSorted with the Go maintainer run by subject instead of
+// RunGo (see DifferentialWith).
+func DifferentialSortedWith(ctx context.Context, first int64, n int, subject, other func(context.Context, Script) (Trace, error)) error {
+	return differential(ctx, first, n, GenerateSorted, CheckSorted, subject, other)
 }
 
 // CheckSorted verifies invariants every correct sorted maintainer satisfies on the trace tr of

@@ -47,8 +47,12 @@ func testAtCommit(t *testing.T) {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
+		goP, err := goRunner(t, runners, "write", "compact")
+		if err != nil {
+			return err
+		}
 		// Only the compactions the commits run; Go's own read checked too.
-		path, err := alternating(ctx, g, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
+		path, err := alternating(ctx, g, goP, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
 		if err != nil {
 			return err
 		}

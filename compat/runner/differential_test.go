@@ -59,6 +59,17 @@ func withRotating(first int64, check func(first int64, n int) error) error {
 // PKFT_DIFFERENTIAL_SEED sets the first seed (default 1); a failure prints the seed and script.
 func testDifferential(t *testing.T) {
 	first := seedFromEnv(t, "PKFT_DIFFERENTIAL_SEED")
+	_, runners := consumerRunners(t)
+	// scenario returns the run of a decision-differential script through runner p's command cmd.
+	scenario := func(p *Process, cmd string) func(context.Context, differential.Script) (differential.Trace, error) {
+		return func(ctx context.Context, s differential.Script) (differential.Trace, error) {
+			var tr differential.Trace
+			if err := p.Call(ctx, cmd, s, &tr); err != nil {
+				return differential.Trace{}, fmt.Errorf("%s: %w", cmd, err)
+			}
+			return tr, nil
+		}
+	}
 
 	runCase(t, "maintainer/invariants", "go", func(ctx context.Context) error {
 		return withRotating(first, func(first int64, n int) error { return differential.CheckSeeds(ctx, first, n) })
@@ -75,15 +86,12 @@ func testDifferential(t *testing.T) {
 		case !ok:
 			return unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}
 		}
+		goP, err := goRunner(t, runners, "maintainer-scenario")
+		if err != nil {
+			return err
+		}
 		return withRotating(first, func(first int64, n int) error {
-			return differential.Differential(ctx, first, n,
-				func(ctx context.Context, s differential.Script) (differential.Trace, error) {
-					var tr differential.Trace
-					if err := p.Call(ctx, "maintainer-scenario", s, &tr); err != nil {
-						return differential.Trace{}, fmt.Errorf("maintainer-scenario: %w", err)
-					}
-					return tr, nil
-				})
+			return differential.DifferentialWith(ctx, first, n, scenario(goP, "maintainer-scenario"), scenario(p, "maintainer-scenario"))
 		})
 	})
 
@@ -104,15 +112,12 @@ func testDifferential(t *testing.T) {
 		case !ok:
 			return errors.New("the Java runner lacks sorted-maintainer-scenario: rebuild it (make runner)")
 		}
+		goP, err := goRunner(t, runners, "sorted-maintainer-scenario")
+		if err != nil {
+			return err
+		}
 		return withRotating(first, func(first int64, n int) error {
-			return differential.DifferentialSorted(ctx, first, n,
-				func(ctx context.Context, s differential.Script) (differential.Trace, error) {
-					var tr differential.Trace
-					if err := p.Call(ctx, "sorted-maintainer-scenario", s, &tr); err != nil {
-						return differential.Trace{}, fmt.Errorf("sorted-maintainer-scenario: %w", err)
-					}
-					return tr, nil
-				})
+			return differential.DifferentialSortedWith(ctx, first, n, scenario(goP, "sorted-maintainer-scenario"), scenario(p, "sorted-maintainer-scenario"))
 		})
 	})
 }

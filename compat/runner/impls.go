@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // ImplEnvPrefix starts the variables that add an implementation to the consumer cases:
@@ -86,6 +87,15 @@ const (
 	RustSupports = "compat/rust/rust.supports"
 )
 
+// The built-in Go implementation: pkft's own runner (compat/go), what PKFT_IMPL_GO and
+// PKFT_IMPL_GO_SUPPORTS default to. make go-runner builds it into GoProgram.
+const (
+	GoName     = "go"
+	GoProgram  = ".cache/go-runner/pkft-runner"
+	GoCommand  = GoProgram + " serve"
+	GoSupports = "compat/go/go.supports"
+)
+
 // Builtin is an implementation the consumer cases run by default: its runner's command line and
 // supports file when PKFT_IMPL_<NAME> does not replace them, the variable that makes a missing
 // runner a failure instead of a skip, and the make target that provides it.
@@ -97,6 +107,7 @@ type Builtin struct {
 var Builtins = []Builtin{
 	{Pypaimon21Name, Pypaimon21Command, Pypaimon21Supports, "PKFT_REQUIRE_PYPAIMON", "make pypaimon21-env"},
 	{RustName, RustCommand, RustSupports, "PKFT_REQUIRE_RUST", "make rust-runner"},
+	{GoName, GoCommand, GoSupports, testenv.RequireGoEnv, "make go-runner"},
 }
 
 // ConsumerFeatures are parts of a consumer command a supports file may declare unsupported on

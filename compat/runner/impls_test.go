@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,6 +114,15 @@ func TestLoadSupports(t *testing.T) {
 	if err != nil || s.Unsupported["search-positions"] != "not exposed" {
 		t.Fatalf("search-positions declared unsupported: %+v, %v", s, err)
 	}
+	s, err = LoadSupports(writeSupports(t, good+"role consumer\nrole writer\ncommand create-table\nunsupported write not yet\n"))
+	if err != nil || !slices.Equal(s.Roles, []string{"consumer", "writer"}) {
+		t.Fatalf("roles declared: %+v, %v", s, err)
+	}
+	for _, bad := range []string{good + "role reader\n", good + "role writer\nrole writer\n", good + "role\n"} {
+		if _, err := LoadSupports(writeSupports(t, bad)); err == nil {
+			t.Fatalf("accepted %q", bad)
+		}
+	}
 	for _, bad := range []string{
 		"command read\ncommand search\n",                                                                // list-index undeclared
 		"command read\ncommand search\ncommand list-index\nunsupported read x\n",                        // declared twice
@@ -142,17 +152,18 @@ func defaultImpls(t *testing.T) (string, []Impl) {
 	return root, impls
 }
 
-// TestImpls: pypaimon21 and rust are there by default with their checked-in supports files and
+// TestImpls: pypaimon21, rust and go are there by default with their checked-in supports files and
 // the variables that require them; PKFT_IMPL_<NAME> replaces a default or adds an implementation
 // with the supports file of PKFT_IMPL_<NAME>_SUPPORTS, and a bad declaration is refused.
 func TestImpls(t *testing.T) {
 	root, impls := defaultImpls(t)
-	if len(impls) != 2 {
+	if len(impls) != 3 {
 		t.Fatalf("default implementations %+v", impls)
 	}
 	for i, want := range []struct{ name, command, supports, env string }{
 		{Pypaimon21Name, Pypaimon21Command, Pypaimon21Supports, testenv.RequirePypaimonEnv},
 		{RustName, RustCommand, RustSupports, testenv.RequireRustEnv},
+		{GoName, GoCommand, GoSupports, testenv.RequireGoEnv},
 	} {
 		got := impls[i]
 		if got.Name != want.name || got.Builtin == nil || got.Builtin.RequireEnv != want.env ||
@@ -165,9 +176,9 @@ func TestImpls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(impls) != 3 || impls[0].Name != Pypaimon21Name || impls[0].Builtin != nil || impls[0].Argv[0] != "py" ||
-		impls[1].Name != RustName || impls[1].Builtin == nil ||
-		impls[2].Name != "cpp" || strings.Join(impls[2].Argv, " ") != "bin/cpp-runner --serve" || impls[2].Builtin != nil {
+	if len(impls) != 4 || impls[0].Name != Pypaimon21Name || impls[0].Builtin != nil || impls[0].Argv[0] != "py" ||
+		impls[1].Name != RustName || impls[1].Builtin == nil || impls[2].Name != GoName || impls[2].Builtin == nil ||
+		impls[3].Name != "cpp" || strings.Join(impls[3].Argv, " ") != "bin/cpp-runner --serve" || impls[3].Builtin != nil {
 		t.Fatalf("implementations %+v", impls)
 	}
 	for _, env := range [][]string{

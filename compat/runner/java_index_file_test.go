@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,10 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/javaio"
 	"github.com/paimon-pkft/pkft/internal/meta"
-	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
-	"github.com/paimon-pkft/pkft/internal/restore"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
@@ -38,6 +34,7 @@ var indexFileCommands = []string{"pk-full-text-index-file-build", "archive-searc
 // whichever side searches.
 func testSameLevelArchives(t *testing.T, jt *javaTables) {
 	lib, libErr := native.Load(t.Context(), "")
+	_, runners := consumerRunners(t)
 	for _, c := range javaFullTextCorpus() {
 		// The ngram table is in the format corpus too: build it once.
 		if i := slices.IndexFunc(jt.corpus, func(o *corpusTable) bool { return o.name == c.name }); i >= 0 {
@@ -59,7 +56,11 @@ func testSameLevelArchives(t *testing.T, jt *javaTables) {
 			if err := jt.build(ctx, c); err != nil {
 				return err
 			}
-			return sameLevelArchives(ctx, jt.proc, lib, c.path, filepath.Join(jt.dir, "same-level-"+c.name))
+			goP, err := goRunner(t, runners, "pk-full-text-index-file-build")
+			if err != nil {
+				return err
+			}
+			return sameLevelArchives(ctx, jt.proc, goP, lib, c.path)
 		})
 	}
 }
@@ -88,9 +89,11 @@ type javaIndexFileBuild struct {
 	} `json:"indexFile"`
 }
 
-// sameLevelArchives builds every eligible level of the table at path on both sides (Go's
-// archives in scratch) and compares them.
-func sameLevelArchives(ctx context.Context, p *Process, lib *native.Library, path, scratch string) error {
+// sameLevelArchives builds every eligible level of the table at path on both sides, Java's with
+// the Java runner p and Go's with the Go runner goP (the protocol's pk-full-text-index-file-build;
+// each writes its archive where its table writer writes index files, uncommitted), and compares
+// them; lib searches the archives on Go's side.
+func sameLevelArchives(ctx context.Context, p, goP *Process, lib *native.Library, path string) error {
 	gd, err := goDump(ctx, path)
 	if err != nil {
 		return err
@@ -113,10 +116,6 @@ func sameLevelArchives(ctx context.Context, p *Process, lib *native.Library, pat
 		return fmt.Errorf("no column %s", cols[0])
 	}
 	fieldID := int32(field.ID)
-	analyzer, err := pkfulltext.ResolveAnalyzerOptions(sch.Options, cols[0])
-	if err != nil {
-		return err
-	}
 	contents, err := tb.Read(ctx, snap)
 	if err != nil {
 		return err
@@ -124,22 +123,6 @@ func sameLevelArchives(ctx context.Context, p *Process, lib *native.Library, pat
 	if len(contents.Buckets) != len(gd.Buckets) {
 		return fmt.Errorf("%d buckets, the dump has %d", len(contents.Buckets), len(gd.Buckets))
 	}
-	restorer, err := restore.NewRestorer(ctx, tb)
-	if err != nil {
-		return err
-	}
-	fieldName := func(schemaID int64, id int32) (string, error) {
-		s, err := tb.Schema(ctx, schemaID)
-		if err != nil {
-			return "", err
-		}
-		f, ok := s.FieldByID(int(id))
-		if !ok {
-			return "", fmt.Errorf("schema %d field %d: %w", schemaID, id, textreader.ErrFieldNotInSchema)
-		}
-		return f.Name, nil
-	}
-	engine := native.Engine{Lib: lib}
 	goSide, javaSide := GoSide{Lib: lib}, RunnerSide{Label: "java", Proc: p}
 	queries := engineQueries()
 	levels, nonEmpty := 0, 0
@@ -152,39 +135,33 @@ func sameLevelArchives(ctx context.Context, p *Process, lib *native.Library, pat
 		for _, f := range view.Eligible {
 			byLevel[f.Level] = append(byLevel[f.Level], f)
 		}
-		rb, err := restorer.RestoreBucket(b)
-		if err != nil {
-			return err
-		}
 		for _, level := range sortedKeys(byLevel) {
 			where := fmt.Sprintf("partition %v bucket %d level %d", gd.Buckets[i].Partition, b.Bucket, level)
 			files := byLevel[level]
 			slices.SortFunc(files, func(a, b *meta.DataFileMeta) int { return javaio.CompareJava(a.FileName, b.FileName) })
 
-			var j javaIndexFileBuild
-			if err := p.Call(ctx, "pk-full-text-index-file-build", map[string]any{
-				"path": path, "partition": gd.Buckets[i].Partition, "bucket": b.Bucket, "level": level,
-			}, &j); err != nil {
+			args := map[string]any{"path": path, "partition": gd.Buckets[i].Partition, "bucket": b.Bucket, "level": level}
+			var j, gb javaIndexFileBuild
+			if err := p.Call(ctx, "pk-full-text-index-file-build", args, &j); err != nil {
 				return fmt.Errorf("%s: Java build: %w", where, err)
 			}
-			var javaSources, goSources []string
+			if err := goP.Call(ctx, "pk-full-text-index-file-build", args, &gb); err != nil {
+				return fmt.Errorf("%s: Go build: %w", where, err)
+			}
+			var javaSources, goSources, wantSources []string
 			for _, s := range j.Sources {
 				javaSources = append(javaSources, s.FileName)
 			}
+			for _, s := range gb.Sources {
+				goSources = append(goSources, s.FileName)
+			}
 			for _, f := range files {
-				goSources = append(goSources, f.FileName)
+				wantSources = append(wantSources, f.FileName)
 			}
-			if !slices.Equal(javaSources, goSources) {
-				return fmt.Errorf("%s: Java builds over %v, Go over %v", where, javaSources, goSources)
+			if !slices.Equal(javaSources, goSources) || !slices.Equal(javaSources, wantSources) {
+				return fmt.Errorf("%s: Java builds over %v, Go over %v, the level's eligible files are %v", where, javaSources, goSources, wantSources)
 			}
-
-			builder := &pkfulltext.Builder{
-				IndexFile: &pkfulltext.IndexFile{FileIO: tb.FileIO, Paths: paths.NewDirIndexPathFactory(scratch), Engine: engine},
-				Readers:   &pkfulltext.DataFileReaders{FileIO: tb.FileIO, Paths: rb.DataPaths, FieldID: fieldID, FieldName: fieldName},
-				FieldID:   fieldID,
-				Options:   analyzer,
-			}
-			g, err := builder.Build(ctx, files)
+			g, err := buildMeta(&gb)
 			if err != nil {
 				return fmt.Errorf("%s: Go build: %w", where, err)
 			}
@@ -192,7 +169,7 @@ func sameLevelArchives(ctx context.Context, p *Process, lib *native.Library, pat
 				return fmt.Errorf("%s: %w", where, err)
 			}
 			javaPath := strings.TrimPrefix(j.ArchivePath, "file:")
-			goPath := filepath.Join(scratch, g.FileName)
+			goPath := strings.TrimPrefix(gb.ArchivePath, "file:")
 			if err := sameEnvelope(javaPath, goPath); err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
@@ -228,6 +205,31 @@ func sameLevelArchives(ctx context.Context, p *Process, lib *native.Library, pat
 		return fmt.Errorf("%d levels built, %d non-empty results: the table exercises nothing", levels, nonEmpty)
 	}
 	return nil
+}
+
+// buildMeta is the index file meta of a runner's pk-full-text-index-file-build result.
+func buildMeta(b *javaIndexFileBuild) (*meta.IndexFileMeta, error) {
+	decode := func(s *string) ([]byte, error) {
+		if s == nil {
+			return nil, nil
+		}
+		return base64.StdEncoding.DecodeString(*s)
+	}
+	g := b.IndexFile.GlobalIndex
+	indexMeta, err := decode(g.IndexMeta)
+	if err != nil {
+		return nil, err
+	}
+	sourceMeta, err := decode(g.SourceMeta)
+	if err != nil {
+		return nil, err
+	}
+	return &meta.IndexFileMeta{
+		IndexType: b.IndexFile.IndexType, FileName: b.IndexFile.FileName, FileSize: b.IndexFile.FileSize,
+		RowCount: b.IndexFile.RowCount, ExternalPath: b.IndexFile.ExternalPath,
+		GlobalIndex: &meta.GlobalIndexMeta{RowRangeStart: g.RowRangeStart, RowRangeEnd: g.RowRangeEnd, IndexFieldID: g.IndexFieldID,
+			ExtraFieldIDs: g.ExtraFieldIDs, IndexMeta: indexMeta, SourceMeta: sourceMeta},
+	}, nil
 }
 
 // sameArchiveMeta compares Go's archive metadata with the runner's build of the same level.

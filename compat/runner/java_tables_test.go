@@ -71,11 +71,16 @@ func testJavaTables(t *testing.T) {
 		}
 		return errors.Join(errs...)
 	})
+	_, runners := consumerRunners(t)
 	runCase(t, "source-meta/bytes", "go<->java", func(ctx context.Context) error {
 		if err := jt.need(ctx, sourceMetaCommands); err != nil {
 			return err
 		}
-		return sourceMetaBytes(ctx, jt.proc)
+		goP, err := goRunner(t, runners, sourceMetaCommands...)
+		if err != nil {
+			return err
+		}
+		return sourceMetaBytes(ctx, jt.proc, goP)
 	})
 	testSameLevelArchives(t, jt)
 	for _, v := range corruptVariants() {
@@ -588,8 +593,9 @@ func (jt *javaTables) rewrite(ctx context.Context, c *corpusTable) error {
 
 // sourceMetaBytes checks Java's and Go's source meta bytes on file names in every width of
 // modified UTF-8, up to the 65535-byte limit of writeUTF, and that both reject a name one byte
-// over it.
-func sourceMetaBytes(ctx context.Context, p *Process) error {
+// over it. Go's side runs through the Go runner goP (the protocol's source-meta-encode and
+// source-meta-decode), as Java's through p.
+func sourceMetaBytes(ctx context.Context, p, goP *Process) error {
 	// "\x00" takes two bytes in modified UTF-8 and a supplementary character six (a surrogate
 	// pair), against one and four in UTF-8: the limit names are at the limit only when counted
 	// as Java counts.
@@ -624,22 +630,7 @@ func sourceMetaBytes(ctx context.Context, p *Process) error {
 		cases = append(cases, metaJSON{Level: int32(i + 1), Files: []fileJSON{{names[i], counts[i%len(counts)]}}})
 	}
 
-	goEncode := func(m metaJSON) ([]byte, error) {
-		var files []pkindex.SourceFile
-		for _, f := range m.Files {
-			sf, err := pkindex.NewSourceFile(f.FileName, f.RowCount)
-			if err != nil {
-				return nil, err
-			}
-			files = append(files, sf)
-		}
-		sm, err := pkindex.NewSourceMeta(m.Level, files)
-		if err != nil {
-			return nil, err
-		}
-		return sm.Encode()
-	}
-	javaEncode := func(m metaJSON) ([]byte, error) {
+	encode := func(p *Process, m metaJSON) ([]byte, error) {
 		var res struct {
 			Bytes string `json:"bytes"`
 		}
@@ -648,6 +639,8 @@ func sourceMetaBytes(ctx context.Context, p *Process) error {
 		}
 		return base64.StdEncoding.DecodeString(res.Bytes)
 	}
+	goEncode := func(m metaJSON) ([]byte, error) { return encode(goP, m) }
+	javaEncode := func(m metaJSON) ([]byte, error) { return encode(p, m) }
 	short := func(m metaJSON) string {
 		var parts []string
 		for _, f := range m.Files {
@@ -678,13 +671,9 @@ func sourceMetaBytes(ctx context.Context, p *Process) error {
 			return fmt.Errorf("%s: go bytes (%d) differ from java bytes (%d) at offset %d", short(m), len(g), len(j), i)
 		}
 		// Go decodes Java's bytes.
-		sm, err := pkindex.DecodeSourceMeta(j)
-		if err != nil {
+		var got metaJSON
+		if err := goP.Call(ctx, "source-meta-decode", map[string]any{"bytes": base64.StdEncoding.EncodeToString(j)}, &got); err != nil {
 			return fmt.Errorf("%s: go decoding java's bytes: %w", short(m), err)
-		}
-		got := metaJSON{Level: sm.DataLevel()}
-		for _, f := range sm.SourceFiles() {
-			got.Files = append(got.Files, fileJSON{f.FileName(), f.RowCount()})
 		}
 		if d := cmp.Diff(m, got); d != "" {
 			return fmt.Errorf("%s: go decodes java's bytes differently (-want +got):\n%.2000s", short(m), d)
@@ -706,6 +695,8 @@ func sourceMetaBytes(ctx context.Context, p *Process) error {
 		_, jerr := javaEncode(m)
 		var remote *RemoteError
 		switch {
+		case gerr != nil && !errors.As(gerr, &remote):
+			return gerr
 		case gerr == nil && jerr == nil:
 			return fmt.Errorf("%s: both sides encode a name of %d modified UTF-8 bytes", short(m), modifiedUTF8Len(over))
 		case gerr == nil:

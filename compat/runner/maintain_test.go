@@ -84,13 +84,18 @@ type searchTable struct {
 // (go<->java), table/concurrent-commit (java+go) and search/<table> (go<->java) with one JVM.
 func testMaintain(t *testing.T) {
 	g := startGroup(t)
+	_, runners := consumerRunners(t)
 	for _, mt := range maintainCorpus() {
 		g.tables[mt.name] = mt
 		runCase(t, "table/maintain/"+mt.name, "go->java", func(ctx context.Context) error {
 			if err := g.need(ctx, maintainCommands...); err != nil {
 				return err
 			}
-			return g.goThenJava(ctx, mt)
+			goP, err := goRunner(t, runners, "maintain")
+			if err != nil {
+				return err
+			}
+			return g.goThenJava(ctx, mt, goP)
 		})
 		runCase(t, "table/maintain/"+mt.name, "java-after-go", func(ctx context.Context) error {
 			if err := g.need(ctx, maintainCommands...); err != nil {
@@ -433,10 +438,11 @@ func maintainQueries() []string {
 	return []string{qs[0], qs[1], qs[8], qs[16], qs[18], qs[20]}
 }
 
-// goThenJava is table/maintain/<table> go->java: Go maintains the Java-written table; Java's
-// dump of Go's snapshot equals Go's and shows every archive current by Java's own state; Java
-// reads the same rows; Java's search equals Go's; maintaining again commits nothing.
-func (g *maintainGroup) goThenJava(ctx context.Context, mt *maintainTable) error {
+// goThenJava is table/maintain/<table> go->java: Go maintains the Java-written table through its
+// runner goP (the protocol's maintain); Java's dump of Go's snapshot equals Go's and shows every
+// archive current by Java's own state; Java reads the same rows; Java's search equals Go's;
+// maintaining again commits nothing.
+func (g *maintainGroup) goThenJava(ctx context.Context, mt *maintainTable, goP *Process) error {
 	if err := g.build(ctx, mt); err != nil {
 		return err
 	}
@@ -449,28 +455,28 @@ func (g *maintainGroup) goThenJava(ctx context.Context, mt *maintainTable) error
 	if err != nil {
 		return err
 	}
-	res, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2))
-	if err != nil {
+	var res maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": mt.path}, &res); err != nil {
 		return fmt.Errorf("go maintain: %w", err)
 	}
 	wantID := before.ID
 	switch {
-	case mt.builds && res.Snapshot == nil:
+	case mt.builds && res.committed() == 0:
 		return errors.New("Go's maintenance committed nothing on levels without archives")
-	case !mt.builds && res.Snapshot != nil:
-		return fmt.Errorf("Go's maintenance committed snapshot %d on a table whose archives are current", res.Snapshot.ID)
-	case res.Snapshot != nil:
-		wantID = res.Snapshot.ID
-		if wantID != before.ID+1 || res.Snapshot.CommitKind != snapshot.CommitAppend {
-			return fmt.Errorf("Go committed snapshot %d (%s) on %d, want the next APPEND", wantID, res.Snapshot.CommitKind, before.ID)
+	case !mt.builds && res.committed() != 0:
+		return fmt.Errorf("Go's maintenance committed snapshot %d on a table whose archives are current", res.committed())
+	case res.committed() != 0:
+		wantID = res.committed()
+		if wantID != before.ID+1 {
+			return fmt.Errorf("Go committed snapshot %d on %d, want the next", wantID, before.ID)
 		}
 	}
 	j, err := g.sameState(ctx, mt.path, wantID)
 	if err != nil {
 		return err
 	}
-	if res.Snapshot != nil && j.CommitKind != "APPEND" {
-		return fmt.Errorf("Java sees commit kind %s", j.CommitKind)
+	if res.committed() != 0 && j.CommitKind != "APPEND" {
+		return fmt.Errorf("Java sees commit kind %s of Go's maintenance, want APPEND", j.CommitKind)
 	}
 	if err := allCurrent(j); err != nil {
 		return fmt.Errorf("Java's state of Go's snapshot: %w", err)
@@ -482,11 +488,12 @@ func (g *maintainGroup) goThenJava(ctx context.Context, mt *maintainTable) error
 			current[a.name] = true
 		}
 	}
-	for _, b := range res.Buckets {
-		for _, f := range b.Built {
-			if !current[f.FileName] {
-				return fmt.Errorf("Go's archive %s is not current by Java's state", f.FileName)
-			}
+	if mt.builds && len(res.Built) == 0 {
+		return errors.New("Go's maintenance committed a snapshot and reports no archive built")
+	}
+	for _, f := range res.Built {
+		if !current[f] {
+			return fmt.Errorf("Go's archive %s is not current by Java's state", f)
 		}
 	}
 	rowsAfter, err := javaRead(ctx, g.proc, mt.path)
@@ -500,15 +507,15 @@ func (g *maintainGroup) goThenJava(ctx context.Context, mt *maintainTable) error
 		return err
 	}
 	// Maintaining a current table commits nothing.
-	again, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2))
-	if err != nil {
+	var again maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": mt.path}, &again); err != nil {
 		return fmt.Errorf("go maintain again: %w", err)
 	}
 	latest, err := tbl.Latest(ctx)
 	if err != nil {
 		return err
 	}
-	if again.Snapshot != nil || latest.ID != wantID {
+	if again.committed() != 0 || latest.ID != wantID {
 		return fmt.Errorf("maintaining the current table again moved the latest snapshot from %d to %d", wantID, latest.ID)
 	}
 	mt.goArchives = currentArchives(j)
@@ -1241,4 +1248,19 @@ func normalizeArchives(d *inspect.Dump) *inspect.Dump {
 		}
 	}
 	return &c
+}
+
+// maintained is a runner's answer to maintain (compat/protocol/maintain.response.json).
+type maintained struct {
+	SnapshotBefore int64    `json:"snapshotBefore"`
+	SnapshotAfter  int64    `json:"snapshotAfter"`
+	Built          []string `json:"built"`
+}
+
+// committed is the snapshot the maintenance committed, 0 when it committed none.
+func (m maintained) committed() int64 {
+	if m.SnapshotAfter == m.SnapshotBefore {
+		return 0
+	}
+	return m.SnapshotAfter
 }

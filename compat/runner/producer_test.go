@@ -9,10 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/table"
-	"github.com/paimon-pkft/pkft/internal/tableops"
 )
 
 // ProducerCommands are the protocol commands an implementation serves as a producer: it creates
@@ -25,7 +22,7 @@ var producerFields = []field{{"region", "STRING NOT NULL"}, {"id", "INT NOT NULL
 // testProducers runs producer/<impl> for every implementation whose supports file declares the
 // producer commands (pypaimon 2.1.0): it creates a partitioned primary-key full-text table and
 // writes rounds of rows (new keys and updates) into it, which it leaves on level 0 without
-// archives; Go compacts the table (building the archives), the implementation writes again and
+// archives; Go compacts the table through its runner (building the archives), the implementation writes again and
 // Go compacts again. After each Go compaction Java reads the model's rows, Java's state shows
 // every archive current and Java's searches equal Go's (<impl>->go->java). Then every consumer
 // implementation reads and searches the table as Java does (producer/<impl>/<command>,
@@ -46,16 +43,21 @@ func testProducers(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			tb, err = producedTable(ctx, g, p, prod.Name)
+			goP, err := goRunner(t, runners, "compact", "maintain")
+			if err != nil {
+				return err
+			}
+			tb, err = producedTable(ctx, g, p, goP, prod.Name)
 			return err
 		})
 		consumerCasesOf(t, impls, runners, "producer/"+prod.Name, prod.Name+"->go", func() *consumerTable { return tb })
 	}
 }
 
-// producedTable runs the producer's part of producer/<name> with p and returns the table with
-// Java's answers for the consumers.
-func producedTable(ctx context.Context, g *maintainGroup, p *Process, name string) (*consumerTable, error) {
+// producedTable runs the producer's part of producer/<name> with p, Go's compactions and
+// maintenance through the Go runner goP, and returns the table with Java's answers for the
+// consumers.
+func producedTable(ctx context.Context, g *maintainGroup, p, goP *Process, name string) (*consumerTable, error) {
 	var created struct {
 		Path string `json:"path"`
 	}
@@ -88,8 +90,8 @@ func producedTable(ctx context.Context, g *maintainGroup, p *Process, name strin
 			}
 			m.apply(rows)
 		}
-		if _, err := goCompact(ctx, g, path); err != nil {
-			return nil, fmt.Errorf("phase %d: %w", phase, err)
+		if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+			return nil, fmt.Errorf("phase %d: go compact: %w", phase, err)
 		}
 		if err := roundChecks(ctx, g, path, m, producerFields, true); err != nil {
 			return nil, fmt.Errorf("phase %d: %w", phase, err)
@@ -99,12 +101,12 @@ func producedTable(ctx context.Context, g *maintainGroup, p *Process, name strin
 		}
 	}
 	// What Go's compactions built is what pkft maintain would build: it finds nothing to do.
-	res, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), path), g.engine, tableops.WithCommitUser("pkft-conformance"))
-	if err != nil {
-		return nil, fmt.Errorf("maintain: %w", err)
+	var res maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
+		return nil, fmt.Errorf("go maintain: %w", err)
 	}
-	if res.Snapshot != nil {
-		return nil, fmt.Errorf("maintain after Go's compaction committed snapshot %d", res.Snapshot.ID)
+	if res.committed() != 0 {
+		return nil, fmt.Errorf("maintain after Go's compaction committed snapshot %d", res.committed())
 	}
 	return recordJavaAnswers(ctx, g, path, name+"->go", filepath.Base(path), maintainQueries())
 }

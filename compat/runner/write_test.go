@@ -49,7 +49,11 @@ func testWrite(t *testing.T) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			return goWritesJavaReads(ctx, g, v)
+			goP, err := goRunner(t, runners, "write", "compact")
+			if err != nil {
+				return err
+			}
+			return goWritesJavaReads(ctx, g, v, goP)
 		})
 		var tb *consumerTable
 		runCase(t, "scenario/java-reads-go-archives/"+v.name, "java-after-go", func(ctx context.Context) error {
@@ -78,7 +82,11 @@ func testWrite(t *testing.T) {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
-		path, err := goCompactsJavaArchives(ctx, g)
+		compactor, err := goRunner(t, runners, "compact")
+		if err != nil {
+			return err
+		}
+		path, err := goCompactsJavaArchives(ctx, g, compactor)
 		if err != nil {
 			return err
 		}
@@ -103,7 +111,11 @@ func testWrite(t *testing.T) {
 		if err := g.need(ctx, writeCommands...); err != nil {
 			return err
 		}
-		path, err := alternating(ctx, g, alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
+		goP, err := goRunner(t, runners, "write", "compact")
+		if err != nil {
+			return err
+		}
+		path, err := alternating(ctx, g, goP, alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
 		if err != nil {
 			return err
 		}
@@ -553,18 +565,18 @@ func archiveCount(d *inspect.Dump) int {
 }
 
 // goWritesJavaReads is scenario/java-reads-go-archives/<variant> go->java: Java only creates
-// the table; Go writes, compacts, writes updates, deletes and new rows, and compacts again.
-// Java reads the model's rows, Java's state shows every archive current, Java's search equals
-// Go's.
-func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant) error {
+// the table; Go, through its runner goP (the protocol's write and compact), writes, compacts,
+// writes updates, deletes and new rows, and compacts again. Java reads the model's rows, Java's
+// state shows every archive current, Java's search equals Go's.
+func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant, goP *Process) error {
 	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "go-writes", v.name), "gw-"+v.name, v.fields, v.pks, v.partKeys, v.options, nil)
 	if err != nil {
 		return err
 	}
 	m := newRowModel(v.pks)
 	first := v.rows(0, 150, 31)
-	if err := goWrite(ctx, g, path, first); err != nil {
-		return err
+	if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": first}, nil); err != nil {
+		return fmt.Errorf("go write: %w", err)
 	}
 	m.apply(first)
 	if !v.fullText {
@@ -573,23 +585,30 @@ func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant) e
 			return fmt.Errorf("after the first write: %w", err)
 		}
 	}
-	if _, err := goCompact(ctx, g, path); err != nil {
-		return err
+	if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+		return fmt.Errorf("go compact: %w", err)
 	}
 	if err := checkJavaViewOf(ctx, g, path, m, v.fields, v.fullText, false); err != nil {
 		return fmt.Errorf("after the first compaction: %w", err)
 	}
 	second := append(updatesAndDeletes(m, 32, 30, 20), v.rows(150, 220, 33)...)
-	if err := goWrite(ctx, g, path, second); err != nil {
-		return err
+	if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": second}, nil); err != nil {
+		return fmt.Errorf("go write: %w", err)
 	}
 	m.apply(second)
-	res, err := goCompact(ctx, g, path)
+	before, err := javaDump(ctx, g.proc, path)
 	if err != nil {
 		return err
 	}
-	if res.Snapshot == nil {
-		return errors.New("the second compaction committed nothing")
+	if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+		return fmt.Errorf("go compact: %w", err)
+	}
+	after, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	if after.SnapshotID != before.SnapshotID+1 || after.CommitKind != "COMPACT" {
+		return fmt.Errorf("the second compaction committed nothing: Java sees snapshot %d (%s) after snapshot %d", after.SnapshotID, after.CommitKind, before.SnapshotID)
 	}
 	if err := checkJavaView(ctx, g, path, m, v.fields, v.fullText); err != nil {
 		return fmt.Errorf("after the second compaction: %w", err)
@@ -616,11 +635,12 @@ func javaAfterGoWrite(ctx context.Context, g *maintainGroup, v *writeVariant) er
 // Go compacts Java's archives
 
 // goCompactsJavaArchives is scenario/go-compacts-java-archives (it returns the table's path): Java writes and compacts a
-// full-text table (Java's archives), writes more without compacting, then Go compacts fully:
-// in Go's one COMPACT snapshot every archive Java had on a level Go changed is retired and the
-// new level's archive built; Java reads the model, Java's state shows every archive current,
-// Java's search equals Go's.
-func goCompactsJavaArchives(ctx context.Context, g *maintainGroup) (string, error) {
+// full-text table (Java's archives), writes more without compacting, then Go compacts fully
+// through its runner's compact (compactor, the protocol's compactor role): in Go's one COMPACT
+// snapshot every archive Java had on a level Go changed is retired and the new level's archive
+// built (both read from Java's dumps before and after); Java reads the model, Java's state shows
+// every archive current, Java's search equals Go's.
+func goCompactsJavaArchives(ctx context.Context, g *maintainGroup, compactor *Process) (string, error) {
 	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content", "num-levels": "4"}
 	m := newRowModel([]string{"id"})
@@ -651,30 +671,33 @@ func goCompactsJavaArchives(ctx context.Context, g *maintainGroup) (string, erro
 	if len(javaArchives) == 0 {
 		return "", errors.New("Java built no archive: the case tests nothing")
 	}
-	res, err := goCompact(ctx, g, path)
-	if err != nil {
-		return "", err
-	}
-	if res.Snapshot == nil {
-		return "", errors.New("Go's compaction committed nothing")
+	if err := compactor.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+		return "", fmt.Errorf("go compact: %w", err)
 	}
 	after, err := javaDump(ctx, g.proc, path)
 	if err != nil {
 		return "", err
 	}
-	if after.SnapshotID != res.Snapshot.ID || after.CommitKind != "COMPACT" {
-		return "", fmt.Errorf("Java sees snapshot %d (%s), want Go's %d (COMPACT)", after.SnapshotID, after.CommitKind, res.Snapshot.ID)
+	if after.SnapshotID != before.SnapshotID+1 || after.CommitKind != "COMPACT" {
+		return "", fmt.Errorf("Java sees snapshot %d (%s) after Go's compaction of snapshot %d, want one COMPACT snapshot", after.SnapshotID, after.CommitKind, before.SnapshotID)
 	}
-	retired, built := 0, 0
-	for _, b := range res.Buckets {
-		retired += len(b.Retired)
-		built += len(b.Built)
-		for _, f := range b.Retired {
-			if !javaArchives[f.FileName] {
-				return "", fmt.Errorf("Go retired %s, which is not one of Java's archives", f.FileName)
+	// What Go's compaction retired and built: the full-text archives of the snapshot before that
+	// are gone, and those that are new (the protocol's compact answers only its bucket count).
+	kept := map[string]bool{}
+	built := 0
+	for _, b := range after.Buckets {
+		for _, f := range b.IndexFiles {
+			if f.IndexType != pkfulltext.IndexType {
+				continue
+			}
+			if javaArchives[f.FileName] {
+				kept[f.FileName] = true
+			} else {
+				built++
 			}
 		}
 	}
+	retired := len(javaArchives) - len(kept)
 	if retired == 0 || built == 0 {
 		return "", fmt.Errorf("Go retired %d and built %d archives: the case tests nothing", retired, built)
 	}
@@ -717,10 +740,10 @@ type alternatingScenario struct {
 }
 
 // alternating runs an alternating scenario and returns the table's path: rounds of random writes (new rows, updates, deletes)
-// alternate between Go and Java on one partitioned full-text table; after every round Java reads
-// the model's rows and every archive classifies current by Java's state and by Go's; at the end
-// Java's searches equal Go's.
-func alternating(ctx context.Context, g *maintainGroup, sc alternatingScenario, rounds int) (string, error) {
+// alternate between Go (through its runner goP: write, compact) and Java on one partitioned
+// full-text table; after every round Java reads the model's rows and every archive classifies
+// current by Java's state and by Go's; at the end Java's searches equal Go's.
+func alternating(ctx context.Context, g *maintainGroup, goP *Process, sc alternatingScenario, rounds int) (string, error) {
 	fields := []field{{"region", "STRING NOT NULL"}, {"dt", "DATE NOT NULL"}, {"id", "INT NOT NULL"}, {"content", "STRING"}}
 	pks := []string{"region", "dt", "id"}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
@@ -749,12 +772,12 @@ func alternating(ctx context.Context, g *maintainGroup, sc alternatingScenario, 
 				return "", fmt.Errorf("round %d (java): %w", round, err)
 			}
 		} else {
-			if err := goWrite(ctx, g, path, rows); err != nil {
-				return "", fmt.Errorf("round %d (go): %w", round, err)
+			if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil); err != nil {
+				return "", fmt.Errorf("round %d (go): go write: %w", round, err)
 			}
 			if sc.full {
-				if _, err := goCompact(ctx, g, path); err != nil {
-					return "", fmt.Errorf("round %d (go): %w", round, err)
+				if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+					return "", fmt.Errorf("round %d (go): go compact: %w", round, err)
 				}
 			}
 		}

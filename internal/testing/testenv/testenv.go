@@ -19,6 +19,8 @@ const (
 	RequirePypaimonEnv = "PKFT_REQUIRE_PYPAIMON"
 	// RequireRustEnv covers the paimon-rust consumer runner (make rust-runner).
 	RequireRustEnv = "PKFT_REQUIRE_RUST"
+	// RequireGoEnv covers pkft's own runner of the protocol (compat/go, make go-runner).
+	RequireGoEnv = "PKFT_REQUIRE_GO"
 	// RequireJavaFullTextEnv covers what needs Java's full-text engine (Paimon's full-text
 	// indexer and its native library) inside the Java runner.
 	RequireJavaFullTextEnv = "PKFT_REQUIRE_JAVA_FULLTEXT"

@@ -1,0 +1,30 @@
+// Command pkft-runner is pkft's runner of the conformance protocol (compat/PROTOCOL.md): it
+// serves, over JSON lines on its standard streams, the commands the Java runner serves to the
+// harness, with the same request and response shapes, so that a case runs Go and Java through
+// one code path. make go-runner builds it into .cache/go-runner/pkft-runner; the harness knows it
+// as implementation go (compat/runner/impls.go, supports file compat/go/go.supports).
+//
+// Usage:
+//
+//	pkft-runner serve
+//
+// The table commands run on package pkft, the API a Go user has:
+//
+//   - consumer: ping, read, search (ranked positions included), list-index;
+//   - writer: create-table, write (rows with _rowKind; dynamicOptions write-only=true only);
+//   - compactor: compact (full compaction of every bucket, one commit);
+//   - maintainer: maintain (Table.Maintain: an index-only commit).
+//
+// Package pkft exposes nothing for the maintainer's unit-level commands, so these are served
+// through the same Go code the harness's in-process cases use, not through package pkft:
+// maintainer-scenario and sorted-maintainer-scenario run compat/differential's RunGo (the Go
+// maintainers of the full-text and sorted families with the differential's deterministic
+// builder), source-meta-encode and source-meta-decode run internal/pkindex's SourceMeta, and
+// pk-full-text-index-file-build runs internal/pkfulltext's Builder over the table's data files
+// (the level's archive written where the table's writer writes index files, nothing committed).
+//
+// Not served: minor-compact (the Java runner answers with every bucket's commit message, file
+// names per increment, which pkft's CompactResult does not expose) and the Java runner's other
+// commands (dump, alter-table, configure-s3, ...). An unknown
+// command is the error "unknown command: NAME"; the runner stays usable after any error.
+package main

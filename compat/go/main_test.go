@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
+)
+
+// session serves the requests (cmd, args) in one runner and returns the decoded responses.
+func session(t *testing.T, reqs ...[2]any) []response {
+	t.Helper()
+	var in bytes.Buffer
+	for i, r := range reqs {
+		b, err := json.Marshal(map[string]any{"id": i + 1, "cmd": r[0], "args": r[1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Write(append(b, '\n'))
+	}
+	var out, errOut bytes.Buffer
+	if err := serve(t.Context(), &in, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	var resps []response
+	dec := json.NewDecoder(&out)
+	dec.UseNumber()
+	for dec.More() {
+		var r response
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("stdout is not JSON lines: %v\n%s", err, out.String())
+		}
+		resps = append(resps, r)
+	}
+	if len(resps) != len(reqs) {
+		t.Fatalf("%d responses to %d requests: %s", len(resps), len(reqs), out.String())
+	}
+	for i, r := range resps {
+		if r.ID != int64(i+1) {
+			t.Fatalf("response %d has id %d", i, r.ID)
+		}
+	}
+	return resps
+}
+
+// TestServeFraming: ping lists every command; an unknown command, a malformed argument or one
+// the runner does not honour is an error response naming it, and the runner answers the next
+// request.
+func TestServeFraming(t *testing.T) {
+	resps := session(t,
+		[2]any{"ping", nil},
+		[2]any{"no-such-command", nil},
+		[2]any{"read", map[string]any{"path": "x", "snapshot": 3}},
+		[2]any{"write", map[string]any{"path": "x", "compact": "full"}},
+		[2]any{"write", map[string]any{"path": "x", "dynamicOptions": map[string]any{"bucket": "3"}}},
+		[2]any{"compact", map[string]any{"path": "x", "dynamicOptions": map[string]any{"write-only": "false"}}},
+		[2]any{"search", map[string]any{"path": "x", "query": " "}},
+		[2]any{"maintainer-scenario", map[string]any{"family": "btree"}},
+		[2]any{"source-meta-decode", map[string]any{"bytes": "%%"}},
+		[2]any{"ping", nil},
+	)
+	var ping struct {
+		Runner   string   `json:"runner"`
+		Commands []string `json:"commands"`
+	}
+	b, _ := json.Marshal(resps[0].Result)
+	if err := json.Unmarshal(b, &ping); err != nil || !resps[0].OK || ping.Runner != "go" {
+		t.Fatalf("ping: %+v %v", resps[0], err)
+	}
+	if len(ping.Commands) != len(commands()) {
+		t.Fatalf("ping lists %v, the runner serves %d commands", ping.Commands, len(commands()))
+	}
+	for i, want := range []string{
+		"unknown command: no-such-command",
+		`IllegalArgumentException: args: json: unknown field "snapshot"`,
+		"IllegalArgumentException: args.compact is not supported",
+		"IllegalArgumentException: args.dynamicOptions bucket=3 is not supported",
+		"IllegalArgumentException: args.dynamicOptions is not supported",
+		"IllegalArgumentException: args.query must not be blank",
+		`maintainer-scenario runs scripts of family [""], not "btree"`,
+		"IllegalArgumentException: args.bytes",
+	} {
+		r := resps[i+1]
+		if r.OK || !strings.HasPrefix(r.Error, want) && !strings.Contains(r.Error, want) {
+			t.Errorf("request %d: %+v, want an error with %q", i+2, r, want)
+		}
+	}
+	if !resps[len(resps)-1].OK {
+		t.Fatalf("the runner does not answer after errors: %+v", resps[len(resps)-1])
+	}
+}
+
+// TestRender: values take the forms of the Java runner's Values.java.
+func TestRender(t *testing.T) {
+	for _, c := range []struct {
+		unscaled int64
+		scale    int
+		want     string
+	}{{150, 2, "1.50"}, {-5, 3, "-0.005"}, {0, 2, "0.00"}, {42, 0, "42"}, {-1234, 1, "-123.4"}} {
+		if got := plainDecimal(big.NewInt(c.unscaled), c.scale); got != c.want {
+			t.Errorf("plainDecimal(%d, %d) = %s, want %s", c.unscaled, c.scale, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Date(2024, 1, 31, 8, 30, 0, 0, time.UTC), "2024-01-31T08:30:00"},
+		{time.Date(2024, 1, 31, 8, 30, 0, 500_000_000, time.UTC), "2024-01-31T08:30:00.5"},
+		{time.Date(1969, 2, 27, 21, 23, 54, 236709209, time.UTC), "1969-02-27T21:23:54.236709209"},
+	} {
+		if got := javaTimestamp(c.t); got != c.want {
+			t.Errorf("javaTimestamp(%v) = %s, want %s", c.t, got, c.want)
+		}
+	}
+	if c := compareRendered(json.Number("10"), int64(9)); c <= 0 {
+		t.Errorf("10 sorts before 9 (%d): numbers must compare by value", c)
+	}
+	if c := compareRendered(nil, "a"); c >= 0 {
+		t.Errorf("null sorts after a value (%d)", c)
+	}
+}
+
+// TestTableCommands: create-table, write (updates and deletes by _rowKind), compact, read,
+// search, list-index, maintain and source meta round trip on a real table with the engine.
+func TestTableCommands(t *testing.T) {
+	testenv.Native(t)
+	wh := t.TempDir()
+	path := filepath.Join(wh, "db.db", "t")
+	rows := []map[string]any{}
+	for i := range 20 {
+		rows = append(rows, map[string]any{"id": i, "d": fmt.Sprintf("2024-01-%02d", 1+i%28), "price": fmt.Sprintf("%d.5", i),
+			"content": fmt.Sprintf("apache paimon row %d", i)})
+	}
+	resps := session(t,
+		[2]any{"create-table", map[string]any{"warehouse": wh, "database": "db", "table": "t",
+			"fields": []map[string]string{{"name": "id", "type": "INT NOT NULL"}, {"name": "d", "type": "DATE"},
+				{"name": "price", "type": "DECIMAL(10, 2)"}, {"name": "content", "type": "STRING"}},
+			"primaryKeys": []string{"id"}, "partitionKeys": []string{},
+			"options": map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}},
+		[2]any{"write", map[string]any{"path": path, "rows": rows}},
+		[2]any{"write", map[string]any{"path": path, "rows": []map[string]any{
+			{"_rowKind": "-D", "id": 3}, {"_rowKind": "+U", "id": 4, "content": "lake format"}}}},
+		[2]any{"compact", map[string]any{"path": path}},
+		[2]any{"read", map[string]any{"path": path}},
+		[2]any{"search", map[string]any{"path": path, "query": "paimon", "limit": 100}},
+		[2]any{"search", map[string]any{"path": path, "query": "lake", "ranked": true}},
+		[2]any{"list-index", map[string]any{"path": path}},
+		[2]any{"maintain", map[string]any{"path": path}},
+	)
+	for i, r := range resps {
+		if !r.OK {
+			t.Fatalf("request %d: %s (%s)", i+1, r.Error, path)
+		}
+	}
+	var got struct {
+		Path string           `json:"path"`
+		Rows []map[string]any `json:"rows"`
+		Res  []struct {
+			Key      map[string]any `json:"key"`
+			Text     *string        `json:"text"`
+			Score    float64        `json:"score"`
+			DataFile string         `json:"dataFile"`
+		} `json:"results"`
+		Archives []map[string]any `json:"archives"`
+		Snapshot int64            `json:"snapshotId"`
+		Before   int64            `json:"snapshotBefore"`
+		After    int64            `json:"snapshotAfter"`
+	}
+	decode := func(i int) {
+		got.Rows, got.Res, got.Archives = nil, nil, nil
+		b, _ := json.Marshal(resps[i].Result)
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decode(0)
+	if got.Path != path {
+		t.Fatalf("create-table path %s, want %s", got.Path, path)
+	}
+	decode(4)
+	if len(got.Rows) != 19 || got.Rows[0]["id"] != float64(0) || got.Rows[0]["d"] != "2024-01-01" || got.Rows[0]["price"] != "0.50" {
+		t.Fatalf("read: %v", got.Rows)
+	}
+	for _, r := range got.Rows {
+		if r["id"] == float64(3) || (r["id"] == float64(4) && (r["content"] != "lake format" || r["d"] != nil)) {
+			t.Fatalf("read after the delete and update: %v", r)
+		}
+	}
+	decode(5)
+	if len(got.Res) != 18 || got.Res[0].DataFile != "" {
+		t.Fatalf("search paimon: %+v", got.Res)
+	}
+	for i := 1; i < len(got.Res); i++ {
+		if got.Res[i].Score > got.Res[i-1].Score {
+			t.Fatalf("search results not by score: %+v", got.Res)
+		}
+	}
+	decode(6)
+	if len(got.Res) != 1 || got.Res[0].Key["id"] != float64(4) || got.Res[0].DataFile == "" || *got.Res[0].Text != "lake format" {
+		t.Fatalf("ranked search lake: %+v", got.Res)
+	}
+	decode(7)
+	if len(got.Archives) != 1 || got.Archives[0]["status"] != "current" {
+		t.Fatalf("list-index after a full compaction: %v", got.Archives)
+	}
+	decode(8)
+	if got.Before == 0 || got.After != got.Before {
+		t.Fatalf("maintain after a full compaction: snapshot %d -> %d, want no commit", got.Before, got.After)
+	}
+	// The full compaction left every file on the top level: build that level's archive again.
+	tbl, err := pkft.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	raw, err := tbl.Dump(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dump struct {
+		Buckets []struct {
+			DataFiles []struct {
+				Level int32 `json:"level"`
+			} `json:"dataFiles"`
+		} `json:"buckets"`
+	}
+	if err := json.Unmarshal(raw, &dump); err != nil || len(dump.Buckets) != 1 || len(dump.Buckets[0].DataFiles) == 0 {
+		t.Fatalf("dump: %v %s", err, raw)
+	}
+	level := dump.Buckets[0].DataFiles[0].Level
+	resps = session(t, [2]any{"pk-full-text-index-file-build", map[string]any{"path": path, "partition": map[string]any{}, "bucket": 0, "level": level}})
+	if !resps[0].OK {
+		t.Fatalf("pk-full-text-index-file-build of level %d: %s", level, resps[0].Error)
+	}
+	var build struct {
+		Sources     []sourceFileJSON `json:"sources"`
+		ArchivePath string           `json:"archivePath"`
+		IndexFile   struct {
+			IndexType   string `json:"indexType"`
+			RowCount    int64  `json:"rowCount"`
+			GlobalIndex struct {
+				SourceMeta string `json:"sourceMeta"`
+			} `json:"globalIndex"`
+		} `json:"indexFile"`
+	}
+	b, _ := json.Marshal(resps[0].Result)
+	if err := json.Unmarshal(b, &build); err != nil {
+		t.Fatal(err)
+	}
+	if len(build.Sources) == 0 || build.IndexFile.IndexType != "full-text" || build.IndexFile.RowCount != 19 ||
+		build.IndexFile.GlobalIndex.SourceMeta == "" || !strings.HasPrefix(build.ArchivePath, filepath.Join(path, "index")) {
+		t.Fatalf("pk-full-text-index-file-build of level %d: %+v", level, build)
+	}
+	if _, err := os.Stat(build.ArchivePath); err != nil {
+		t.Fatalf("the built archive: %v", err)
+	}
+}
