@@ -113,11 +113,7 @@ func cmdSearch(ctx context.Context, raw json.RawMessage) (any, error) {
 // as Table.State classifies it (current: it serves its level; stale otherwise). Result:
 // {archives: [{partition, bucket, fileName, status}]}.
 func cmdListIndex(ctx context.Context, raw json.RawMessage) (any, error) {
-	var args pathArgs
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
-	}
-	t, err := openTable(ctx, args.Path)
+	t, err := openPathArgs(ctx, raw)
 	if err != nil {
 		return nil, err
 	}

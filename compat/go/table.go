@@ -176,11 +176,7 @@ func cmdCompact(ctx context.Context, raw json.RawMessage) (any, error) {
 // Result: {snapshotBefore, snapshotAfter (equal when nothing was committed), built, retired
 // (the archives' file names), unchanged (a count)}.
 func cmdMaintain(ctx context.Context, raw json.RawMessage) (any, error) {
-	var args pathArgs
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
-	}
-	t, err := openTable(ctx, args.Path)
+	t, err := openPathArgs(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -215,15 +211,20 @@ type pathArgs struct {
 	Path string `json:"path"`
 }
 
-// cmdRead reads every visible row of the latest snapshot with Table.Scan. Result: {rows}, each
-// an object of every field, rendered as Values.java renders them, sorted by the primary key (or
-// every field) as the Java runner sorts them.
-func cmdRead(ctx context.Context, raw json.RawMessage) (any, error) {
+// openPathArgs decodes the arguments of a command that names only a table and opens it.
+func openPathArgs(ctx context.Context, raw json.RawMessage) (*pkft.Table, error) {
 	var args pathArgs
 	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
-	t, err := openTable(ctx, args.Path)
+	return openTable(ctx, args.Path)
+}
+
+// cmdRead reads every visible row of the latest snapshot with Table.Scan. Result: {rows}, each
+// an object of every field, rendered as Values.java renders them, sorted by the primary key (or
+// every field) as the Java runner sorts them.
+func cmdRead(ctx context.Context, raw json.RawMessage) (any, error) {
+	t, err := openPathArgs(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
