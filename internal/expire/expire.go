@@ -2,6 +2,7 @@ package expire
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -223,18 +224,8 @@ func (e *expirer) taggedSnapshots(ctx context.Context) ([]*snapshot.Snapshot, er
 		}
 		out = append(out, s)
 	}
-	slices.SortStableFunc(out, func(a, b *snapshot.Snapshot) int { return compareInt(a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b *snapshot.Snapshot) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
-}
-
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // minNextSnapshot is the smallest next snapshot of the branch's consumers (math.MaxInt64 when
