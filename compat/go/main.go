@@ -39,12 +39,12 @@ func (e *argError) Error() string { return e.msg }
 
 func argErrorf(format string, a ...any) error { return &argError{fmt.Sprintf(format, a...)} }
 
-// commands are the served commands by name.
-func commands() map[string]command {
+// commands are the served commands by name; searches share the handles of tables.
+func commands(tables *searchTables) map[string]command {
 	return map[string]command{
 		"ping":                          nil, // answered by serve, which knows the names
 		"read":                          cmdRead,
-		"search":                        cmdSearch,
+		"search":                        tables.cmdSearch,
 		"list-index":                    cmdListIndex,
 		"create-table":                  cmdCreateTable,
 		"write":                         cmdWrite,
@@ -71,8 +71,14 @@ func main() {
 
 // serve answers the requests of in, one per line, on out until in ends. Diagnostics go to
 // errOut; a failed request is an error response, never the end of serve.
-func serve(ctx context.Context, in io.Reader, out, errOut io.Writer) error {
-	cmds := commands()
+func serve(ctx context.Context, in io.Reader, out, errOut io.Writer) (err error) {
+	tables := &searchTables{}
+	defer func() {
+		if cerr := tables.close(); err == nil {
+			err = cerr
+		}
+	}()
+	cmds := commands(tables)
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {
 		names = append(names, n)

@@ -75,8 +75,8 @@ func TestServeFraming(t *testing.T) {
 	if err := json.Unmarshal(b, &ping); err != nil || !resps[0].OK || ping.Runner != "go" {
 		t.Fatalf("ping: %+v %v", resps[0], err)
 	}
-	if len(ping.Commands) != len(commands()) {
-		t.Fatalf("ping lists %v, the runner serves %d commands", ping.Commands, len(commands()))
+	if len(ping.Commands) != len(commands(&searchTables{})) {
+		t.Fatalf("ping lists %v, the runner serves %d commands", ping.Commands, len(commands(&searchTables{})))
 	}
 	for i, want := range []string{
 		"unknown command: no-such-command",

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -35,7 +36,7 @@ func engineQuery(q string) (string, error) {
 // Table.Search. Result: {snapshotId, column, query, results: [{key, text, score}]}, results by
 // score descending, ties by primary key ascending; with ranked, in pkft's (Paimon's) ranked
 // order, each with its position: bucket, dataFile, rowPosition.
-func cmdSearch(ctx context.Context, raw json.RawMessage) (any, error) {
+func (st *searchTables) cmdSearch(ctx context.Context, raw json.RawMessage) (any, error) {
 	var args searchArgs
 	if err := decodeArgs(raw, &args); err != nil {
 		return nil, err
@@ -48,11 +49,10 @@ func cmdSearch(ctx context.Context, raw json.RawMessage) (any, error) {
 	if args.Limit != nil {
 		limit = *args.Limit
 	}
-	t, err := openTable(ctx, args.Path)
+	t, err := st.table(ctx, args.Path)
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
 	column := args.Column
 	if column == "" {
 		if column, err = indexColumn(t); err != nil {
@@ -163,3 +163,46 @@ func (e *stateError) Error() string {
 }
 
 func itoa(n int32) string { b, _ := json.Marshal(n); return string(b) }
+
+// searchTables is the table handle the runner's searches share, opened with
+// pkft.KeepArchivesOpen: the harness sends every query of a table one after another, and a
+// handle that keeps its archives open answers each after the first without opening them again,
+// as a Go service answering queries would. Archives are immutable, and each search reads the
+// table's latest snapshot, so the handle stays right while other processes write the table. One
+// handle is kept (the last table searched), so the open archives stay bounded.
+type searchTables struct {
+	path string
+	t    *pkft.Table
+}
+
+// table returns the shared handle of the table at path, closing the previous table's.
+func (st *searchTables) table(ctx context.Context, path string) (*pkft.Table, error) {
+	if st.t != nil && st.path == path {
+		return st.t, nil
+	}
+	if path == "" {
+		return nil, argErrorf("args.path (the table directory) is required")
+	}
+	if err := st.close(); err != nil {
+		return nil, err
+	}
+	t, err := pkft.Open(ctx, path, pkft.KeepArchivesOpen())
+	if err != nil {
+		return nil, err
+	}
+	st.path, st.t = path, t
+	return t, nil
+}
+
+// close releases the handle.
+func (st *searchTables) close() error {
+	if st.t == nil {
+		return nil
+	}
+	err := st.t.Close()
+	st.path, st.t = "", nil
+	if err != nil {
+		return fmt.Errorf("close the table searched: %w", err)
+	}
+	return nil
+}

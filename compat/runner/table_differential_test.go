@@ -600,6 +600,13 @@ func testTableDifferentialConsumers(t *testing.T, run *tableDiffRun) {
 		t.Fatal(err)
 	}
 	for _, cons := range impls {
+		if cons.Name == GoName {
+			// Go's search of every copy is compared with Java's, hit for hit with positions, by
+			// the differential's own step (sameSearch), and Go's consumer commands through its
+			// runner by the consumer cases; asking the Go runner again here would add minutes to
+			// make compat and check nothing new.
+			continue
+		}
 		for _, cmd := range []string{"read", "search"} {
 			runCase(t, "table/differential/"+cmd, "go<->java->"+cons.Name, func(ctx context.Context) error {
 				recorded := tables.all()
