@@ -357,10 +357,11 @@ func (h *Harness) Run(ctx context.Context, f *faultio.FS, p faultio.Point) (*Cas
 		}
 		for name := range pre {
 			_, ok := final[name]
-			if ok && ref.Deleted[name] && h.Op.Expires && p.Op == faultio.OpDelete && !crashed {
-				// An expiry deletes a file no retained snapshot references quietly, as Java's
-				// SnapshotDeletion does: a failed delete leaves it on disk, referenced by no snapshot,
-				// for remove-orphan-files; the retry has nothing left to expire.
+			if ok && ref.Deleted[name] && h.Op.Expires && !crashed {
+				// An expiry cleans quietly, as Java's SnapshotDeletion does: a failed delete, or
+				// a failed read of the manifests that list a file, leaves the file on disk,
+				// referenced by no retained snapshot ((b) checks that), for remove-orphan-files;
+				// the retry has nothing left to expire.
 				continue
 			}
 			if ok == ref.Deleted[name] {
