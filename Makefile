@@ -178,6 +178,15 @@ compat:
 conformance: native pypaimon-env pypaimon21-env rust-runner go-runner runner seaweedfs conformance-compile
 	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
 
+# mutations: the gate's teeth (compat/mutations/README.md, docs/conformance.md). Builds the Go runner
+# with -tags pkftmutation into .cache/go-runner-mutation/, then runs the writer, compactor and
+# maintainer cases once per mutation (PKFT_MUTATION) through it and prints, per mutation, the first
+# case that failed, then "mutations: N caught of M"; fails when one survives. MUTATIONS="a b"
+# runs only those.
+.PHONY: mutations
+mutations: native pypaimon-env pypaimon21-env rust-runner runner seaweedfs
+	@$(TIMED) mutations ./scripts/mutations.sh
+
 # conformance-compile compiles the suite (into the build cache) without running it.
 conformance-compile:
 	@$(TIMED) conformance-compile $(GO) test -c -o /dev/null ./compat/runner/

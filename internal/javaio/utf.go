@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/paimon-pkft/pkft/internal/mutation"
 )
 
 // codeUnits returns the Java UTF-16 code units of the character starting at s[i] and the
@@ -40,6 +42,10 @@ func surrogateFromWTF8(b1, b2 byte) uint16 {
 
 // unitLength is the number of modified UTF-8 bytes Java writes for one code unit.
 func unitLength(c uint16) int {
+	if c == 0 && mutation.On("mutf8-nul") {
+		// NUL as the single byte 00 (standard UTF-8) instead of C0 80.
+		return 1
+	}
 	switch {
 	case c >= 0x0001 && c <= 0x007F:
 		return 1
@@ -65,12 +71,20 @@ func appendUnit(b []byte, c uint16) []byte {
 // without the two-byte length prefix; Java writeUTF rejects a result above [MaxUTFLength].
 func EncodedUTFLength(s string) int {
 	if isASCIIString(s) {
+		if mutation.On("mutf8-nul") {
+			return len(s)
+		}
 		// One byte per character, except NUL, which takes two.
 		return len(s) + strings.Count(s, "\x00")
 	}
 	n := 0
 	for i := 0; i < len(s); {
 		units, count, size := codeUnits(s, i)
+		if count == 2 && mutation.On("mutf8-supplementary") {
+			n += size
+			i += size
+			continue
+		}
 		for _, c := range units[:count] {
 			n += unitLength(c)
 		}
@@ -88,6 +102,13 @@ func AppendModifiedUTF8(b []byte, s string) []byte {
 func appendModifiedUTF8(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		units, count, size := codeUnits(s, i)
+		if count == 2 && mutation.On("mutf8-supplementary") {
+			// A supplementary character as its four-byte UTF-8 form instead of two
+			// three-byte surrogates.
+			b = append(b, s[i:i+size]...)
+			i += size
+			continue
+		}
 		for _, c := range units[:count] {
 			b = appendUnit(b, c)
 		}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/google/uuid"
+
+	"github.com/paimon-pkft/pkft/internal/mutation"
 )
 
 // Table option keys (CoreOptions) that shape the layout.
@@ -328,7 +330,8 @@ func (f *FileStorePathFactory) DataFilePathFactory(partition []PartitionKV, buck
 // Names are index-{uuid}-{N} with this factory's UUID and a counter shared by
 // all index path factories of this FileStorePathFactory.
 func (f *FileStorePathFactory) IndexPathFactory(partition []PartitionKV, bucket int) (IndexPathFactory, error) {
-	if !f.opts.IndexFileInDataFileDir {
+	if !f.opts.IndexFileInDataFileDir || mutation.On("index-in-index-dir") {
+		// (The mutation ignores index-file-in-data-file-dir: index files go to the index root.)
 		return f.GlobalIndexPathFactory(), nil
 	}
 	d, err := f.DataFilePathFactory(partition, bucket)

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/mutation"
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
@@ -85,7 +87,14 @@ func (f *IndexFile) Build(ctx context.Context, sources []Source, fieldID int32, 
 	}
 	defer w.Close()
 	var offset int64
-	for _, s := range sources {
+	order := sources
+	if mutation.On("sources-unordered") {
+		// The source meta lists the files by name; the rows are laid out in the reverse order.
+		order = slices.Clone(sources)
+		slices.Reverse(order)
+	}
+	var indexed int64
+	for _, s := range order {
 		if n := s.Reader.RowCount(); n != s.File.RowCount {
 			return nil, fmt.Errorf("text row count %d does not match source file %s row count %d", n, s.File.FileName, s.File.RowCount)
 		}
@@ -97,11 +106,19 @@ func (f *IndexFile) Build(ctx context.Context, sources []Source, fieldID int32, 
 			if row.Null {
 				continue
 			}
-			if err := w.Add(offset+pos, engineText(row.Text)); err != nil {
+			id := offset + pos
+			if mutation.On("row-ids-skip-nulls") {
+				// Row ids count indexed rows only: a null text takes no id.
+				id = indexed
+			}
+			if err := w.Add(id, engineText(row.Text)); err != nil {
 				return nil, fmt.Errorf("index row %d of %s: %w", pos, s.File.FileName, err)
 			}
+			indexed++
 		}
-		offset += s.File.RowCount
+		if !mutation.On("row-ids-restart-per-file") {
+			offset += s.File.RowCount
+		}
 	}
 
 	path := f.Paths.NewPath()
@@ -161,6 +178,10 @@ func (f *IndexFile) Build(ctx context.Context, sources []Source, fieldID int32, 
 // Neither case fails a row, so no text can keep a level from being indexed.
 func engineText(b []byte) string {
 	s := decodeUTF8LikeJDK(b)
+	if i := strings.IndexByte(s, 0); i >= 0 && mutation.On("text-cut-at-nul") {
+		// What a port passing a C string gets: the text after the first NUL is lost.
+		return s[:i]
+	}
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "\x01")
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/internal/javaio"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/mutation"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
 )
 
@@ -116,6 +117,10 @@ func NewMaintainer(
 	}
 	m.current = state.current
 	m.retired = state.stale
+	if mutation.On("restore-keeps-stale") {
+		// Stale archives are never retired: they stay in the index manifest.
+		m.retired = nil
+	}
 	if err := m.validateActiveSourceRows(); err != nil {
 		return nil, fmt.Errorf("restore full-text maintainer: %w", err)
 	}
@@ -298,6 +303,10 @@ func (m *Maintainer) finishPendingBuild(ctx context.Context, blocking bool) (*co
 // the planned files, and no retained archive covers any of them.
 func (m *Maintainer) canAccept(b *completedBuild) (bool, error) {
 	inputs := b.plan.InputUnits()
+	if mutation.On("late-build-accepted") {
+		// A finished build is published even when its level changed while it ran.
+		return true, nil
+	}
 	if !m.levels.IsCurrent(b.plan, m.active) {
 		return false, nil
 	}
@@ -391,6 +400,10 @@ func (m *Maintainer) rollback(ctx context.Context, saved savedState, generated [
 		errs = append(errs, p.Cancel(ctx, m.deleter))
 	}
 	for _, g := range generated {
+		if mutation.On("generated-left-on-abort") {
+			// The call's archives are left behind when it is undone.
+			break
+		}
 		if err := m.deleter.DeleteIndexFile(ctx, g); err != nil {
 			errs = append(errs, fmt.Errorf("delete generated full-text archive %s: %w", g.FileName, err))
 		}
@@ -403,7 +416,12 @@ func (m *Maintainer) startBuild(ctx context.Context, plan *pkindex.Plan[*meta.In
 	m.pending = &pendingBuild{plan: plan, BackgroundBuild: pkindex.StartBackgroundBuild(ctx, archiveKind, m.deleter,
 		func(ctx context.Context) (*meta.IndexFileMeta, error) {
 			return pkindex.CallBuilder(ctx, archiveKind, func(ctx context.Context) (*meta.IndexFileMeta, error) {
-				return m.builder.Build(ctx, files)
+				out, err := m.builder.Build(ctx, files)
+				if err != nil && out == nil && ctx.Err() == nil && mutation.On("failed-build-retried") {
+					// A failed build is tried once more within the same call instead of failing it.
+					return m.builder.Build(ctx, files)
+				}
+				return out, err
 			})
 		})}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/javacompat"
 	"github.com/paimon-pkft/pkft/internal/javaio"
+	"github.com/paimon-pkft/pkft/internal/mutation"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
 )
 
@@ -110,6 +111,10 @@ func (o AnalyzerOptions) IndexMeta() []byte {
 	values := make([]string, len(o))
 	for i, opt := range o {
 		keys[i], values[i] = opt.Key, opt.Value
+		if mutation.On("indexmeta-prefixed") {
+			// The options recorded with their "full-text." prefix.
+			keys[i] = optionPrefix + opt.Key
+		}
 	}
 	return []byte(javacompat.FlatJSONStringMap(keys, values))
 }

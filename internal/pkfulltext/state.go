@@ -8,6 +8,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/internal/javaio"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/mutation"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
 )
 
@@ -211,7 +212,9 @@ func classify(textFieldID int32, sourcesByLevel map[int32]*levelSources, activeP
 	var currentMetas []pkindex.SourceMeta
 	var duplicates map[int32][]*meta.IndexFileMeta
 	for _, level := range slices.Sorted(maps.Keys(candidatesByLevel)) {
-		if candidates := candidatesByLevel[level]; len(candidates) == 1 {
+		if candidates := candidatesByLevel[level]; len(candidates) == 1 || mutation.On("duplicate-level-keeps-one") {
+			// (The mutation keeps the first of a level's several candidates current.)
+			stale = append(stale, candidates[1:]...)
 			current = append(current, candidates[0])
 			currentMetas = append(currentMetas, candidateMetas[candidates[0]])
 		} else {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/mutation"
 	"github.com/paimon-pkft/pkft/internal/paths"
 )
 
@@ -156,7 +157,7 @@ func RouteChanges(created, removed []*meta.IndexFileMeta, compact CompactIncreme
 		return nil, nil
 	}
 	inc := &IndexIncrement{NewIndexFiles: slices.Clone(created), DeletedIndexFiles: slices.Clone(removed)}
-	if compact.HasDataTransition() {
+	if compact.HasDataTransition() && !mutation.On("compact-change-to-append") {
 		return nil, inc
 	}
 	return inc, nil

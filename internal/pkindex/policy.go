@@ -1,6 +1,9 @@
 package pkindex
 
-import "github.com/paimon-pkft/pkft/internal/meta"
+import (
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/mutation"
+)
 
 // ShouldWrite reports whether a data file with this source and level feeds primary-key
 // indexes: only compaction output above level 0 does (Java
@@ -13,5 +16,8 @@ func ShouldWrite(source meta.FileSource, level int32) bool {
 // compaction and lives above level 0; a file without a recorded source never does (Java
 // PrimaryKeyIndexSourcePolicy.shouldRead).
 func ShouldReadDataFile(f *meta.DataFileMeta) bool {
+	if mutation.On("eligibility-ignores-source") {
+		return f.Level > 0
+	}
 	return f.FileSource != nil && ShouldWrite(*f.FileSource, f.Level)
 }

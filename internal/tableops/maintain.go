@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/commit"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/mutation"
 	"github.com/paimon-pkft/pkft/internal/options"
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
@@ -661,6 +662,14 @@ func (m *maintenance) maintainBucket(ctx context.Context, b *restore.RestoredBuc
 	if inc := commit.AppendIncrement; inc != nil {
 		p.result.Built = inc.NewIndexFiles
 		p.result.Retired = inc.DeletedIndexFiles
+	}
+	if mutation.On("other-families-dropped") && p.result.Changed() {
+		// The full-text maintenance commit retires every other family's payload of the bucket.
+		for _, f := range b.SourcePayloads {
+			if f.IndexType != pkfulltext.IndexType && !slices.ContainsFunc(p.result.Retired, func(x *meta.IndexFileMeta) bool { return x.FileName == f.FileName }) {
+				p.result.Retired = append(p.result.Retired, f)
+			}
+		}
 	}
 	for _, cur := range mt.Payloads() {
 		if !slices.ContainsFunc(p.result.Built, func(x *meta.IndexFileMeta) bool { return x.FileName == cur.FileName }) {
