@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -30,6 +31,9 @@ func startFake(t *testing.T) *Process {
 	t.Helper()
 	py, err := exec.LookPath("python3")
 	if err != nil {
+		if os.Getenv("PKFT_REQUIRE_PYPAIMON") == "1" {
+			t.Fatal("no python3 on PATH to run the fake runner (PKFT_REQUIRE_PYPAIMON=1: make provides Python)")
+		}
 		t.Skip("skipped: no python3 on PATH to run the fake runner")
 	}
 	p, err := StartProtocol(context.Background(), "fake", "", []string{py, "-c", fakeRunner}, nil)
@@ -105,6 +109,9 @@ func TestProtocolMalformedRequestIsNotSent(t *testing.T) {
 func TestProtocolViolationFailsConsumerImpl(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
+		if os.Getenv("PKFT_REQUIRE_PYPAIMON") == "1" {
+			t.Fatal("no python3 on PATH to run the fake runner (PKFT_REQUIRE_PYPAIMON=1: make provides Python)")
+		}
 		t.Skip("skipped: no python3 on PATH to run the fake runner")
 	}
 	root := t.TempDir()

@@ -407,8 +407,11 @@ func TestEveryGoldenTableKeepsItsFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			if e.IsDir() {
-				tables = append(tables, filepath.Join("..", kind, e.Name()))
+			name := filepath.Join("..", kind, e.Name())
+			// A golden directory is a table when it has a schema directory (the corpus also
+			// keeps a few non-table directories beside the tables).
+			if _, err := os.Stat(filepath.Join(testdataDir(t, name), "schema")); e.IsDir() && err == nil {
+				tables = append(tables, name)
 			}
 		}
 	}
@@ -417,9 +420,6 @@ func TestEveryGoldenTableKeepsItsFiles(t *testing.T) {
 	}
 	for _, name := range tables {
 		t.Run(strings.TrimPrefix(filepath.ToSlash(name), "../"), func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(testdataDir(t, name), "schema")); err != nil {
-				t.Skipf("not a table: %v", err)
-			}
 			root := copyOld(t, name)
 			original := tree(t, root)
 			var bucket string
