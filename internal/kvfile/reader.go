@@ -27,6 +27,10 @@ type Reader struct {
 	layout *Layout
 	// thin: keys are taken from the value columns.
 	thin bool
+	// values are the value fields read (by position in the value row); nil reads all of them.
+	// anyValue: some are read; without any, records have a nil Value.
+	values   []bool
+	anyValue bool
 	chunks
 }
 
@@ -39,6 +43,8 @@ type chunks struct {
 	// (read as null).
 	colIdx []int
 	cols   []column
+	// skip marks the columns not decoded at all (their batch stays empty); nil decodes all.
+	skip []bool
 
 	rg      int
 	readers []file.ColumnChunkReader
@@ -118,6 +124,40 @@ func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Lay
 	return r, nil
 }
 
+// OpenKeys opens a data file as Open does, but decodes only its key columns, its sequence number
+// and row kind, and the value fields at the positions valueFields of the value row: every other
+// field of a record's Value is nil (and Value itself is nil when no value field is read). A lookup that needs a key's existence and position (and
+// perhaps one field, as record-level expiry's time field) reads no more than that. In a thin-mode
+// file the key fields are value fields and are always read.
+func OpenKeys(ctx context.Context, fio fileio.FileIO, path, name string, layout *Layout, valueFields ...int) (*Reader, error) {
+	r, err := Open(ctx, fio, path, name, layout)
+	if err != nil {
+		return nil, err
+	}
+	nv := len(layout.ValueType.Fields)
+	r.values = make([]bool, nv)
+	for _, f := range valueFields {
+		if f < 0 || f >= nv {
+			r.Close()
+			return nil, fmt.Errorf("data file %s: no value field %d (the row has %d)", name, f, nv)
+		}
+		r.values[f] = true
+		r.anyValue = true
+	}
+	if r.thin {
+		for _, k := range layout.KeyIndexes {
+			r.values[k] = true
+		}
+		r.anyValue = true
+	}
+	first := len(r.cols) - nv // the first value column
+	r.skip = make([]bool, len(r.cols))
+	for j := range nv {
+		r.skip[first+j] = !r.values[j]
+	}
+	return r, nil
+}
+
 // keysFromValues marks the reader as deriving keys from the value columns.
 func (r *Reader) keysFromValues() { r.thin = true }
 
@@ -185,9 +225,13 @@ func (r *Reader) record(i int) (*KeyValue, error) {
 		return nil, err
 	}
 	kv.Kind = rk
-	kv.Value = make([]any, len(r.cols)-off-2)
-	for j := range kv.Value {
-		kv.Value[j] = r.batch[off+2+j][i]
+	if r.values == nil || r.anyValue {
+		kv.Value = make([]any, len(r.cols)-off-2)
+		for j := range kv.Value {
+			if r.values == nil || r.values[j] {
+				kv.Value[j] = r.batch[off+2+j][i]
+			}
+		}
 	}
 	if r.thin {
 		kv.Key = make([]any, nk)
@@ -209,7 +253,7 @@ func (r *chunks) nextBatch() error {
 		rg := r.pf.RowGroup(r.rg)
 		r.readers = make([]file.ColumnChunkReader, len(r.colIdx))
 		for j, idx := range r.colIdx {
-			if idx < 0 {
+			if idx < 0 || (r.skip != nil && r.skip[j]) {
 				continue
 			}
 			var cr file.ColumnChunkReader
@@ -228,6 +272,9 @@ func (r *chunks) nextBatch() error {
 		r.batch = make([][]any, len(r.colIdx))
 	}
 	for j := range r.colIdx {
+		if r.skip != nil && r.skip[j] {
+			continue
+		}
 		vals := r.batch[j][:0]
 		if r.readers[j] == nil {
 			for range n {

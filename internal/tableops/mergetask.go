@@ -518,7 +518,11 @@ func (t *bucketTask) lookupResult(ctx context.Context, recs []mergetree.Record) 
 					return nil, err
 				}
 			}
-			found = hit.kv
+			// A keys-only lookup (deletion vectors, deduplicate) merges no old value, as
+			// Java's wrapper given a FilePosition.
+			if !t.lookup.keysOnly {
+				found = hit.kv
+			}
 		}
 	}
 	return t.c.merge.LookupMerge(recs, found)
@@ -552,6 +556,10 @@ func (t *bucketTask) writeDeletionVectors(ctx context.Context) (*meta.IndexFileM
 type levelLookup struct {
 	t       *bucketTask
 	cursors []*levelCursor
+	// keysOnly: the lookup needs a key's existence and position only, so the levels' files are
+	// read without their value columns (but for keyFields); the hits carry no value.
+	keysOnly  bool
+	keyFields []int
 }
 
 type lookupHit struct {
@@ -562,14 +570,36 @@ type lookupHit struct {
 
 func newLevelLookup(t *bucketTask, start int32) *levelLookup {
 	l := &levelLookup{t: t}
+	l.keysOnly, l.keyFields = lookupKeysOnly(t.c.merge, t.c.opts, t.c.expire, t.dvm != nil)
 	for _, run := range t.levels.LevelSortedRuns() {
 		if run.Level < start || run.Level == 0 {
 			continue
 		}
 		files, err := t.keyed(run.Run.Files)
-		l.cursors = append(l.cursors, &levelCursor{t: t, files: files, err: err, idx: -1})
+		l.cursors = append(l.cursors, &levelCursor{t: t, l: l, files: files, err: err, idx: -1})
 	}
 	return l
+}
+
+// lookupKeysOnly reports whether a lookup needs no value, only a key's existence and position,
+// as Java's rewriter decides its lookup processor (MergeTreeCompactManagerFactory#createRewriter):
+// first-row looks keys up with an empty value type (PersistEmptyProcessor, no expiry filter);
+// with deletion vectors, no changelog, the deduplicate engine and no sequence field, a lookup
+// keeps only the row's position (PersistPositionProcessor) and the merge gets no old value.
+// Every other lookup reads the value (PersistValueAndPosProcessor, PersistValueProcessor).
+// fields are the value fields a keys-only lookup still reads: record-level expiry's time field,
+// which the lookup's reader filters on (except first-row's).
+func lookupKeysOnly(m *mergetree.Merge, o mergetree.Options, expire *mergetree.RecordExpire, dvs bool) (keysOnly bool, fields []int) {
+	if m.Engine == mergetree.FirstRow {
+		return true, nil
+	}
+	if !dvs || o.ProduceChangelog || m.Engine != mergetree.Deduplicate || len(m.SeqFields) > 0 {
+		return false, nil
+	}
+	if expire != nil {
+		fields = []int{expire.Field()}
+	}
+	return true, fields
 }
 
 func (l *levelLookup) find(ctx context.Context, key []any) (*lookupHit, error) {
@@ -594,6 +624,7 @@ func (l *levelLookup) close() {
 // (out of order) reads the file again from its start.
 type levelCursor struct {
 	t     *bucketTask
+	l     *levelLookup
 	files []mergetree.KeyedFile
 	err   error
 	idx   int
@@ -620,7 +651,14 @@ func (c *levelCursor) open(ctx context.Context, i int) error {
 	if f.ExternalPath != nil {
 		ext = *f.ExternalPath
 	}
-	rd, err := kvfile.Open(ctx, c.t.c.t.FileIO, c.t.rb.DataPaths.ToPath(f.FileName, ext), f.FileName, c.t.c.layout)
+	path := c.t.rb.DataPaths.ToPath(f.FileName, ext)
+	var rd *kvfile.Reader
+	var err error
+	if c.l.keysOnly {
+		rd, err = kvfile.OpenKeys(ctx, c.t.c.t.FileIO, path, f.FileName, c.t.c.layout, c.l.keyFields...)
+	} else {
+		rd, err = kvfile.Open(ctx, c.t.c.t.FileIO, path, f.FileName, c.t.c.layout)
+	}
 	if err != nil {
 		return err
 	}
