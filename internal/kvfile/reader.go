@@ -27,6 +27,10 @@ type Reader struct {
 	layout *Layout
 	// thin: keys are taken from the value columns.
 	thin bool
+	// values are the value fields read (by position in the value row); nil reads all of them.
+	// anyValue: some are read; without any, records have a nil Value.
+	values   []bool
+	anyValue bool
 	chunks
 }
 
@@ -39,6 +43,16 @@ type chunks struct {
 	// (read as null).
 	colIdx []int
 	cols   []column
+	// skip marks the columns not decoded with each batch (their batch stays empty); nil decodes
+	// all. A skipped column's reader is opened when a row of it is asked (lazyValue); lazyAt is
+	// the row of the row group that reader reads next, lazyVal the value of the row before.
+	skip    []bool
+	lazyAt  []int64
+	lazyVal []any
+	// rgRows is the row count of the current row group; batchStart the row of the row group the
+	// current batch starts at.
+	rgRows     int64
+	batchStart int64
 
 	rg      int
 	readers []file.ColumnChunkReader
@@ -118,6 +132,40 @@ func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Lay
 	return r, nil
 }
 
+// OpenKeys opens a data file as Open does, but decodes only its key columns, its sequence number
+// and row kind, and the value fields at the positions valueFields of the value row: every other
+// field of a record's Value is nil (and Value itself is nil when no value field is read). A lookup that needs a key's existence and position (and
+// perhaps one field, as record-level expiry's time field) reads no more than that. In a thin-mode
+// file the key fields are value fields and are always read.
+func OpenKeys(ctx context.Context, fio fileio.FileIO, path, name string, layout *Layout, valueFields ...int) (*Reader, error) {
+	r, err := Open(ctx, fio, path, name, layout)
+	if err != nil {
+		return nil, err
+	}
+	nv := len(layout.ValueType.Fields)
+	r.values = make([]bool, nv)
+	for _, f := range valueFields {
+		if f < 0 || f >= nv {
+			r.Close()
+			return nil, fmt.Errorf("data file %s: no value field %d (the row has %d)", name, f, nv)
+		}
+		r.values[f] = true
+		r.anyValue = true
+	}
+	if r.thin {
+		for _, k := range layout.KeyIndexes {
+			r.values[k] = true
+		}
+		r.anyValue = true
+	}
+	first := len(r.cols) - nv // the first value column
+	r.skip = make([]bool, len(r.cols))
+	for j := range nv {
+		r.skip[first+j] = !r.values[j]
+	}
+	return r, nil
+}
+
 // keysFromValues marks the reader as deriving keys from the value columns.
 func (r *Reader) keysFromValues() { r.thin = true }
 
@@ -185,9 +233,13 @@ func (r *Reader) record(i int) (*KeyValue, error) {
 		return nil, err
 	}
 	kv.Kind = rk
-	kv.Value = make([]any, len(r.cols)-off-2)
-	for j := range kv.Value {
-		kv.Value[j] = r.batch[off+2+j][i]
+	if r.values == nil || r.anyValue {
+		kv.Value = make([]any, len(r.cols)-off-2)
+		for j := range kv.Value {
+			if r.values == nil || r.values[j] {
+				kv.Value[j] = r.batch[off+2+j][i]
+			}
+		}
 	}
 	if r.thin {
 		kv.Key = make([]any, nk)
@@ -206,10 +258,15 @@ func (r *chunks) nextBatch() error {
 			return io.EOF
 		}
 		r.left = r.pf.MetaData().RowGroups[r.rg].GetNumRows()
+		r.rgRows = r.left
 		rg := r.pf.RowGroup(r.rg)
 		r.readers = make([]file.ColumnChunkReader, len(r.colIdx))
+		if r.skip != nil {
+			r.lazyAt = make([]int64, len(r.colIdx))
+			r.lazyVal = make([]any, len(r.colIdx))
+		}
 		for j, idx := range r.colIdx {
-			if idx < 0 {
+			if idx < 0 || (r.skip != nil && r.skip[j]) {
 				continue
 			}
 			var cr file.ColumnChunkReader
@@ -228,6 +285,9 @@ func (r *chunks) nextBatch() error {
 		r.batch = make([][]any, len(r.colIdx))
 	}
 	for j := range r.colIdx {
+		if r.skip != nil && r.skip[j] {
+			continue
+		}
 		vals := r.batch[j][:0]
 		if r.readers[j] == nil {
 			for range n {
@@ -245,9 +305,89 @@ func (r *chunks) nextBatch() error {
 		}
 		r.batch[j] = vals
 	}
+	r.batchStart = r.rgRows - r.left
 	r.left -= int64(n)
 	r.pos = 0
 	return nil
+}
+
+// skipper is the Skip every typed column chunk reader has.
+type skipper interface {
+	Skip(n int64) (int64, error)
+}
+
+// lazyValue decodes row i of the current batch of the skipped column j: the column's rows
+// between the last one asked and it are skipped (not decoded). Rows are asked in file order.
+func (r *chunks) lazyValue(j, i int) (any, error) {
+	if r.colIdx[j] < 0 {
+		return nil, nil
+	}
+	row := r.batchStart + int64(i)
+	if r.readers[j] != nil && row == r.lazyAt[j]-1 {
+		return r.lazyVal[j], nil
+	}
+	if r.readers[j] == nil {
+		if err := pqvalue.Guard(func() error {
+			var err error
+			r.readers[j], err = r.pf.RowGroup(r.rg).Column(r.colIdx[j])
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("read data file %s: %w", r.name, err)
+		}
+		r.lazyAt[j] = 0
+	}
+	if row < r.lazyAt[j] {
+		return nil, fmt.Errorf("column %s: row %d asked after row %d", r.cols[j].name, row, r.lazyAt[j]-1)
+	}
+	sk, ok := r.readers[j].(skipper)
+	if !ok {
+		return nil, fmt.Errorf("column %s: its reader cannot skip rows", r.cols[j].name)
+	}
+	var vals []any
+	if err2 := pqvalue.Guard(func() error {
+		if gap := row - r.lazyAt[j]; gap > 0 {
+			if _, err := sk.Skip(gap); err != nil {
+				return err
+			}
+		}
+		var err error
+		vals, err = readColumn(r.readers[j], 1, r.cols[j].typ, r.pf.MetaData().Schema.Column(r.colIdx[j]), nil)
+		return err
+	}); err2 != nil {
+		return nil, fmt.Errorf("column %s: %w", r.cols[j].name, err2)
+	}
+	if len(vals) != 1 {
+		return nil, fmt.Errorf("column %s: row %d missing", r.cols[j].name, row)
+	}
+	r.lazyAt[j], r.lazyVal[j] = row+1, vals[0]
+	return vals[0], nil
+}
+
+// ReadValue returns the whole value row of the record Next returned last. For a reader from
+// OpenKeys, the value fields it skipped are decoded now for that row only (the rows between are
+// skipped in the file, not decoded), so a lookup reads the values of the keys it finds and no
+// others. Records must be asked in file order, as Next returns them.
+func (r *Reader) ReadValue() ([]any, error) {
+	if r.batch == nil || r.pos == 0 {
+		return nil, fmt.Errorf("data file %s: no record read", r.name)
+	}
+	i := r.pos - 1
+	nv := len(r.layout.ValueType.Fields)
+	first := len(r.cols) - nv
+	out := make([]any, nv)
+	for j := range nv {
+		c := first + j
+		if r.skip == nil || !r.skip[c] {
+			out[j] = r.batch[c][i]
+			continue
+		}
+		v, err := r.lazyValue(c, i)
+		if err != nil {
+			return nil, fmt.Errorf("data file %s row %d: %w", r.name, r.row-1, err)
+		}
+		out[j] = v
+	}
+	return out, nil
 }
 
 // readColumn reads n rows of a column and appends their Go values to out.

@@ -80,6 +80,9 @@ func seconds(v any) (int64, bool) {
 	return 0, false
 }
 
+// Field is the position in the value row of the time field, the only field Keep reads.
+func (e *RecordExpire) Field() int { return e.field }
+
 // Keep reports whether compaction keeps a record of the table's current schema, now being the
 // current time in epoch seconds (RecordLevelExpire#wrap's filter: now <= time + expiry; a null
 // time is kept).

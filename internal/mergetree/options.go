@@ -95,6 +95,8 @@ type Options struct {
 	NeedLookup bool
 	// FirstRow is merge-engine = first-row.
 	FirstRow bool
+	// ProduceChangelog is LookupStrategy#produceChangelog: changelog-producer = lookup.
+	ProduceChangelog bool
 	// DeletionVectors is deletion-vectors.enabled (false).
 	DeletionVectors bool
 	// ChainTable is chain-table.enabled (false): its compactions keep delete records.
@@ -203,6 +205,7 @@ func ParseOptions(opts map[string]string) (Options, error) {
 		return Options{}, err
 	}
 	o.FirstRow = engine == "first-row"
+	o.ProduceChangelog = producer == "lookup"
 	// LookupStrategy#needLookup.
 	o.NeedLookup = producer == "lookup" || o.DeletionVectors || o.FirstRow || forceLookup
 	return o, nil

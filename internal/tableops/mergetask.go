@@ -518,7 +518,11 @@ func (t *bucketTask) lookupResult(ctx context.Context, recs []mergetree.Record) 
 					return nil, err
 				}
 			}
-			found = hit.kv
+			// A keys-only lookup (deletion vectors, deduplicate) merges no old value, as
+			// Java's wrapper given a FilePosition.
+			if !t.lookup.keysOnly {
+				found = hit.kv
+			}
 		}
 	}
 	return t.c.merge.LookupMerge(recs, found)
@@ -552,6 +556,11 @@ func (t *bucketTask) writeDeletionVectors(ctx context.Context) (*meta.IndexFileM
 type levelLookup struct {
 	t       *bucketTask
 	cursors []*levelCursor
+	// keysOnly: the lookup needs a key's existence and position only; the hits carry no value.
+	// The levels' files are read by their key and system columns and the value fields eager
+	// only; a lookup that needs the value decodes it for the rows it finds.
+	keysOnly bool
+	eager    []int
 }
 
 type lookupHit struct {
@@ -562,14 +571,34 @@ type lookupHit struct {
 
 func newLevelLookup(t *bucketTask, start int32) *levelLookup {
 	l := &levelLookup{t: t}
+	l.keysOnly, l.eager = lookupKeysOnly(t.c.merge, t.c.opts, t.c.expire, t.dvm != nil)
 	for _, run := range t.levels.LevelSortedRuns() {
 		if run.Level < start || run.Level == 0 {
 			continue
 		}
 		files, err := t.keyed(run.Run.Files)
-		l.cursors = append(l.cursors, &levelCursor{t: t, files: files, err: err, idx: -1})
+		l.cursors = append(l.cursors, &levelCursor{t: t, l: l, files: files, err: err, idx: -1})
 	}
 	return l
+}
+
+// lookupKeysOnly reports whether a lookup needs no value, only a key's existence and position,
+// as Java's rewriter decides its lookup processor (MergeTreeCompactManagerFactory#createRewriter):
+// first-row looks keys up with an empty value type (PersistEmptyProcessor, no expiry filter);
+// with deletion vectors, no changelog, the deduplicate engine and no sequence field, a lookup
+// keeps only the row's position (PersistPositionProcessor) and the merge gets no old value.
+// Every other lookup needs the value of the row it finds (PersistValueAndPosProcessor,
+// PersistValueProcessor). eager are the value fields read with every row: record-level expiry's
+// time field, which the lookup's reader filters on (except first-row's).
+func lookupKeysOnly(m *mergetree.Merge, o mergetree.Options, expire *mergetree.RecordExpire, dvs bool) (keysOnly bool, eager []int) {
+	if m.Engine == mergetree.FirstRow {
+		return true, nil
+	}
+	if expire != nil {
+		eager = []int{expire.Field()}
+	}
+	keysOnly = dvs && !o.ProduceChangelog && m.Engine == mergetree.Deduplicate && len(m.SeqFields) == 0
+	return keysOnly, eager
 }
 
 func (l *levelLookup) find(ctx context.Context, key []any) (*lookupHit, error) {
@@ -594,6 +623,7 @@ func (l *levelLookup) close() {
 // (out of order) reads the file again from its start.
 type levelCursor struct {
 	t     *bucketTask
+	l     *levelLookup
 	files []mergetree.KeyedFile
 	err   error
 	idx   int
@@ -620,7 +650,7 @@ func (c *levelCursor) open(ctx context.Context, i int) error {
 	if f.ExternalPath != nil {
 		ext = *f.ExternalPath
 	}
-	rd, err := kvfile.Open(ctx, c.t.c.t.FileIO, c.t.rb.DataPaths.ToPath(f.FileName, ext), f.FileName, c.t.c.layout)
+	rd, err := kvfile.OpenKeys(ctx, c.t.c.t.FileIO, c.t.rb.DataPaths.ToPath(f.FileName, ext), f.FileName, c.t.c.layout, c.l.eager...)
 	if err != nil {
 		return err
 	}
@@ -678,7 +708,19 @@ func (c *levelCursor) find(ctx context.Context, key []any) (*lookupHit, error) {
 	if c.cur == nil || binrow.CompareKeys(c.cur.Key, key) != 0 {
 		return nil, nil
 	}
-	return &lookupHit{file: c.files[c.idx].File.FileName, pos: c.pos, kv: c.cur}, nil
+	hit := &lookupHit{file: c.files[c.idx].File.FileName, pos: c.pos, kv: c.cur}
+	if !c.l.keysOnly {
+		// The value of the row found, decoded for it alone.
+		value, err := c.rd.ReadValue()
+		if err != nil {
+			return nil, fmt.Errorf("look up in %s: %w", c.files[c.idx].File.FileName, err)
+		}
+		kv := *c.cur
+		kv.Value = value
+		c.cur = &kv
+		hit.kv = c.cur
+	}
+	return hit, nil
 }
 
 // hasLevel0 reports whether a candidate holds a level-0 file.
