@@ -12,7 +12,8 @@
 //
 //   - consumer: ping, read, search (ranked positions included), list-index;
 //   - writer: create-table, write (rows with _rowKind; dynamicOptions write-only=true only);
-//   - compactor: compact (full compaction of every bucket, one commit);
+//   - compactor: compact (full compaction of every bucket, one commit) and minor-compact (the
+//     table's strategy picks; the messages are read from the table's dumps before and after);
 //   - maintainer: maintain (Table.Maintain: an index-only commit).
 //
 // Package pkft exposes nothing for the maintainer's unit-level commands, so these are served
@@ -23,8 +24,6 @@
 // pk-full-text-index-file-build runs internal/pkfulltext's Builder over the table's data files
 // (the level's archive written where the table's writer writes index files, nothing committed).
 //
-// Not served: minor-compact (the Java runner answers with every bucket's commit message, file
-// names per increment, which pkft's CompactResult does not expose) and the Java runner's other
-// commands (dump, alter-table, configure-s3, ...). An unknown
+// Not served: the Java runner's other commands (dump, alter-table, configure-s3, ...). An unknown
 // command is the error "unknown command: NAME"; the runner stays usable after any error.
 package main

@@ -49,6 +49,7 @@ func commands(tables *searchTables) map[string]command {
 		"create-table":                  cmdCreateTable,
 		"write":                         cmdWrite,
 		"compact":                       cmdCompact,
+		"minor-compact":                 cmdMinorCompact,
 		"maintain":                      cmdMaintain,
 		"maintainer-scenario":           cmdMaintainerScenario,
 		"sorted-maintainer-scenario":    cmdSortedMaintainerScenario,

@@ -264,3 +264,114 @@ func TestTableCommands(t *testing.T) {
 		t.Fatalf("the built archive: %v", err)
 	}
 }
+
+// TestMinorCompact: minor-compact lets the table's strategy pick. With one sorted run nothing is
+// picked and nothing is committed; with more sorted runs than num-sorted-run.compaction-trigger
+// the runs are merged in one COMPACT commit, and the messages list exactly the data files that
+// left and joined the bucket.
+func TestMinorCompact(t *testing.T) {
+	wh := t.TempDir()
+	path := filepath.Join(wh, "db.db", "t")
+	write := func(lo, hi int) [2]any {
+		rows := []map[string]any{}
+		for i := lo; i < hi; i++ {
+			rows = append(rows, map[string]any{"id": i, "content": fmt.Sprintf("minor row %d", i)})
+		}
+		return [2]any{"write", map[string]any{"path": path, "rows": rows}}
+	}
+	resps := session(t,
+		[2]any{"create-table", map[string]any{"warehouse": wh, "database": "db", "table": "t",
+			"fields":      []map[string]string{{"name": "id", "type": "INT NOT NULL"}, {"name": "content", "type": "STRING"}},
+			"primaryKeys": []string{"id"}, "partitionKeys": []string{},
+			"options": map[string]string{"bucket": "1", "write-only": "true", "num-sorted-run.compaction-trigger": "3"}}},
+		write(0, 10),
+		[2]any{"minor-compact", map[string]any{"path": path}},
+		write(5, 15), write(10, 20),
+		[2]any{"minor-compact", map[string]any{"path": path}},
+		[2]any{"minor-compact", map[string]any{"path": "", "x": 1}},
+	)
+	var got []struct {
+		Before   int64            `json:"snapshotBefore"`
+		After    int64            `json:"snapshotAfter"`
+		Messages []map[string]any `json:"messages"`
+	}
+	for i, r := range resps[:6] {
+		if !r.OK {
+			t.Fatalf("request %d: %s", i+1, r.Error)
+		}
+		var g struct {
+			Before   int64            `json:"snapshotBefore"`
+			After    int64            `json:"snapshotAfter"`
+			Messages []map[string]any `json:"messages"`
+		}
+		b, _ := json.Marshal(r.Result)
+		if err := json.Unmarshal(b, &g); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, g)
+	}
+	if resps[6].OK || !strings.Contains(resps[6].Error, "x") {
+		t.Fatalf("minor-compact with an unknown argument: %+v", resps[6])
+	}
+	one := got[2]
+	if one.Before != 1 || one.After != 1 || len(one.Messages) != 1 {
+		t.Fatalf("minor-compact of one sorted run: %+v, want no commit and one message", one)
+	}
+	for k, v := range one.Messages[0] {
+		if l, ok := v.([]any); ok && len(l) > 0 {
+			t.Fatalf("minor-compact of one sorted run lists %s: %v", k, l)
+		}
+	}
+	three := got[5]
+	if three.Before != 3 || three.After != 4 || len(three.Messages) != 1 {
+		t.Fatalf("minor-compact of three sorted runs: %+v, want one commit and one message", three)
+	}
+	m := three.Messages[0]
+	before, _ := m["compactBefore"].([]any)
+	after, _ := m["compactAfter"].([]any)
+	if len(before) != 3 || len(after) == 0 {
+		t.Fatalf("minor-compact of three sorted runs: compactBefore %v, compactAfter %v: want the three level-0 files out and the merged files in", before, after)
+	}
+	for _, k := range []string{"newFiles", "deletedFiles", "changelogFiles", "newIndexFiles", "deletedIndexFiles", "compactChangelogFiles"} {
+		if l, _ := m[k].([]any); len(l) != 0 {
+			t.Fatalf("minor-compact lists %s %v: pkft's compaction commits one COMPACT snapshot", k, l)
+		}
+	}
+	tbl, err := pkft.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	raw, err := tbl.Dump(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dump struct {
+		CommitKind string `json:"commitKind"`
+		Buckets    []struct {
+			DataFiles []struct {
+				FileName string `json:"fileName"`
+			} `json:"dataFiles"`
+		} `json:"buckets"`
+	}
+	if err := json.Unmarshal(raw, &dump); err != nil || len(dump.Buckets) != 1 {
+		t.Fatalf("dump: %v %s", err, raw)
+	}
+	live := map[string]bool{}
+	for _, f := range dump.Buckets[0].DataFiles {
+		live[f.FileName] = true
+	}
+	for _, f := range after {
+		if !live[f.(string)] {
+			t.Fatalf("compactAfter lists %v, not a live file of the table (%v)", f, live)
+		}
+	}
+	for _, f := range before {
+		if live[f.(string)] {
+			t.Fatalf("compactBefore lists %v, still a live file of the table", f)
+		}
+	}
+	if dump.CommitKind != "COMPACT" {
+		t.Fatalf("the minor compaction committed a %s snapshot, want COMPACT", dump.CommitKind)
+	}
+}

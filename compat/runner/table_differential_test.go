@@ -24,8 +24,6 @@ import (
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/search"
 	"github.com/paimon-pkft/pkft/internal/table"
-	"github.com/paimon-pkft/pkft/internal/tableops"
-	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // The table-level differential (table/differential, go<->java): seeded scripts, each a random
@@ -63,7 +61,7 @@ func tableDiffRegressionSeeds() ([]uint64, error) {
 }
 
 // tdValue is one nullable value column of the differential's schemas: its SQL type and a
-// generator of a value in the runner's JSON form and in Go's writer form.
+// generator of a value in the runners' JSON form and as a Go value (the model's).
 type tdValue struct {
 	name, sqlType string
 	gen           func(r *rand.Rand) (any, any)
@@ -133,7 +131,8 @@ type tdStep struct {
 	rows []tdRow
 }
 
-// tdRow is one written row: its kind, the runner's JSON form and Go's values by column.
+// tdRow is one written row: its kind, the runners' JSON form (what Java's and Go's runners
+// write) and its values as Go types by column (what the model orders and compares by).
 type tdRow struct {
 	kind string
 	json row
@@ -498,9 +497,14 @@ func (m *tdModel) before(a, b *int32) bool {
 // tableDiffRun is the table differential's run: done closes when its scripts have run, or
 // stopped at the first divergence; tables are the full-text copies of the scripts that passed.
 type tableDiffRun struct {
-	g      *maintainGroup
-	tables tdTables
-	done   <-chan struct{}
+	g *maintainGroup
+	// goP is the Go runner Go's steps run through (the first worker's; each other worker starts
+	// one of its own with startGo); goErr why there is none.
+	goP     *Process
+	goErr   error
+	startGo func(ctx context.Context) (*Process, error)
+	tables  tdTables
+	done    <-chan struct{}
 }
 
 // testTableDifferential registers table/differential (go<->java) as a background case
@@ -512,6 +516,12 @@ func testTableDifferential(t *testing.T) *tableDiffRun {
 	// The scripts take longer than the ten minutes a case gets.
 	run.done = runBackgroundCase(t, "table/differential", "go<->java", 30*time.Minute, func(t *testing.T) func(context.Context) error {
 		run.g = startGroup(t)
+		_, runners := consumerRunners(t)
+		run.goP, run.goErr = goRunner(t, runners, tdGoCommands...)
+		run.startGo = func(ctx context.Context) (*Process, error) {
+			r := runners[GoName]
+			return r.impl.Start(ctx, r.root)
+		}
 		return func(ctx context.Context) error {
 			summary, err := run.scripts(ctx)
 			if err == nil {
@@ -568,7 +578,10 @@ func (run *tableDiffRun) scripts(ctx context.Context) (string, error) {
 		engines[s.engine]++
 		scripts[i] = s
 	}
-	if err := runTableScripts(ctx, run.g, scripts, tableDiffWorkers, &run.tables); err != nil {
+	if run.goErr != nil {
+		return "", run.goErr
+	}
+	if err := runTableScripts(ctx, run.g, run.goP, run.startGo, scripts, tableDiffWorkers, &run.tables); err != nil {
 		return "", err
 	}
 	optionsSeen := tdOptionsSeen(scripts)
@@ -656,12 +669,17 @@ func (t *tdTables) all() []*consumerTable {
 	return out
 }
 
+// tdGoCommands are the Go runner's commands the differential's Go steps use.
+var tdGoCommands = []string{"write", "compact", "minor-compact", "maintain"}
+
 // tableDiffWorkers is how many scripts run at once, each worker with its own Java runner.
 const tableDiffWorkers = 2
 
-// runTableScripts runs the scripts on workers runner processes (g's and workers-1 more); the
-// first divergence in script order is returned with its script.
-func runTableScripts(ctx context.Context, g *maintainGroup, scripts []*tdScript, workers int, tables *tdTables) error {
+// runTableScripts runs the scripts on workers pairs of runner processes: Java's (g's and
+// workers-1 more) and Go's (goP and workers-1 more from startGo; Go's steps run through pkft's
+// runner, as another implementation's would). The first divergence in script order is returned
+// with its script.
+func runTableScripts(ctx context.Context, g *maintainGroup, goP *Process, startGo func(context.Context) (*Process, error), scripts []*tdScript, workers int, tables *tdTables) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(scripts))
@@ -683,8 +701,20 @@ func runTableScripts(ctx context.Context, g *maintainGroup, scripts []*tdScript,
 				defer p.Close()
 				gw.proc = p
 			}
+			goW := goP
+			if w > 0 {
+				p, err := startGo(ctx)
+				if err != nil {
+					for i := range next {
+						errs[i] = fmt.Errorf("start a second Go runner: %w", err)
+					}
+					return
+				}
+				defer p.Close()
+				goW = p
+			}
 			for i := range next {
-				if err := runTableScript(ctx, &gw, scripts[i], tables); err != nil {
+				if err := runTableScript(ctx, &gw, goW, scripts[i], tables); err != nil {
 					errs[i] = fmt.Errorf("%w\n%s", err, scripts[i].describe())
 					cancel()
 				}
@@ -717,7 +747,7 @@ feed:
 
 // runTableScript runs one script on its three copies; a full-text script's copies join tables
 // with Java's answers.
-func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript, tables *tdTables) error {
+func runTableScript(ctx context.Context, g *maintainGroup, goP *Process, s *tdScript, tables *tdTables) error {
 	sides := []string{"java", "go", "alternating"}
 	// Java creates the table once; the copies are copies of its directory (a table is its path).
 	name := fmt.Sprintf("td-%d", s.seed)
@@ -749,7 +779,7 @@ func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript, tables *
 				continue // not a step of Java's: the copy is unchanged
 			}
 			changed[side] = true
-			if err := s.runStep(ctx, g, who, paths[side], st); err != nil {
+			if err := s.runStep(ctx, g, goP, who, paths[side], st); err != nil {
 				return fmt.Errorf("seed %d step %d (%s by %s on the %s copy): %w", s.seed, i, st.op, who, side, err)
 			}
 		}
@@ -775,7 +805,7 @@ func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript, tables *
 			}
 		}
 	}
-	if err := s.finalChecks(ctx, g, sides, paths, read); err != nil {
+	if err := s.finalChecks(ctx, g, goP, sides, paths, read); err != nil {
 		return err
 	}
 	if s.fullText {
@@ -795,57 +825,32 @@ func runTableScript(ctx context.Context, g *maintainGroup, s *tdScript, tables *
 }
 
 // runStep runs one step on a copy as who ("java" or "go") would: Java's writer and full
-// compaction; Go's writer, full and minor compaction and maintenance (Java's writer maintains
-// the indexes at every commit, so a minor compaction or a maintenance is no step of Java's).
-func (s *tdScript) runStep(ctx context.Context, g *maintainGroup, who, path string, st tdStep) error {
-	tbl := table.Open(fileio.NewLocal(), path)
+// compaction through the Java runner; Go's writer, full and minor compaction and maintenance
+// through Go's runner (goP: write, compact, minor-compact, maintain). Java's writer maintains
+// the indexes at every commit, so a minor compaction or a maintenance is no step of Java's.
+func (s *tdScript) runStep(ctx context.Context, g *maintainGroup, goP *Process, who, path string, st tdStep) error {
+	p := g.proc
+	if who == "go" {
+		p = goP
+	}
 	switch {
-	case who == "java" && st.op == "write":
+	case st.op == "write":
 		rows := make([]row, len(st.rows))
 		for i, r := range st.rows {
 			rows[i] = r.json
 		}
-		return g.proc.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil)
-	case who == "java" && st.op == "full":
-		return g.proc.Call(ctx, "compact", map[string]any{"path": path}, nil)
+		return p.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil)
+	case st.op == "full":
+		return p.Call(ctx, "compact", map[string]any{"path": path}, nil)
 	case who == "java":
 		return nil
-	case st.op == "write":
-		w, err := tableops.OpenWriter(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-table-differential"))
-		if err != nil {
-			return err
-		}
-		sch := w.Schema()
-		for _, r := range st.rows {
-			values := make([]any, len(sch.Fields))
-			for i, f := range sch.Fields {
-				values[i] = r.goV[f.Name]
-			}
-			kind, err := types.ParseRowKind(r.kind)
-			if s.rowKindField {
-				kind = types.Insert // the field carries the kind
-			}
-			if err == nil {
-				err = w.Write(ctx, kind, values)
-			}
-			if err != nil {
-				return errors.Join(fmt.Errorf("go write %v: %w", r.json, err), w.Abort(ctx))
-			}
-		}
-		_, err = w.Commit(ctx)
-		return err
-	case st.op == "full":
-		_, err := tableops.Compact(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-table-differential"))
-		return err
 	case st.op == "minor":
-		_, err := tableops.Compact(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-table-differential"), tableops.WithMinorCompaction())
-		return err
+		return p.Call(ctx, "minor-compact", map[string]any{"path": path}, nil)
 	case st.op == "maintain":
 		if !s.fullText && s.sorted == 0 {
 			return nil
 		}
-		_, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-table-differential"))
-		return err
+		return p.Call(ctx, "maintain", map[string]any{"path": path}, nil)
 	}
 	return fmt.Errorf("unknown step %q", st.op)
 }
@@ -912,7 +917,7 @@ func (s *tdScript) checkModel(ctx context.Context, g *maintainGroup, path string
 // copies' hits differ: which rows are indexed depends on the layout, and Java's compaction picks
 // by file sizes, which differ between Go's and Java's Parquet files.) live holds each copy's
 // last read rows (JSON).
-func (s *tdScript) finalChecks(ctx context.Context, g *maintainGroup, sides []string, paths map[string]string, live map[string][]string) error {
+func (s *tdScript) finalChecks(ctx context.Context, g *maintainGroup, goP *Process, sides []string, paths map[string]string, live map[string][]string) error {
 	if !s.fullText && s.sorted == 0 {
 		return nil
 	}
@@ -930,12 +935,15 @@ func (s *tdScript) finalChecks(ctx context.Context, g *maintainGroup, sides []st
 			return fmt.Errorf("seed %d, %s copy: Java's sorted state: %w", s.seed, side, err)
 		}
 	}
-	res, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), paths["go"]), g.engine, tableops.WithCommitUser("pkft-table-differential"))
-	if err != nil {
+	var res struct {
+		Before int64 `json:"snapshotBefore"`
+		After  int64 `json:"snapshotAfter"`
+	}
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": paths["go"]}, &res); err != nil {
 		return fmt.Errorf("seed %d: maintain of the Go copy: %w", s.seed, err)
 	}
-	if res.Snapshot != nil {
-		return fmt.Errorf("seed %d: a maintenance after Go's steps still committed snapshot %d", s.seed, res.Snapshot.ID)
+	if res.After != res.Before {
+		return fmt.Errorf("seed %d: a maintenance after Go's steps still committed snapshot %d", s.seed, res.After)
 	}
 	if !s.fullText {
 		return nil
