@@ -40,6 +40,8 @@ type Result struct {
 	Status    Status        `json:"status"`
 	Detail    string        `json:"detail,omitempty"`
 	Duration  time.Duration `json:"durationNanos"`
+	// Roles are the roles the case takes of each implementation it runs (its row's sides).
+	Roles map[string][]string `json:"roles,omitempty"`
 }
 
 // Report collects results from concurrent cases.
