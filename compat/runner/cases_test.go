@@ -106,8 +106,8 @@ type caseTable struct {
 	// environ is the environment the families read (the implementations of Impls).
 	environ []string
 	family  string
-	rows   []*caseRow
-	errs   []error
+	rows    []*caseRow
+	errs    []error
 }
 
 // add registers one row under the current family.
@@ -255,6 +255,39 @@ func (ct *caseTable) selected(f caseFilter) map[string]bool {
 	return keep
 }
 
+// implRoles lists each implementation the rows run with the roles they take of it.
+func (ct *caseTable) implRoles() string {
+	var impls []string
+	roles := map[string][]Role{}
+	for _, c := range ct.rows {
+		for _, s := range c.Sides {
+			if _, ok := roles[s.Impl]; !ok {
+				impls = append(impls, s.Impl)
+			}
+			for _, r := range s.Roles {
+				if !slices.Contains(roles[s.Impl], r) {
+					roles[s.Impl] = append(roles[s.Impl], r)
+				}
+			}
+		}
+	}
+	slices.Sort(impls)
+	var out []string
+	for _, impl := range impls {
+		out = append(out, impl+" ("+roleNames(roles[impl])+")")
+	}
+	return strings.Join(out, ", ")
+}
+
+// roleNames joins roles with commas.
+func roleNames(roles []Role) string {
+	var s []string
+	for _, r := range roles {
+		s = append(s, string(r))
+	}
+	return strings.Join(s, ",")
+}
+
 // run runs the table's rows under t (TestConformance) in their order, as subtests NAME/DIRECTION,
 // each recorded in the report with its roles.
 func (ct *caseTable) run(t *testing.T, f caseFilter) {
@@ -263,6 +296,13 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 		t.Fatal(err)
 	}
 	keep := ct.selected(f)
+	if f.impl != "" {
+		if len(keep) == 0 {
+			t.Fatalf("%s=%s %s=%s: no case takes %s in those roles; the cases run %s", caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles), f.impl, ct.implRoles())
+		}
+		report.AddNote(fmt.Sprintf("cases: %d of the %d rows (%s=%s %s=%s, with the rows they need)",
+			len(keep), len(ct.rows), caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles)))
+	}
 	for _, c := range ct.rows {
 		if !keep[c.id()] {
 			continue
@@ -431,6 +471,23 @@ func TestCaseFilter(t *testing.T) {
 		}
 		if got := f.selects(row); got != c.want {
 			t.Errorf("IMPL=%q ROLES=%q: selects %v, want %v", c.impl, c.roles, got, c.want)
+		}
+	}
+	// Over the real table: a consumer row keeps the row that writes its table.
+	ct := conformanceCases(catalogueEnviron())
+	f, err := caseFilterFromEnv(env("pypaimon21", "consumer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := ct.selected(f)
+	for _, id := range []string{"scenario/alternating/read/go+java->pypaimon21", "scenario/alternating/go+java", "consumer/read/ft-default-partitioned/java->pypaimon21"} {
+		if !keep[id] {
+			t.Errorf("IMPL=pypaimon21 ROLES=consumer leaves out %s", id)
+		}
+	}
+	for _, id := range []string{"maintainer/differential/go->java", "scenario/alternating/read/go+java->rust"} {
+		if keep[id] {
+			t.Errorf("IMPL=pypaimon21 ROLES=consumer keeps %s", id)
 		}
 	}
 	if _, err := caseFilterFromEnv(env("", "writer")); err == nil || !strings.Contains(err.Error(), caseImplEnv) {

@@ -144,3 +144,48 @@ func TestCaseCatalogue(t *testing.T) {
 		t.Fatalf("%s's case catalogue is not the case table's: run PKFT_UPDATE_DOCS=1 go test ./compat/runner -run TestCaseCatalogue", path)
 	}
 }
+
+// TestAddingACaseExample checks docs/adding-a-case.md's worked example: its Go block is at most
+// 30 lines, the same lines are in compat/runner/library_test.go, and the case they add is in
+// the table.
+func TestAddingACaseExample(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "adding-a-case.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "<!-- worked example:"
+	_, after, ok := strings.Cut(string(doc), marker)
+	if !ok {
+		t.Fatalf("docs/adding-a-case.md has no %q", marker)
+	}
+	_, block, ok := strings.Cut(after, "```go\n")
+	if ok {
+		block, _, ok = strings.Cut(block, "```")
+	}
+	if !ok || strings.TrimSpace(block) == "" {
+		t.Fatal("docs/adding-a-case.md has no Go block after the worked example's marker")
+	}
+	if n := strings.Count(block, "\n"); n > 30 {
+		t.Errorf("the worked example adds a case in %d lines, more than 30", n)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "compat", "runner", "library_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), block) {
+		t.Errorf("docs/adding-a-case.md's worked example is not in compat/runner/library_test.go as written:\n%s", block)
+	}
+	rows := 0
+	for _, c := range conformanceCases(catalogueEnviron()).rows {
+		if strings.HasPrefix(c.Name, "table/scan-snapshots/") && c.Family == "library" && c.Direction == "java->go" {
+			rows++
+		}
+	}
+	if rows < 2 {
+		t.Errorf("%d table/scan-snapshots rows in the library family", rows)
+	}
+}
