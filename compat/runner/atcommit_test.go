@@ -21,7 +21,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/types"
 )
 
-// testAtCommit runs the cases of the compaction Go's writer runs at commit, as Java's writer does
+// casesAtCommit registers the cases of the compaction Go's writer runs at commit, as Java's writer does
 // on tables that need lookup (deletion vectors): write/visible-at-commit/<variant> (go->java),
 // write/lookup-dvs (go<->java), scenario/alternating-no-full (go+java) and
 // scenario/sorted-and-full-text (java->go->java, go->java).

@@ -23,7 +23,7 @@ import (
 // must return exactly the live rows that carry it.
 var backfillWords = []string{"heron", "otter", "badger"}
 
-// testBackfill runs the cases of the index backfill (issue 35): compaction/uncovered (go->java):
+// casesBackfill registers the cases of the index backfill (issue 35): compaction/uncovered (go->java):
 // Go creates and writes a table whose rows no archive covers, the coverage says so, and after
 // Go's uncovered compaction Java's state is current and Java's search returns every matching
 // row; write/index-new-rows (go->java): every write Go makes with WithIndexNewRows is searched

@@ -298,7 +298,11 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 	keep := ct.selected(f)
 	if f.impl != "" {
 		if len(keep) == 0 {
-			t.Fatalf("%s=%s %s=%s: no case takes %s in those roles; the cases run %s", caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles), f.impl, ct.implRoles())
+			what := "no case runs " + f.impl
+			if len(f.roles) > 0 {
+				what = fmt.Sprintf("no case takes %s as %s", f.impl, roleNames(f.roles))
+			}
+			t.Fatalf("%s=%s %s=%s: %s; the cases run %s", caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles), what, ct.implRoles())
 		}
 		report.AddNote(fmt.Sprintf("cases: %d of the %d rows (%s=%s %s=%s, with the rows they need)",
 			len(keep), len(ct.rows), caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles)))

@@ -114,7 +114,7 @@ func (r *implRunner) get(t *testing.T) (*Process, error) {
 	return r.proc, r.err
 }
 
-// testConsumers runs every implementation of Impls (pypaimon 2.1.0, and whatever
+// casesConsumers registers every implementation of Impls (pypaimon 2.1.0, and whatever
 // PKFT_IMPL_<NAME> adds; compat/PROTOCOL.md) as a consumer of every full-text table of the
 // corpus: its read, search and list-index answers against Java's.
 func casesConsumers(ct *caseTable) {

@@ -50,7 +50,7 @@ func withRotating(first int64, check func(first int64, n int) error) error {
 	return nil
 }
 
-// testDifferential runs the maintainer decision differential: the invariants of generated
+// casesDifferential registers the maintainer decision differential: the invariants of generated
 // scenarios on the Go maintainer (go), and the same scenarios on Java's
 // BucketedFullTextIndexMaintainer inside the Java runner, whose traces must equal Go's (go->java);
 // then the same for the sorted family (GenerateSorted's scenarios, Go's pksorted maintainer and

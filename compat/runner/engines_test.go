@@ -18,7 +18,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
-// testEngines runs the cases of the table options that change how Go's writer and compaction
+// casesEngines registers the cases of the table options that change how Go's writer and compaction
 // merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row,
 // write/aggregation, write/aggregation-exact (go<->java),
 // write/sequence-field/<variant>, write/rowkind-field and write/record-level-expire (go->java,
@@ -56,7 +56,7 @@ func casesEngines(ct *caseTable) {
 	}
 }
 
-// engineCase registers one table of testEngines: go->java runs writes (Go writes and compacts a
+// engineCase registers one table of casesEngines registers go->java runs writes (Go writes and compacts a
 // Java-created table, filling e), java-after-go continues the same table: Java writes e.more(1)
 // and compacts fully, then Go writes e.more(2), each followed by e.check.
 func engineCase(ct *caseTable, gf *fixture[*maintainGroup], name, doc string, writes func(context.Context, *maintainGroup, *engineTable) error) {
@@ -103,7 +103,7 @@ func engineCase(ct *caseTable, gf *fixture[*maintainGroup], name, doc string, wr
 		}})
 }
 
-// engineTable is a Go-written table of testEngines and what its java-after-go direction needs.
+// engineTable is a Go-written table of casesEngines and what its java-after-go direction needs.
 type engineTable struct {
 	path   string
 	fields []field

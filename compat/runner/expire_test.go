@@ -20,7 +20,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
-// testExpire is the expiry differential: copies of one Java-written table (deletion vectors,
+// casesExpire registers the expiry differential: copies of one Java-written table (deletion vectors,
 // full compactions that replace files, a tag) are expired by Java's ExpireSnapshotsImpl and by
 // Go's expiry with the same bounds and the same clock; both keep the same snapshots, the same
 // EARLIEST hint and the same files. Java then reads every retained snapshot of Go's copy as of

@@ -31,7 +31,7 @@ func faultsSample() int {
 	return 1
 }
 
-// testFaults: faults/<operation> (go->java) — every table-writing operation of
+// casesFaults registers faults/<operation> (go->java) — every table-writing operation of
 // crashpoint.Operations is failed or crashed at a sample of its file operations; on each table
 // it leaves, Java reads exactly the rows of the last committed snapshot (the table before the
 // operation, or after it when the fault came after the publication), and Java's dump (files, full-text state and plan, from Paimon's own

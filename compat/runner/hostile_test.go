@@ -77,7 +77,7 @@ func hostileQueries() []hostileQuery {
 	}
 }
 
-// testHostileQueries runs search/hostile-queries (go): every hostile query ends within its
+// casesHostileQueries registers search/hostile-queries (go): every hostile query ends within its
 // bound with hits or with a clear error (it names the bound or the engine's reason and quotes
 // at most the query's start), and pkft search under `timeout -s TERM 2` exits within 3 s while
 // the engine is busy.

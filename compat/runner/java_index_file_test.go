@@ -24,7 +24,7 @@ import (
 // indexFileCommands are the runner commands the same-level cases need.
 var indexFileCommands = []string{"pk-full-text-index-file-build", "archive-search"}
 
-// testSameLevelArchives runs index-file/same-level/<table> (java<->go) on every full-text table
+// casesSameLevelArchives registers index-file/same-level/<table> (java<->go) on every full-text table
 // of the Java corpus: for every (partition, bucket, level) with eligible files, Paimon's
 // PkFullTextIndexFile (the runner's pk-full-text-index-file-build) and Go's pkfulltext.IndexFile
 // (over the production DataFileReaders and the native engine) build the level's archive; the two

@@ -34,7 +34,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
-// testJavaTables runs the cases on tables the Java runner writes with the released Paimon 2.0.0
+// casesJavaTables registers the cases on tables the Java runner writes with the released Paimon 2.0.0
 // classes: Go's canonical dump of each corpus table equals Java's (java->go); Java reads Go's
 // metadata rewrite of each with the same dump and rows (go->java); source meta bytes are the
 // same on both sides (go<->java); and Java classifies Go-written full-text payloads, correct and
@@ -133,7 +133,7 @@ func (jt *javaTables) need(ctx context.Context, cmds []string) error {
 	return nil
 }
 
-// javaTables is the state shared by the cases of one testJavaTables call.
+// javaTables is the state shared by the cases of one casesJavaTables call.
 type javaTables struct {
 	proc     *Process
 	startErr error

@@ -50,7 +50,7 @@ func goCreatedVariants() []goCreatedVariant {
 	}
 }
 
-// testLibrary runs the cases of the root package's table life cycle: table/go-created/<variant>
+// casesLibrary registers the cases of the root package's table life cycle: table/go-created/<variant>
 // (go->java) and table/scan/<writer>/<table> (java->go, go->go).
 func casesLibrary(ct *caseTable) {
 	gf := groupFixture()

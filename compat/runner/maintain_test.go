@@ -80,7 +80,7 @@ type searchTable struct {
 	err  error
 }
 
-// testMaintain runs table/maintain/<table> (go->java, java-after-go), table/maintain-shape
+// casesMaintain registers table/maintain/<table> (go->java, java-after-go), table/maintain-shape
 // (go<->java), table/concurrent-commit (java+go) and search/<table> (go<->java) with one JVM.
 func casesMaintain(ct *caseTable) {
 	corpus := maintainCorpus()

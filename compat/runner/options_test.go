@@ -21,7 +21,7 @@ type javaOption struct {
 	FallbackKeys []string `json:"fallbackKeys"`
 }
 
-// testOptions runs options/registry (java->go): every table option key of the Paimon build the
+// casesOptions registers options/registry (java->go): every table option key of the Paimon build the
 // Java runner runs on is classified by Go's registry (internal/options) under the same key, with
 // Java's type, default and fallback keys, so a new Paimon version fails here until every new
 // key is decided.

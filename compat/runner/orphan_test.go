@@ -20,7 +20,7 @@ import (
 
 var orphanCommands = []string{"create-table", "write", "compact", "create-tag", "create-branch", "remove-orphan-files"}
 
-// testOrphan: orphan/java-differential. Java writes a partitioned table with deletion vectors,
+// casesOrphan registers orphan/java-differential. Java writes a partitioned table with deletion vectors,
 // tags snapshot 1 and branches from the tag; Go writes on top; snapshots 1 and 2 are then expired
 // by hand (their files stay, as after an expiry without cleanup) and the files of aborted writes
 // are left in every directory the cleaning lists, some new. Copies of the table are cleaned by Go

@@ -18,7 +18,7 @@ const pickSeeds = 1000
 // pickBatch is how many layouts go to the Java runner in one request.
 const pickBatch = 250
 
-// testPick runs compaction/pick-differential (go->java): 1,000 seeded level layouts picked by
+// casesPick registers compaction/pick-differential (go->java): 1,000 seeded level layouts picked by
 // Paimon's own strategies in the Java runner (command pick) and by Go's internal/mergetree with the
 // clocks Java's picks saw; every step must give the same unit or none, and the same compaction
 // started by the bucket's compact manager (Java's MergeTreeCompactManager, Go's

@@ -18,7 +18,7 @@ var ProducerCommands = []string{"create-table", "write"}
 // producerFields are the columns of the producer cases' table.
 var producerFields = []field{{"region", "STRING NOT NULL"}, {"id", "INT NOT NULL"}, {"d", "DATE"}, {"price", "DECIMAL(10, 2)"}, {"content", "STRING"}}
 
-// testProducers runs producer/<impl> for every implementation whose supports file declares the
+// casesProducers registers producer/<impl> for every implementation whose supports file declares the
 // producer commands (pypaimon 2.1.0): it creates a partitioned primary-key full-text table and
 // writes rounds of rows (new keys and updates) into it, which it leaves on level 0 without
 // archives; Go compacts the table through its runner (building the archives), the implementation writes again and

@@ -19,7 +19,7 @@ import (
 // regenerate the golden tables.
 func update() bool { return golden.FlagUpdate() }
 
-// testPypaimon runs the cases against pypaimon, Apache Paimon's official pure-Python
+// casesPypaimon registers the cases against pypaimon, Apache Paimon's official pure-Python
 // implementation (an independent implementation, not Java).
 func casesPypaimon(ct *caseTable) {
 	// pypaimon writes a fresh table; Go's internal/table view of it equals pypaimon's own view.

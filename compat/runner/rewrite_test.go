@@ -14,7 +14,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
-// testRewrite: Go re-encodes a pypaimon-written table's metadata and commits it; pypaimon must
+// casesRewrite registers table/metadata-rewrite (go->pypaimon): Go re-encodes a pypaimon-written table's metadata and commits it; pypaimon must
 // read the new snapshot with the same rows and the same live files.
 func casesRewrite(ct *caseTable) {
 	ct.add(caseRow{Name: "table/metadata-rewrite", Direction: "go->pypaimon", Doc: docTableMetadataRewrite,

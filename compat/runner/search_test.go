@@ -17,7 +17,7 @@ import (
 // hit lists (ranking and ties across archives and buckets) and one larger than any.
 var searchLimits = []int{7, 1000}
 
-// testSearchTables runs search/<table> (go<->java): on Java-written tables with Java's archives
+// casesSearchTables registers search/<table> (go<->java): on Java-written tables with Java's archives
 // and on the tables the maintenance cases left with Go's archives (copied right after Go's
 // maintenance), every engine query with each limit returns, from Go's search.Search and from
 // Paimon's full-text read path (the runner's search, in Paimon's ranked order), the same rows

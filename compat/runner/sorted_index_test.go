@@ -52,7 +52,7 @@ func sortedFormatVariants() []sortedFormatVariant {
 	}
 }
 
-// testSortedIndex registers index/sorted/format, index/sorted/same-level (go<->java),
+// casesSortedIndex registers index/sorted/format, index/sorted/same-level (go<->java),
 // index/sorted/options, index/sorted/dump, index/sorted/predicate-read and index/sorted/state on
 // one JVM.
 func casesSortedIndex(ct *caseTable) {

@@ -27,7 +27,7 @@ type sortedScenarioStep struct {
 	full bool
 }
 
-// testSortedScenario runs scenario/sorted-and-full-text: a table with every index family Go
+// casesSortedScenario registers scenario/sorted-and-full-text: a table with every index family Go
 // maintains, written and compacted by Java then Go then Java (java->go->java), and by Go only
 // (go->java); then every consumer implementation reads and searches each final table as Java
 // does (scenario/sorted-and-full-text/{read,search}, DIRECTION->CONSUMER).

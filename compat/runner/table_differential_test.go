@@ -586,7 +586,7 @@ func (run *tableDiffRun) scripts(ctx context.Context) (string, error) {
 		len(seeds), len(keys), b.String(), unset, engines, ops), nil
 }
 
-// testTableDifferentialConsumers registers table/differential/{read,search}
+// casesTableDifferentialConsumers registers table/differential/{read,search}
 // (go<->java-><consumer>): every consumer implementation reads and searches every full-text copy
 // of every script of run as Java does, once the scripts are done.
 func casesTableDifferentialConsumers(ct *caseTable, run *tableDiffRun) {

@@ -29,7 +29,7 @@ var malformedTexts = []string{
 	"mixed \xf4\x90\x80\x80 é 中", // beyond U+10FFFF
 }
 
-// testMalformedText: text/malformed-utf8 (go->java) — Go writes texts with malformed UTF-8 and
+// casesMalformedText registers text/malformed-utf8 (go->java) — Go writes texts with malformed UTF-8 and
 // NULs into a Java-written full-text table and compacts it; Java reads each text as
 // pkfulltext.DecodeLikeJava says (the string Go's archive builder hands the engine, before NUL
 // becomes U+0001), and Java's dump and full-text state equal Go's.

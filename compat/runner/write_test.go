@@ -32,7 +32,7 @@ import (
 // writeCommands are the runner commands the write cases use.
 var writeCommands = []string{"create-table", "write", "compact", "read", "dump", "search", "bucket"}
 
-// testWrite runs the cases of Go's writer and compaction: bucket/hash (go<->java),
+// casesWrite registers the cases of Go's writer and compaction: bucket/hash (go<->java),
 // scenario/java-reads-go-archives/<variant> (go->java, java-after-go),
 // scenario/go-compacts-java-archives (java->go->java) and scenario/alternating (go+java).
 func casesWrite(ct *caseTable) {
