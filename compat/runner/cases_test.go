@@ -390,10 +390,10 @@ func groupFixture() *fixture[*maintainGroup] {
 	return newFixture(startGroup)
 }
 
-// TestCaseTableRegistersNothingRunning checks the table's invariants without running a case:
+// TestCaseTableInvariants checks the table's invariants without running a case:
 // every row has a name, a direction, sides with roles, a description and a run; no two rows share
 // a subtest name; and registering twice gives the same rows in the same order.
-func TestCaseTableRegistersNothingRunning(t *testing.T) {
+func TestCaseTableInvariants(t *testing.T) {
 	a, b := conformanceCases(os.Environ()), conformanceCases(os.Environ())
 	if err := errors.Join(a.errs...); err != nil {
 		t.Fatal(err)
