@@ -168,6 +168,9 @@ test: check-fmt vet actionlint runner-test rust-runner-test gotest faults fuzz-s
 # compat: the conformance suite on its own, with every runner required. Its preparations run in
 # parallel (-j4): compiling the suite, which takes most of a first run, overlaps the downloads of
 # the engine wheel, the Paimon jar, Maven's dependencies, pypaimon and the Rust runner's build.
+# IMPL=<name> runs only the cases that run implementation <name>, and with ROLES=<role,...> only
+# those that take it in one of the roles (consumer, writer, compactor, maintainer; the suite reads
+# them as PKFT_CASE_IMPL and PKFT_CASE_ROLES): make compat IMPL=go ROLES=writer,compactor.
 compat:
 	$(MAKE) -j4 --no-print-directory conformance
 
@@ -176,7 +179,8 @@ compat:
 # detector finds nothing and costs a slow first compile; the Go code it calls runs under -race in
 # gotest.
 conformance: native pypaimon-env pypaimon21-env rust-runner go-runner runner seaweedfs conformance-compile
-	$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
+	$(if $(IMPL),PKFT_CASE_IMPL='$(IMPL)') $(if $(ROLES),PKFT_CASE_ROLES='$(ROLES)') \
+		$(TIMED) conformance $(GO) test -count=1 -timeout 45m -v ./compat/runner/ -args -report compat/report
 
 # mutations: the gate's teeth (compat/mutations/README.md, docs/conformance.md). Builds the Go runner
 # with -tags pkftmutation into .cache/go-runner-mutation/, then runs the writer, compactor and

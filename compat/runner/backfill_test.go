@@ -23,34 +23,43 @@ import (
 // must return exactly the live rows that carry it.
 var backfillWords = []string{"heron", "otter", "badger"}
 
-// testBackfill runs the cases of the index backfill (issue 35): compaction/uncovered (go->java):
+// casesBackfill registers the cases of the index backfill (issue 35): compaction/uncovered (go->java):
 // Go creates and writes a table whose rows no archive covers, the coverage says so, and after
 // Go's uncovered compaction Java's state is current and Java's search returns every matching
 // row; write/index-new-rows (go->java): every write Go makes with WithIndexNewRows is searched
 // by Java at the write's commit; maintain/flink-tables/<variant> (java->go->java): `pkft maintain
 // --watch` maintains tables Java writes with options of Flink jobs (a changelog producer,
 // full-compaction.delta-commits, a user key) and leaves Java's changelog read unchanged.
-func testBackfill(t *testing.T) {
-	g := startGroup(t)
-	runCase(t, "compaction/uncovered", "go->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		return uncoveredBackfill(ctx, g)
-	})
-	runCase(t, "write/index-new-rows", "go->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		return indexNewRows(ctx, g)
-	})
-	for _, v := range flinkVariants() {
-		runCase(t, "maintain/flink-tables/"+v.name, "java->go->java", func(ctx context.Context) error {
-			if err := g.need(ctx, append(slices.Clone(writeCommands), "changelog-read")...); err != nil {
+func casesBackfill(ct *caseTable) {
+	gf := groupFixture()
+	ct.add(caseRow{Name: "compaction/uncovered", Direction: "go->java", Doc: docCompactionUncovered,
+		Sides: []caseSide{side("go", Writer, Compactor, Maintainer), side("java", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			return flinkTable(ctx, g, v)
-		})
+			return uncoveredBackfill(ctx, g)
+		}})
+	ct.add(caseRow{Name: "write/index-new-rows", Direction: "go->java", Doc: docWriteIndexNewRows,
+		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			return indexNewRows(ctx, g)
+		}})
+	for _, v := range flinkVariants() {
+		ct.add(caseRow{Name: "maintain/flink-tables/" + v.name, Direction: "java->go->java", Doc: docMaintainFlinkTablesVariant,
+			Sides: []caseSide{side("java", Writer, Consumer), side("go", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, append(slices.Clone(writeCommands), "changelog-read")...); err != nil {
+					return err
+				}
+				return flinkTable(ctx, g, v)
+			}})
 	}
 }
 
@@ -503,3 +512,32 @@ func flinkTable(ctx context.Context, g *maintainGroup, v flinkVariant) error {
 	}
 	return nil
 }
+
+// docCompactionUncovered describes compaction/uncovered.
+const docCompactionUncovered = "Go creates the same table and writes a first batch (moved up unchanged) and a second of " +
+	"new rows, updates and deletes: Go's coverage counts the moved-up rows and Java's search " +
+	"misses rows. Go's `WithUncoveredCompaction` then rewrites exactly the moved-up files " +
+	"(every other file stays, every new file is on a level a moved-up file was on); Java's " +
+	"state of the COMPACT snapshot is current with no APPEND file left above level 0, Java's " +
+	"search returns exactly the live rows carrying each word, Go's searches equal Java's, and a" +
+	" second uncovered compaction commits nothing."
+
+// docWriteIndexNewRows describes write/index-new-rows.
+const docWriteIndexNewRows = "Go creates a two-bucket full-text table with deletion vectors and makes four writes with " +
+	"`WithIndexNewRows` (the first into the empty table, whose files the compaction at commit " +
+	"would otherwise move up unchanged; then new rows, updates and deletes): after each commit " +
+	"Go's coverage counts no uncovered row, Java reads the model's rows, Java's search of the " +
+	"write's snapshot returns exactly the live rows carrying each word, Java's state shows " +
+	"every archive current and no data file is on level 0 or APPEND above it; Go's searches " +
+	"equal Java's."
+
+// docMaintainFlinkTablesVariant describes maintain/flink-tables/<variant>.
+const docMaintainFlinkTablesVariant = "Java creates two-bucket full-text tables with deletion vectors and options of Flink jobs " +
+	"(`changelog-producer = lookup`; `full-compaction.delta-commits = 2`; the user key `owner =" +
+	" team-search`) and commits eight writes of new rows, updates and deletes with its " +
+	"compaction at commit, its writer maintaining no archive (the index taken out of its " +
+	"options); then `pkft maintain --watch` runs until it has caught up and built archives: " +
+	"Java's state shows every archive current, Java reads the model's rows, and Java's " +
+	"changelog read (runner command `changelog-read`: every snapshot with a changelog, in " +
+	"`ScanMode.CHANGELOG`) equals the one before the sidecar ran (the lookup table must have a " +
+	"changelog)."

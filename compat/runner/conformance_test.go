@@ -74,52 +74,19 @@ type outcome struct {
 
 func (o outcome) Error() string { return string(o.status) + ": " + o.detail }
 
-// runCase runs one matrix cell as a subtest and records its outcome.
+// runCase runs one matrix cell outside the case table, as a subtest, and records its outcome
+// (without roles). Every family of TestConformance registers rows instead (cases_test.go); this
+// stays for a family not converted yet.
 func runCase(t *testing.T, name, direction string, f func(ctx context.Context) error) {
 	t.Helper()
-	t.Run(name+"/"+direction, func(t *testing.T) {
-		start := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		err := f(ctx)
-		endCase(t, name, direction, time.Since(start), err)
-	})
+	runRow(t, name, direction, nil, f)
 }
 
-// runBackgroundCase runs one matrix cell beside the cases registered after it: a parallel
-// subtest whose setup (start, given the subtest) runs now and returns the case's work, which then
-// runs in the background, bounded by timeout, while the subtest pauses; the subtest resumes to
-// record the outcome once the parent's sequential cases are done. The returned channel closes
-// when the work has returned (nil when -run does not select the case). The case's time is its
-// work's own. For cases that share no runner with any other.
-func runBackgroundCase(t *testing.T, name, direction string, timeout time.Duration, start func(t *testing.T) func(ctx context.Context) error) <-chan struct{} {
+// endCase records the outcome err of the case name/direction, which took d and ran its
+// implementations in roles, and ends its subtest t accordingly (skipped, failed or passed).
+func endCase(t *testing.T, name, direction string, roles map[string][]string, d time.Duration, err error) {
 	t.Helper()
-	var done chan struct{}
-	t.Run(name+"/"+direction, func(t *testing.T) {
-		done = make(chan struct{})
-		work := start(t)
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		var elapsed time.Duration
-		var err error
-		go func() {
-			defer close(done)
-			begin := time.Now()
-			err = work(ctx)
-			elapsed = time.Since(begin)
-		}()
-		t.Parallel()
-		<-done
-		endCase(t, name, direction, elapsed, err)
-	})
-	return done
-}
-
-// endCase records the outcome err of the case name/direction, which took d, and ends its subtest
-// t accordingly (skipped, failed or passed).
-func endCase(t *testing.T, name, direction string, d time.Duration, err error) {
-	t.Helper()
-	res := Result{Case: name, Direction: direction, Status: Pass, Duration: d}
+	res := Result{Case: name, Direction: direction, Status: Pass, Duration: d, Roles: roles}
 	var u unavailable
 	var o outcome
 	switch {
@@ -273,45 +240,35 @@ var analyzers = []struct {
 	{"jieba", []fulltext.Option{{Key: "tokenizer", Value: "jieba"}}},
 }
 
-// TestConformance runs the conformance matrix.
+// TestConformance runs the conformance matrix: every row of the case table (cases_test.go), in
+// the order the families register them, less the rows PKFT_CASE_IMPL / PKFT_CASE_ROLES leave out.
 func TestConformance(t *testing.T) {
-	// The table differential's scripts run beside every other family (see testTableDifferential).
-	tableDiff := testTableDifferential(t)
-	testDifferential(t)
-	testEngine(t)
-	testTables(t)
-	testPypaimon(t)
-	testConsumers(t)
-	testProducers(t)
-	testRewrite(t)
-	testOrphan(t)
-	testExpire(t)
-	testJavaTables(t)
-	testMaintain(t)
-	testWrite(t)
-	testAtCommit(t)
-	testBackfill(t)
-	testEngines(t)
-	testLibrary(t)
-	testPick(t)
-	testFaults(t)
-	testMalformedText(t)
-	testHostileQueries(t)
-	testOptions(t)
-	testSortedIndex(t)
-	testS3(t)
-	testTableDifferentialConsumers(t, tableDiff)
+	f, err := caseFilterFromEnv(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conformanceCases(os.Environ()).run(t, f)
 }
 
-func testEngine(t *testing.T) {
-	// A missing engine makes every engine row unavailable rather than stopping the matrix.
-	lib, err := native.Load(t.Context(), "")
-	goSide := GoSide{Lib: lib}
-	java, python, javaErr, pythonErr := sides(t)
-	if err != nil {
-		javaErr = unavailable{testenv.RequireNativeEnv, err}
-		pythonErr = javaErr
-	}
+// engineSides are the runners the engine cases compare against, started on first use.
+type engineSides struct {
+	java, python       EngineSide
+	javaErr, pythonErr error
+	goSide             GoSide
+}
+
+func casesEngine(ct *caseTable) {
+	sidesFx := newFixture(func(t *testing.T) *engineSides {
+		// A missing engine makes every engine row unavailable rather than stopping the matrix.
+		lib, err := native.Load(t.Context(), "")
+		s := &engineSides{goSide: GoSide{Lib: lib}}
+		s.java, s.python, s.javaErr, s.pythonErr = sides(t)
+		if err != nil {
+			s.javaErr = unavailable{testenv.RequireNativeEnv, err}
+			s.pythonErr = s.javaErr
+		}
+		return s
+	})
 	rows := corpus.Generate(2026, 1200)
 	texts := make([]*string, len(rows))
 	for i := range rows {
@@ -322,78 +279,95 @@ func testEngine(t *testing.T) {
 	queries := engineQueries()
 	const limit = 50
 
-	others := []struct {
-		side EngineSide
-		err  error
-		name string
-	}{{java, javaErr, "java"}, {python, pythonErr, "python"}}
 	for _, a := range analyzers {
-		for _, o := range others {
+		for _, name := range []string{"java", "python"} {
 			caseName := "engine/" + a.name
-			if o.err != nil {
-				for _, dir := range []string{"go->" + o.name, o.name + "->go"} {
-					runCase(t, caseName, dir, func(context.Context) error { return o.err })
+			// other returns the other side of the pair, or why it is unavailable.
+			other := func(t *testing.T) (EngineSide, GoSide, error) {
+				s := sidesFx.get(t)
+				if name == "java" {
+					return s.java, s.goSide, s.javaErr
 				}
-				continue
+				return s.python, s.goSide, s.pythonErr
 			}
-			dir := t.TempDir()
+			var dir string
 			var goArchive, theirArchive BuiltArchive
-			build := func(ctx context.Context) error {
+			build := func(ctx context.Context, t *testing.T) error {
 				if goArchive.Path != "" {
 					return nil
 				}
-				var err error
+				them, goSide, err := other(t)
+				if err != nil {
+					return err
+				}
+				if dir == "" {
+					dir = t.TempDir()
+				}
 				if goArchive, err = goSide.Build(ctx, dir, texts, a.options); err != nil {
 					return fmt.Errorf("go build: %w", err)
 				}
-				if theirArchive, err = o.side.Build(ctx, dir, texts, a.options); err != nil {
-					return fmt.Errorf("%s build: %w", o.name, err)
+				if theirArchive, err = them.Build(ctx, dir, texts, a.options); err != nil {
+					return fmt.Errorf("%s build: %w", name, err)
 				}
 				if theirArchive.RowCount != int64(len(texts)) {
-					return fmt.Errorf("%s build reported %d rows, want %d", o.name, theirArchive.RowCount, len(texts))
+					return fmt.Errorf("%s build reported %d rows, want %d", name, theirArchive.RowCount, len(texts))
 				}
 				return sameEnvelope(goArchive.Path, theirArchive.Path)
 			}
 			// Go builds, the other side searches: its hits on the Go archive equal its hits on
 			// its own archive of the same rows.
-			runCase(t, caseName, "go->"+o.name, func(ctx context.Context) error {
-				if err := build(ctx); err != nil {
-					return err
-				}
-				return compareSearches(ctx, queries,
-					func(q string) ([]fulltext.Hit, error) { return o.side.Search(ctx, goArchive.Path, q, limit) },
-					func(q string) ([]fulltext.Hit, error) { return o.side.Search(ctx, theirArchive.Path, q, limit) })
-			})
+			ct.add(caseRow{Name: caseName, Direction: "go->" + name, Doc: docEngineDefaultNgramJieba,
+				Sides: []caseSide{side("go", Maintainer), side(name, Consumer)},
+				Run: func(ctx context.Context, t *testing.T) error {
+					them, _, err := other(t)
+					if err != nil {
+						return err
+					}
+					if err := build(ctx, t); err != nil {
+						return err
+					}
+					return compareSearches(ctx, queries,
+						func(q string) ([]fulltext.Hit, error) { return them.Search(ctx, goArchive.Path, q, limit) },
+						func(q string) ([]fulltext.Hit, error) { return them.Search(ctx, theirArchive.Path, q, limit) })
+				}})
 			// The other side builds, Go searches: Go's hits equal the other side's on that archive.
-			runCase(t, caseName, o.name+"->go", func(ctx context.Context) error {
-				if err := build(ctx); err != nil {
-					return err
-				}
-				return compareSearches(ctx, queries,
-					func(q string) ([]fulltext.Hit, error) { return goSide.Search(ctx, theirArchive.Path, q, limit) },
-					func(q string) ([]fulltext.Hit, error) { return o.side.Search(ctx, theirArchive.Path, q, limit) })
-			})
+			ct.add(caseRow{Name: caseName, Direction: name + "->go", Doc: docEngineDefaultNgramJieba,
+				Sides: []caseSide{side(name, Maintainer), side("go", Consumer)},
+				Run: func(ctx context.Context, t *testing.T) error {
+					them, goSide, err := other(t)
+					if err != nil {
+						return err
+					}
+					if err := build(ctx, t); err != nil {
+						return err
+					}
+					return compareSearches(ctx, queries,
+						func(q string) ([]fulltext.Hit, error) { return goSide.Search(ctx, theirArchive.Path, q, limit) },
+						func(q string) ([]fulltext.Hit, error) { return them.Search(ctx, theirArchive.Path, q, limit) })
+				}})
 		}
 	}
 }
 
-// testTables runs the table cases, which need the Java runner on the Paimon jars.
-func testTables(t *testing.T) {
-	runCase(t, "table/java-pk-full-text", "java->java", func(ctx context.Context) error {
-		p, err := StartJava(ctx)
-		if err != nil {
-			return unavailable{testenv.RequireJavaEnv, err}
-		}
-		defer p.Close()
-		switch ok, err := HasCommands(ctx, p, "search"); {
-		case err != nil:
-			return err
-		case !ok:
-			return unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}
-		}
-		noteJavaFullText(ctx, p)
-		return javaPKFullText(ctx, p, t.TempDir())
-	})
+// casesTables registers the table cases, which need the Java runner on the Paimon jars.
+func casesTables(ct *caseTable) {
+	ct.add(caseRow{Name: "table/java-pk-full-text", Direction: "java->java", Doc: docTableJavaPkFullText,
+		Sides: []caseSide{side("java", Writer, Compactor, Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			p, err := StartJava(ctx)
+			if err != nil {
+				return unavailable{testenv.RequireJavaEnv, err}
+			}
+			defer p.Close()
+			switch ok, err := HasCommands(ctx, p, "search"); {
+			case err != nil:
+				return err
+			case !ok:
+				return unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}
+			}
+			noteJavaFullText(ctx, p)
+			return javaPKFullText(ctx, p, t.TempDir())
+		}})
 }
 
 // noteJavaFullText puts into the matrix header which Java classes the full-text results come from.
@@ -624,3 +598,20 @@ func everyArchiveCurrent(d *inspect.Dump) error {
 	}
 	return nil
 }
+
+// docEngineDefaultNgramJieba describes engine/{default,ngram,jieba}.
+const docEngineDefaultNgramJieba = "the same 1,200-row multilingual corpus (English, Chinese, accented Latin, emoji, nulls) " +
+	"built into an archive by each side with the same analyzer options; 24 queries (match, " +
+	"phrase, boolean) must return the same row ids in the same order with scores equal within " +
+	"1e-5 relative, and the archives must record the same analyzer configuration and document " +
+	"count. Directions: `go->python`, `python->go` (the engine's own official Python API from " +
+	"the same wheel, `compat/python/engine_runner.py`), and `go->java`, `java->go` (Paimon's " +
+	"`full-text` indexer in the Java runner, see [the Java runner](java-runner.md))."
+
+// docTableJavaPkFullText describes table/java-pk-full-text.
+const docTableJavaPkFullText = "Java creates a two-bucket primary-key table with `pk-full-text.index.columns` and deletion" +
+	" vectors, writes multilingual rows with nulls, updates, compacts, then updates and deletes" +
+	" again; Paimon's writer and compaction maintain the archives. Java's dump must show every " +
+	"live data file covered by a current archive, and Java's `search` (Paimon's full-text read " +
+	"path) must return exactly the keys an in-memory model of the table predicts for term and " +
+	"boolean queries, best first, with the limit applied across buckets."

@@ -23,15 +23,14 @@ const javaMaintainerScenarioMissing = "the Java runner has no maintainer-scenari
 
 // seedFromEnv is the first seed of a generated case: the integer in the environment variable
 // env, 1 when it is unset.
-func seedFromEnv(t *testing.T, env string) int64 {
-	t.Helper()
+func seedFromEnv(ct *caseTable, env string) int64 {
 	v := os.Getenv(env)
 	if v == "" {
 		return 1
 	}
 	seed, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		t.Fatalf("%s=%q: %v", env, v, err)
+		ct.errorf("%s=%q: %v", env, v, err)
 	}
 	return seed
 }
@@ -51,15 +50,15 @@ func withRotating(first int64, check func(first int64, n int) error) error {
 	return nil
 }
 
-// testDifferential runs the maintainer decision differential: the invariants of generated
+// casesDifferential registers the maintainer decision differential: the invariants of generated
 // scenarios on the Go maintainer (go), and the same scenarios on Java's
 // BucketedFullTextIndexMaintainer inside the Java runner, whose traces must equal Go's (go->java);
 // then the same for the sorted family (GenerateSorted's scenarios, Go's pksorted maintainer and
 // Paimon's BucketedSortedIndexMaintainer, runner command sorted-maintainer-scenario).
 // PKFT_DIFFERENTIAL_SEED sets the first seed (default 1); a failure prints the seed and script.
-func testDifferential(t *testing.T) {
-	first := seedFromEnv(t, "PKFT_DIFFERENTIAL_SEED")
-	_, runners := consumerRunners(t)
+func casesDifferential(ct *caseTable) {
+	first := seedFromEnv(ct, "PKFT_DIFFERENTIAL_SEED")
+	_, runners := consumerRunners(ct)
 	// scenario returns the run of a decision-differential script through runner p's command cmd.
 	scenario := func(p *Process, cmd string) func(context.Context, differential.Script) (differential.Trace, error) {
 		return func(ctx context.Context, s differential.Script) (differential.Trace, error) {
@@ -71,53 +70,90 @@ func testDifferential(t *testing.T) {
 		}
 	}
 
-	runCase(t, "maintainer/invariants", "go", func(ctx context.Context) error {
-		return withRotating(first, func(first int64, n int) error { return differential.CheckSeeds(ctx, first, n) })
-	})
-	runCase(t, "maintainer/differential", "go->java", func(ctx context.Context) error {
-		p, err := StartJava(ctx)
-		if err != nil {
-			return unavailable{testenv.RequireJavaEnv, err}
-		}
-		defer p.Close()
-		switch ok, err := HasCommands(ctx, p, "maintainer-scenario"); {
-		case err != nil:
-			return err
-		case !ok:
-			return unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}
-		}
-		goP, err := goRunner(t, runners, "maintainer-scenario")
-		if err != nil {
-			return err
-		}
-		return withRotating(first, func(first int64, n int) error {
-			return differential.DifferentialWith(ctx, first, n, scenario(goP, "maintainer-scenario"), scenario(p, "maintainer-scenario"))
-		})
-	})
+	ct.add(caseRow{Name: "maintainer/invariants", Direction: "go", Doc: docMaintainerInvariants,
+		Sides: []caseSide{side("go", Maintainer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			return withRotating(first, func(first int64, n int) error { return differential.CheckSeeds(ctx, first, n) })
+		}})
+	ct.add(caseRow{Name: "maintainer/differential", Direction: "go->java", Doc: docMaintainerDifferential,
+		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			p, err := StartJava(ctx)
+			if err != nil {
+				return unavailable{testenv.RequireJavaEnv, err}
+			}
+			defer p.Close()
+			switch ok, err := HasCommands(ctx, p, "maintainer-scenario"); {
+			case err != nil:
+				return err
+			case !ok:
+				return unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}
+			}
+			goP, err := goRunner(t, runners, "maintainer-scenario")
+			if err != nil {
+				return err
+			}
+			return withRotating(first, func(first int64, n int) error {
+				return differential.DifferentialWith(ctx, first, n, scenario(goP, "maintainer-scenario"), scenario(p, "maintainer-scenario"))
+			})
+		}})
 
-	runCase(t, "maintainer/invariants-sorted", "go", func(ctx context.Context) error {
-		return withRotating(first, func(first int64, n int) error { return differential.CheckSortedSeeds(ctx, first, n) })
-	})
-	runCase(t, "maintainer/differential-sorted", "go->java", func(ctx context.Context) error {
-		p, err := StartJava(ctx)
-		if err != nil {
-			return unavailable{testenv.RequireJavaEnv, err}
-		}
-		defer p.Close()
-		// Paimon's released jar holds the sorted maintainer itself (no stand-in), so a runner
-		// without the command is stale, not a variant: the case fails.
-		switch ok, err := HasCommands(ctx, p, "sorted-maintainer-scenario"); {
-		case err != nil:
-			return err
-		case !ok:
-			return errors.New("the Java runner lacks sorted-maintainer-scenario: rebuild it (make runner)")
-		}
-		goP, err := goRunner(t, runners, "sorted-maintainer-scenario")
-		if err != nil {
-			return err
-		}
-		return withRotating(first, func(first int64, n int) error {
-			return differential.DifferentialSortedWith(ctx, first, n, scenario(goP, "sorted-maintainer-scenario"), scenario(p, "sorted-maintainer-scenario"))
-		})
-	})
+	ct.add(caseRow{Name: "maintainer/invariants-sorted", Direction: "go", Doc: docMaintainerInvariantsSorted,
+		Sides: []caseSide{side("go", Maintainer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			return withRotating(first, func(first int64, n int) error { return differential.CheckSortedSeeds(ctx, first, n) })
+		}})
+	ct.add(caseRow{Name: "maintainer/differential-sorted", Direction: "go->java", Doc: docMaintainerDifferentialSorted,
+		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			p, err := StartJava(ctx)
+			if err != nil {
+				return unavailable{testenv.RequireJavaEnv, err}
+			}
+			defer p.Close()
+			// Paimon's released jar holds the sorted maintainer itself (no stand-in), so a runner
+			// without the command is stale, not a variant: the case fails.
+			switch ok, err := HasCommands(ctx, p, "sorted-maintainer-scenario"); {
+			case err != nil:
+				return err
+			case !ok:
+				return errors.New("the Java runner lacks sorted-maintainer-scenario: rebuild it (make runner)")
+			}
+			goP, err := goRunner(t, runners, "sorted-maintainer-scenario")
+			if err != nil {
+				return err
+			}
+			return withRotating(first, func(first int64, n int) error {
+				return differential.DifferentialSortedWith(ctx, first, n, scenario(goP, "sorted-maintainer-scenario"), scenario(p, "sorted-maintainer-scenario"))
+			})
+		}})
 }
+
+// docMaintainerInvariants describes maintainer/invariants.
+const docMaintainerInvariants = "the same 1,000 scripts checked against invariants any correct maintainer keeps (current " +
+	"payloads classify as current once nothing is pending, every generated archive is published" +
+	" or deleted exactly once, routing, abort restores the state)."
+
+// docMaintainerDifferential describes maintainer/differential.
+const docMaintainerDifferential = "1,000 seeded scripts (restores with stale and corrupt payloads, appends, compactions, " +
+	"failed and late builds, aborts) run by Paimon's own `BucketedFullTextIndexMaintainer` in " +
+	"the Java runner and by Go's maintainer with the same deterministic builder: increments, " +
+	"routing, error classes, deletions and state after every step are identical. A divergence " +
+	"prints the seed and the script (`compat/differential`; `PKFT_DIFFERENTIAL_SEED` moves the " +
+	"first seed)."
+
+// docMaintainerInvariantsSorted describes maintainer/invariants-sorted.
+const docMaintainerInvariantsSorted = "the same sorted scripts checked against invariants any correct sorted maintainer keeps " +
+	"(active files follow the transitions, one payload per level, routing, a waiting call " +
+	"leaves no maintenance pending, failures and aborts restore the state)."
+
+// docMaintainerDifferentialSorted describes maintainer/differential-sorted.
+const docMaintainerDifferentialSorted = "the sorted family's decision differential: the same 1,000 seeds turned into scripts of a " +
+	"pk-btree (odd seeds) or pk-bitmap (even seeds) definition (`differential.GenerateSorted`: " +
+	"payloads of the other sorted type, calls that may not start a build, builds that fail " +
+	"every attempt, fail once and are retried, or record another level) run by Paimon's own " +
+	"`BucketedSortedIndexMaintainer` in the Java runner (command `sorted-maintainer-scenario`) " +
+	"and by Go's `internal/pksorted/maintainer`: increments, routing, error classes, every " +
+	"build attempt, deletions, groups, pending deletions, active files and " +
+	"`hasPendingMaintenance` after every step are identical. A divergence prints the seed and " +
+	"the script."

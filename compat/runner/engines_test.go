@@ -18,80 +18,92 @@ import (
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
-// testEngines runs the cases of the table options that change how Go's writer and compaction
+// casesEngines registers the cases of the table options that change how Go's writer and compaction
 // merge and rewrite records (issue 18): write/force-rewrite-all-files, write/first-row,
 // write/aggregation, write/aggregation-exact (go<->java),
 // write/sequence-field/<variant>, write/rowkind-field and write/record-level-expire (go->java,
 // java-after-go), and write/same-files/<variant> (go<->java).
-func testEngines(t *testing.T) {
-	g := startGroup(t)
-	engineCase(t, g, "write/force-rewrite-all-files", forceRewriteAllFiles)
-	engineCase(t, g, "write/first-row", firstRowWrites)
-	engineCase(t, g, "write/aggregation", aggregationWrites)
-	runCase(t, "write/aggregation-exact", "go<->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		return aggregationExact(ctx, g)
-	})
-	engineCase(t, g, "write/partial-update", partialUpdateWrites)
-	for _, v := range seqVariants() {
-		engineCase(t, g, "write/sequence-field/"+v.name, v.writes)
-	}
-	engineCase(t, g, "write/rowkind-field", rowKindFieldWrites)
-	engineCase(t, g, "write/record-level-expire", recordExpireWrites)
-	for _, v := range append(sameFilesVariants(), aggregationSameFiles()...) {
-		runCase(t, "write/same-files/"+v.name, "go<->java", func(ctx context.Context) error {
+func casesEngines(ct *caseTable) {
+	gf := groupFixture()
+	engineCase(ct, gf, "write/force-rewrite-all-files", docWriteForceRewriteAllFiles, forceRewriteAllFiles)
+	engineCase(ct, gf, "write/first-row", docWriteFirstRow, firstRowWrites)
+	engineCase(ct, gf, "write/aggregation", docWriteAggregation, aggregationWrites)
+	ct.add(caseRow{Name: "write/aggregation-exact", Direction: "go<->java", Doc: docWriteAggregationExact,
+		Sides: []caseSide{side("go", Writer, Compactor), side("java", Writer, Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			return sameFiles(ctx, g, v)
-		})
+			return aggregationExact(ctx, g)
+		}})
+	engineCase(ct, gf, "write/partial-update", docWritePartialUpdate, partialUpdateWrites)
+	for _, v := range seqVariants() {
+		engineCase(ct, gf, "write/sequence-field/"+v.name, docWriteSequenceFieldVariant, v.writes)
+	}
+	engineCase(ct, gf, "write/rowkind-field", docWriteRowkindField, rowKindFieldWrites)
+	engineCase(ct, gf, "write/record-level-expire", docWriteRecordLevelExpire, recordExpireWrites)
+	for _, v := range append(sameFilesVariants(), aggregationSameFiles()...) {
+		ct.add(caseRow{Name: "write/same-files/" + v.name, Direction: "go<->java", Doc: docWriteSameFilesVariant,
+			Sides: []caseSide{side("go", Writer, Compactor), side("java", Writer, Compactor, Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, writeCommands...); err != nil {
+					return err
+				}
+				return sameFiles(ctx, g, v)
+			}})
 	}
 }
 
-// engineCase registers one table of testEngines: go->java runs writes (Go writes and compacts a
+// engineCase registers one table of casesEngines registers go->java runs writes (Go writes and compacts a
 // Java-created table, filling e), java-after-go continues the same table: Java writes e.more(1)
 // and compacts fully, then Go writes e.more(2), each followed by e.check.
-func engineCase(t *testing.T, g *maintainGroup, name string, writes func(context.Context, *maintainGroup, *engineTable) error) {
+func engineCase(ct *caseTable, gf *fixture[*maintainGroup], name, doc string, writes func(context.Context, *maintainGroup, *engineTable) error) {
 	var e engineTable
-	runCase(t, name, "go->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		return writes(ctx, g, &e)
-	})
-	runCase(t, name, "java-after-go", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		if e.path == "" {
-			return errors.New("go->java did not pass: no Go-written table to continue")
-		}
-		more := e.more(1)
-		if err := g.proc.Call(ctx, "write", map[string]any{"path": e.path, "rows": more}, nil); err != nil {
-			return err
-		}
-		e.apply(more)
-		if err := g.proc.Call(ctx, "compact", map[string]any{"path": e.path}, nil); err != nil {
-			return err
-		}
-		if err := e.check(ctx, g, true); err != nil {
-			return fmt.Errorf("after Java's write and compaction: %w", err)
-		}
-		again := e.more(2)
-		if err := goWrite(ctx, g, e.path, again); err != nil {
-			return err
-		}
-		e.apply(again)
-		if err := e.check(ctx, g, true); err != nil {
-			return fmt.Errorf("after Go's write after Java: %w", err)
-		}
-		return nil
-	})
+	ct.add(caseRow{Name: name, Direction: "go->java", Doc: doc,
+		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			return writes(ctx, g, &e)
+		}})
+	ct.add(caseRow{Name: name, Direction: "java-after-go", Doc: doc, Needs: []string{name + "/go->java"},
+		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Writer, Compactor)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			if e.path == "" {
+				return errors.New("go->java did not pass: no Go-written table to continue")
+			}
+			more := e.more(1)
+			if err := g.proc.Call(ctx, "write", map[string]any{"path": e.path, "rows": more}, nil); err != nil {
+				return err
+			}
+			e.apply(more)
+			if err := g.proc.Call(ctx, "compact", map[string]any{"path": e.path}, nil); err != nil {
+				return err
+			}
+			if err := e.check(ctx, g, true); err != nil {
+				return fmt.Errorf("after Java's write and compaction: %w", err)
+			}
+			again := e.more(2)
+			if err := goWrite(ctx, g, e.path, again); err != nil {
+				return err
+			}
+			e.apply(again)
+			if err := e.check(ctx, g, true); err != nil {
+				return fmt.Errorf("after Go's write after Java: %w", err)
+			}
+			return nil
+		}})
 }
 
-// engineTable is a Go-written table of testEngines and what its java-after-go direction needs.
+// engineTable is a Go-written table of casesEngines and what its java-after-go direction needs.
 type engineTable struct {
 	path   string
 	fields []field
@@ -771,3 +783,94 @@ func sameShapes(ctx context.Context, g *maintainGroup, javaCopy, goCopy string) 
 	}
 	return nil
 }
+
+// docWriteForceRewriteAllFiles describes write/force-rewrite-all-files.
+const docWriteForceRewriteAllFiles = "a Java-created full-text table with deletion vectors, `compaction.force-rewrite-all-files " +
+	"= true` and every file large (`compaction.small-file-ratio = 0`): Go writes (its " +
+	"compaction at commit), writes updates, deletes and new rows, and compacts fully; after " +
+	"each step no data file above level 0 has file source APPEND (each was rewritten, not moved" +
+	" up, so each is in an archive), Java reads the model's rows, every archive is current by " +
+	"Java's state and Java's searches equal Go's; then Java writes and compacts after Go with " +
+	"the same checks."
+
+// docWriteFirstRow describes write/first-row.
+const docWriteFirstRow = "a Java-created full-text table with `merge-engine = first-row` and `ignore-delete` (no " +
+	"deletion vectors, as Java requires): Go writes rows, re-inserts and updates of existing " +
+	"keys with deletes, a batch holding new keys twice, and compacts fully; after each step " +
+	"Java's batch read (which skips level 0 on first-row tables) returns the first row of every" +
+	" key, every archive is current by Java's state and Java's searches equal Go's; then Java " +
+	"writes and compacts after Go, and Go writes after Java."
+
+// docWriteAggregation describes write/aggregation.
+const docWriteAggregation = "a Java-created full-text table with deletion vectors and `merge-engine = aggregation`: " +
+	"`last_value` on the text, `sum` on a BIGINT and an INT (retractions subtract), `max` on an" +
+	" INT, `min` on a DATE, distinct `listagg` with `|` and `first_non_null_value` on STRINGs " +
+	"(those four with `ignore-retract`): Go writes rows, updates (`-U` and `+U`, both with " +
+	"values) and lone retractions of existing keys with new rows, a batch holding new keys " +
+	"twice, and compacts fully; after each step Java reads a model folding every key's records " +
+	"field by field, every archive is current by Java's state and Java's searches equal Go's; " +
+	"then Java writes and compacts after Go, and Go writes after Java."
+
+// docWriteAggregationExact describes write/aggregation-exact.
+const docWriteAggregationExact = "Java's aggregation as the referee for functions whose results depend on how a key's " +
+	"records are grouped: a Java-created full-text aggregation table with deletion vectors (the" +
+	" text by the default `last_non_null_value`, `product` on a BIGINT and an INT, " +
+	"`first_value` and `listagg` with blanks among the values, both with `ignore-retract`, and " +
+	"`last_non_null_value` on an INT) is copied; eight steps of new rows, updates and lone " +
+	"retractions (of keys old and new) go through Java's writer into one copy and Go's into the" +
+	" other, every commit's compaction taking every run; then each side compacts its copy " +
+	"fully. After every step both copies hold the same file shapes and Java reads the same rows" +
+	" from both."
+
+// docWritePartialUpdate describes write/partial-update.
+const docWritePartialUpdate = "a Java-created full-text table with deletion vectors, `merge-engine = partial-update` and " +
+	"`partial-update.remove-record-on-delete`: Go writes full rows, then partial updates (one " +
+	"field or several, nulls meaning \"unchanged\"; some keys twice in a batch), `-D` records " +
+	"(the row is removed) and `-U` records (ignored), new rows, and compacts fully; after each " +
+	"step Java reads a model that overwrites only non-null fields, every archive is current by " +
+	"Java's state and Java's searches equal Go's, and a search for the text of keys whose later" +
+	" updates left the text column null finds exactly them (the archives index the merged " +
+	"text); then Java writes and compacts after Go, and Go writes after Java."
+
+// docWriteSequenceFieldVariant describes write/sequence-field/<variant>.
+const docWriteSequenceFieldVariant = "Java-created tables with `sequence.field` (`full-text-dv`: ascending, deletion vectors and" +
+	" full-text; `descending-no-dv`: `sequence.field.sort-order = descending` without deletion " +
+	"vectors; `two-fields-dv`: two fields): Go writes rows with random sequence values (nulls " +
+	"among them), records of existing keys whose values sort before or after the live ones, " +
+	"retractions that win, a batch writing keys several times, and compacts fully; after each " +
+	"step Java's read equals a model keeping, per key, the record that sorts last by the " +
+	"sequence fields (nulls first) then by arrival; on the full-text table every archive is " +
+	"current and Java's searches equal Go's; then Java writes and compacts after Go, and Go " +
+	"writes after Java."
+
+// docWriteRowkindField describes write/rowkind-field.
+const docWriteRowkindField = "a Java-created full-text table with deletion vectors and `rowkind.field = op`: Go writes " +
+	"rows, then updates, deletes and UPDATE_BEFOREs spelled only in `op` (in either case; every" +
+	" row's own kind is `+I`), and compacts fully; after each step Java reads the model's rows," +
+	" every archive is current by Java's state and Java's searches equal Go's; then Java writes" +
+	" and compacts after Go, and Go writes after Java."
+
+// docWriteRecordLevelExpire describes write/record-level-expire.
+const docWriteRecordLevelExpire = "a Java-created full-text table with deletion vectors, `record-level.expire-time = 3600 s` " +
+	"and `record-level.time-field = ts` (BIGINT): Go writes rows whose ts is fresh (in seconds " +
+	"or milliseconds), two hours old or null, then updates and deletes of live keys (some " +
+	"expired) with new rows, and compacts fully; after each step Java reads the model (expired " +
+	"records never enter it; an expired update or delete leaves the earlier row), every archive" +
+	" is current by Java's state and Java's searches equal Go's; then Java writes and compacts " +
+	"after Go, and Go writes after Java."
+
+// docWriteSameFilesVariant describes write/same-files/<variant>.
+const docWriteSameFilesVariant = "for `force-rewrite-all-files`, `first-row`, `sequence-field`, `rowkind-field`, " +
+	"`record-level-expire`, `aggregation` and `aggregation-remove-on-delete` tables (the " +
+	"options of the cases above; the second aggregation table with " +
+	"`aggregation.remove-record-on-delete`, sums and `last_value`, and both with compaction " +
+	"size options under which every commit's compaction takes every run, since the picks by " +
+	"file size differ on these small wide files), and `partial-update-sequence-group` (a " +
+	"full-text partial-update table with `fields.ts.sequence-group = content` and " +
+	"`partial-update.remove-record-on-sequence-group = ts`, whose size thresholds are set so " +
+	"that both writers pick by run counts only): Java writes and fully compacts a first batch " +
+	"and writes a second, the table is copied, six steps of rows go through Java's writer into " +
+	"one copy and Go's into the other (each commit with its compaction at commit), then each " +
+	"side fully compacts its copy; after every step both copies hold the same file shapes " +
+	"(level, rows, deletion-vector cardinality, file source: moved up or rewritten) and Java " +
+	"reads the model's rows from both."

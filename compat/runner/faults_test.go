@@ -31,37 +31,56 @@ func faultsSample() int {
 	return 1
 }
 
-// testFaults: faults/<operation> (go->java) — every table-writing operation of
+// casesFaults registers faults/<operation> (go->java) — every table-writing operation of
 // crashpoint.Operations is failed or crashed at a sample of its file operations; on each table
 // it leaves, Java reads exactly the rows of the last committed snapshot (the table before the
 // operation, or after it when the fault came after the publication), and Java's dump (files, full-text state and plan, from Paimon's own
 // PkFullTextBucketIndexState and PrimaryKeyIndexLevels) equals Go's. The Go side checks (missing
 // files, orphans, retry) run in the same harness.
-func testFaults(t *testing.T) {
-	lib, libErr := native.Load(t.Context(), "")
+func casesFaults(ct *caseTable) {
 	root, rootErr := RepoRoot()
+	// The operations with the engine, loaded when a case first runs; registration takes only
+	// their names.
+	type faultEnv struct {
+		ops    map[string]crashpoint.Operation
+		libErr error
+	}
+	envFx := newFixture(func(t *testing.T) *faultEnv {
+		e := &faultEnv{ops: map[string]crashpoint.Operation{}}
+		lib, err := native.Load(t.Context(), "")
+		if err != nil {
+			e.libErr = err
+		}
+		for _, op := range crashpoint.Operations(root, native.Engine{Lib: lib}) {
+			e.ops[op.Name] = op
+		}
+		return e
+	})
 	var p *Process
 	var javaErr error
-	for _, op := range crashpoint.Operations(root, native.Engine{Lib: lib}) {
-		runCase(t, "faults/"+op.Name, "go->java", func(ctx context.Context) error {
-			switch {
-			case rootErr != nil:
-				return rootErr
-			case libErr != nil:
-				return unavailable{testenv.RequireNativeEnv, libErr}
-			}
-			if p == nil && javaErr == nil {
-				if p, javaErr = StartJava(context.Background()); javaErr != nil {
-					javaErr = unavailable{testenv.RequireJavaEnv, javaErr}
-				} else {
-					t.Cleanup(func() { p.Close() })
+	for _, op := range crashpoint.Operations(root, nil) {
+		ct.add(caseRow{Name: "faults/" + op.Name, Direction: "go->java", Doc: docFaultsOperation,
+			Sides: []caseSide{side("go", Writer, Compactor, Maintainer), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				if rootErr != nil {
+					return rootErr
 				}
-			}
-			if javaErr != nil {
-				return javaErr
-			}
-			return checkFaultsWithJava(ctx, t, p, op)
-		})
+				env := envFx.get(t)
+				if env.libErr != nil {
+					return unavailable{testenv.RequireNativeEnv, env.libErr}
+				}
+				if p == nil && javaErr == nil {
+					if p, javaErr = StartJava(context.Background()); javaErr != nil {
+						javaErr = unavailable{testenv.RequireJavaEnv, javaErr}
+					} else {
+						t.Cleanup(func() { p.Close() })
+					}
+				}
+				if javaErr != nil {
+					return javaErr
+				}
+				return checkFaultsWithJava(ctx, t, p, env.ops[op.Name])
+			}})
 	}
 }
 
@@ -178,3 +197,9 @@ func sortedRows(rows []map[string]any) []map[string]any {
 	}
 	return out
 }
+
+// docFaultsOperation describes faults/<operation>.
+const docFaultsOperation = "the metadata rewrite, maintenance, write, compaction, index backfill (`compact-uncovered`)" +
+	" and orphan-file removal fail or crash at a sample of their file operations (see [Faults, " +
+	"fuzzing and bad input](faults-and-testing.md)); on each table left behind Java reads the " +
+	"rows of the last committed snapshot and Java's dump and full-text state equal Go's."

@@ -77,42 +77,44 @@ func hostileQueries() []hostileQuery {
 	}
 }
 
-// testHostileQueries runs search/hostile-queries (go): every hostile query ends within its
+// casesHostileQueries registers search/hostile-queries (go): every hostile query ends within its
 // bound with hits or with a clear error (it names the bound or the engine's reason and quotes
 // at most the query's start), and pkft search under `timeout -s TERM 2` exits within 3 s while
 // the engine is busy.
-func testHostileQueries(t *testing.T) {
-	runCase(t, "search/hostile-queries", "go", func(ctx context.Context) error {
-		if _, err := native.Load(ctx, ""); err != nil {
-			return unavailable{testenv.RequireNativeEnv, err}
-		}
-		root, err := RepoRoot()
-		if err != nil {
-			return err
-		}
-		dir := filepath.Join(t.TempDir(), ftNgramTable)
-		if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "testdata", "tables", "java", ftNgramTable))); err != nil {
-			return err
-		}
-		tbl, err := pkft.Open(ctx, dir)
-		if err != nil {
-			return err
-		}
-		var errs []error
-		for _, c := range hostileQueries() {
-			start := time.Now()
-			outcome, err := c.run(ctx, tbl)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
-				continue
+func casesHostileQueries(ct *caseTable) {
+	ct.add(caseRow{Name: "search/hostile-queries", Direction: "go", Doc: docSearchHostileQueries,
+		Sides: []caseSide{side("go", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			if _, err := native.Load(ctx, ""); err != nil {
+				return unavailable{testenv.RequireNativeEnv, err}
 			}
-			t.Logf("%s: %s in %s (bound %s)", c.name, outcome, time.Since(start).Round(time.Millisecond), c.within)
-		}
-		if err := searchUnderTimeout(ctx, root, dir); err != nil {
-			errs = append(errs, err)
-		}
-		return errors.Join(errs...)
-	})
+			root, err := RepoRoot()
+			if err != nil {
+				return err
+			}
+			dir := filepath.Join(t.TempDir(), ftNgramTable)
+			if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "testdata", "tables", "java", ftNgramTable))); err != nil {
+				return err
+			}
+			tbl, err := pkft.Open(ctx, dir)
+			if err != nil {
+				return err
+			}
+			var errs []error
+			for _, c := range hostileQueries() {
+				start := time.Now()
+				outcome, err := c.run(ctx, tbl)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
+					continue
+				}
+				t.Logf("%s: %s in %s (bound %s)", c.name, outcome, time.Since(start).Round(time.Millisecond), c.within)
+			}
+			if err := searchUnderTimeout(ctx, root, dir); err != nil {
+				errs = append(errs, err)
+			}
+			return errors.Join(errs...)
+		}})
 }
 
 // run runs the case and returns what it ended in.
@@ -174,3 +176,16 @@ func searchUnderTimeout(ctx context.Context, root, dir string) error {
 	}
 	return nil
 }
+
+// docSearchHostileQueries describes search/hostile-queries.
+const docSearchHostileQueries = "on Java's ngram table (the engine's slowest analyzer), a table of hostile queries " +
+	"(`compat/runner/hostile_test.go`): repeated words to 100,000 characters (plain and as a " +
+	"phrase), at and over the term bound, with the bounds lifted under a 2 s deadline, a fuzzy " +
+	"match at the term bound under a 2 s deadline, boolean nesting of 20, 60 (past the engine's" +
+	" recursion limit, bounds lifted) and 200 levels, invalid JSON (unterminated, a bad token, " +
+	"trailing data, a raw NUL), an unknown query type (`bool`), an unknown field, a blank " +
+	"query. Each ends within its stated bound (1 s for what the bounds refuse, 3 s under a " +
+	"deadline, up to 60 s for the largest accepted queries) with hits or an error that names " +
+	"the bound or the engine's reason and quotes at most the query's start; and `pkft search` " +
+	"with a query that keeps the engine busy for seconds exits within 3 s under `timeout -s " +
+	"TERM 2`."

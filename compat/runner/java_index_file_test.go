@@ -24,7 +24,7 @@ import (
 // indexFileCommands are the runner commands the same-level cases need.
 var indexFileCommands = []string{"pk-full-text-index-file-build", "archive-search"}
 
-// testSameLevelArchives runs index-file/same-level/<table> (java<->go) on every full-text table
+// casesSameLevelArchives registers index-file/same-level/<table> (java<->go) on every full-text table
 // of the Java corpus: for every (partition, bucket, level) with eligible files, Paimon's
 // PkFullTextIndexFile (the runner's pk-full-text-index-file-build) and Go's pkfulltext.IndexFile
 // (over the production DataFileReaders and the native engine) build the level's archive; the two
@@ -32,36 +32,39 @@ var indexFileCommands = []string{"pk-full-text-index-file-build", "archive-searc
 // source meta bytes) and row count, record the same analyzer configuration and document count,
 // and answer the engine corpus queries with the same row ids and scores (within 1e-5 relative),
 // whichever side searches.
-func testSameLevelArchives(t *testing.T, jt *javaTables) {
-	lib, libErr := native.Load(t.Context(), "")
-	_, runners := consumerRunners(t)
+func casesSameLevelArchives(ct *caseTable, jtf *fixture[*javaTables], corpus []*corpusTable) {
+	_, runners := consumerRunners(ct)
 	for _, c := range javaFullTextCorpus() {
 		// The ngram table is in the format corpus too: build it once.
-		if i := slices.IndexFunc(jt.corpus, func(o *corpusTable) bool { return o.name == c.name }); i >= 0 {
-			c = jt.corpus[i]
+		if i := slices.IndexFunc(corpus, func(o *corpusTable) bool { return o.name == c.name }); i >= 0 {
+			c = corpus[i]
 		}
-		runCase(t, "index-file/same-level/"+c.name, "java<->go", func(ctx context.Context) error {
-			if libErr != nil {
-				return unavailable{testenv.RequireNativeEnv, libErr}
-			}
-			if err := jt.need(ctx, tableCommands); err != nil {
-				return err
-			}
-			switch ok, err := HasCommands(ctx, jt.proc, indexFileCommands...); {
-			case err != nil:
-				return err
-			case !ok:
-				return unavailable{testenv.RequireJavaFullTextEnv, fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", indexFileCommands)}
-			}
-			if err := jt.build(ctx, c); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "pk-full-text-index-file-build")
-			if err != nil {
-				return err
-			}
-			return sameLevelArchives(ctx, jt.proc, goP, lib, c.path)
-		})
+		ct.add(caseRow{Name: "index-file/same-level/" + c.name, Direction: "java<->go", Doc: docIndexFileSameLevelTable,
+			Sides: []caseSide{side("java", Maintainer), side("go", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				lib, libErr := native.Load(ctx, "")
+				if libErr != nil {
+					return unavailable{testenv.RequireNativeEnv, libErr}
+				}
+				jt := jtf.get(t)
+				if err := jt.need(ctx, tableCommands); err != nil {
+					return err
+				}
+				switch ok, err := HasCommands(ctx, jt.proc, indexFileCommands...); {
+				case err != nil:
+					return err
+				case !ok:
+					return unavailable{testenv.RequireJavaFullTextEnv, fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", indexFileCommands)}
+				}
+				if err := jt.build(ctx, c); err != nil {
+					return err
+				}
+				goP, err := goRunner(t, runners, "pk-full-text-index-file-build")
+				if err != nil {
+					return err
+				}
+				return sameLevelArchives(ctx, jt.proc, goP, lib, c.path)
+			}})
 	}
 }
 
@@ -303,3 +306,13 @@ func sortedKeys[V any](m map[int32]V) []int32 {
 	slices.Sort(keys)
 	return keys
 }
+
+// docIndexFileSameLevelTable describes index-file/same-level/<table>.
+const docIndexFileSameLevelTable = "on every full-text table of the Java corpus, for every (partition, bucket, level) with " +
+	"eligible files, Paimon's `PkFullTextIndexFile` (the runner's " +
+	"`pk-full-text-index-file-build`) and Go's `pkfulltext.IndexFile` (through the Go runner, " +
+	"over the production data file readers and the native engine) build the level's archive; " +
+	"the two must carry the same `GlobalIndexMeta` (row range, field id, extra field ids, index" +
+	" meta bytes, source meta bytes) and row count, record the same analyzer configuration and " +
+	"document count, and answer the engine corpus queries with the same row ids and scores " +
+	"(within 1e-5 relative), whichever side searches."

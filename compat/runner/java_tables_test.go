@@ -34,63 +34,82 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
-// testJavaTables runs the cases on tables the Java runner writes with the released Paimon 2.0.0
+// casesJavaTables registers the cases on tables the Java runner writes with the released Paimon 2.0.0
 // classes: Go's canonical dump of each corpus table equals Java's (java->go); Java reads Go's
 // metadata rewrite of each with the same dump and rows (go->java); source meta bytes are the
 // same on both sides (go<->java); and Java classifies Go-written full-text payloads, correct and
 // corrupt, the way Go does (java<->go). One JVM serves every case.
-func testJavaTables(t *testing.T) {
-	jt := &javaTables{dir: t.TempDir()}
-	ctx := context.Background()
-	if p, err := StartJava(ctx); err != nil {
-		jt.startErr = unavailable{testenv.RequireJavaEnv, err}
-	} else {
-		t.Cleanup(func() { p.Close() })
-		jt.proc = p
+func casesJavaTables(ct *caseTable) {
+	corpus := javaCorpus()
+	jtf := javaTablesFixture(corpus)
+	for _, c := range corpus {
+		ct.add(caseRow{Name: "table/java-dump/" + c.name, Direction: "java->go", Doc: docTableJavaDumpTable,
+			Sides: []caseSide{side("java", Writer, Compactor), side("go", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.build(ctx, c); err != nil {
+					return err
+				}
+				return jt.sameDumps(ctx, c.path)
+			}})
 	}
-	jt.corpus = javaCorpus()
-
-	for _, c := range jt.corpus {
-		runCase(t, "table/java-dump/"+c.name, "java->go", func(ctx context.Context) error {
-			if err := jt.build(ctx, c); err != nil {
+	ct.add(caseRow{Name: "table/metadata-rewrite", Direction: "go->java", Doc: docTableMetadataRewrite,
+		Sides: []caseSide{side("go", Maintainer), side("java", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			jt := jtf.get(t)
+			var errs []error
+			for _, c := range jt.corpus {
+				if err := jt.build(ctx, c); err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
+					continue
+				}
+				if err := jt.rewrite(ctx, c); err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
+				}
+			}
+			return errors.Join(errs...)
+		}})
+	_, runners := consumerRunners(ct)
+	ct.add(caseRow{Name: "source-meta/bytes", Direction: "go<->java", Doc: docSourceMetaBytes,
+		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			jt := jtf.get(t)
+			if err := jt.need(ctx, sourceMetaCommands); err != nil {
 				return err
 			}
-			return jt.sameDumps(ctx, c.path)
-		})
-	}
-	runCase(t, "table/metadata-rewrite", "go->java", func(ctx context.Context) error {
-		var errs []error
-		for _, c := range jt.corpus {
-			if err := jt.build(ctx, c); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
-				continue
+			goP, err := goRunner(t, runners, sourceMetaCommands...)
+			if err != nil {
+				return err
 			}
-			if err := jt.rewrite(ctx, c); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
-			}
-		}
-		return errors.Join(errs...)
-	})
-	_, runners := consumerRunners(t)
-	runCase(t, "source-meta/bytes", "go<->java", func(ctx context.Context) error {
-		if err := jt.need(ctx, sourceMetaCommands); err != nil {
-			return err
-		}
-		goP, err := goRunner(t, runners, sourceMetaCommands...)
-		if err != nil {
-			return err
-		}
-		return sourceMetaBytes(ctx, jt.proc, goP)
-	})
-	testSameLevelArchives(t, jt)
+			return sourceMetaBytes(ctx, jt.proc, goP)
+		}})
+	casesSameLevelArchives(ct, jtf, corpus)
 	for _, v := range corruptVariants() {
-		runCase(t, "state/corrupt/"+v.name, "java<->go", func(ctx context.Context) error {
-			if err := jt.buildStateTable(ctx); err != nil {
-				return err
-			}
-			return jt.corruptCase(ctx, v)
-		})
+		ct.add(caseRow{Name: "state/corrupt/" + v.name, Direction: "java<->go", Doc: docStateCorruptVariant,
+			Sides: []caseSide{side("java", Maintainer, Consumer), side("go", Maintainer, Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.buildStateTable(ctx); err != nil {
+					return err
+				}
+				return jt.corruptCase(ctx, v)
+			}})
 	}
+}
+
+// javaTablesFixture is a javaTables over corpus with its own Java runner and directory, made on
+// first use.
+func javaTablesFixture(corpus []*corpusTable) *fixture[*javaTables] {
+	return newFixture(func(t *testing.T) *javaTables {
+		jt := &javaTables{dir: t.TempDir(), corpus: corpus}
+		if p, err := StartJava(context.Background()); err != nil {
+			jt.startErr = unavailable{testenv.RequireJavaEnv, err}
+		} else {
+			t.Cleanup(func() { p.Close() })
+			jt.proc = p
+		}
+		return jt
+	})
 }
 
 // Runner commands the cases use.
@@ -114,7 +133,7 @@ func (jt *javaTables) need(ctx context.Context, cmds []string) error {
 	return nil
 }
 
-// javaTables is the state shared by the cases of one testJavaTables call.
+// javaTables is the state shared by the cases of one casesJavaTables call.
 type javaTables struct {
 	proc     *Process
 	startErr error
@@ -1154,3 +1173,23 @@ func (jt *javaTables) corruptCase(ctx context.Context, v corruptVariant) error {
 	}
 	return nil
 }
+
+// docTableJavaDumpTable describes table/java-dump/<table>.
+const docTableJavaDumpTable = "Java writes a corpus (full compaction; partitioned by STRING and DATE with deletion " +
+	"vectors; `index-file-in-data-file-dir`; two non-zero levels; a DECIMAL + TIMESTAMP key); " +
+	"`pkft dump` equals the Java runner's `dump`."
+
+// docTableMetadataRewrite describes table/metadata-rewrite.
+const docTableMetadataRewrite = "Go re-encodes a table's manifests, manifest lists and index manifest under new names and " +
+	"commits them as the next snapshot (a manifest compaction); Java (and pypaimon) read Go's " +
+	"snapshot with the same rows and files."
+
+// docSourceMetaBytes describes source-meta/bytes.
+const docSourceMetaBytes = "source meta for names in ASCII, `é`, `中文`, emoji, with a NUL, and at the 65,535-byte " +
+	"limit: identical bytes, each side decodes the other's, both reject one byte over."
+
+// docStateCorruptVariant describes state/corrupt/<variant>.
+const docStateCorruptVariant = "index manifests with a correct payload and with every kind of corrupt one (wrong row " +
+	"count, two on one level, other field, unparsable source meta, removed file, mixed levels, " +
+	"...) on a Java-written table: Java's bucket state and plan (`PkFullTextBucketIndexState`, " +
+	"`PrimaryKeyIndexLevels`) equal Go's."

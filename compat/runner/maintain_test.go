@@ -80,72 +80,103 @@ type searchTable struct {
 	err  error
 }
 
-// testMaintain runs table/maintain/<table> (go->java, java-after-go), table/maintain-shape
+// casesMaintain registers table/maintain/<table> (go->java, java-after-go), table/maintain-shape
 // (go<->java), table/concurrent-commit (java+go) and search/<table> (go<->java) with one JVM.
-func testMaintain(t *testing.T) {
-	g := startGroup(t)
-	_, runners := consumerRunners(t)
-	for _, mt := range maintainCorpus() {
-		g.tables[mt.name] = mt
-		runCase(t, "table/maintain/"+mt.name, "go->java", func(ctx context.Context) error {
-			if err := g.need(ctx, maintainCommands...); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "maintain")
-			if err != nil {
-				return err
-			}
-			return g.goThenJava(ctx, mt, goP)
-		})
-		runCase(t, "table/maintain/"+mt.name, "java-after-go", func(ctx context.Context) error {
-			if err := g.need(ctx, maintainCommands...); err != nil {
-				return err
-			}
-			if !mt.goDone {
-				return errors.New("go->java did not pass: no Go-maintained table to continue")
-			}
-			return g.javaAfterGo(ctx, mt)
-		})
-	}
-	runCase(t, "table/maintain-shape", "go<->java", func(ctx context.Context) error {
-		if err := g.need(ctx, append(slices.Clone(maintainCommands), "minor-compact")...); err != nil {
-			return err
+func casesMaintain(ct *caseTable) {
+	corpus := maintainCorpus()
+	gf := newFixture(func(t *testing.T) *maintainGroup {
+		g := startGroup(t)
+		for _, mt := range corpus {
+			g.tables[mt.name] = mt
 		}
-		return g.maintainShape(ctx)
+		return g
 	})
+	_, runners := consumerRunners(ct)
+	for _, mt := range corpus {
+		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: "go->java", Doc: docTableMaintainTable,
+			Sides: []caseSide{side("go", Maintainer), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, maintainCommands...); err != nil {
+					return err
+				}
+				goP, err := goRunner(t, runners, "maintain")
+				if err != nil {
+					return err
+				}
+				return g.goThenJava(ctx, mt, goP)
+			}})
+		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: "java-after-go", Doc: docTableMaintainTable,
+			Sides: []caseSide{side("java", Writer, Compactor, Consumer)}, Needs: []string{"table/maintain/" + mt.name + "/go->java"},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, maintainCommands...); err != nil {
+					return err
+				}
+				if !mt.goDone {
+					return errors.New("go->java did not pass: no Go-maintained table to continue")
+				}
+				return g.javaAfterGo(ctx, mt)
+			}})
+	}
+	ct.add(caseRow{Name: "table/maintain-shape", Direction: "go<->java", Doc: docTableMaintainShape,
+		Sides: []caseSide{side("go", Maintainer, Compactor), side("java", Compactor, Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, append(slices.Clone(maintainCommands), "minor-compact")...); err != nil {
+				return err
+			}
+			return g.maintainShape(ctx)
+		}})
+	concurrent := []caseSide{side("java", Writer, Compactor), side("go", Maintainer)}
 	for _, v := range []string{"write", "compact", "write-no-retry"} {
-		runCase(t, "table/concurrent-commit/"+v, "java+go", func(ctx context.Context) error {
+		ct.add(caseRow{Name: "table/concurrent-commit/" + v, Direction: "java+go", Doc: docTableConcurrentCommitWriteCompactWriteNoRetry,
+			Sides: concurrent,
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, maintainCommands...); err != nil {
+					return err
+				}
+				return g.concurrentCommit(ctx, v)
+			}})
+	}
+	ct.add(caseRow{Name: "table/concurrent-commit/compact-replans", Direction: "java+go", Doc: docTableConcurrentCommitCompactReplans,
+		Sides: []caseSide{side("java", Writer), side("go", Compactor)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
 			if err := g.need(ctx, maintainCommands...); err != nil {
 				return err
 			}
-			return g.concurrentCommit(ctx, v)
-		})
-	}
-	runCase(t, "table/concurrent-commit/compact-replans", "java+go", func(ctx context.Context) error {
-		if err := g.need(ctx, maintainCommands...); err != nil {
-			return err
-		}
-		return g.compactReplans(ctx)
-	})
-	runCase(t, "table/concurrent-commit/duplicate-archives", "java+go", func(ctx context.Context) error {
-		if err := g.need(ctx, maintainCommands...); err != nil {
-			return err
-		}
-		return g.duplicateArchives(ctx)
-	})
-	runCase(t, "table/concurrent-commit/real-processes", "go+java", func(ctx context.Context) error {
-		if err := g.need(ctx, maintainCommands...); err != nil {
-			return err
-		}
-		return g.realProcesses(ctx, realProcessRounds)
-	})
-	runCase(t, "sidecar/follows-writers", "java+go", func(ctx context.Context) error {
-		if err := g.need(ctx, maintainCommands...); err != nil {
-			return err
-		}
-		return g.sidecarFollowsWriters(ctx)
-	})
-	testSearchTables(t, g)
+			return g.compactReplans(ctx)
+		}})
+	ct.add(caseRow{Name: "table/concurrent-commit/duplicate-archives", Direction: "java+go", Doc: docTableConcurrentCommitDuplicateArchives,
+		Sides: concurrent,
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, maintainCommands...); err != nil {
+				return err
+			}
+			return g.duplicateArchives(ctx)
+		}})
+	ct.add(caseRow{Name: "table/concurrent-commit/real-processes", Direction: "go+java", Doc: docTableConcurrentCommitRealProcesses,
+		Sides: []caseSide{side("go", Writer, Maintainer), side("java", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, maintainCommands...); err != nil {
+				return err
+			}
+			return g.realProcesses(ctx, realProcessRounds)
+		}})
+	ct.add(caseRow{Name: "sidecar/follows-writers", Direction: "java+go", Doc: docSidecarFollowsWriters,
+		Sides: []caseSide{side("java", Writer, Consumer), side("go", Maintainer, Compactor)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, maintainCommands...); err != nil {
+				return err
+			}
+			return g.sidecarFollowsWriters(ctx)
+		}})
+	casesSearchTables(ct, gf, corpus)
 }
 
 // fileIO is the file system of the group's tables.
@@ -1264,3 +1295,63 @@ func (m maintained) committed() int64 {
 	}
 	return m.SnapshotAfter
 }
+
+// docTableMaintainTable describes table/maintain/<table>.
+const docTableMaintainTable = "on Java-written tables with levels that have no archive (the index option set after the " +
+	"data; partitioned by STRING and DATE with two buckets and deletes under deletion vectors; " +
+	"two non-zero levels with `index-file-in-data-file-dir` and ngram; jieba with one bucket " +
+	"already indexed by Java; Java's archives gone stale while the option was removed and the " +
+	"data compacted) and on one whose archives are all Java's and current, Go's `Maintain` " +
+	"commits one APPEND snapshot (or, when current, nothing); Java's dump of it equals Go's and" +
+	" Java's own bucket state shows every archive current, Java reads the same rows and Java's " +
+	"search equals Go's; maintaining again commits nothing. Then Java writes (its writers " +
+	"maintain the buckets they touch) and compacts: after each commit Java keeps Go's archives " +
+	"whose level did not change, replaces the others, and every archive is current by Java's " +
+	"state."
+
+// docTableMaintainShape describes table/maintain-shape.
+const docTableMaintainShape = "on two copies of a table whose levels lack archives, Java's batch writer runs a compaction" +
+	" that picks nothing (the runner's `minor-compact`), so its commit carries only what " +
+	"`BucketedPrimaryKeyIndexMaintainer` built while preparing it (an APPEND snapshot of index " +
+	"changes), and Go's `Maintain` commits on the other: snapshot fields, manifest lists and " +
+	"index manifest entries are equal up to file names, uuids, users and times, and so are " +
+	"Java's dumps."
+
+// docTableConcurrentCommitWriteCompactWriteNoRetry describes table/concurrent-commit/{write,compact,write-no-retry}.
+const docTableConcurrentCommitWriteCompactWriteNoRetry = "held just before publishing, Go lets Java commit a one-row write (Go rebases and commits " +
+	"the other bucket), a full compaction (Go replans and has nothing left to commit), or the " +
+	"write with no retry allowed (Go aborts with `ErrCommitConflict`); no file Go generated is " +
+	"left unreferenced, Java reads the rows of both commits and its state shows Go's archives " +
+	"current."
+
+// docTableConcurrentCommitCompactReplans describes table/concurrent-commit/compact-replans.
+const docTableConcurrentCommitCompactReplans = "Go fully compacts a 16-bucket table; held just before publishing, Java commits twice into " +
+	"one bucket (a write with a full compaction of that bucket, then updates): Go compacts that" +
+	" bucket again from the new snapshot, and only that one, and commits all 16 in one COMPACT " +
+	"snapshot; Java reads every row of both sides and its state shows every archive current."
+
+// docTableConcurrentCommitDuplicateArchives describes table/concurrent-commit/duplicate-archives.
+const docTableConcurrentCommitDuplicateArchives = "a Java writer restored before Go's `Maintain` commits its own archive of every level Go " +
+	"just indexed (Java's commit checks no index files): `pkft state` classifies each such " +
+	"level exactly as Java does (every candidate stale) and names it \"duplicate archives " +
+	"(concurrent maintainers)\"; `pkft maintain` repairs all of them in one commit and Java's " +
+	"state shows every level current."
+
+// docTableConcurrentCommitRealProcesses describes table/concurrent-commit/real-processes.
+const docTableConcurrentCommitRealProcesses = "30 rounds in which two `pkft write` processes, one `pkft compact` and a Java writer commit" +
+	" to one full-text table at the same time; then a `pkft compact` and a `pkft maintain`. " +
+	"Java reads exactly the model of the writes that reported success; no file is left " +
+	"unreferenced but the metadata Java keeps from its own lost attempts; Java's state shows " +
+	"every archive current. The counts of commits, conflicts, replaced snapshots and re-planned" +
+	" buckets go into the matrix notes."
+
+// docSidecarFollowsWriters describes sidecar/follows-writers.
+const docSidecarFollowsWriters = "a Java writer with `write-only = true` commits 20 times to a 2-bucket full-text table " +
+	"(inserts, updates, deletes) while a second JVM fully compacts it after every other write " +
+	"with `pk-full-text.index.columns` removed from its options (a compactor that maintains no " +
+	"archive: each of its commits leaves the compacted levels without a current archive and the" +
+	" old ones stale); `pkft maintain --watch` runs throughout. Within 90 s of the last commit " +
+	"its metrics must say 0 snapshots behind with no round running (measured: well under a " +
+	"second on an idle machine); then Java's state shows every archive current, Java reads the " +
+	"model's rows, no file the sidecar wrote is unreferenced, and SIGTERM stops it with status " +
+	"0."

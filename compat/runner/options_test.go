@@ -21,35 +21,37 @@ type javaOption struct {
 	FallbackKeys []string `json:"fallbackKeys"`
 }
 
-// testOptions runs options/registry (java->go): every table option key of the Paimon build the
+// casesOptions registers options/registry (java->go): every table option key of the Paimon build the
 // Java runner runs on is classified by Go's registry (internal/options) under the same key, with
 // Java's type, default and fallback keys, so a new Paimon version fails here until every new
 // key is decided.
-func testOptions(t *testing.T) {
-	runCase(t, "options/registry", "java->go", func(ctx context.Context) error {
-		p, err := StartJava(ctx)
-		if err != nil {
-			return unavailable{testenv.RequireJavaEnv, err}
-		}
-		defer p.Close()
-		switch ok, err := HasCommands(ctx, p, "options"); {
-		case err != nil:
-			return err
-		case !ok:
-			return unavailable{testenv.RequireJavaEnv, errors.New("the Java runner has no options command: rebuild it (make runner)")}
-		}
-		var res struct {
-			Options []javaOption `json:"options"`
-			Missing []string     `json:"missing"`
-		}
-		if err := p.Call(ctx, "options", nil, &res); err != nil {
-			return err
-		}
-		if len(res.Missing) > 0 {
-			t.Logf("option classes not in this Paimon build: %v", res.Missing)
-		}
-		return checkRegistry(options.New(), res.Options)
-	})
+func casesOptions(ct *caseTable) {
+	ct.add(caseRow{Name: "options/registry", Direction: "java->go", Doc: docOptionsRegistry,
+		Sides: []caseSide{side("java", Writer), side("go", Writer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			p, err := StartJava(ctx)
+			if err != nil {
+				return unavailable{testenv.RequireJavaEnv, err}
+			}
+			defer p.Close()
+			switch ok, err := HasCommands(ctx, p, "options"); {
+			case err != nil:
+				return err
+			case !ok:
+				return unavailable{testenv.RequireJavaEnv, errors.New("the Java runner has no options command: rebuild it (make runner)")}
+			}
+			var res struct {
+				Options []javaOption `json:"options"`
+				Missing []string     `json:"missing"`
+			}
+			if err := p.Call(ctx, "options", nil, &res); err != nil {
+				return err
+			}
+			if len(res.Missing) > 0 {
+				t.Logf("option classes not in this Paimon build: %v", res.Missing)
+			}
+			return checkRegistry(options.New(), res.Options)
+		}})
 }
 
 // checkRegistry returns an error listing every key of java the registry does not classify as
@@ -127,3 +129,13 @@ func TestCheckRegistryNamesUnclassifiedKeys(t *testing.T) {
 		}
 	}
 }
+
+// docOptionsRegistry describes options/registry.
+const docOptionsRegistry = "the Java runner's `options` command lists, by reflection over the `ConfigOption` fields of" +
+	" `CoreOptions`, the format options (`OrcOptions`, `CsvOptions`, `JsonOptions`, " +
+	"`TextOptions`), `IcebergOptions`, the global index options and `FlinkConnectorOptions` " +
+	"(the runner runs on Paimon's Flink bundle), every table option key of the Paimon build " +
+	"with its type, default and fallback keys; Go's registry (`internal/options`) must classify" +
+	" each under the same key with the same default and fallback keys (see [Table " +
+	"options](options.md)). Catalog option classes are not listed: they configure a catalog, " +
+	"not a table."

@@ -20,69 +20,71 @@ import (
 
 var orphanCommands = []string{"create-table", "write", "compact", "create-tag", "create-branch", "remove-orphan-files"}
 
-// testOrphan: orphan/java-differential. Java writes a partitioned table with deletion vectors,
+// casesOrphan registers orphan/java-differential. Java writes a partitioned table with deletion vectors,
 // tags snapshot 1 and branches from the tag; Go writes on top; snapshots 1 and 2 are then expired
 // by hand (their files stay, as after an expiry without cleanup) and the files of aborted writes
 // are left in every directory the cleaning lists, some new. Copies of the table are cleaned by Go
 // (pkft's RemoveOrphanFiles) and by Java (LocalOrphanFilesClean) with the same threshold, first
 // as dry runs, then for real: both must list and delete the same files and leave the same trees.
 // Then the same on copies of every golden table (orphanGoldenDifferential).
-func testOrphan(t *testing.T) {
-	runCase(t, "orphan/java-differential", "go<->java", func(ctx context.Context) error {
-		p, err := StartJava(ctx)
-		if err != nil {
-			return unavailable{testenv.RequireJavaEnv, err}
-		}
-		defer p.Close()
-		switch ok, err := HasCommands(ctx, p, orphanCommands...); {
-		case err != nil:
-			return err
-		case !ok:
-			return fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands)
-		}
-		dir := t.TempDir()
-		src, expected, err := buildOrphanTable(ctx, p, filepath.Join(dir, "warehouse"))
-		if err != nil {
-			return err
-		}
-		threshold := time.Now().Add(-24 * time.Hour)
-		goDir, javaDir := filepath.Join(dir, "go"), filepath.Join(dir, "java")
-		for _, dst := range []string{goDir, javaDir} {
-			if err := copyTreeWithTimes(src, dst); err != nil {
+func casesOrphan(ct *caseTable) {
+	ct.add(caseRow{Name: "orphan/java-differential", Direction: "go<->java", Doc: docOrphanJavaDifferential,
+		Sides: []caseSide{side("go", Maintainer), side("java", Writer, Maintainer, Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			p, err := StartJava(ctx)
+			if err != nil {
+				return unavailable{testenv.RequireJavaEnv, err}
+			}
+			defer p.Close()
+			switch ok, err := HasCommands(ctx, p, orphanCommands...); {
+			case err != nil:
+				return err
+			case !ok:
+				return fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands)
+			}
+			dir := t.TempDir()
+			src, expected, err := buildOrphanTable(ctx, p, filepath.Join(dir, "warehouse"))
+			if err != nil {
 				return err
 			}
-		}
-		for _, dry := range []bool{true, false} {
-			before := treeOf(goDir)
-			goDeleted, err := goRemoveOrphans(ctx, goDir, threshold, dry)
-			if err != nil {
-				return fmt.Errorf("Go (dry run %v): %w", dry, err)
-			}
-			javaDeleted, err := javaRemoveOrphans(ctx, p, javaDir, threshold, dry)
-			if err != nil {
-				return fmt.Errorf("Java (dry run %v): %w", dry, err)
-			}
-			if d := cmp.Diff(javaDeleted, goDeleted); d != "" {
-				return fmt.Errorf("dry run %v: deleted files differ (-java +go):\n%s", dry, d)
-			}
-			for _, want := range expected {
-				if !slices.Contains(goDeleted, want) {
-					return fmt.Errorf("dry run %v: neither deleted %s, an orphan: %v", dry, want, goDeleted)
+			threshold := time.Now().Add(-24 * time.Hour)
+			goDir, javaDir := filepath.Join(dir, "go"), filepath.Join(dir, "java")
+			for _, dst := range []string{goDir, javaDir} {
+				if err := copyTreeWithTimes(src, dst); err != nil {
+					return err
 				}
 			}
-			if d := cmp.Diff(treeOf(javaDir), treeOf(goDir)); d != "" {
-				return fmt.Errorf("dry run %v: remaining trees differ (-java +go):\n%s", dry, d)
+			for _, dry := range []bool{true, false} {
+				before := treeOf(goDir)
+				goDeleted, err := goRemoveOrphans(ctx, goDir, threshold, dry)
+				if err != nil {
+					return fmt.Errorf("Go (dry run %v): %w", dry, err)
+				}
+				javaDeleted, err := javaRemoveOrphans(ctx, p, javaDir, threshold, dry)
+				if err != nil {
+					return fmt.Errorf("Java (dry run %v): %w", dry, err)
+				}
+				if d := cmp.Diff(javaDeleted, goDeleted); d != "" {
+					return fmt.Errorf("dry run %v: deleted files differ (-java +go):\n%s", dry, d)
+				}
+				for _, want := range expected {
+					if !slices.Contains(goDeleted, want) {
+						return fmt.Errorf("dry run %v: neither deleted %s, an orphan: %v", dry, want, goDeleted)
+					}
+				}
+				if d := cmp.Diff(treeOf(javaDir), treeOf(goDir)); d != "" {
+					return fmt.Errorf("dry run %v: remaining trees differ (-java +go):\n%s", dry, d)
+				}
+				if dry && !slices.Equal(before, treeOf(goDir)) {
+					return fmt.Errorf("Go's dry run changed the table")
+				}
 			}
-			if dry && !slices.Equal(before, treeOf(goDir)) {
-				return fmt.Errorf("Go's dry run changed the table")
+			// Java reads what remains of every retained snapshot, tag and branch.
+			if err := p.Call(ctx, "read", map[string]any{"path": goDir}, nil); err != nil {
+				return fmt.Errorf("Java reading the table Go cleaned: %w", err)
 			}
-		}
-		// Java reads what remains of every retained snapshot, tag and branch.
-		if err := p.Call(ctx, "read", map[string]any{"path": goDir}, nil); err != nil {
-			return fmt.Errorf("Java reading the table Go cleaned: %w", err)
-		}
-		return orphanGoldenDifferential(ctx, p, filepath.Join(dir, "golden"), threshold)
-	})
+			return orphanGoldenDifferential(ctx, p, filepath.Join(dir, "golden"), threshold)
+		}})
 }
 
 // orphanGoldenDifferential runs both cleanings on copies of every golden table (Java, Go and
@@ -381,3 +383,18 @@ func javaRemoveOrphans(ctx context.Context, p *Process, path string, olderThan t
 	slices.Sort(out)
 	return out, nil
 }
+
+// docOrphanJavaDifferential describes orphan/java-differential.
+const docOrphanJavaDifferential = "Java writes a partitioned table with deletion vectors, tags snapshot 1 and branches from " +
+	"the tag, Go writes on top; two snapshots are expired by hand and the files of aborted " +
+	"writes are left in every directory the cleaning lists (data, manifest, manifest list, " +
+	"index manifest, index, statistics, snapshot temporaries of main and of the branch, a " +
+	"partition without buckets, an empty bucket directory), each also written a moment ago. " +
+	"Copies are cleaned by `pkft remove-orphan-files` and by Java's `LocalOrphanFilesClean` " +
+	"with the same threshold, as dry runs and then for real: the same files are listed and " +
+	"deleted (every hand-made orphan and the expired snapshot's manifest lists among them), the" +
+	" remaining trees are equal, and Java reads the table Go cleaned. The same comparison then " +
+	"runs on copies of every golden table (written by Java, Go and pypaimon: deletion vectors, " +
+	"archives, sorted indexes, index files in bucket directories), each with an old and a new " +
+	"orphan in a bucket directory and in `index/`: both delete the two old ones and nothing " +
+	"else."

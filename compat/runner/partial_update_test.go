@@ -10,7 +10,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
-// The partial-update cases of testEngines (issue 18): write/partial-update (go->java,
+// The partial-update cases of casesEngines (issue 18): write/partial-update (go->java,
 // java-after-go) and write/same-files/partial-update-sequence-group (go<->java).
 
 // puFields are the columns of the partial-update tables: ts orders the sequence group of the

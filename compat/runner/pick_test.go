@@ -18,36 +18,38 @@ const pickSeeds = 1000
 // pickBatch is how many layouts go to the Java runner in one request.
 const pickBatch = 250
 
-// testPick runs compaction/pick-differential (go->java): 1,000 seeded level layouts picked by
+// casesPick registers compaction/pick-differential (go->java): 1,000 seeded level layouts picked by
 // Paimon's own strategies in the Java runner (command pick) and by Go's internal/mergetree with the
 // clocks Java's picks saw; every step must give the same unit or none, and the same compaction
 // started by the bucket's compact manager (Java's MergeTreeCompactManager, Go's
 // TriggerCompaction). PKFT_PICK_DIFF_SEED sets
 // the first seed (default 1); a divergence prints the seed and the layout.
-func testPick(t *testing.T) {
-	first := seedFromEnv(t, "PKFT_PICK_DIFF_SEED")
-	runCase(t, "compaction/pick-differential", "go->java", func(ctx context.Context) error {
-		p, err := StartJava(ctx)
-		if err != nil {
-			return unavailable{testenv.RequireJavaEnv, err}
-		}
-		defer p.Close()
-		switch ok, err := HasCommands(ctx, p, "pick"); {
-		case err != nil:
-			return err
-		case !ok:
-			return errors.New("the Java runner has no pick command: rebuild it with make runner")
-		}
-		if err := pickDifferential(ctx, p, first, pickSeeds); err != nil || os.Getenv("PKFT_PICK_DIFF_SEED") != "" {
-			return err
-		}
-		// The rotating share (rotate_test.go): as many layouts as the fixed ones, which the
-		// differential's coverage checks are calibrated for (a few seconds).
-		if err := pickDifferential(ctx, p, int64(rotateSeed), pickSeeds); err != nil {
-			return fmt.Errorf("rotating seeds (%s=%d): %w", rotateSeedEnv, rotateSeed, err)
-		}
-		return nil
-	})
+func casesPick(ct *caseTable) {
+	first := seedFromEnv(ct, "PKFT_PICK_DIFF_SEED")
+	ct.add(caseRow{Name: "compaction/pick-differential", Direction: "go->java", Doc: docCompactionPickDifferential,
+		Sides: []caseSide{side("go", Compactor), side("java", Compactor)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			p, err := StartJava(ctx)
+			if err != nil {
+				return unavailable{testenv.RequireJavaEnv, err}
+			}
+			defer p.Close()
+			switch ok, err := HasCommands(ctx, p, "pick"); {
+			case err != nil:
+				return err
+			case !ok:
+				return errors.New("the Java runner has no pick command: rebuild it with make runner")
+			}
+			if err := pickDifferential(ctx, p, first, pickSeeds); err != nil || os.Getenv("PKFT_PICK_DIFF_SEED") != "" {
+				return err
+			}
+			// The rotating share (rotate_test.go): as many layouts as the fixed ones, which the
+			// differential's coverage checks are calibrated for (a few seconds).
+			if err := pickDifferential(ctx, p, int64(rotateSeed), pickSeeds); err != nil {
+				return fmt.Errorf("rotating seeds (%s=%d): %w", rotateSeedEnv, rotateSeed, err)
+			}
+			return nil
+		}})
 }
 
 func pickDifferential(ctx context.Context, p *Process, first int64, n int) error {
@@ -122,3 +124,22 @@ func pickBatchOnce(ctx context.Context, p *Process, lo, hi int64, st *pickdiff.S
 		return nil
 	}
 }
+
+// docCompactionPickDifferential describes compaction/pick-differential.
+const docCompactionPickDifferential = "1,000 seeded level layouts (table options varied over the size amplification, size ratio, " +
+	"sorted-run trigger, levels, optimization interval, total and incremental size thresholds, " +
+	"off-peak hours, forced level-0 compaction, deletion vectors / lookup changelog / " +
+	"`force-lookup` / `first-row`, `lookup-compact` modes and max interval; restored files; " +
+	"then up to 32 picks on one strategy, and for a quarter of the layouts one set of levels " +
+	"kept across the picks and updated between them as compactions and flushes do, " +
+	"`Levels#update`) picked by Paimon's own `Levels`, " +
+	"`MergeTreeCompactManagerFactory#createCompactStrategy`, `UniversalCompaction` / " +
+	"`ForceUpLevel0Compaction` and `CompactStrategy#pickFullCompaction` in the Java runner " +
+	"(command `pick`) and by Go's `internal/mergetree` with the clock Java's picks saw: the " +
+	"same strategy, the same resolved options and at every step the same unit (output level, " +
+	"files in order, rewrite flag), none, or a failure on both sides; and the same compaction " +
+	"started by the bucket's compact manager (Paimon's " +
+	"`MergeTreeCompactManager#triggerCompaction` over the same pick, its submitted task read " +
+	"back: which files, to which level, rewrite or merge, dropping deletes or not). A " +
+	"divergence prints the seed and the layout (`compat/pickdiff`; `PKFT_PICK_DIFF_SEED` moves " +
+	"the first seed)."

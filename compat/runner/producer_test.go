@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,7 +18,7 @@ var ProducerCommands = []string{"create-table", "write"}
 // producerFields are the columns of the producer cases' table.
 var producerFields = []field{{"region", "STRING NOT NULL"}, {"id", "INT NOT NULL"}, {"d", "DATE"}, {"price", "DECIMAL(10, 2)"}, {"content", "STRING"}}
 
-// testProducers runs producer/<impl> for every implementation whose supports file declares the
+// casesProducers registers producer/<impl> for every implementation whose supports file declares the
 // producer commands (pypaimon 2.1.0): it creates a partitioned primary-key full-text table and
 // writes rounds of rows (new keys and updates) into it, which it leaves on level 0 without
 // archives; Go compacts the table through its runner (building the archives), the implementation writes again and
@@ -27,30 +26,33 @@ var producerFields = []field{{"region", "STRING NOT NULL"}, {"id", "INT NOT NULL
 // every archive current and Java's searches equal Go's (<impl>->go->java). Then every consumer
 // implementation reads and searches the table as Java does (producer/<impl>/<command>,
 // <impl>->go-><consumer>).
-func testProducers(t *testing.T) {
-	impls, runners := consumerRunners(t)
-	g := startGroup(t)
+func casesProducers(ct *caseTable) {
+	impls, runners := consumerRunners(ct)
+	gf := groupFixture()
 	for _, prod := range impls {
 		if !prod.Supports.Commands[ProducerCommands[0]] || !prod.Supports.Commands[ProducerCommands[1]] {
 			continue
 		}
 		var tb *consumerTable
-		runCase(t, "producer/"+prod.Name, prod.Name+"->go->java", func(ctx context.Context) error {
-			if err := g.need(ctx, writeCommands...); err != nil {
+		ct.add(caseRow{Name: "producer/" + prod.Name, Direction: prod.Name + "->go->java", Doc: docProducerImpl,
+			Sides: []caseSide{side(prod.Name, Writer), side("go", Compactor, Maintainer), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, writeCommands...); err != nil {
+					return err
+				}
+				p, err := runners[prod.Name].get(t)
+				if err != nil {
+					return err
+				}
+				goP, err := goRunner(t, runners, "compact", "maintain")
+				if err != nil {
+					return err
+				}
+				tb, err = producedTable(ctx, g, p, goP, prod.Name)
 				return err
-			}
-			p, err := runners[prod.Name].get(t)
-			if err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "compact", "maintain")
-			if err != nil {
-				return err
-			}
-			tb, err = producedTable(ctx, g, p, goP, prod.Name)
-			return err
-		})
-		consumerCasesOf(t, impls, runners, "producer/"+prod.Name, prod.Name+"->go", func() *consumerTable { return tb })
+			}})
+		consumerCasesOf(ct, impls, runners, "producer/"+prod.Name, prod.Name+"->go", "producer/"+prod.Name+"/"+prod.Name+"->go->java", docProducerImpl, func() *consumerTable { return tb })
 	}
 }
 
@@ -142,15 +144,16 @@ func recordJavaAnswers(ctx context.Context, g *maintainGroup, path, producer, na
 
 // consumerRunners are the implementations of the consumer cases and their runners, each started
 // on first use.
-func consumerRunners(t *testing.T) ([]Impl, map[string]*implRunner) {
-	t.Helper()
+func consumerRunners(ct *caseTable) ([]Impl, map[string]*implRunner) {
 	root, err := RepoRoot()
 	if err != nil {
-		t.Fatal(err)
+		ct.errorf("%v", err)
+		return nil, nil
 	}
-	impls, err := Impls(root, os.Environ())
+	impls, err := Impls(root, ct.environ)
 	if err != nil {
-		t.Fatal(err)
+		ct.errorf("%v", err)
+		return nil, nil
 	}
 	runners := map[string]*implRunner{}
 	for _, impl := range impls {
@@ -159,23 +162,26 @@ func consumerRunners(t *testing.T) ([]Impl, map[string]*implRunner) {
 	return impls, runners
 }
 
-// consumerCasesOf registers NAME/consumers/{read,search} (PRODUCER->CONSUMER) for every consumer
-// implementation: each reads and searches the table the earlier case left (table returns it
-// with Java's answers, or nil when that case did not pass) as Java does.
-func consumerCasesOf(t *testing.T, impls []Impl, runners map[string]*implRunner, name, producer string, table func() *consumerTable) {
+// consumerCasesOf registers NAME/{read,search} (PRODUCER->CONSUMER) for every consumer
+// implementation: each reads and searches the table the earlier case (the row needs) left
+// (table returns it with Java's answers, or nil when that case did not pass) as Java does.
+func consumerCasesOf(ct *caseTable, impls []Impl, runners map[string]*implRunner, name, producer, needs, doc string, table func() *consumerTable) {
 	root, err := RepoRoot()
 	if err != nil {
-		t.Fatal(err)
+		ct.errorf("%v", err)
+		return
 	}
 	for _, cons := range impls {
 		for _, cmd := range []string{"read", "search"} {
-			runCase(t, name+"/"+cmd, producer+"->"+cons.Name, func(ctx context.Context) error {
-				tb := table()
-				if tb == nil {
-					return fmt.Errorf("the case writing the table of %s did not pass: nothing to read", name)
-				}
-				return consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
-			})
+			ct.add(caseRow{Name: name + "/" + cmd, Direction: producer + "->" + cons.Name, Doc: doc,
+				Sides: []caseSide{side(cons.Name, Consumer)}, Needs: []string{needs},
+				Run: func(ctx context.Context, t *testing.T) error {
+					tb := table()
+					if tb == nil {
+						return fmt.Errorf("the case writing the table of %s did not pass: nothing to read", name)
+					}
+					return consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
+				}})
 		}
 	}
 }
@@ -195,3 +201,11 @@ func producerRows(lo, hi int, seed uint64, r *rand.Rand) []row {
 	}
 	return rows
 }
+
+// docProducerImpl describes producer/<impl>.
+const docProducerImpl = "an implementation that writes (pypaimon 2.1.0, through its own catalog and batch writer: " +
+	"level-0 files, no archives) creates a partitioned full-text table and writes rounds of new" +
+	" rows and updates; Go compacts it and builds the archives, it writes again and Go compacts" +
+	" again; each time Java reads the model's rows, Java's state shows every archive current " +
+	"and Java's searches equal Go's. Then every consumer (pypaimon 2.1.0, paimon-rust 0.4.0) " +
+	"reads and searches the table as Java does (compat/PROTOCOL.md, \"Producer commands\")."

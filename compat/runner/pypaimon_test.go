@@ -19,39 +19,41 @@ import (
 // regenerate the golden tables.
 func update() bool { return golden.FlagUpdate() }
 
-// testPypaimon runs the cases against pypaimon, Apache Paimon's official pure-Python
+// casesPypaimon registers the cases against pypaimon, Apache Paimon's official pure-Python
 // implementation (an independent implementation, not Java).
-func testPypaimon(t *testing.T) {
+func casesPypaimon(ct *caseTable) {
 	// pypaimon writes a fresh table; Go's internal/table view of it equals pypaimon's own view.
-	runCase(t, "table/pypaimon-read", "pypaimon->go", func(ctx context.Context) error {
-		p, err := StartPypaimon(ctx)
-		if err != nil {
-			return unavailable{testenv.RequirePypaimonEnv, err}
-		}
-		defer p.Close()
-		spec := pypaimonReadSpec()
-		path, err := goldengen.CreateAndWrite(ctx, p, t.TempDir(), "conformance", spec)
-		if err != nil {
-			return err
-		}
-		want, err := pypaimonFiles(ctx, p, path)
-		if err != nil {
-			return err
-		}
-		if want.SnapshotID != int64(len(spec.Commits)) || want.CommitKind != "OVERWRITE" {
-			return fmt.Errorf("pypaimon reports snapshot %d (%s) after %d commits ending in an overwrite: the scenario did not run as written",
-				want.SnapshotID, want.CommitKind, len(spec.Commits))
-		}
-		tbl := table.Open(fileio.NewLocal(), path)
-		got, err := goldengen.GoView(ctx, tbl)
-		if err != nil {
-			return fmt.Errorf("go view: %w", err)
-		}
-		if err := sameView(got, want); err != nil {
-			return err
-		}
-		return goldengen.CheckKeyRows(ctx, tbl)
-	})
+	ct.add(caseRow{Name: "table/pypaimon-read", Direction: "pypaimon->go", Doc: docTablePypaimonRead,
+		Sides: []caseSide{side("pypaimon", Writer), side("go", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			p, err := StartPypaimon(ctx)
+			if err != nil {
+				return unavailable{testenv.RequirePypaimonEnv, err}
+			}
+			defer p.Close()
+			spec := pypaimonReadSpec()
+			path, err := goldengen.CreateAndWrite(ctx, p, t.TempDir(), "conformance", spec)
+			if err != nil {
+				return err
+			}
+			want, err := pypaimonFiles(ctx, p, path)
+			if err != nil {
+				return err
+			}
+			if want.SnapshotID != int64(len(spec.Commits)) || want.CommitKind != "OVERWRITE" {
+				return fmt.Errorf("pypaimon reports snapshot %d (%s) after %d commits ending in an overwrite: the scenario did not run as written",
+					want.SnapshotID, want.CommitKind, len(spec.Commits))
+			}
+			tbl := table.Open(fileio.NewLocal(), path)
+			got, err := goldengen.GoView(ctx, tbl)
+			if err != nil {
+				return fmt.Errorf("go view: %w", err)
+			}
+			if err := sameView(got, want); err != nil {
+				return err
+			}
+			return goldengen.CheckKeyRows(ctx, tbl)
+		}})
 }
 
 // pypaimonFiles asks the runner for pypaimon's view of the table at path.
@@ -190,3 +192,8 @@ func testGoldenPypaimon(t *testing.T) {
 		})
 	}
 }
+
+// docTablePypaimonRead describes table/pypaimon-read.
+const docTablePypaimonRead = "pypaimon, an independent implementation of the format, writes a partitioned two-bucket " +
+	"table with updates and a partition overwrite; Go's view of the latest snapshot equals " +
+	"pypaimon's own."

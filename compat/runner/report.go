@@ -40,6 +40,8 @@ type Result struct {
 	Status    Status        `json:"status"`
 	Detail    string        `json:"detail,omitempty"`
 	Duration  time.Duration `json:"durationNanos"`
+	// Roles are the roles the case takes of each implementation it runs (its row's sides).
+	Roles map[string][]string `json:"roles,omitempty"`
 }
 
 // Report collects results from concurrent cases.
@@ -109,6 +111,7 @@ func (r *Report) PrintMatrix(w io.Writer) {
 	}
 	tw.Flush()
 	r.printGrid(w)
+	r.printRoleGrid(w)
 	r.printSlowest(w, 10)
 	r.mu.Lock()
 	wall := r.wall
@@ -173,18 +176,17 @@ func directionEdges(dir string) [][2]string {
 // from the hand-overs the directions name (directionEdges); each cell counts its cases as
 // passed/failed, with the unsupported, known-upstream and skipped ones added when there are any.
 func (r *Report) printGrid(w io.Writer) {
-	type cell map[Status]int
-	grid := map[string]map[string]cell{}
+	grid := map[string]map[string]map[Status]int{}
 	var producers, consumers []string
 	for _, res := range r.Results() {
 		for _, e := range directionEdges(res.Direction) {
 			from, to := e[0], e[1]
 			if grid[from] == nil {
-				grid[from] = map[string]cell{}
+				grid[from] = map[string]map[Status]int{}
 				producers = append(producers, from)
 			}
 			if grid[from][to] == nil {
-				grid[from][to] = cell{}
+				grid[from][to] = map[Status]int{}
 				if !slices.Contains(consumers, to) {
 					consumers = append(consumers, to)
 				}
@@ -212,17 +214,89 @@ func (r *Report) printGrid(w io.Writer) {
 				fmt.Fprint(tw, "\t-")
 				continue
 			}
-			s := fmt.Sprintf("%d/%d", x[Pass], x[Fail])
-			for _, o := range []Status{Unsupported, KnownUpstream, Skip} {
-				if x[o] > 0 {
-					s += fmt.Sprintf(" %d %s", x[o], o)
-				}
-			}
-			fmt.Fprintf(tw, "\t%s", s)
+			fmt.Fprintf(tw, "\t%s", cellText(x))
 		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+// roleOrder is the order of the roles grid's columns: the roles of compat/PROTOCOL.md, then any
+// other role a result names, sorted.
+var roleOrder = []string{"consumer", "writer", "compactor", "maintainer"}
+
+// printRoleGrid writes the implementations x roles grid, beside the producers x consumers one:
+// one row per implementation, one column per role, from each result's roles (the sides of its
+// case's row); each cell counts the cases that ran the implementation in that role as
+// passed/failed, with the unsupported, known-upstream and skipped ones added when there are any.
+// Results without roles (cases run outside the case table) are not counted.
+func (r *Report) printRoleGrid(w io.Writer) {
+	grid := map[string]map[string]map[Status]int{}
+	var impls, roles []string
+	for _, res := range r.Results() {
+		for impl, rs := range res.Roles {
+			if grid[impl] == nil {
+				grid[impl] = map[string]map[Status]int{}
+				impls = append(impls, impl)
+			}
+			for _, role := range rs {
+				if grid[impl][role] == nil {
+					grid[impl][role] = map[Status]int{}
+					if !slices.Contains(roles, role) {
+						roles = append(roles, role)
+					}
+				}
+				grid[impl][role][res.Status]++
+			}
+		}
+	}
+	if len(impls) == 0 {
+		return
+	}
+	sort.Strings(impls)
+	rank := func(role string) int {
+		if i := slices.Index(roleOrder, role); i >= 0 {
+			return i
+		}
+		return len(roleOrder)
+	}
+	sort.SliceStable(roles, func(i, j int) bool {
+		if rank(roles[i]) != rank(roles[j]) {
+			return rank(roles[i]) < rank(roles[j])
+		}
+		return roles[i] < roles[j]
+	})
+	fmt.Fprintln(w, "\nimplementations x roles (passed/failed, then other outcomes):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "  IMPLEMENTATION")
+	for _, role := range roles {
+		fmt.Fprintf(tw, "\t%s", role)
+	}
+	fmt.Fprintln(tw)
+	for _, impl := range impls {
+		fmt.Fprintf(tw, "  %s", impl)
+		for _, role := range roles {
+			x, ok := grid[impl][role]
+			if !ok {
+				fmt.Fprint(tw, "\t-")
+				continue
+			}
+			fmt.Fprintf(tw, "\t%s", cellText(x))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// cellText is a grid cell: passed/failed, then the other outcomes there are.
+func cellText(x map[Status]int) string {
+	s := fmt.Sprintf("%d/%d", x[Pass], x[Fail])
+	for _, o := range []Status{Unsupported, KnownUpstream, Skip} {
+		if x[o] > 0 {
+			s += fmt.Sprintf(" %d %s", x[o], o)
+		}
+	}
+	return s
 }
 
 func firstLine(s string) string {

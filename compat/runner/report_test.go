@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,55 @@ func TestOutcomesGridAndFiles(t *testing.T) {
 		if !strings.Contains(string(x), s) {
 			t.Fatalf("junit.xml lacks %s:\n%s", s, x)
 		}
+	}
+}
+
+// TestRoleGrid: the implementations x roles grid counts each result once per role its row gives
+// an implementation, orders the protocol's roles first, leaves out results without roles, and
+// results.json carries the roles.
+func TestRoleGrid(t *testing.T) {
+	var r Report
+	r.Add(Result{Case: "a", Direction: "go->java", Status: Pass, Roles: map[string][]string{"go": {"writer", "compactor"}, "java": {"consumer"}}})
+	r.Add(Result{Case: "b", Direction: "go->java", Status: Fail, Roles: map[string][]string{"go": {"writer"}, "java": {"consumer"}}})
+	r.Add(Result{Case: "c", Direction: "java->py", Status: Unsupported, Roles: map[string][]string{"py": {"consumer"}}})
+	r.Add(Result{Case: "d", Direction: "go", Status: Skip, Roles: map[string][]string{"go": {"maintainer"}}})
+	r.Add(Result{Case: "e", Direction: "go", Status: Pass}) // outside the case table: no roles
+	var b strings.Builder
+	r.PrintMatrix(&b)
+	out := b.String()
+	i := strings.Index(out, "implementations x roles")
+	if i < 0 {
+		t.Fatalf("no roles grid in\n%s", out)
+	}
+	grid := strings.Split(strings.TrimSpace(out[i:strings.Index(out, "slowest")]), "\n")[1:]
+	want := [][]string{
+		{"IMPLEMENTATION", "consumer", "writer", "compactor", "maintainer"},
+		{"go", "-", "1/1", "1/0", "0/0", "1", "skip"},
+		{"java", "1/1", "-", "-", "-"},
+		{"py", "0/0", "1", "unsupported", "-", "-", "-"},
+	}
+	if len(grid) != len(want) {
+		t.Fatalf("grid:\n%s", strings.Join(grid, "\n"))
+	}
+	for k, row := range grid {
+		if got := strings.Fields(row); strings.Join(got, " ") != strings.Join(want[k], " ") {
+			t.Fatalf("roles grid row %d: %q, want %q", k, got, want[k])
+		}
+	}
+	dir := t.TempDir()
+	if err := r.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []Result
+	if err := json.Unmarshal(js, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 || !slices.Equal(rows[0].Roles["go"], []string{"writer", "compactor"}) || rows[4].Roles != nil {
+		t.Fatalf("results.json roles: %+v", rows)
 	}
 }
 

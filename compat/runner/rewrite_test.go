@@ -14,61 +14,63 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
-// testRewrite: Go re-encodes a pypaimon-written table's metadata and commits it; pypaimon must
+// casesRewrite registers table/metadata-rewrite (go->pypaimon): Go re-encodes a pypaimon-written table's metadata and commits it; pypaimon must
 // read the new snapshot with the same rows and the same live files.
-func testRewrite(t *testing.T) {
-	runCase(t, "table/metadata-rewrite", "go->pypaimon", func(ctx context.Context) error {
-		p, err := StartPypaimon(ctx)
-		if err != nil {
-			return unavailable{testenv.RequirePypaimonEnv, err}
-		}
-		defer p.Close()
-		path, err := goldengen.CreateAndWrite(ctx, p, t.TempDir(), "conformance", pypaimonReadSpec())
-		if err != nil {
-			return err
-		}
-		before, err := pypaimonFiles(ctx, p, path)
-		if err != nil {
-			return err
-		}
-		var rowsBefore, rowsAfter struct {
-			Rows []map[string]any `json:"rows"`
-		}
-		if err := p.Call(ctx, "read", map[string]any{"path": path}, &rowsBefore); err != nil {
-			return err
-		}
-		snap, err := tableops.RewriteMetadata(ctx, table.Open(fileio.NewLocal(), path), "pkft-conformance")
-		if err != nil {
-			return fmt.Errorf("rewrite: %w", err)
-		}
-		after, err := pypaimonFiles(ctx, p, path)
-		if err != nil {
-			return fmt.Errorf("pypaimon reading Go's snapshot: %w", err)
-		}
-		if after.SnapshotID != snap.ID || after.CommitKind != "COMPACT" {
-			return fmt.Errorf("pypaimon sees snapshot %d (%s), want Go's %d (COMPACT)", after.SnapshotID, after.CommitKind, snap.ID)
-		}
-		b, err := before.Canonical()
-		if err != nil {
-			return err
-		}
-		a, err := after.Canonical()
-		if err != nil {
-			return err
-		}
-		b.SnapshotID, b.CommitKind = a.SnapshotID, a.CommitKind
-		if d := cmp.Diff(b, a); d != "" {
-			return fmt.Errorf("live files changed across the rewrite (-before +after):\n%s", d)
-		}
-		if err := p.Call(ctx, "read", map[string]any{"path": path}, &rowsAfter); err != nil {
-			return err
-		}
-		if len(rowsBefore.Rows) == 0 {
-			return fmt.Errorf("the table has no rows: nothing compared")
-		}
-		if d := cmp.Diff(rowsBefore.Rows, rowsAfter.Rows); d != "" {
-			return fmt.Errorf("rows changed across the rewrite (-before +after):\n%s", d)
-		}
-		return nil
-	})
+func casesRewrite(ct *caseTable) {
+	ct.add(caseRow{Name: "table/metadata-rewrite", Direction: "go->pypaimon", Doc: docTableMetadataRewrite,
+		Sides: []caseSide{side("pypaimon", Writer, Consumer), side("go", Maintainer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			p, err := StartPypaimon(ctx)
+			if err != nil {
+				return unavailable{testenv.RequirePypaimonEnv, err}
+			}
+			defer p.Close()
+			path, err := goldengen.CreateAndWrite(ctx, p, t.TempDir(), "conformance", pypaimonReadSpec())
+			if err != nil {
+				return err
+			}
+			before, err := pypaimonFiles(ctx, p, path)
+			if err != nil {
+				return err
+			}
+			var rowsBefore, rowsAfter struct {
+				Rows []map[string]any `json:"rows"`
+			}
+			if err := p.Call(ctx, "read", map[string]any{"path": path}, &rowsBefore); err != nil {
+				return err
+			}
+			snap, err := tableops.RewriteMetadata(ctx, table.Open(fileio.NewLocal(), path), "pkft-conformance")
+			if err != nil {
+				return fmt.Errorf("rewrite: %w", err)
+			}
+			after, err := pypaimonFiles(ctx, p, path)
+			if err != nil {
+				return fmt.Errorf("pypaimon reading Go's snapshot: %w", err)
+			}
+			if after.SnapshotID != snap.ID || after.CommitKind != "COMPACT" {
+				return fmt.Errorf("pypaimon sees snapshot %d (%s), want Go's %d (COMPACT)", after.SnapshotID, after.CommitKind, snap.ID)
+			}
+			b, err := before.Canonical()
+			if err != nil {
+				return err
+			}
+			a, err := after.Canonical()
+			if err != nil {
+				return err
+			}
+			b.SnapshotID, b.CommitKind = a.SnapshotID, a.CommitKind
+			if d := cmp.Diff(b, a); d != "" {
+				return fmt.Errorf("live files changed across the rewrite (-before +after):\n%s", d)
+			}
+			if err := p.Call(ctx, "read", map[string]any{"path": path}, &rowsAfter); err != nil {
+				return err
+			}
+			if len(rowsBefore.Rows) == 0 {
+				return fmt.Errorf("the table has no rows: nothing compared")
+			}
+			if d := cmp.Diff(rowsBefore.Rows, rowsAfter.Rows); d != "" {
+				return fmt.Errorf("rows changed across the rewrite (-before +after):\n%s", d)
+			}
+			return nil
+		}})
 }

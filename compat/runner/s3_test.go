@@ -106,62 +106,89 @@ type s3Table struct {
 // scale/shards (go->java) and s3/range-reads (go) on a SeaweedFS warehouse: Java reaches it through Paimon's HadoopFileIO over hadoop-aws's S3A,
 // Go through internal/fileio/s3io. The Java runner is a local JVM in every runner mode: the runner's
 // container has no network to reach the server with.
-func testS3(t *testing.T) {
-	g := startGroupWith(t, StartLocalJava)
-	env := startS3(t)
-	if env.err == nil {
-		g.fio = env.fs
+func casesS3(ct *caseTable) {
+	// The group (a Java runner on the local file system's jars) and the S3 server, started on
+	// first use.
+	type s3Fixture struct {
+		g   *maintainGroup
+		env *s3Env
 	}
-	need := func(ctx context.Context) error {
+	fx := newFixture(func(t *testing.T) s3Fixture {
+		g := startGroupWith(t, StartLocalJava)
+		env := startS3(t)
+		if env.err == nil {
+			g.fio = env.fs
+		}
+		return s3Fixture{g, env}
+	})
+	need := func(ctx context.Context, t *testing.T) (*maintainGroup, *s3Env, error) {
+		f := fx.get(t)
+		g, env := f.g, f.env
 		if env.err != nil {
-			return env.err
+			return g, env, env.err
 		}
 		if err := g.need(ctx, s3Commands...); err != nil {
-			return err
+			return g, env, err
 		}
-		return g.proc.Call(ctx, "configure-s3", map[string]any{
+		return g, env, g.proc.Call(ctx, "configure-s3", map[string]any{
 			"bucket": s3Bucket, "endpoint": env.srv.Endpoint, "accessKey": s3server.AccessKey, "secretKey": s3server.SecretKey,
 		}, nil)
 	}
 	var shared *s3Table
-	runCase(t, "s3/java-written", "java->go", func(ctx context.Context) error {
-		if err := need(ctx); err != nil {
+	ct.add(caseRow{Name: "s3/java-written", Direction: "java->go", Doc: docS3JavaWritten,
+		Sides: []caseSide{side("java", Writer, Compactor), side("go", Consumer, Maintainer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g, env, err := need(ctx, t)
+			if err != nil {
+				return err
+			}
+			tb, err := g.s3JavaWritten(ctx, env)
+			shared = tb
 			return err
-		}
-		tb, err := g.s3JavaWritten(ctx, env)
-		shared = tb
-		return err
-	})
-	runCase(t, "s3/go-written", "go->java", func(ctx context.Context) error {
-		if err := need(ctx); err != nil {
-			return err
-		}
-		if shared == nil {
-			return errors.New("s3/java-written did not pass: no table to continue")
-		}
-		return g.s3GoWritten(ctx, env, shared)
-	})
-	runCase(t, "s3/commit-race", "go->java", func(ctx context.Context) error {
-		if err := need(ctx); err != nil {
-			return err
-		}
-		return g.s3CommitRace(ctx, env)
-	})
-	runCase(t, "scale/shards", "go->java", func(ctx context.Context) error {
-		if err := need(ctx); err != nil {
-			return err
-		}
-		return g.scaleShards(ctx, env)
-	})
-	runCase(t, "s3/range-reads", "go", func(ctx context.Context) error {
-		if env.err != nil {
-			return env.err
-		}
-		if g.engErr != nil {
-			return g.engErr
-		}
-		return g.s3RangeReads(ctx, env)
-	})
+		}})
+	ct.add(caseRow{Name: "s3/go-written", Direction: "go->java", Doc: docS3GoWritten,
+		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)}, Needs: []string{"s3/java-written/java->go"},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g, env, err := need(ctx, t)
+			if err != nil {
+				return err
+			}
+			if shared == nil {
+				return errors.New("s3/java-written did not pass: no table to continue")
+			}
+			return g.s3GoWritten(ctx, env, shared)
+		}})
+	ct.add(caseRow{Name: "s3/commit-race", Direction: "go->java", Doc: docS3CommitRace,
+		Sides: []caseSide{side("go", Writer), side("java", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g, env, err := need(ctx, t)
+			if err != nil {
+				return err
+			}
+			return g.s3CommitRace(ctx, env)
+		}})
+	ct.add(caseRow{Name: "scale/shards", Direction: "go->java", Doc: docScaleShards,
+		Sides: []caseSide{side("go", Writer, Compactor, Maintainer), side("java", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g, env, err := need(ctx, t)
+			if err != nil {
+				return err
+			}
+			return g.scaleShards(ctx, env)
+		}})
+	ct.add(caseRow{Name: "s3/range-reads", Direction: "go", Doc: docS3RangeReads,
+		Sides: []caseSide{side("go", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			f := fx.get(t)
+			g, env := f.g, f.env
+			if env.err != nil {
+				return env.err
+			}
+			if g.engErr != nil {
+				return g.engErr
+			}
+			return g.s3RangeReads(ctx, env)
+		}})
 }
 
 // s3JavaWritten is s3/java-written (java->go): Java creates a partitioned 2-bucket table on the
@@ -440,3 +467,41 @@ func (g *maintainGroup) s3CommitRace(ctx context.Context, env *s3Env) error {
 	report.AddNote(fmt.Sprintf("s3/commit-race: %d rounds, %d snapshots, %d conflicts refused by If-None-Match and re-based", s3RaceRounds, len(ids), conflicts))
 	return nil
 }
+
+// docS3JavaWritten describes s3/java-written.
+const docS3JavaWritten = "on a SeaweedFS warehouse the suite starts itself (see [Tables on S3](s3.md)), Java " +
+	"(`s3a://`, Paimon's `HadoopFileIO` over hadoop-aws 3.3.6's S3A) creates a partitioned " +
+	"2-bucket table, writes, fully compacts, writes updates and deletes and sets the full-text " +
+	"index; Go (`s3://`, `internal/fileio/s3io`) maintains it: Java's dump of Go's snapshot " +
+	"equals Go's, every archive is current by Java's state, Java reads the same rows and Java's" +
+	" searches equal Go's. Then Go compacts and maintains it and Java reads exactly the rows " +
+	"written."
+
+// docS3GoWritten describes s3/go-written.
+const docS3GoWritten = "through the facade (`pkft.Open` with `WithFileSystemOptions`), Go writes inserts, updates " +
+	"and deletes into that table, compacts and maintains it: Java reads exactly the model's " +
+	"rows, its dump equals Go's with every archive current, its searches equal Go's."
+
+// docS3CommitRace describes s3/commit-race.
+const docS3CommitRace = "two Go committers, each with its own S3 client, write into one table in 4 rounds; in each " +
+	"both prepare snapshot N+1 and are held until both are ready, then publish at once: " +
+	"`If-None-Match: *` gives N+1 to one, the other sees the conflict, re-bases and commits " +
+	"N+2. Afterwards there is exactly one snapshot per id 1..8 with no gap, 4 by each " +
+	"committer, and Java reads both writers' rows."
+
+// docScaleShards describes scale/shards.
+const docScaleShards = "a 64-bucket table (compat/bench's generator, 300 rows a bucket) whose every bucket has one" +
+	" compacted level without an archive is copied to S3 once per n = 1, 2, 4, 8 and maintained" +
+	" by n concurrent `pkft maintain --shard i/n --fs-option ...` processes: every level is " +
+	"current by Java's state, Java reads every row it read before, and the buckets the shards " +
+	"built are exactly the unsharded plan's, each by the one shard `pkft.ShardOf` names. Wall " +
+	"time, commits and retries per n go into the matrix notes (on 2 cores the speed-up stops at" +
+	" the cores; the case checks correctness)."
+
+// docS3RangeReads describes s3/range-reads.
+const docS3RangeReads = "a one-bucket table of 1,000,000 rows (compat/bench's generated table, each row also " +
+	"carrying one of 62,500 marker words, so a marker query is selective) with its archive " +
+	"(about 30 MB) built by Go is put on S3; a search through the facade for one marker word " +
+	"(limit 10), and for either of two (limit 20), reads less than 10% of the archive's bytes, " +
+	"counted by the S3 FileIO (every byte its GETs received, read-ahead included; about 8.5% " +
+	"now, noted in the matrix)."

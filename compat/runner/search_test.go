@@ -17,53 +17,59 @@ import (
 // hit lists (ranking and ties across archives and buckets) and one larger than any.
 var searchLimits = []int{7, 1000}
 
-// testSearchTables runs search/<table> (go<->java): on Java-written tables with Java's archives
+// casesSearchTables registers search/<table> (go<->java): on Java-written tables with Java's archives
 // and on the tables the maintenance cases left with Go's archives (copied right after Go's
 // maintenance), every engine query with each limit returns, from Go's search.Search and from
 // Paimon's full-text read path (the runner's search, in Paimon's ranked order), the same rows
 // (bucket, data file, row position, primary key, text) in the same order with scores equal
 // within 1e-5 relative.
-func testSearchTables(t *testing.T, g *maintainGroup) {
+func casesSearchTables(ct *caseTable, gf *fixture[*maintainGroup], corpus []*maintainTable) {
 	// Java-written tables with Java's archives, built here.
 	for _, name := range []string{ftDefaultTable, ftNgramTable} {
 		c := ftCorpusTable(name)
 		st := &searchTable{name: name}
-		runCase(t, "search/"+name, "go<->java", func(ctx context.Context) error {
-			if err := g.need(ctx, maintainCommands...); err != nil {
-				return err
-			}
-			path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "search-java", name), name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
-			if err != nil {
-				return err
-			}
-			d, err := javaDump(ctx, g.proc, path)
-			if err != nil {
-				return err
-			}
-			if err := c.exercises(path, d); err != nil {
-				return fmt.Errorf("the table no longer exercises what it is for: %w", err)
-			}
-			st.path = path
-			return g.sameSearches(ctx, path, engineQueries(), searchLimits)
-		})
+		ct.add(caseRow{Name: "search/" + name, Direction: "go<->java", Doc: docSearchTable,
+			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, maintainCommands...); err != nil {
+					return err
+				}
+				path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "search-java", name), name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
+				if err != nil {
+					return err
+				}
+				d, err := javaDump(ctx, g.proc, path)
+				if err != nil {
+					return err
+				}
+				if err := c.exercises(path, d); err != nil {
+					return fmt.Errorf("the table no longer exercises what it is for: %w", err)
+				}
+				st.path = path
+				return g.sameSearches(ctx, path, engineQueries(), searchLimits)
+			}})
 	}
 	// Tables with Go's archives, from the maintenance cases.
-	for _, mt := range maintainCorpus() {
+	for _, mt := range corpus {
 		name := mt.name + "-go"
-		runCase(t, "search/"+name, "go<->java", func(ctx context.Context) error {
-			if err := g.need(ctx, maintainCommands...); err != nil {
-				return err
-			}
-			for _, st := range g.searchTables {
-				if st.name == name {
-					if st.err != nil {
-						return st.err
-					}
-					return g.sameSearches(ctx, st.path, engineQueries(), searchLimits)
+		ct.add(caseRow{Name: "search/" + name, Direction: "go<->java", Doc: docSearchTable,
+			Sides: []caseSide{side("go", Maintainer, Consumer), side("java", Consumer)}, Needs: []string{"table/maintain/" + mt.name + "/go->java"},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, maintainCommands...); err != nil {
+					return err
 				}
-			}
-			return errors.New("table/maintain/" + mt.name + " did not pass: no Go-maintained table to search")
-		})
+				for _, st := range g.searchTables {
+					if st.name == name {
+						if st.err != nil {
+							return st.err
+						}
+						return g.sameSearches(ctx, st.path, engineQueries(), searchLimits)
+					}
+				}
+				return errors.New("table/maintain/" + mt.name + " did not pass: no Go-maintained table to search")
+			}})
 	}
 }
 
@@ -160,3 +166,10 @@ func sameKeyValue(goValue, javaValue any) bool {
 	}
 	return fmt.Sprint(goValue) == fmt.Sprint(javaValue)
 }
+
+// docSearchTable describes search/<table>.
+const docSearchTable = "on six tables (Java's archives, Go's archives, mixed; default, ngram and jieba analyzers; " +
+	"deletes under deletion vectors) the 24 engine queries with limits 7 and 1000: Go's " +
+	"`search.Search` and Paimon's full-text read path return the same physical rows (bucket, " +
+	"data file, position), keys and texts in Paimon's ranked order (`PrimaryKeySearchRanker`: " +
+	"score, then partition, bucket, file, position), scores within 1e-5 relative."

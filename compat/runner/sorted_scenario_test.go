@@ -27,30 +27,37 @@ type sortedScenarioStep struct {
 	full bool
 }
 
-// testSortedScenario runs scenario/sorted-and-full-text: a table with every index family Go
+// casesSortedScenario registers scenario/sorted-and-full-text: a table with every index family Go
 // maintains, written and compacted by Java then Go then Java (java->go->java), and by Go only
 // (go->java); then every consumer implementation reads and searches each final table as Java
 // does (scenario/sorted-and-full-text/{read,search}, DIRECTION->CONSUMER).
-func testSortedScenario(t *testing.T, g *maintainGroup) {
+func casesSortedScenario(ct *caseTable, gf *fixture[*maintainGroup]) {
 	steps := map[string][]sortedScenarioStep{
 		"java->go->java": {{"java", true}, {"java", false}, {"go", false}, {"go", true}, {"go", false}, {"java", true}},
 		"go->java":       {{"go", false}, {"go", false}, {"go", true}, {"go", false}, {"go", true}},
 	}
-	impls, runners := consumerRunners(t)
+	sides := map[string][]caseSide{
+		"java->go->java": {side("java", Writer, Compactor, Consumer), side("go", Writer, Compactor, Consumer)},
+		"go->java":       {side("go", Writer, Compactor, Consumer), side("java", Consumer)},
+	}
+	impls, runners := consumerRunners(ct)
 	for _, direction := range []string{"java->go->java", "go->java"} {
 		var tb *consumerTable
-		runCase(t, "scenario/sorted-and-full-text", direction, func(ctx context.Context) error {
-			if err := g.need(ctx, append(slices.Clone(writeCommands), "predicate-read")...); err != nil {
+		ct.add(caseRow{Name: "scenario/sorted-and-full-text", Direction: direction, Doc: docScenarioSortedAndFullText,
+			Sides: sides[direction],
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, append(slices.Clone(writeCommands), "predicate-read")...); err != nil {
+					return err
+				}
+				path, err := sortedAndFullText(ctx, g, direction, steps[direction])
+				if err != nil {
+					return err
+				}
+				tb, err = recordJavaAnswers(ctx, g, path, direction, filepath.Base(path), maintainQueries())
 				return err
-			}
-			path, err := sortedAndFullText(ctx, g, direction, steps[direction])
-			if err != nil {
-				return err
-			}
-			tb, err = recordJavaAnswers(ctx, g, path, direction, filepath.Base(path), maintainQueries())
-			return err
-		})
-		consumerCasesOf(t, impls, runners, "scenario/sorted-and-full-text", direction, func() *consumerTable { return tb })
+			}})
+		consumerCasesOf(ct, impls, runners, "scenario/sorted-and-full-text", direction, "scenario/sorted-and-full-text/"+direction, docScenarioConsumers, func() *consumerTable { return tb })
 	}
 }
 
@@ -220,3 +227,16 @@ func allSortedCurrent(d *inspect.Dump, definitions int, requirePayloads bool) er
 	}
 	return nil
 }
+
+// docScenarioSortedAndFullText describes scenario/sorted-and-full-text.
+const docScenarioSortedAndFullText = "a partitioned two-bucket table with a pk-btree column (BIGINT, with nulls and repeats), a " +
+	"pk-bitmap column (STRING) and the full-text column: Java writes and compacts, then Go " +
+	"writes (compacting at commit) and fully compacts, then Java again; or Go does every step. " +
+	"After every step Java's read and Go's equal the model, every archive is current by Java's " +
+	"and Go's state, and every sorted definition of every bucket covers each eligible level " +
+	"with exactly one payload and rejects nothing by Java's `PkSortedBucketIndexState` and " +
+	"Go's; at the end both sorted families have payloads, Java's full-text searches equal Go's," +
+	" and Java's predicate reads over the indexed columns (runner `predicate-read`: eleven " +
+	"filters on the btree column, the bitmap column, both, and the unindexed full-text column) " +
+	"equal Go's `Table.Scan` with `pkft.Where`: the same rows and the same files narrowed, read" +
+	" whole or left out (some file narrowed by an index)."

@@ -507,30 +507,31 @@ type tableDiffRun struct {
 	done    <-chan struct{}
 }
 
-// testTableDifferential registers table/differential (go<->java) as a background case
-// (runBackgroundCase): its scripts, a third of the suite's time on their own, run beside the
-// other case families, which leave a core idle while they wait for their runners. It returns the
-// run (with a nil done when -run does not select the case) for testTableDifferentialConsumers.
-func testTableDifferential(t *testing.T) *tableDiffRun {
-	run := &tableDiffRun{}
+// casesTableDifferential registers table/differential (go<->java) as a background row: its
+// scripts, a third of the suite's time on their own, run beside the other case families, which
+// leave a core idle while they wait for their runners. The table runner sets run.done (nil when
+// the row does not run) for casesTableDifferentialConsumers.
+func casesTableDifferential(ct *caseTable, run *tableDiffRun) {
+	_, runners := consumerRunners(ct)
 	// The scripts take longer than the ten minutes a case gets.
-	run.done = runBackgroundCase(t, "table/differential", "go<->java", 30*time.Minute, func(t *testing.T) func(context.Context) error {
-		run.g = startGroup(t)
-		_, runners := consumerRunners(t)
-		run.goP, run.goErr = goRunner(t, runners, tdGoCommands...)
-		run.startGo = func(ctx context.Context) (*Process, error) {
-			r := runners[GoName]
-			return r.impl.Start(ctx, r.root)
-		}
-		return func(ctx context.Context) error {
-			summary, err := run.scripts(ctx)
-			if err == nil {
-				t.Log(summary)
+	ct.add(caseRow{Name: "table/differential", Direction: "go<->java", Doc: docTableDifferential,
+		Sides:      []caseSide{side("go", Writer, Compactor, Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
+		Background: 30 * time.Minute, Done: &run.done,
+		Start: func(t *testing.T) func(context.Context) error {
+			run.g = startGroup(t)
+			run.goP, run.goErr = goRunner(t, runners, tdGoCommands...)
+			run.startGo = func(ctx context.Context) (*Process, error) {
+				r := runners[GoName]
+				return r.impl.Start(ctx, r.root)
 			}
-			return err
-		}
-	})
-	return run
+			return func(ctx context.Context) error {
+				summary, err := run.scripts(ctx)
+				if err == nil {
+					t.Log(summary)
+				}
+				return err
+			}
+		}})
 }
 
 // scripts generates and runs the differential's scripts; the summary says what they covered.
@@ -598,19 +599,26 @@ func (run *tableDiffRun) scripts(ctx context.Context) (string, error) {
 		len(seeds), len(keys), b.String(), unset, engines, ops), nil
 }
 
-// testTableDifferentialConsumers registers table/differential/{read,search}
+// casesTableDifferentialConsumers registers table/differential/{read,search}
 // (go<->java-><consumer>): every consumer implementation reads and searches every full-text copy
 // of every script of run as Java does, once the scripts are done.
-func testTableDifferentialConsumers(t *testing.T, run *tableDiffRun) {
+func casesTableDifferentialConsumers(ct *caseTable, run *tableDiffRun) {
 	var tables tdTables
-	if run.done != nil {
-		<-run.done
-		tables.tables = run.tables.all()
+	var wait sync.Once
+	// The rows wait, before their time starts, for the background scripts.
+	waitScripts := func() {
+		wait.Do(func() {
+			if run.done != nil {
+				<-run.done
+				tables.tables = run.tables.all()
+			}
+		})
 	}
-	impls, runners := consumerRunners(t)
+	impls, runners := consumerRunners(ct)
 	root, err := RepoRoot()
 	if err != nil {
-		t.Fatal(err)
+		ct.errorf("%v", err)
+		return
 	}
 	for _, cons := range impls {
 		if cons.Name == GoName {
@@ -621,29 +629,31 @@ func testTableDifferentialConsumers(t *testing.T, run *tableDiffRun) {
 			continue
 		}
 		for _, cmd := range []string{"read", "search"} {
-			runCase(t, "table/differential/"+cmd, "go<->java->"+cons.Name, func(ctx context.Context) error {
-				recorded := tables.all()
-				if len(recorded) == 0 {
-					return errors.New("table/differential did not pass: no tables to read")
-				}
-				known := 0
-				for _, tb := range recorded {
-					err := consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
-					var o outcome
-					switch {
-					case errors.As(err, &o) && o.status == KnownUpstream:
-						known++
-					case err != nil:
-						return fmt.Errorf("%s: %w", tb.id(), err)
+			ct.add(caseRow{Name: "table/differential/" + cmd, Direction: "go<->java->" + cons.Name, Doc: docScenarioConsumers,
+				Sides: []caseSide{side(cons.Name, Consumer)}, Needs: []string{"table/differential/go<->java"}, Before: waitScripts,
+				Run: func(ctx context.Context, t *testing.T) error {
+					recorded := tables.all()
+					if len(recorded) == 0 {
+						return errors.New("table/differential did not pass: no tables to read")
 					}
-				}
-				if known == len(recorded) {
-					return outcome{KnownUpstream, fmt.Sprintf("every one of the %d tables shows a documented bug", known)}
-				}
-				report.AddNote(fmt.Sprintf("table/differential/%s (%s): %d full-text tables of the differential, %d of them the documented known-upstream bug of their options or key types",
-					cmd, cons.Name, len(recorded), known))
-				return nil
-			})
+					known := 0
+					for _, tb := range recorded {
+						err := consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
+						var o outcome
+						switch {
+						case errors.As(err, &o) && o.status == KnownUpstream:
+							known++
+						case err != nil:
+							return fmt.Errorf("%s: %w", tb.id(), err)
+						}
+					}
+					if known == len(recorded) {
+						return outcome{KnownUpstream, fmt.Sprintf("every one of the %d tables shows a documented bug", known)}
+					}
+					report.AddNote(fmt.Sprintf("table/differential/%s (%s): %d full-text tables of the differential, %d of them the documented known-upstream bug of their options or key types",
+						cmd, cons.Name, len(recorded), known))
+					return nil
+				}})
 		}
 	}
 }
@@ -1007,3 +1017,51 @@ func tdKeyJSON(r map[string]any, pks []string) string {
 	b, _ := json.Marshal(k)
 	return string(b)
 }
+
+// docTableDifferential describes table/differential.
+const docTableDifferential = "the table-sized sibling of the maintainer differential: 200 seeded scripts " +
+	"(`PKFT_TABLE_DIFF_N`, first seed `PKFT_TABLE_DIFF_SEED`; the seeds in " +
+	"`compat/runner/testdata/table-differential-seeds.txt` run first, and once when the range " +
+	"holds them too), each a random schema (a key of one of the `bucket/hash` key types, 0-2 " +
+	"partition keys, nullable INT, BIGINT, DOUBLE, BOOLEAN, DATE, DECIMAL and STRING values) " +
+	"with random honoured options (1-4 buckets, bucket function, deletion vectors, the " +
+	"full-text column and analyzer, pk-btree and pk-bitmap columns, the deduplicate, first-row " +
+	"(with `ignore-delete`) or partial-update merge engine (with `ignore-delete`, " +
+	"`partial-update.remove-record-on-delete`, or a `fields.pg.sequence-group` over random " +
+	"value columns, with or without `partial-update.remove-record-on-sequence-group`; nulls in " +
+	"its rows mean \"unchanged\", and the model checks every merged value), `sequence.field` in " +
+	"either `sequence.field.sort-order`, `rowkind.field`, `compaction.force-rewrite-all-files`," +
+	" `index-file-in-data-file-dir`, compression, stats mode, a small `target-file-size`) and " +
+	"3-5 operations (batches of inserts, updates, deletes and retractions; full and minor " +
+	"compactions; maintenance). Each script runs on three copies of one Java-created table: " +
+	"Java does every step, Go does every step (through its runner, `compat/go`: `write`, `compact`, " +
+	"`minor-compact`, `maintain`, one runner per worker), and the two alternate by seed (Java has no step " +
+	"for a minor compaction or a maintenance: its writer does both at every commit). After " +
+	"every step Java's read of each copy holds exactly the model's latest version of every live" +
+	" key (a key in two buckets shows twice) and the three copies read the same rows; at the " +
+	"end Java's state shows every archive and every sorted payload of every copy current, a Go " +
+	"maintenance finds nothing left to do, and on every copy Java's full-text searches find " +
+	"only live rows with their current text, and exactly the rows (in order, with the scores) " +
+	"Go's search finds. The copies' hits are not compared with each other: which rows are " +
+	"indexed depends on the layout, and Java's universal compaction picks by file sizes, which " +
+	"differ between Go's and Java's Parquet files (seed 19 showed it: Java's own write moved a " +
+	"level-0 file up unindexed on the copy whose top level Go had written). A divergence prints" +
+	" the seed, the script and the first diverging step. The distinct options and the merge " +
+	"engines exercised are printed. One script in four of a deduplicate table without sequence " +
+	"field uses the aggregation engine (kid and ver by `primary-key`, the value columns by " +
+	"functions whose result does not depend on how the copies group a key's records, " +
+	"`ignore-retract` where they have no retraction; one in three of those with " +
+	"`aggregation.remove-record-on-delete`). A second layer of options, drawn from its own " +
+	"generator, sets every honoured key the choices above leave unset one script in five " +
+	"(external data and index paths, manifest and write-buffer options, rolling, compaction " +
+	"picking, lookup, statistics, thin mode, the sorted indexes' format and fallback options, " +
+	"`record-level.expire-time` over a time field every row fills with the script's time, so " +
+	"that nothing expires within a run); `TestTableDifferentialVariesEveryHonouredKey` checks, " +
+	"without a JVM, that the 200 default seeds set every honoured key but " +
+	"`data-file.external-paths.specific-fs` (an s3 or oss strategy), and the case prints the " +
+	"keys no script set. Gentle lookup compaction and `write-only` are drawn only for tables " +
+	"that do not need lookup (their rows would wait on level 0, which such a table's batch read" +
+	" skips). The scripts run on two workers with a JVM each, in the background from the " +
+	"suite's start, beside the other case families: the case is a parallel subtest that starts " +
+	"them before it pauses and reports them (with their own wall time) once the sequential " +
+	"cases are done, and `table/differential/{read,search}` wait for them."

@@ -29,80 +29,88 @@ var malformedTexts = []string{
 	"mixed \xf4\x90\x80\x80 é 中", // beyond U+10FFFF
 }
 
-// testMalformedText: text/malformed-utf8 (go->java) — Go writes texts with malformed UTF-8 and
+// casesMalformedText registers text/malformed-utf8 (go->java) — Go writes texts with malformed UTF-8 and
 // NULs into a Java-written full-text table and compacts it; Java reads each text as
 // pkfulltext.DecodeLikeJava says (the string Go's archive builder hands the engine, before NUL
 // becomes U+0001), and Java's dump and full-text state equal Go's.
-func testMalformedText(t *testing.T) {
-	runCase(t, "text/malformed-utf8", "go->java", func(ctx context.Context) error {
-		lib, err := native.Load(ctx, "")
-		if err != nil {
-			return unavailable{testenv.RequireNativeEnv, err}
-		}
-		p, err := StartJava(ctx)
-		if err != nil {
-			return unavailable{testenv.RequireJavaEnv, err}
-		}
-		defer p.Close()
-		root, err := RepoRoot()
-		if err != nil {
-			return err
-		}
-		path := filepath.Join(t.TempDir(), "ft-default-partitioned")
-		if err := os.CopyFS(path, os.DirFS(filepath.Join(root, "testdata", "tables", "java", "ft-default-partitioned"))); err != nil {
-			return err
-		}
-		eng := native.Engine{Lib: lib}
-		w, err := tableops.OpenWriter(ctx, table.Open(fileio.NewLocal(), path), eng)
-		if err != nil {
-			return err
-		}
-		want := map[float64]string{}
-		for i, s := range malformedTexts {
-			id := int32(1000 + i)
-			if err := w.Write(ctx, types.Insert, []any{"eu", int32(19753), id, s}); err != nil {
-				return fmt.Errorf("write %q: %w", s, err)
+func casesMalformedText(ct *caseTable) {
+	ct.add(caseRow{Name: "text/malformed-utf8", Direction: "go->java", Doc: docTextMalformedUtf8,
+		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			lib, err := native.Load(ctx, "")
+			if err != nil {
+				return unavailable{testenv.RequireNativeEnv, err}
 			}
-			want[float64(id)] = pkfulltext.DecodeLikeJava([]byte(s))
-		}
-		if _, err := w.Commit(ctx); err != nil {
-			return err
-		}
-		// Compact, so that a reader of this deletion-vector table sees the rows and the top level
-		// gets its archive built from them.
-		if _, err := tableops.Compact(ctx, table.Open(fileio.NewLocal(), path), eng); err != nil {
-			return err
-		}
-		var rows javaRows
-		if err := p.Call(ctx, "read", map[string]any{"path": path}, &rows); err != nil {
-			return err
-		}
-		seen := 0
-		for _, r := range rows.Rows {
-			id, _ := r["id"].(float64)
-			w, ok := want[id]
-			if !ok || r["region"] != "eu" {
-				continue
+			p, err := StartJava(ctx)
+			if err != nil {
+				return unavailable{testenv.RequireJavaEnv, err}
 			}
-			seen++
-			if got, _ := r["content"].(string); got != w {
-				return fmt.Errorf("row %v: Java reads %+q, Go decodes %+q", id, got, w)
+			defer p.Close()
+			root, err := RepoRoot()
+			if err != nil {
+				return err
 			}
-		}
-		if seen != len(want) {
-			return fmt.Errorf("Java read %d of the %d rows", seen, len(want))
-		}
-		j, err := javaDump(ctx, p, path)
-		if err != nil {
-			return err
-		}
-		g, err := goDump(ctx, path)
-		if err != nil {
-			return err
-		}
-		if d := diffDumps(j, g); d != "" {
-			return fmt.Errorf("Java's dump and state differ from Go's (-java +go):\n%s", d)
-		}
-		return nil
-	})
+			path := filepath.Join(t.TempDir(), "ft-default-partitioned")
+			if err := os.CopyFS(path, os.DirFS(filepath.Join(root, "testdata", "tables", "java", "ft-default-partitioned"))); err != nil {
+				return err
+			}
+			eng := native.Engine{Lib: lib}
+			w, err := tableops.OpenWriter(ctx, table.Open(fileio.NewLocal(), path), eng)
+			if err != nil {
+				return err
+			}
+			want := map[float64]string{}
+			for i, s := range malformedTexts {
+				id := int32(1000 + i)
+				if err := w.Write(ctx, types.Insert, []any{"eu", int32(19753), id, s}); err != nil {
+					return fmt.Errorf("write %q: %w", s, err)
+				}
+				want[float64(id)] = pkfulltext.DecodeLikeJava([]byte(s))
+			}
+			if _, err := w.Commit(ctx); err != nil {
+				return err
+			}
+			// Compact, so that a reader of this deletion-vector table sees the rows and the top level
+			// gets its archive built from them.
+			if _, err := tableops.Compact(ctx, table.Open(fileio.NewLocal(), path), eng); err != nil {
+				return err
+			}
+			var rows javaRows
+			if err := p.Call(ctx, "read", map[string]any{"path": path}, &rows); err != nil {
+				return err
+			}
+			seen := 0
+			for _, r := range rows.Rows {
+				id, _ := r["id"].(float64)
+				w, ok := want[id]
+				if !ok || r["region"] != "eu" {
+					continue
+				}
+				seen++
+				if got, _ := r["content"].(string); got != w {
+					return fmt.Errorf("row %v: Java reads %+q, Go decodes %+q", id, got, w)
+				}
+			}
+			if seen != len(want) {
+				return fmt.Errorf("Java read %d of the %d rows", seen, len(want))
+			}
+			j, err := javaDump(ctx, p, path)
+			if err != nil {
+				return err
+			}
+			g, err := goDump(ctx, path)
+			if err != nil {
+				return err
+			}
+			if d := diffDumps(j, g); d != "" {
+				return fmt.Errorf("Java's dump and state differ from Go's (-java +go):\n%s", d)
+			}
+			return nil
+		}})
 }
+
+// docTextMalformedUtf8 describes text/malformed-utf8.
+const docTextMalformedUtf8 = "Go writes texts with malformed UTF-8 (cut sequences, invalid bytes, an encoded surrogate, " +
+	"an overlong form, a code point past U+10FFFF) and NULs into a Java-written full-text table" +
+	" and compacts it: Java reads each text exactly as Go's archive builder decodes it, and " +
+	"Java's dump and full-text state equal Go's."

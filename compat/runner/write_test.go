@@ -32,20 +32,101 @@ import (
 // writeCommands are the runner commands the write cases use.
 var writeCommands = []string{"create-table", "write", "compact", "read", "dump", "search", "bucket"}
 
-// testWrite runs the cases of Go's writer and compaction: bucket/hash (go<->java),
+// casesWrite registers the cases of Go's writer and compaction: bucket/hash (go<->java),
 // scenario/java-reads-go-archives/<variant> (go->java, java-after-go),
 // scenario/go-compacts-java-archives (java->go->java) and scenario/alternating (go+java).
-func testWrite(t *testing.T) {
-	g := startGroup(t)
-	runCase(t, "bucket/hash", "go<->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		return bucketHash(ctx, g)
-	})
-	impls, runners := consumerRunners(t)
+func casesWrite(ct *caseTable) {
+	gf := groupFixture()
+	ct.add(caseRow{Name: "bucket/hash", Direction: "go<->java", Doc: docBucketHash,
+		Sides: []caseSide{side("go", Writer), side("java", Writer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			return bucketHash(ctx, g)
+		}})
+	impls, runners := consumerRunners(ct)
 	for _, v := range goWriteVariants() {
-		runCase(t, "scenario/java-reads-go-archives/"+v.name, "go->java", func(ctx context.Context) error {
+		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: "go->java", Doc: docScenarioJavaReadsGoArchivesVariant,
+			Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, writeCommands...); err != nil {
+					return err
+				}
+				goP, err := goRunner(t, runners, "write", "compact")
+				if err != nil {
+					return err
+				}
+				return goWritesJavaReads(ctx, g, v, goP)
+			}})
+		var tb *consumerTable
+		afterGo := "scenario/java-reads-go-archives/" + v.name + "/java-after-go"
+		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: "java-after-go", Doc: docScenarioJavaReadsGoArchivesVariant,
+			Sides: []caseSide{side("java", Writer, Compactor, Consumer)}, Needs: []string{"scenario/java-reads-go-archives/" + v.name + "/go->java"},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, writeCommands...); err != nil {
+					return err
+				}
+				if v.path == "" {
+					return errors.New("go->java did not pass: no Go-written table to continue")
+				}
+				if err := javaAfterGoWrite(ctx, g, v); err != nil {
+					return err
+				}
+				if v.fullText {
+					var err error
+					tb, err = recordJavaAnswers(ctx, g, v.path, "go+java", filepath.Base(v.path), maintainQueries())
+					return err
+				}
+				return nil
+			}})
+		if v.fullText {
+			consumerCasesOf(ct, impls, runners, "scenario/java-reads-go-archives/"+v.name, "go+java", afterGo, docScenarioConsumers, func() *consumerTable { return tb })
+		}
+	}
+	var compacted *consumerTable
+	ct.add(caseRow{Name: "scenario/go-compacts-java-archives", Direction: "java->go->java", Doc: docScenarioGoCompactsJavaArchives,
+		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Compactor)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, writeCommands...); err != nil {
+				return err
+			}
+			compactor, err := goRunner(t, runners, "compact")
+			if err != nil {
+				return err
+			}
+			path, err := goCompactsJavaArchives(ctx, g, compactor)
+			if err != nil {
+				return err
+			}
+			compacted, err = recordJavaAnswers(ctx, g, path, "java->go->java", filepath.Base(path), maintainQueries())
+			return err
+		}})
+	consumerCasesOf(ct, impls, runners, "scenario/go-compacts-java-archives", "java->go->java", "scenario/go-compacts-java-archives/java->go->java", docScenarioConsumers, func() *consumerTable { return compacted })
+	for _, v := range filteredReadVariants {
+		name := "stats/filtered-read"
+		if v.name != "" {
+			name += "/" + v.name
+		}
+		ct.add(caseRow{Name: name, Direction: "go->java", Doc: docStatsFilteredRead,
+			Sides: []caseSide{side("go", Writer), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
+					return err
+				}
+				return filteredRead(ctx, g, v.name, v.options)
+			}})
+	}
+	var alt *consumerTable
+	ct.add(caseRow{Name: "scenario/alternating", Direction: "go+java", Doc: docScenarioAlternating,
+		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Writer, Compactor, Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
@@ -53,76 +134,14 @@ func testWrite(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return goWritesJavaReads(ctx, g, v, goP)
-		})
-		var tb *consumerTable
-		runCase(t, "scenario/java-reads-go-archives/"+v.name, "java-after-go", func(ctx context.Context) error {
-			if err := g.need(ctx, writeCommands...); err != nil {
+			path, err := alternating(ctx, g, goP, alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
+			if err != nil {
 				return err
 			}
-			if v.path == "" {
-				return errors.New("go->java did not pass: no Go-written table to continue")
-			}
-			if err := javaAfterGoWrite(ctx, g, v); err != nil {
-				return err
-			}
-			if v.fullText {
-				var err error
-				tb, err = recordJavaAnswers(ctx, g, v.path, "go+java", filepath.Base(v.path), maintainQueries())
-				return err
-			}
-			return nil
-		})
-		if v.fullText {
-			consumerCasesOf(t, impls, runners, "scenario/java-reads-go-archives/"+v.name, "go+java", func() *consumerTable { return tb })
-		}
-	}
-	var compacted *consumerTable
-	runCase(t, "scenario/go-compacts-java-archives", "java->go->java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
+			alt, err = recordJavaAnswers(ctx, g, path, "go+java", filepath.Base(path), maintainQueries())
 			return err
-		}
-		compactor, err := goRunner(t, runners, "compact")
-		if err != nil {
-			return err
-		}
-		path, err := goCompactsJavaArchives(ctx, g, compactor)
-		if err != nil {
-			return err
-		}
-		compacted, err = recordJavaAnswers(ctx, g, path, "java->go->java", filepath.Base(path), maintainQueries())
-		return err
-	})
-	consumerCasesOf(t, impls, runners, "scenario/go-compacts-java-archives", "java->go->java", func() *consumerTable { return compacted })
-	for _, v := range filteredReadVariants {
-		name := "stats/filtered-read"
-		if v.name != "" {
-			name += "/" + v.name
-		}
-		runCase(t, name, "go->java", func(ctx context.Context) error {
-			if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
-				return err
-			}
-			return filteredRead(ctx, g, v.name, v.options)
-		})
-	}
-	var alt *consumerTable
-	runCase(t, "scenario/alternating", "go+java", func(ctx context.Context) error {
-		if err := g.need(ctx, writeCommands...); err != nil {
-			return err
-		}
-		goP, err := goRunner(t, runners, "write", "compact")
-		if err != nil {
-			return err
-		}
-		path, err := alternating(ctx, g, goP, alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
-		if err != nil {
-			return err
-		}
-		alt, err = recordJavaAnswers(ctx, g, path, "go+java", filepath.Base(path), maintainQueries())
-		return err
-	})
-	consumerCasesOf(t, impls, runners, "scenario/alternating", "go+java", func() *consumerTable { return alt })
+		}})
+	consumerCasesOf(ct, impls, runners, "scenario/alternating", "go+java", "scenario/alternating/go+java", docScenarioConsumers, func() *consumerTable { return alt })
 }
 
 // alternatingRounds is the number of rounds of scenario/alternating.
@@ -997,3 +1016,40 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// docBucketHash describes bucket/hash.
+const docBucketHash = "for each bucket function (`bucket-function.type` `default`, `mod`, `hive`; the runner " +
+	"command `bucket` takes the function) and 10,000 random keys of each of 19 key shapes " +
+	"(BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(10,2), DECIMAL(18,0), " +
+	"DECIMAL(38,10), STRING, VARBINARY, DATE, TIMESTAMP(0/3/6/9), a composite INT+STRING+DATE " +
+	"key, and the same with `bucket-key` = the INT field) Go's bucket of the row equals " +
+	"Paimon's `FixedBucketRowKeyExtractor`; where Paimon refuses the function for the key type " +
+	"(`mod` takes a single INT or BIGINT field, `hive` no TIMESTAMP) Go refuses it too."
+
+// docScenarioJavaReadsGoArchivesVariant describes scenario/java-reads-go-archives/<variant>.
+const docScenarioJavaReadsGoArchivesVariant = "Java only creates the table; Go writes, fully compacts, writes updates, deletes and new " +
+	"rows, compacts again (variants: partitions x buckets with deletion vectors, the same with " +
+	"`partition.legacy-name = false`, `index-file-in-data-file-dir`, ngram, jieba, no deletion " +
+	"vectors, `data-file.thin-mode` with rolled files, snappy with full stats). Java reads " +
+	"exactly the model's rows, Java's state shows every archive current, Java's search equals " +
+	"Go's; then Java writes and compacts and the table stays consistent."
+
+// docScenarioGoCompactsJavaArchives describes scenario/go-compacts-java-archives.
+const docScenarioGoCompactsJavaArchives = "Java writes and compacts with archives, writes more, Go compacts: Go's one COMPACT " +
+	"snapshot retires Java's archives of the changed levels and builds the new ones; Java reads" +
+	" the model, sees every archive current, and its search equals Go's."
+
+// docStatsFilteredRead describes stats/filtered-read.
+const docStatsFilteredRead = "Java reads Go-written files with 60 random predicates on keys and values pushed down " +
+	"(files pruned by Go's statistics: strings sharing the truncated 16-character prefix, " +
+	"negatives, nulls, dates) and returns exactly the model's matching rows (runner command " +
+	"`filtered-read`; a deliberately wrong max fails it). `stats/filtered-read/sparse-stats` " +
+	"does the same on a table with `metadata.stats-dense-store = false`, " +
+	"`metadata.stats-keep-first-n-columns = 4` and `metadata.stats-mode.per.level = " +
+	"0:full,5:truncate(8)`, and `stats/filtered-read/codec-{gzip,lz4,none,zstd-level}` with " +
+	"those data file codecs (and zstd level 9)."
+
+// docScenarioAlternating describes scenario/alternating.
+const docScenarioAlternating = "20 rounds on one partitioned full-text table, alternating Go (write, then full compaction)" +
+	" and Java (write with a full compaction); after every round Java reads the model's rows " +
+	"and every archive classifies current by Java's state and Go's."

@@ -1,0 +1,520 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Role is a set of protocol commands an implementation takes (compat/PROTOCOL.md, "Roles").
+type Role string
+
+// The roles of compat/PROTOCOL.md.
+const (
+	Consumer   Role = "consumer"
+	Writer     Role = "writer"
+	Compactor  Role = "compactor"
+	Maintainer Role = "maintainer"
+)
+
+// allRoles lists the roles in the order the roles grid prints them.
+var allRoles = []Role{Consumer, Writer, Compactor, Maintainer}
+
+// caseSide is one implementation a case runs and the roles the case exercises it in.
+type caseSide struct {
+	Impl  string
+	Roles []Role
+}
+
+// side is a caseSide: implementation impl in roles.
+func side(impl string, roles ...Role) caseSide { return caseSide{Impl: impl, Roles: roles} }
+
+// caseRow is one conformance case in one direction: a row of the case table.
+type caseRow struct {
+	// Family is the family that registered the row (set by the table).
+	Family string
+	// Name and Direction make the subtest name NAME/DIRECTION, the result's case and direction.
+	Name, Direction string
+	// Sides are the implementations the case runs, each with the roles it needs of them.
+	Sides []caseSide
+	// Doc describes the case for the catalogue (docs/conformance.md); rows of one case (its
+	// directions, its variants) share it.
+	Doc string
+	// Run is the case's work. t is TestConformance's test: what the work leaves there (temp
+	// dirs, cleanups) lasts until the suite ends, as the fixtures do.
+	Run func(ctx context.Context, t *testing.T) error
+	// Background, when set, runs the row beside the rows after it (see runBackground): Start
+	// runs first in the row's own subtest and returns the work, which gets Background as its
+	// timeout. Done, when set, receives the channel that closes when the work has returned.
+	Background time.Duration
+	Start      func(t *testing.T) func(ctx context.Context) error
+	Done       *<-chan struct{}
+	// Needs are the rows (NAME/DIRECTION, registered earlier) whose outcome this row reads, for
+	// instance the case that writes the table it checks: a filter that keeps the row keeps them.
+	Needs []string
+	// Before, when set, runs in TestConformance's goroutine just before the row's subtest,
+	// outside the case's time (for instance waiting for a background row the case reads).
+	Before func()
+}
+
+// Producers are the implementations of the row that produce what others check: those with the
+// writer, compactor or maintainer role.
+func (c *caseRow) Producers() []string {
+	var out []string
+	for _, s := range c.Sides {
+		if slices.ContainsFunc(s.Roles, func(r Role) bool { return r != Consumer }) {
+			out = append(out, s.Impl)
+		}
+	}
+	return out
+}
+
+// Consumers are the implementations of the row that read or check: those with the consumer role.
+func (c *caseRow) Consumers() []string {
+	var out []string
+	for _, s := range c.Sides {
+		if slices.Contains(s.Roles, Consumer) {
+			out = append(out, s.Impl)
+		}
+	}
+	return out
+}
+
+// roles maps each implementation of the row to its roles' names (the result's roles).
+func (c *caseRow) roles() map[string][]string {
+	out := map[string][]string{}
+	for _, s := range c.Sides {
+		for _, r := range s.Roles {
+			if !slices.Contains(out[s.Impl], string(r)) {
+				out[s.Impl] = append(out[s.Impl], string(r))
+			}
+		}
+	}
+	return out
+}
+
+// caseTable is the table of conformance cases: families add rows to it, in the order the suite
+// runs them. Registering starts nothing (no runner, no engine, no temp dir): what rows share is a
+// fixture, made on first use.
+type caseTable struct {
+	// environ is the environment the families read (the implementations of Impls).
+	environ []string
+	family  string
+	rows    []*caseRow
+	errs    []error
+}
+
+// add registers one row under the current family.
+func (ct *caseTable) add(row caseRow) {
+	row.Family = ct.family
+	ct.rows = append(ct.rows, &row)
+}
+
+// errorf records a registration error: the suite fails before running anything.
+func (ct *caseTable) errorf(format string, args ...any) {
+	ct.errs = append(ct.errs, fmt.Errorf(ct.family+": "+format, args...))
+}
+
+// caseFamily is one family of cases: it registers its rows.
+type caseFamily struct {
+	name     string
+	register func(ct *caseTable)
+}
+
+// caseFamilies are the families of TestConformance in the order they run. The table
+// differential's scripts run in the background beside every other family; its consumer cases,
+// last, read what they left.
+func caseFamilies() []caseFamily {
+	var td tableDiffRun
+	return []caseFamily{
+		{"table-differential", func(ct *caseTable) { casesTableDifferential(ct, &td) }},
+		{"differential", casesDifferential},
+		{"engine", casesEngine},
+		{"tables", casesTables},
+		{"pypaimon", casesPypaimon},
+		{"consumers", casesConsumers},
+		{"producers", casesProducers},
+		{"rewrite", casesRewrite},
+		{"orphan", casesOrphan},
+		{"expire", casesExpire},
+		{"java-tables", casesJavaTables},
+		{"maintain", casesMaintain},
+		{"write", casesWrite},
+		{"at-commit", casesAtCommit},
+		{"backfill", casesBackfill},
+		{"engines", casesEngines},
+		{"library", casesLibrary},
+		{"pick", casesPick},
+		{"faults", casesFaults},
+		{"malformed-text", casesMalformedText},
+		{"hostile-queries", casesHostileQueries},
+		{"options", casesOptions},
+		{"sorted-index", casesSortedIndex},
+		{"s3", casesS3},
+		{"table-differential-consumers", func(ct *caseTable) { casesTableDifferentialConsumers(ct, &td) }},
+	}
+}
+
+// conformanceCases registers every family's rows (starting nothing) for the implementations
+// environ declares (Impls).
+func conformanceCases(environ []string) *caseTable {
+	ct := &caseTable{environ: environ}
+	for _, f := range caseFamilies() {
+		ct.family = f.name
+		f.register(ct)
+	}
+	ct.family = ""
+	return ct
+}
+
+// The environment variables that select rows by implementation and role (make compat IMPL=...
+// ROLES=...): with PKFT_CASE_IMPL set, only the rows with a side of that implementation run, and
+// with PKFT_CASE_ROLES (comma-separated) too, only those where that side takes one of the roles.
+// Rows filtered out are not run and not reported.
+const (
+	caseImplEnv  = "PKFT_CASE_IMPL"
+	caseRolesEnv = "PKFT_CASE_ROLES"
+)
+
+// caseFilter selects rows by implementation and roles; the zero filter selects every row.
+type caseFilter struct {
+	impl  string
+	roles []Role
+}
+
+// caseFilterFromEnv reads PKFT_CASE_IMPL and PKFT_CASE_ROLES; an unknown role, or roles without
+// an implementation, is an error.
+func caseFilterFromEnv(getenv func(string) string) (caseFilter, error) {
+	f := caseFilter{impl: strings.TrimSpace(getenv(caseImplEnv))}
+	rs := strings.TrimSpace(getenv(caseRolesEnv))
+	if rs == "" {
+		return f, nil
+	}
+	if f.impl == "" {
+		return caseFilter{}, fmt.Errorf("%s=%q needs %s (the implementation whose roles these are)", caseRolesEnv, rs, caseImplEnv)
+	}
+	for _, r := range strings.Split(rs, ",") {
+		role := Role(strings.TrimSpace(r))
+		if !slices.Contains(allRoles, role) {
+			return caseFilter{}, fmt.Errorf("%s: unknown role %q (want one of %v)", caseRolesEnv, r, allRoles)
+		}
+		f.roles = append(f.roles, role)
+	}
+	return f, nil
+}
+
+// selects reports whether the filter keeps row c.
+func (f caseFilter) selects(c *caseRow) bool {
+	if f.impl == "" {
+		return true
+	}
+	for _, s := range c.Sides {
+		if s.Impl != f.impl {
+			continue
+		}
+		if len(f.roles) == 0 || slices.ContainsFunc(s.Roles, func(r Role) bool { return slices.Contains(f.roles, r) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// id is the row's subtest name, NAME/DIRECTION.
+func (c *caseRow) id() string { return c.Name + "/" + c.Direction }
+
+// selected returns the ids of the rows filter f keeps, with the rows they need.
+func (ct *caseTable) selected(f caseFilter) map[string]bool {
+	keep := map[string]bool{}
+	var mark func(id string)
+	byID := map[string]*caseRow{}
+	for _, c := range ct.rows {
+		byID[c.id()] = c
+	}
+	mark = func(id string) {
+		if keep[id] {
+			return
+		}
+		keep[id] = true
+		if c := byID[id]; c != nil {
+			for _, n := range c.Needs {
+				mark(n)
+			}
+		}
+	}
+	for _, c := range ct.rows {
+		if f.selects(c) {
+			mark(c.id())
+		}
+	}
+	return keep
+}
+
+// implRoles lists each implementation the rows run with the roles they take of it.
+func (ct *caseTable) implRoles() string {
+	var impls []string
+	roles := map[string][]Role{}
+	for _, c := range ct.rows {
+		for _, s := range c.Sides {
+			if _, ok := roles[s.Impl]; !ok {
+				impls = append(impls, s.Impl)
+			}
+			for _, r := range s.Roles {
+				if !slices.Contains(roles[s.Impl], r) {
+					roles[s.Impl] = append(roles[s.Impl], r)
+				}
+			}
+		}
+	}
+	slices.Sort(impls)
+	var out []string
+	for _, impl := range impls {
+		out = append(out, impl+" ("+roleNames(roles[impl])+")")
+	}
+	return strings.Join(out, ", ")
+}
+
+// roleNames joins roles with commas.
+func roleNames(roles []Role) string {
+	var s []string
+	for _, r := range roles {
+		s = append(s, string(r))
+	}
+	return strings.Join(s, ",")
+}
+
+// run runs the table's rows under t (TestConformance) in their order, as subtests NAME/DIRECTION,
+// each recorded in the report with its roles.
+func (ct *caseTable) run(t *testing.T, f caseFilter) {
+	t.Helper()
+	if err := errors.Join(ct.errs...); err != nil {
+		t.Fatal(err)
+	}
+	keep := ct.selected(f)
+	if f.impl != "" {
+		if len(keep) == 0 {
+			what := "no case runs " + f.impl
+			if len(f.roles) > 0 {
+				what = fmt.Sprintf("no case takes %s as %s", f.impl, roleNames(f.roles))
+			}
+			t.Fatalf("%s=%s %s=%s: %s; the cases run %s", caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles), what, ct.implRoles())
+		}
+		report.AddNote(fmt.Sprintf("cases: %d of the %d rows (%s=%s %s=%s, with the rows they need)",
+			len(keep), len(ct.rows), caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles)))
+	}
+	for _, c := range ct.rows {
+		if !keep[c.id()] {
+			continue
+		}
+		if c.Before != nil {
+			c.Before()
+		}
+		if c.Background > 0 {
+			done := runBackground(t, c.Name, c.Direction, c.roles(), c.Background, c.Start)
+			if c.Done != nil {
+				*c.Done = done
+			}
+			continue
+		}
+		runRow(t, c.Name, c.Direction, c.roles(), func(ctx context.Context) error { return c.Run(ctx, t) })
+	}
+}
+
+// runRow runs one matrix cell as a subtest and records its outcome.
+func runRow(t *testing.T, name, direction string, roles map[string][]string, f func(ctx context.Context) error) {
+	t.Helper()
+	t.Run(name+"/"+direction, func(t *testing.T) {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		err := f(ctx)
+		endCase(t, name, direction, roles, time.Since(start), err)
+	})
+}
+
+// runBackground runs one matrix cell beside the cells run after it: a parallel subtest whose
+// setup (start, given the subtest) runs now and returns the case's work, which then runs in the
+// background, bounded by timeout, while the subtest pauses; the subtest resumes to record the
+// outcome once the parent's sequential cases are done. The returned channel closes when the work
+// has returned (nil when -run does not select the case). The case's time is its work's own. For
+// cases that share no runner with any other.
+func runBackground(t *testing.T, name, direction string, roles map[string][]string, timeout time.Duration, start func(t *testing.T) func(ctx context.Context) error) <-chan struct{} {
+	t.Helper()
+	var done chan struct{}
+	t.Run(name+"/"+direction, func(t *testing.T) {
+		done = make(chan struct{})
+		work := start(t)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		var elapsed time.Duration
+		var err error
+		go func() {
+			defer close(done)
+			begin := time.Now()
+			err = work(ctx)
+			elapsed = time.Since(begin)
+		}()
+		t.Parallel()
+		<-done
+		endCase(t, name, direction, roles, elapsed, err)
+	})
+	return done
+}
+
+// fixture is a value rows share (a started runner, a built table), made on first use by make
+// with TestConformance's test, so that its cleanups run when the suite ends.
+type fixture[T any] struct {
+	once sync.Once
+	make func(t *testing.T) T
+	v    T
+}
+
+// newFixture returns the fixture make creates.
+func newFixture[T any](make func(t *testing.T) T) *fixture[T] {
+	return &fixture[T]{make: make}
+}
+
+// get returns the fixture's value, making it on the first call.
+func (f *fixture[T]) get(t *testing.T) T {
+	f.once.Do(func() { f.v = f.make(t) })
+	return f.v
+}
+
+// groupFixture is a started maintain group (startGroup), made on first use.
+func groupFixture() *fixture[*maintainGroup] {
+	return newFixture(startGroup)
+}
+
+// TestCaseTableInvariants checks the table's invariants without running a case:
+// every row has a name, a direction, sides with roles, a description and a run; no two rows share
+// a subtest name; and registering twice gives the same rows in the same order.
+func TestCaseTableInvariants(t *testing.T) {
+	a, b := conformanceCases(os.Environ()), conformanceCases(os.Environ())
+	if err := errors.Join(a.errs...); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.rows) == 0 || len(a.rows) != len(b.rows) {
+		t.Fatalf("%d rows, then %d", len(a.rows), len(b.rows))
+	}
+	seen := map[string]bool{}
+	for i, c := range a.rows {
+		id := c.Name + "/" + c.Direction
+		if other := b.rows[i].Name + "/" + b.rows[i].Direction; other != id {
+			t.Errorf("row %d: %s, then %s", i, id, other)
+		}
+		if seen[id] {
+			t.Errorf("%s: registered twice", id)
+		}
+		seen[id] = true
+		if c.Name == "" || c.Direction == "" || c.Family == "" {
+			t.Errorf("row %d (%s): no name, direction or family", i, id)
+		}
+		if strings.TrimSpace(c.Doc) == "" {
+			t.Errorf("%s: no description", id)
+		}
+		if (c.Run == nil) == (c.Start == nil) || (c.Start != nil) != (c.Background > 0) {
+			t.Errorf("%s: want a Run, or a Start with a Background timeout", id)
+		}
+		if len(c.Sides) == 0 {
+			t.Errorf("%s: no sides", id)
+		}
+		for _, n := range c.Needs {
+			if !seen[n] || n == id {
+				t.Errorf("%s needs %s, which is not a row registered before it", id, n)
+			}
+		}
+		for _, s := range c.Sides {
+			if s.Impl == "" || len(s.Roles) == 0 {
+				t.Errorf("%s: side %+v has no implementation or no role", id, s)
+			}
+			for _, r := range s.Roles {
+				if !slices.Contains(allRoles, r) {
+					t.Errorf("%s: side %s: unknown role %q", id, s.Impl, r)
+				}
+			}
+		}
+	}
+}
+
+// TestCaseFilter checks PKFT_CASE_IMPL / PKFT_CASE_ROLES: rows are kept by implementation and
+// role, and a role without an implementation or an unknown role is refused by name.
+func TestCaseFilter(t *testing.T) {
+	env := func(impl, roles string) func(string) string {
+		return func(k string) string {
+			switch k {
+			case caseImplEnv:
+				return impl
+			case caseRolesEnv:
+				return roles
+			}
+			return ""
+		}
+	}
+	row := &caseRow{Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)}}
+	for _, c := range []struct {
+		impl, roles string
+		want        bool
+	}{
+		{"", "", true},
+		{"go", "", true},
+		{"go", "writer", true},
+		{"go", "consumer,compactor", true},
+		{"go", "consumer", false},
+		{"java", "consumer", true},
+		{"java", "writer", false},
+		{"pypaimon21", "", false},
+	} {
+		f, err := caseFilterFromEnv(env(c.impl, c.roles))
+		if err != nil {
+			t.Fatalf("%q %q: %v", c.impl, c.roles, err)
+		}
+		if got := f.selects(row); got != c.want {
+			t.Errorf("IMPL=%q ROLES=%q: selects %v, want %v", c.impl, c.roles, got, c.want)
+		}
+	}
+	// Over the real table: a consumer row keeps the row that writes its table.
+	ct := conformanceCases(catalogueEnviron())
+	f, err := caseFilterFromEnv(env("pypaimon21", "consumer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := ct.selected(f)
+	for _, id := range []string{"scenario/alternating/read/go+java->pypaimon21", "scenario/alternating/go+java", "consumer/read/ft-default-partitioned/java->pypaimon21"} {
+		if !keep[id] {
+			t.Errorf("IMPL=pypaimon21 ROLES=consumer leaves out %s", id)
+		}
+	}
+	for _, id := range []string{"maintainer/differential/go->java", "scenario/alternating/read/go+java->rust"} {
+		if keep[id] {
+			t.Errorf("IMPL=pypaimon21 ROLES=consumer keeps %s", id)
+		}
+	}
+	if _, err := caseFilterFromEnv(env("", "writer")); err == nil || !strings.Contains(err.Error(), caseImplEnv) {
+		t.Errorf("roles without an implementation: %v", err)
+	}
+	if _, err := caseFilterFromEnv(env("go", "writer,reader")); err == nil || !strings.Contains(err.Error(), `"reader"`) {
+		t.Errorf("unknown role: %v", err)
+	}
+}
+
+// docScenarioConsumers describes the consumer rows that read the table an earlier case left.
+const docScenarioConsumers = "every consumer implementation (pypaimon 2.1.0, paimon-rust 0.4.0) reads and searches the " +
+	"final table of each of these scenarios (every full-text variant) as Java does (the " +
+	"consumer cases' checks, on Java's answers recorded when the scenario ends); " +
+	"`table/differential/{read,search}` does the same for every full-text copy of every " +
+	"differential script. pypaimon 2.1.0 refuses to read aggregation tables with retraction " +
+	"options or Java's `primary-key` function, and partial-update tables with sequence groups, " +
+	"ignore-delete or `remove-record-on-*` options (`pypaimon/read/merge_engine_support.py`): " +
+	"those tables are `known-upstream` by option in `pypaimon21.supports` (a table pypaimon " +
+	"does read passes). pypaimon 2.1.0 reads a search's hits through its merge read " +
+	"(`raw_convertible=False` splits), whose Python rows (`RecordBatchReader.tuple_iterator`: " +
+	"polars `iter_rows`, `datetime.datetime`) floor a TIMESTAMP(7-9) value to microseconds: the" +
+	" searches of tables with a TIMESTAMP(9) key are `known-upstream` by key type " +
+	"(`key-type:TIMESTAMP(9)`) when cutting Java's key values to microseconds makes the hits " +
+	"agree (found by `table/differential` seed 7340062, on its Go, Java and alternating copies " +
+	"alike: Go and Java both write TIMESTAMP(9) as INT96)."
