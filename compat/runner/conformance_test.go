@@ -300,6 +300,7 @@ func TestConformance(t *testing.T) {
 	testOptions(t)
 	testSortedIndex(t)
 	testS3(t)
+	testHoles(t)
 	testTableDifferentialConsumers(t, tableDiff)
 }
 
