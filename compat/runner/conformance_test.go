@@ -277,6 +277,7 @@ var analyzers = []struct {
 func TestConformance(t *testing.T) {
 	// The table differential's scripts run beside every other family (see testTableDifferential).
 	tableDiff := testTableDifferential(t)
+	testHoles(t)
 	testDifferential(t)
 	testEngine(t)
 	testTables(t)
@@ -300,7 +301,6 @@ func TestConformance(t *testing.T) {
 	testOptions(t)
 	testSortedIndex(t)
 	testS3(t)
-	testHoles(t)
 	testTableDifferentialConsumers(t, tableDiff)
 }
 
