@@ -11,8 +11,6 @@
 #   MUTATION_RUN        the -run selection (default: the families that run Go through its runner)
 #   MUTATION_LOGS       directory for each run's test output (default compat/report/mutations)
 #   MUTATION_TIMEOUT    go test -timeout of one run (default 30m)
-#   MUTATION_SKIP       a -skip pattern of cases left out of every run (default none), for a case
-#                       that fails without a mutation (the baseline says which)
 #   MUTATION_BASELINE   0 skips the first run without a mutation (which must pass)
 # The runs are kept short: -failfast (the first failure is all a run must find), the table
 # differential at PKFT_TABLE_DIFF_N scripts (default 5), the decision differentials at their fixed
@@ -26,7 +24,6 @@ runner_dir=${MUTATION_RUNNER_DIR:-.cache/go-runner-mutation}
 logs=${MUTATION_LOGS:-compat/report/mutations}
 run=${MUTATION_RUN:-'^TestConformance$/^(scenario|source-meta|index-file|maintainer|table|producer)$'}
 timeout=${MUTATION_TIMEOUT:-30m}
-skip=${MUTATION_SKIP:-}
 
 # The catalogue's names: the first column of the table between its markers.
 all=$(sed -n '/<!-- mutations: begin -->/,/<!-- mutations: end -->/p' "$catalogue" |
@@ -54,7 +51,7 @@ export PKFT_REQUIRE_GO=1
 # runs the selection with the mutation $1 (empty: none) into the log $2.
 run_cases() {
 	(cd compat/runner && PKFT_MUTATION="$1" "$logs/runner.test" -test.count=1 -test.failfast \
-		-test.timeout "$timeout" -test.v -test.run "$run" -test.skip "$skip") >"$2" 2>&1
+		-test.timeout "$timeout" -test.v -test.run "$run") >"$2" 2>&1
 }
 
 # A catch means something only if the same cases pass without a mutation.

@@ -134,6 +134,7 @@ func caseFamilies() []caseFamily {
 	var td tableDiffRun
 	return []caseFamily{
 		{"table-differential", func(ct *caseTable) { casesTableDifferential(ct, &td) }},
+		{"holes", casesHoles},
 		{"differential", casesDifferential},
 		{"engine", casesEngine},
 		{"tables", casesTables},
