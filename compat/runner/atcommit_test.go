@@ -27,6 +27,7 @@ import (
 // scenario/sorted-and-full-text (java->go->java, go->java).
 func casesAtCommit(ct *caseTable) {
 	gf := groupFixture()
+	impls, runners := consumerRunners(ct)
 	for _, v := range visibleVariants() {
 		ct.add(caseRow{Name: "write/visible-at-commit/" + v.name, Direction: "go->java", Doc: docWriteVisibleAtCommitVariant,
 			Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
@@ -35,7 +36,11 @@ func casesAtCommit(ct *caseTable) {
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				return visibleAtCommit(ctx, g, v)
+				goP, err := goRunner(t, runners, "write")
+				if err != nil {
+					return err
+				}
+				return visibleAtCommit(ctx, g, goP, v)
 			}})
 	}
 	ct.add(caseRow{Name: "write/lookup-dvs", Direction: "go<->java", Doc: docWriteLookupDvs,
@@ -45,9 +50,12 @@ func casesAtCommit(ct *caseTable) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			return lookupDVs(ctx, g)
+			goP, err := goRunner(t, runners, "write")
+			if err != nil {
+				return err
+			}
+			return lookupDVs(ctx, g, goP)
 		}})
-	impls, runners := consumerRunners(ct)
 	var noFull *consumerTable
 	ct.add(caseRow{Name: "scenario/alternating-no-full", Direction: "go+java", Doc: docScenarioAlternatingNoFull,
 		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Writer, Consumer)},
@@ -77,10 +85,14 @@ func casesAtCommit(ct *caseTable) {
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				return javaCodecTable(ctx, g, codec)
+				goP, err := goRunner(t, runners, "write", "compact")
+				if err != nil {
+					return err
+				}
+				return javaCodecTable(ctx, g, goP, codec)
 			}})
 	}
-	casesSortedScenario(ct, gf)
+	casesSortedScenario(ct, gf, impls, runners)
 }
 
 // visibleVariant is one table shape of write/visible-at-commit.
@@ -116,7 +128,7 @@ func visibleVariants() []visibleVariant {
 // rounds of Go writes (inserts, updates and deletes) with no pkft compact in between; after each
 // one Java's batch read returns the model's rows, and on full-text tables Java's state shows
 // every archive current and Java's searches equal Go's.
-func visibleAtCommit(ctx context.Context, g *maintainGroup, v visibleVariant) error {
+func visibleAtCommit(ctx context.Context, g *maintainGroup, goP *Process, v visibleVariant) error {
 	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "visible-"+v.name), "visible-"+v.name, v.fields, v.pks, v.partKeys, v.options, nil)
 	if err != nil {
 		return err
@@ -131,7 +143,7 @@ func visibleAtCommit(ctx context.Context, g *maintainGroup, v visibleVariant) er
 		if len(m.rows) > 0 {
 			rows = append(rows, updatesAndDeletes(m, uint64(600+round), r.IntN(12), r.IntN(8))...)
 		}
-		if err := goWrite(ctx, g, path, rows); err != nil {
+		if err := goWrite(ctx, goP, path, rows); err != nil {
 			return fmt.Errorf("round %d: %w", round, err)
 		}
 		m.apply(rows)
@@ -198,7 +210,7 @@ func copyTable(src, dst string) error {
 // Go's to the other: after every write both copies hold the same file shapes (levels, row counts,
 // deletion-vector cardinalities per file) and the model's rows. Then Java writes and fully
 // compacts after Go, and Go writes after Java: both copies read the model's rows.
-func lookupDVs(ctx context.Context, g *maintainGroup) error {
+func lookupDVs(ctx context.Context, g *maintainGroup, goP *Process) error {
 	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 	pks := []string{"id"}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
@@ -236,7 +248,7 @@ func lookupDVs(ctx context.Context, g *maintainGroup) error {
 		if err := g.proc.Call(ctx, "write", map[string]any{"path": javaCopy, "rows": rows}, nil); err != nil {
 			return fmt.Errorf("step %d: java write: %w", step, err)
 		}
-		if err := goWrite(ctx, g, goCopy, rows); err != nil {
+		if err := goWrite(ctx, goP, goCopy, rows); err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}
 		m.apply(rows)
@@ -272,7 +284,7 @@ func lookupDVs(ctx context.Context, g *maintainGroup) error {
 	if err := g.proc.Call(ctx, "write", map[string]any{"path": goCopy, "rows": last, "compact": "full"}, nil); err != nil {
 		return fmt.Errorf("java after go: %w", err)
 	}
-	if err := goWrite(ctx, g, javaCopy, last); err != nil {
+	if err := goWrite(ctx, goP, javaCopy, last); err != nil {
 		return fmt.Errorf("go after java: %w", err)
 	}
 	m.apply(last)

@@ -26,7 +26,6 @@ import (
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
-	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 )
 
 // writeCommands are the runner commands the write cases use.
@@ -113,13 +112,17 @@ func casesWrite(ct *caseTable) {
 			name += "/" + v.name
 		}
 		ct.add(caseRow{Name: name, Direction: "go->java", Doc: docStatsFilteredRead,
-			Sides: []caseSide{side("go", Writer), side("java", Consumer)},
+			Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
 					return err
 				}
-				return filteredRead(ctx, g, v.name, v.options)
+				goP, err := goRunner(t, runners, "write", "compact")
+				if err != nil {
+					return err
+				}
+				return filteredRead(ctx, g, goP, v.name, v.options)
 			}})
 	}
 	var alt *consumerTable
@@ -476,35 +479,22 @@ func sameAsModel(ctx context.Context, g *maintainGroup, path string, m *rowModel
 	return nil
 }
 
-// goWrite writes rows with Go's writer and commits them.
-func goWrite(ctx context.Context, g *maintainGroup, path string, rows []row) error {
-	tbl := table.Open(fileio.NewLocal(), path)
-	w, err := tableops.OpenWriter(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-conformance"))
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		kind, values, err := goldengen.GoRow(w.Schema(), r)
-		if err == nil {
-			err = w.Write(ctx, kind, values)
-		}
-		if err != nil {
-			return errors.Join(fmt.Errorf("go write %v: %w", r, err), w.Abort(ctx))
-		}
-	}
-	if _, err := w.Commit(ctx); err != nil {
-		return fmt.Errorf("go write commit: %w", err)
+// goWrite writes rows with Go's writer through its runner goP (the protocol's write: one pkft
+// Writer, one commit).
+func goWrite(ctx context.Context, goP *Process, path string, rows []row) error {
+	if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil); err != nil {
+		return fmt.Errorf("go write: %w", err)
 	}
 	return nil
 }
 
-// goCompact fully compacts the table with Go.
-func goCompact(ctx context.Context, g *maintainGroup, path string) (*tableops.CompactResult, error) {
-	res, err := tableops.Compact(ctx, table.Open(fileio.NewLocal(), path), g.engine, tableops.WithCommitUser("pkft-conformance"))
-	if err != nil {
-		return nil, fmt.Errorf("go compact: %w", err)
+// goCompact fully compacts the table with Go through its runner goP (the protocol's compact: one
+// COMPACT commit).
+func goCompact(ctx context.Context, goP *Process, path string) error {
+	if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+		return fmt.Errorf("go compact: %w", err)
 	}
-	return res, nil
+	return nil
 }
 
 // updatesAndDeletes rewrites some rows of the model (new text) and deletes others.
@@ -864,7 +854,7 @@ var filteredReadVariants = []struct {
 // values defeat naive statistics (long strings sharing a 16-character prefix, negative numbers,
 // nulls, dates); Java reads with random predicates pushed down — pruning files by Go's
 // statistics — and must return exactly the model's rows that satisfy them.
-func filteredRead(ctx context.Context, g *maintainGroup, variant string, extra map[string]string) error {
+func filteredRead(ctx context.Context, g *maintainGroup, goP *Process, variant string, extra map[string]string) error {
 	fields := []field{{"id", "INT NOT NULL"}, {"grp", "INT"}, {"name", "STRING"}, {"big", "BIGINT"}, {"day", "DATE"}, {"content", "STRING"}}
 	opts := map[string]string{"bucket": "2"}
 	maps.Copy(opts, extra)
@@ -896,12 +886,12 @@ func filteredRead(ctx context.Context, g *maintainGroup, variant string, extra m
 		if b > 0 {
 			rows = append(rows, updatesAndDeletes(m, uint64(b), 20, 20)...)
 		}
-		if err := goWrite(ctx, g, path, rows); err != nil {
+		if err := goWrite(ctx, goP, path, rows); err != nil {
 			return err
 		}
 		m.apply(rows)
 		if b == 1 {
-			if _, err := goCompact(ctx, g, path); err != nil {
+			if err := goCompact(ctx, goP, path); err != nil {
 				return err
 			}
 		}
