@@ -30,13 +30,13 @@ func casesAtCommit(ct *caseTable) {
 	impls, runners := consumerRunners(ct)
 	for _, v := range visibleVariants() {
 		ct.add(caseRow{Name: "write/visible-at-commit/" + v.name, Direction: "go->java", Doc: docWriteVisibleAtCommitVariant,
-			Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+			Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "write")
+				goP, err := goRunner(t, runners, "write", "search")
 				if err != nil {
 					return err
 				}
@@ -64,7 +64,7 @@ func casesAtCommit(ct *caseTable) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			goP, err := goRunner(t, runners, "write", "compact")
+			goP, err := goRunner(t, runners, "write", "compact", "search")
 			if err != nil {
 				return err
 			}
@@ -85,7 +85,7 @@ func casesAtCommit(ct *caseTable) {
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "write", "compact")
+				goP, err := goRunner(t, runners, "write", "compact", "search")
 				if err != nil {
 					return err
 				}
@@ -162,7 +162,7 @@ func visibleAtCommit(ctx context.Context, g *maintainGroup, goP *Process, v visi
 		}
 	}
 	if v.fullText {
-		return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+		return g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10})
 	}
 	return nil
 }

@@ -51,5 +51,5 @@ func javaCodecTable(ctx context.Context, g *maintainGroup, goP *Process, codec s
 	if err := roundChecks(ctx, g, path, m, fields, true); err != nil {
 		return err
 	}
-	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+	return g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10})
 }

@@ -94,20 +94,20 @@ func casesMaintain(ct *caseTable) {
 	_, runners := consumerRunners(ct)
 	for _, mt := range corpus {
 		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: "go->java", Doc: docTableMaintainTable,
-			Sides: []caseSide{side("go", Maintainer), side("java", Consumer)},
+			Sides: []caseSide{side("go", Maintainer, Consumer), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, maintainCommands...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "maintain")
+				goP, err := goRunner(t, runners, "maintain", "search")
 				if err != nil {
 					return err
 				}
 				return g.goThenJava(ctx, mt, goP)
 			}})
 		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: "java-after-go", Doc: docTableMaintainTable,
-			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Maintainer)}, Needs: []string{"table/maintain/" + mt.name + "/go->java"},
+			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Maintainer, Consumer)}, Needs: []string{"table/maintain/" + mt.name + "/go->java"},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, maintainCommands...); err != nil {
@@ -116,7 +116,7 @@ func casesMaintain(ct *caseTable) {
 				if !mt.goDone {
 					return errors.New("go->java did not pass: no Go-maintained table to continue")
 				}
-				goP, err := goRunner(t, runners, "maintain")
+				goP, err := goRunner(t, runners, "maintain", "search")
 				if err != nil {
 					return err
 				}
@@ -548,7 +548,7 @@ func (g *maintainGroup) goThenJava(ctx context.Context, mt *maintainTable, goP *
 	if d := cmp.Diff(rowsBefore, rowsAfter); d != "" {
 		return fmt.Errorf("rows Java reads changed across Go's maintenance (-before +after):\n%s", d)
 	}
-	if err := g.sameSearches(ctx, mt.path, maintainQueries(), []int{10}); err != nil {
+	if err := g.sameSearchesVia(ctx, goP, mt.path, maintainQueries(), []int{10}); err != nil {
 		return err
 	}
 	// Maintaining a current table commits nothing.
@@ -630,7 +630,7 @@ func (g *maintainGroup) javaAfterGo(ctx context.Context, mt *maintainTable, goP 
 			}
 		}
 		prev = now
-		if err := g.sameSearches(ctx, mt.path, maintainQueries(), []int{10}); err != nil {
+		if err := g.sameSearchesVia(ctx, goP, mt.path, maintainQueries(), []int{10}); err != nil {
 			return fmt.Errorf("after Java step %d: %w", i, err)
 		}
 	}

@@ -125,7 +125,7 @@ func casesS3(ct *caseTable) {
 	// goS3 is Go's runner with the S3 server configured (configure-s3), for the cases that run Go
 	// through it.
 	goS3 := func(ctx context.Context, t *testing.T, env *s3Env) (*Process, error) {
-		goP, err := goRunner(t, runners, "configure-s3", "write", "compact", "maintain")
+		goP, err := goRunner(t, runners, "configure-s3", "write", "compact", "maintain", "search")
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +148,7 @@ func casesS3(ct *caseTable) {
 	}
 	var shared *s3Table
 	ct.add(caseRow{Name: "s3/java-written", Direction: "java->go", Doc: docS3JavaWritten,
-		Sides: []caseSide{side("java", Writer, Compactor), side("go", Consumer, Maintainer)},
+		Sides: []caseSide{side("java", Writer, Compactor), side("go", Compactor, Maintainer, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g, env, err := need(ctx, t)
 			if err != nil {
@@ -163,7 +163,7 @@ func casesS3(ct *caseTable) {
 			return err
 		}})
 	ct.add(caseRow{Name: "s3/go-written", Direction: "go->java", Doc: docS3GoWritten,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)}, Needs: []string{"s3/java-written/java->go"},
+		Sides: []caseSide{side("go", Writer, Compactor, Maintainer, Consumer), side("java", Consumer)}, Needs: []string{"s3/java-written/java->go"},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g, env, err := need(ctx, t)
 			if err != nil {
@@ -274,7 +274,7 @@ func (g *maintainGroup) s3JavaWritten(ctx context.Context, env *s3Env, goP *Proc
 	if d := cmp.Diff(rowsBefore, rowsAfter); d != "" {
 		return nil, fmt.Errorf("rows Java reads changed across Go's maintenance (-before +after):\n%s", d)
 	}
-	if err := g.sameSearches(ctx, javaPath, maintainQueries(), []int{10}); err != nil {
+	if err := g.sameSearchesVia(ctx, goP, javaPath, maintainQueries(), []int{10}); err != nil {
 		return nil, err
 	}
 	// Go compacts (the level-0 updates and deletes Java left) and maintains what that leaves.
@@ -289,7 +289,7 @@ func (g *maintainGroup) s3JavaWritten(ctx context.Context, env *s3Env, goP *Proc
 	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, nil); err != nil {
 		return nil, fmt.Errorf("go maintain after compaction on S3: %w", err)
 	}
-	if err := g.s3Settled(ctx, tbl, javaPath, model); err != nil {
+	if err := g.s3Settled(ctx, goP, tbl, javaPath, model); err != nil {
 		return nil, fmt.Errorf("after Go's compaction: %w", err)
 	}
 	return &s3Table{path: path, model: model}, nil
@@ -297,7 +297,7 @@ func (g *maintainGroup) s3JavaWritten(ctx context.Context, env *s3Env, goP *Proc
 
 // s3Settled checks the table's latest snapshot by Java: its dump equals Go's, every archive is
 // current, Java reads exactly the model and Java's searches equal Go's.
-func (g *maintainGroup) s3Settled(ctx context.Context, tbl *table.Table, javaPath string, model s3Model) error {
+func (g *maintainGroup) s3Settled(ctx context.Context, goP *Process, tbl *table.Table, javaPath string, model s3Model) error {
 	j, err := g.latestState(ctx, tbl, javaPath)
 	if err != nil {
 		return err
@@ -308,7 +308,7 @@ func (g *maintainGroup) s3Settled(ctx context.Context, tbl *table.Table, javaPat
 	if err := g.javaReadsS3Model(ctx, javaPath, model); err != nil {
 		return err
 	}
-	return g.sameSearches(ctx, javaPath, maintainQueries(), []int{10})
+	return g.sameSearchesVia(ctx, goP, javaPath, maintainQueries(), []int{10})
 }
 
 // s3GoWritten is s3/go-written (go->java): through its runner goP (configure-s3 done; pkft's
@@ -349,7 +349,7 @@ func (g *maintainGroup) s3GoWritten(ctx context.Context, env *s3Env, st *s3Table
 		return fmt.Errorf("go maintain on S3: %w", err)
 	}
 	javaPath := "s3a://" + strings.TrimPrefix(st.path, "s3://")
-	return g.s3Settled(ctx, tbl, javaPath, st.model)
+	return g.s3Settled(ctx, goP, tbl, javaPath, st.model)
 }
 
 // s3RaceRounds is the number of rounds of s3/commit-race.

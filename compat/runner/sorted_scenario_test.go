@@ -49,7 +49,7 @@ func casesSortedScenario(ct *caseTable, gf *fixture[*maintainGroup], impls []Imp
 				if err := g.need(ctx, append(slices.Clone(writeCommands), "predicate-read")...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "write", "compact")
+				goP, err := goRunner(t, runners, "write", "compact", "search")
 				if err != nil {
 					return err
 				}
@@ -139,7 +139,7 @@ func sortedAndFullText(ctx context.Context, g *maintainGroup, goP *Process, dire
 			return "", fmt.Errorf("step %d (%s): %w", i, st.side, err)
 		}
 	}
-	if err := g.sameSearches(ctx, path, maintainQueries(), []int{10}); err != nil {
+	if err := g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10}); err != nil {
 		return "", err
 	}
 	return path, samePredicateReads(ctx, g, path)

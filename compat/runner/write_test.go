@@ -133,7 +133,7 @@ func casesWrite(ct *caseTable) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			goP, err := goRunner(t, runners, "write", "compact")
+			goP, err := goRunner(t, runners, "write", "compact", "search")
 			if err != nil {
 				return err
 			}
@@ -795,7 +795,7 @@ func alternating(ctx context.Context, g *maintainGroup, goP *Process, sc alterna
 			return "", fmt.Errorf("round %d (%s): %w", round, side, err)
 		}
 	}
-	return path, g.sameSearches(ctx, path, maintainQueries(), []int{10})
+	return path, g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10})
 }
 
 // roundChecks are the checks after each round of the alternating scenarios: Java reads the
