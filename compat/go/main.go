@@ -52,6 +52,8 @@ func commands(tables *searchTables) map[string]command {
 		"minor-compact":                 cmdMinorCompact,
 		"maintain":                      cmdMaintain,
 		"configure-s3":                  cmdConfigureS3,
+		"expire-snapshots":              cmdExpireSnapshots,
+		"remove-orphan-files":           cmdRemoveOrphanFiles,
 		"rewrite-metadata":              cmdRewriteMetadata,
 		"maintainer-scenario":           cmdMaintainerScenario,
 		"sorted-maintainer-scenario":    cmdSortedMaintainerScenario,

@@ -164,6 +164,8 @@ func TestTableCommands(t *testing.T) {
 		[2]any{"maintain", map[string]any{"path": path}},
 		[2]any{"rewrite-metadata", map[string]any{"path": path}},
 		[2]any{"read", map[string]any{"path": path}},
+		[2]any{"expire-snapshots", map[string]any{"path": path, "retainMax": 1, "retainMin": 1, "olderThanMillis": time.Now().Add(time.Hour).UnixMilli()}},
+		[2]any{"remove-orphan-files", map[string]any{"path": path, "olderThanMillis": time.Now().Add(-time.Minute).UnixMilli(), "dryRun": true}},
 		// stringBytes naming a column that is not a string is refused by name.
 		[2]any{"write", map[string]any{"path": path, "stringBytes": []string{"price"}, "rows": []map[string]any{{"id": 1}}}},
 	)
@@ -236,6 +238,18 @@ func TestTableCommands(t *testing.T) {
 	decode(9)
 	if got.Before != maintained || got.After != maintained+1 || got.Kind != "COMPACT" {
 		t.Fatalf("rewrite-metadata on snapshot %d: %d -> %d (%s), want the next snapshot, COMPACT", maintained, got.Before, got.After, got.Kind)
+	}
+	var cleaned struct {
+		Deleted      json.RawMessage `json:"deleted"`
+		DeletedCount *int            `json:"deletedCount"`
+	}
+	cb, _ := json.Marshal(resps[11].Result)
+	if err := json.Unmarshal(cb, &cleaned); err != nil || string(cleaned.Deleted) == "0" {
+		t.Fatalf("expire-snapshots with retainMax 1 on a table of several snapshots: %s", cb)
+	}
+	cb, _ = json.Marshal(resps[12].Result)
+	if err := json.Unmarshal(cb, &cleaned); err != nil || cleaned.DeletedCount == nil {
+		t.Fatalf("remove-orphan-files (dry run) after an expiry: %s", cb)
 	}
 	before, _ := json.Marshal(resps[4].Result)
 	after, _ := json.Marshal(resps[10].Result)
