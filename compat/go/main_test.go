@@ -415,3 +415,32 @@ func TestMinorCompact(t *testing.T) {
 		t.Fatalf("the minor compaction committed a %s snapshot, want COMPACT", dump.CommitKind)
 	}
 }
+
+// TestPkftOptions: write's indexNewRows indexes the write's rows at its commit (its search finds
+// them before any compaction), and compact's uncovered finds nothing to rewrite then.
+func TestPkftOptions(t *testing.T) {
+	testenv.Native(t)
+	wh := t.TempDir()
+	path := filepath.Join(wh, "db.db", "t")
+	resps := session(t,
+		[2]any{"create-table", map[string]any{"warehouse": wh, "database": "db", "table": "t",
+			"fields":      []map[string]string{{"name": "id", "type": "INT NOT NULL"}, {"name": "content", "type": "STRING"}},
+			"primaryKeys": []string{"id"}, "partitionKeys": []string{},
+			"options": map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}},
+		[2]any{"write", map[string]any{"path": path, "indexNewRows": true, "rows": []map[string]any{{"id": 1, "content": "new indexed row"}}}},
+		[2]any{"search", map[string]any{"path": path, "query": "indexed"}},
+		[2]any{"compact", map[string]any{"path": path, "uncovered": true}},
+		[2]any{"list-index", map[string]any{"path": path}},
+	)
+	for i, r := range resps {
+		if !r.OK {
+			t.Fatalf("request %d: %s", i+1, r.Error)
+		}
+	}
+	if b, _ := json.Marshal(resps[2].Result); !bytes.Contains(b, []byte("new indexed row")) {
+		t.Fatalf("search after a write with indexNewRows: %s", b)
+	}
+	if b, _ := json.Marshal(resps[4].Result); !bytes.Contains(b, []byte(`"current"`)) {
+		t.Fatalf("list-index after the uncovered compaction: %s", b)
+	}
+}

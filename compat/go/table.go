@@ -64,11 +64,13 @@ func cmdCreateTable(ctx context.Context, raw json.RawMessage) (any, error) {
 // awaitFile are refused by name (pkft's writer has no compaction before its commit and no
 // pause), and of dynamicOptions only write-only=true (WithWriteOnly). StringBytes names the
 // string (CHAR, VARCHAR) fields whose values are base64 of their bytes, written as they are,
-// malformed UTF-8 included (a JSON string cannot carry such bytes).
+// malformed UTF-8 included (a JSON string cannot carry such bytes). IndexNewRows is pkft's
+// WithIndexNewRows (the write's level-0 files indexed at its commit).
 type writeArgs struct {
 	Path           string             `json:"path"`
 	Rows           []map[string]any   `json:"rows"`
 	StringBytes    []string           `json:"stringBytes"`
+	IndexNewRows   bool               `json:"indexNewRows"`
 	DynamicOptions map[string]*string `json:"dynamicOptions"`
 	Compact        any                `json:"compact"`
 	CompactBucket  any                `json:"compactBucket"`
@@ -89,6 +91,9 @@ func cmdWrite(ctx context.Context, raw json.RawMessage) (any, error) {
 		}
 	}
 	var opts []pkft.WriteOption
+	if args.IndexNewRows {
+		opts = append(opts, pkft.WithIndexNewRows())
+	}
 	for k, v := range args.DynamicOptions {
 		if k == "write-only" && v != nil && *v == "true" {
 			opts = append(opts, pkft.WithWriteOnly())
@@ -165,10 +170,12 @@ func cmdWrite(ctx context.Context, raw json.RawMessage) (any, error) {
 }
 
 // compactArgs are compact's arguments; dynamicOptions is refused (pkft's Compact takes the
-// table's options as they are).
+// table's options as they are). Uncovered is pkft's WithUncoveredCompaction (rewrite only the
+// files no archive covers).
 type compactArgs struct {
 	Path           string `json:"path"`
 	DynamicOptions any    `json:"dynamicOptions"`
+	Uncovered      bool   `json:"uncovered"`
 }
 
 // cmdCompact fully compacts every bucket of the latest snapshot and commits once, with the
@@ -191,7 +198,11 @@ func cmdCompact(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.Compact(ctx); err != nil {
+	var opts []pkft.CompactOption
+	if args.Uncovered {
+		opts = append(opts, pkft.WithUncoveredCompaction())
+	}
+	if _, err := t.Compact(ctx, opts...); err != nil {
 		return nil, err
 	}
 	return map[string]any{"buckets": len(st.Buckets)}, nil
