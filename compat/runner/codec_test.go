@@ -36,7 +36,7 @@ func javaCodecTable(ctx context.Context, g *maintainGroup, goP *Process, codec s
 		}
 		m.apply(rows)
 	}
-	if err := goReadsAsJava(ctx, g, path); err != nil {
+	if err := goReadsAsJava(ctx, g, goP, path); err != nil {
 		return err
 	}
 	rows := pkTextRows(990, 200, 230)
@@ -48,7 +48,7 @@ func javaCodecTable(ctx context.Context, g *maintainGroup, goP *Process, codec s
 	if err := goCompact(ctx, goP, path); err != nil {
 		return err
 	}
-	if err := roundChecks(ctx, g, path, m, fields, true); err != nil {
+	if err := roundChecks(ctx, g, goP, path, m, fields, true); err != nil {
 		return err
 	}
 	return g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10})

@@ -71,7 +71,7 @@ func casesEngines(ct *caseTable) {
 func engineCase(ct *caseTable, gf *fixture[*maintainGroup], runners map[string]*implRunner, name, doc string, writes func(context.Context, *maintainGroup, *engineTable) error) {
 	var e engineTable
 	ct.add(caseRow{Name: name, Direction: "go->java", Doc: doc,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
@@ -85,7 +85,7 @@ func engineCase(ct *caseTable, gf *fixture[*maintainGroup], runners map[string]*
 			return writes(ctx, g, &e)
 		}})
 	ct.add(caseRow{Name: name, Direction: "java-after-go", Doc: doc, Needs: []string{name + "/go->java"},
-		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Writer, Compactor)},
+		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Writer, Compactor, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
@@ -147,7 +147,7 @@ func (e *engineTable) check(ctx context.Context, g *maintainGroup, needArchive b
 			return err
 		}
 	}
-	if err := checkJavaViewOf(ctx, g, e.path, e.model, e.fields, e.fullText, needArchive); err != nil || e.extra == nil || !needArchive {
+	if err := checkJavaViewOf(ctx, g, e.goP, e.path, e.model, e.fields, e.fullText, needArchive); err != nil || e.extra == nil || !needArchive {
 		return err
 	}
 	return e.extra(ctx)

@@ -95,7 +95,7 @@ func producedTable(ctx context.Context, g *maintainGroup, p, goP *Process, name 
 		if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
 			return nil, fmt.Errorf("phase %d: go compact: %w", phase, err)
 		}
-		if err := roundChecks(ctx, g, path, m, producerFields, true); err != nil {
+		if err := roundChecks(ctx, g, goP, path, m, producerFields, true); err != nil {
 			return nil, fmt.Errorf("phase %d: %w", phase, err)
 		}
 		if err := g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10}); err != nil {

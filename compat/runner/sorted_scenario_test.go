@@ -135,7 +135,7 @@ func sortedAndFullText(ctx context.Context, g *maintainGroup, goP *Process, dire
 			}
 		}
 		m.apply(rows)
-		if err := sortedRoundChecks(ctx, g, path, m, i == len(steps)-1); err != nil {
+		if err := sortedRoundChecks(ctx, g, goP, path, m, i == len(steps)-1); err != nil {
 			return "", fmt.Errorf("step %d (%s): %w", i, st.side, err)
 		}
 	}
@@ -179,8 +179,8 @@ func samePredicateReads(ctx context.Context, g *maintainGroup, path string) erro
 // sortedRoundChecks are the checks after each step: the model's rows, every archive current
 // (roundChecks), and every sorted definition current by Java's state and Go's; final requires
 // payloads of both sorted definitions somewhere in the table.
-func sortedRoundChecks(ctx context.Context, g *maintainGroup, path string, m *rowModel, final bool) error {
-	if err := roundChecks(ctx, g, path, m, sortedScenarioFields, true); err != nil {
+func sortedRoundChecks(ctx context.Context, g *maintainGroup, goP *Process, path string, m *rowModel, final bool) error {
+	if err := roundChecks(ctx, g, goP, path, m, sortedScenarioFields, true); err != nil {
 		return err
 	}
 	jd, err := javaDump(ctx, g.proc, path)
