@@ -11,10 +11,16 @@
 // The table commands run on package pkft, the API a Go user has:
 //
 //   - consumer: ping, read, search (ranked positions included), list-index;
-//   - writer: create-table, write (rows with _rowKind; dynamicOptions write-only=true only);
-//   - compactor: compact (full compaction of every bucket, one commit) and minor-compact (the
-//     table's strategy picks; the messages are read from the table's dumps before and after);
-//   - maintainer: maintain (Table.Maintain: an index-only commit).
+//   - writer: create-table, write (rows with _rowKind; dynamicOptions write-only=true only;
+//     stringBytes for texts given as their bytes; indexNewRows, pkft's WithIndexNewRows);
+//   - compactor: compact (full compaction of every bucket, one commit; uncovered, pkft's
+//     WithUncoveredCompaction) and minor-compact (the table's strategy picks; the messages are
+//     read from the table's dumps before and after);
+//   - maintainer: maintain (Table.Maintain: an index-only commit), rewrite-metadata
+//     (Table.RewriteMetadata), expire-snapshots (Table.ExpireSnapshots) and remove-orphan-files
+//     (Table.RemoveOrphanFiles);
+//   - configure-s3: the later commands open the tables of s3:// and s3a:// paths of the bucket
+//     with pkft.WithFileSystemOptions.
 //
 // Package pkft exposes nothing for the maintainer's unit-level commands, so these are served
 // through the same Go code the harness's in-process cases use, not through package pkft:
@@ -24,6 +30,6 @@
 // pk-full-text-index-file-build runs internal/pkfulltext's Builder over the table's data files
 // (the level's archive written where the table's writer writes index files, nothing committed).
 //
-// Not served: the Java runner's other commands (dump, alter-table, configure-s3, ...). An unknown
+// Not served: the Java runner's other commands (dump, alter-table, bucket, pick, ...). An unknown
 // command is the error "unknown command: NAME"; the runner stays usable after any error.
 package main

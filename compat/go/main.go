@@ -51,6 +51,10 @@ func commands(tables *searchTables) map[string]command {
 		"compact":                       cmdCompact,
 		"minor-compact":                 cmdMinorCompact,
 		"maintain":                      cmdMaintain,
+		"configure-s3":                  cmdConfigureS3,
+		"expire-snapshots":              cmdExpireSnapshots,
+		"remove-orphan-files":           cmdRemoveOrphanFiles,
+		"rewrite-metadata":              cmdRewriteMetadata,
 		"maintainer-scenario":           cmdMaintainerScenario,
 		"sorted-maintainer-scenario":    cmdSortedMaintainerScenario,
 		"source-meta-encode":            cmdSourceMetaEncode,
@@ -73,6 +77,7 @@ func main() {
 // serve answers the requests of in, one per line, on out until in ends. Diagnostics go to
 // errOut; a failed request is an error response, never the end of serve.
 func serve(ctx context.Context, in io.Reader, out, errOut io.Writer) (err error) {
+	ctx = withStorage(ctx)
 	tables := &searchTables{}
 	defer func() {
 		if cerr := tables.close(); err == nil {

@@ -65,6 +65,8 @@ func TestServeFraming(t *testing.T) {
 		[2]any{"search", map[string]any{"path": "x", "query": " "}},
 		[2]any{"maintainer-scenario", map[string]any{"family": "btree"}},
 		[2]any{"source-meta-decode", map[string]any{"bytes": "%%"}},
+		[2]any{"configure-s3", map[string]any{"bucket": "b", "endpoint": "http://127.0.0.1:1", "accessKey": "a", "secretKey": "s", "sessionToken": "t"}},
+		[2]any{"configure-s3", map[string]any{"bucket": "b", "endpoint": "http://127.0.0.1:1", "accessKey": "a", "secretKey": "s", "pathStyle": true}},
 		[2]any{"ping", nil},
 	)
 	var ping struct {
@@ -87,11 +89,15 @@ func TestServeFraming(t *testing.T) {
 		"IllegalArgumentException: args.query must not be blank",
 		`maintainer-scenario runs scripts of family [""], not "btree"`,
 		"IllegalArgumentException: args.bytes",
+		`IllegalArgumentException: args: json: unknown field "sessionToken"`,
 	} {
 		r := resps[i+1]
 		if r.OK || !strings.HasPrefix(r.Error, want) && !strings.Contains(r.Error, want) {
 			t.Errorf("request %d: %+v, want an error with %q", i+2, r, want)
 		}
+	}
+	if r := resps[len(resps)-2]; !r.OK || fmt.Sprint(r.Result) != "map[bucket:b]" {
+		t.Fatalf("configure-s3: %+v", r)
 	}
 	if !resps[len(resps)-1].OK {
 		t.Fatalf("the runner does not answer after errors: %+v", resps[len(resps)-1])
@@ -147,15 +153,26 @@ func TestTableCommands(t *testing.T) {
 			"primaryKeys": []string{"id"}, "partitionKeys": []string{},
 			"options": map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}},
 		[2]any{"write", map[string]any{"path": path, "rows": rows}},
-		[2]any{"write", map[string]any{"path": path, "rows": []map[string]any{
-			{"_rowKind": "-D", "id": 3}, {"_rowKind": "+U", "id": 4, "content": "lake format"}}}},
+		// content of id 4 as base64 of its bytes (stringBytes): read back as the text.
+		[2]any{"write", map[string]any{"path": path, "stringBytes": []string{"content"}, "rows": []map[string]any{
+			{"_rowKind": "-D", "id": 3}, {"_rowKind": "+U", "id": 4, "content": "bGFrZSBmb3JtYXQ="}}}},
 		[2]any{"compact", map[string]any{"path": path}},
 		[2]any{"read", map[string]any{"path": path}},
 		[2]any{"search", map[string]any{"path": path, "query": "paimon", "limit": 100}},
 		[2]any{"search", map[string]any{"path": path, "query": "lake", "ranked": true}},
 		[2]any{"list-index", map[string]any{"path": path}},
 		[2]any{"maintain", map[string]any{"path": path}},
+		[2]any{"rewrite-metadata", map[string]any{"path": path}},
+		[2]any{"read", map[string]any{"path": path}},
+		[2]any{"expire-snapshots", map[string]any{"path": path, "retainMax": 1, "retainMin": 1, "olderThanMillis": time.Now().Add(time.Hour).UnixMilli()}},
+		[2]any{"remove-orphan-files", map[string]any{"path": path, "olderThanMillis": time.Now().Add(-time.Minute).UnixMilli(), "dryRun": true}},
+		// stringBytes naming a column that is not a string is refused by name.
+		[2]any{"write", map[string]any{"path": path, "stringBytes": []string{"price"}, "rows": []map[string]any{{"id": 1}}}},
 	)
+	if last := resps[len(resps)-1]; last.OK || !strings.Contains(last.Error, "stringBytes: price") {
+		t.Fatalf("write with stringBytes [price]: %+v", last)
+	}
+	resps = resps[:len(resps)-1]
 	for i, r := range resps {
 		if !r.OK {
 			t.Fatalf("request %d: %s (%s)", i+1, r.Error, path)
@@ -174,6 +191,7 @@ func TestTableCommands(t *testing.T) {
 		Snapshot int64            `json:"snapshotId"`
 		Before   int64            `json:"snapshotBefore"`
 		After    int64            `json:"snapshotAfter"`
+		Kind     string           `json:"commitKind"`
 	}
 	decode := func(i int) {
 		got.Rows, got.Res, got.Archives = nil, nil, nil
@@ -215,6 +233,28 @@ func TestTableCommands(t *testing.T) {
 	decode(8)
 	if got.Before == 0 || got.After != got.Before {
 		t.Fatalf("maintain after a full compaction: snapshot %d -> %d, want no commit", got.Before, got.After)
+	}
+	maintained := got.After
+	decode(9)
+	if got.Before != maintained || got.After != maintained+1 || got.Kind != "COMPACT" {
+		t.Fatalf("rewrite-metadata on snapshot %d: %d -> %d (%s), want the next snapshot, COMPACT", maintained, got.Before, got.After, got.Kind)
+	}
+	var cleaned struct {
+		Deleted      json.RawMessage `json:"deleted"`
+		DeletedCount *int            `json:"deletedCount"`
+	}
+	cb, _ := json.Marshal(resps[11].Result)
+	if err := json.Unmarshal(cb, &cleaned); err != nil || string(cleaned.Deleted) == "0" {
+		t.Fatalf("expire-snapshots with retainMax 1 on a table of several snapshots: %s", cb)
+	}
+	cb, _ = json.Marshal(resps[12].Result)
+	if err := json.Unmarshal(cb, &cleaned); err != nil || cleaned.DeletedCount == nil {
+		t.Fatalf("remove-orphan-files (dry run) after an expiry: %s", cb)
+	}
+	before, _ := json.Marshal(resps[4].Result)
+	after, _ := json.Marshal(resps[10].Result)
+	if !bytes.Equal(before, after) || !bytes.Contains(after, []byte("lake format")) {
+		t.Fatalf("rows changed across rewrite-metadata: %s, then %s", before, after)
 	}
 	// The full compaction left every file on the top level: build that level's archive again.
 	tbl, err := pkft.Open(t.Context(), path)
@@ -373,5 +413,34 @@ func TestMinorCompact(t *testing.T) {
 	}
 	if dump.CommitKind != "COMPACT" {
 		t.Fatalf("the minor compaction committed a %s snapshot, want COMPACT", dump.CommitKind)
+	}
+}
+
+// TestPkftOptions: write's indexNewRows indexes the write's rows at its commit (its search finds
+// them before any compaction), and compact's uncovered finds nothing to rewrite then.
+func TestPkftOptions(t *testing.T) {
+	testenv.Native(t)
+	wh := t.TempDir()
+	path := filepath.Join(wh, "db.db", "t")
+	resps := session(t,
+		[2]any{"create-table", map[string]any{"warehouse": wh, "database": "db", "table": "t",
+			"fields":      []map[string]string{{"name": "id", "type": "INT NOT NULL"}, {"name": "content", "type": "STRING"}},
+			"primaryKeys": []string{"id"}, "partitionKeys": []string{},
+			"options": map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}},
+		[2]any{"write", map[string]any{"path": path, "indexNewRows": true, "rows": []map[string]any{{"id": 1, "content": "new indexed row"}}}},
+		[2]any{"search", map[string]any{"path": path, "query": "indexed"}},
+		[2]any{"compact", map[string]any{"path": path, "uncovered": true}},
+		[2]any{"list-index", map[string]any{"path": path}},
+	)
+	for i, r := range resps {
+		if !r.OK {
+			t.Fatalf("request %d: %s", i+1, r.Error)
+		}
+	}
+	if b, _ := json.Marshal(resps[2].Result); !bytes.Contains(b, []byte("new indexed row")) {
+		t.Fatalf("search after a write with indexNewRows: %s", b)
+	}
+	if b, _ := json.Marshal(resps[4].Result); !bytes.Contains(b, []byte(`"current"`)) {
+		t.Fatalf("list-index after the uncovered compaction: %s", b)
 	}
 }

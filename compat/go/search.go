@@ -186,7 +186,7 @@ func (st *searchTables) table(ctx context.Context, path string) (*pkft.Table, er
 	if err := st.close(); err != nil {
 		return nil, err
 	}
-	t, err := pkft.Open(ctx, path, pkft.KeepArchivesOpen())
+	t, err := pkft.Open(ctx, path, append(openOptions(ctx, path), pkft.KeepArchivesOpen())...)
 	if err != nil {
 		return nil, err
 	}

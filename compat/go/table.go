@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/paimon-pkft/pkft"
 )
@@ -16,7 +18,7 @@ func openTable(ctx context.Context, path string) (*pkft.Table, error) {
 	if path == "" {
 		return nil, argErrorf("args.path (the table directory) is required")
 	}
-	return pkft.Open(ctx, path)
+	return pkft.Open(ctx, path, openOptions(ctx, path)...)
 }
 
 // createTableArgs are create-table's arguments, as the Java runner's TableCommands takes them.
@@ -45,9 +47,12 @@ func cmdCreateTable(ctx context.Context, raw json.RawMessage) (any, error) {
 		args.Database = "default"
 	}
 	path := filepath.Join(args.Warehouse, args.Database+".db", args.Table)
+	if _, ok := objectStoreBucket(args.Warehouse); ok {
+		path = strings.TrimSuffix(args.Warehouse, "/") + "/" + args.Database + ".db/" + args.Table
+	}
 	t, err := pkft.Create(ctx, path, pkft.TableDefinition{
 		Columns: args.Fields, PrimaryKeys: args.PrimaryKeys, PartitionKeys: args.PartitionKeys, Options: args.Options,
-	})
+	}, pkft.WithOpenOptions(openOptions(ctx, path)...))
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +62,15 @@ func cmdCreateTable(ctx context.Context, raw json.RawMessage) (any, error) {
 
 // writeArgs are write's arguments. Of the Java runner's, compact, compactBucket, readyFile and
 // awaitFile are refused by name (pkft's writer has no compaction before its commit and no
-// pause), and of dynamicOptions only write-only=true (WithWriteOnly).
+// pause), and of dynamicOptions only write-only=true (WithWriteOnly). StringBytes names the
+// string (CHAR, VARCHAR) fields whose values are base64 of their bytes, written as they are,
+// malformed UTF-8 included (a JSON string cannot carry such bytes). IndexNewRows is pkft's
+// WithIndexNewRows (the write's level-0 files indexed at its commit).
 type writeArgs struct {
 	Path           string             `json:"path"`
 	Rows           []map[string]any   `json:"rows"`
+	StringBytes    []string           `json:"stringBytes"`
+	IndexNewRows   bool               `json:"indexNewRows"`
 	DynamicOptions map[string]*string `json:"dynamicOptions"`
 	Compact        any                `json:"compact"`
 	CompactBucket  any                `json:"compactBucket"`
@@ -81,6 +91,9 @@ func cmdWrite(ctx context.Context, raw json.RawMessage) (any, error) {
 		}
 	}
 	var opts []pkft.WriteOption
+	if args.IndexNewRows {
+		opts = append(opts, pkft.WithIndexNewRows())
+	}
 	for k, v := range args.DynamicOptions {
 		if k == "write-only" && v != nil && *v == "true" {
 			opts = append(opts, pkft.WithWriteOnly())
@@ -102,6 +115,15 @@ func cmdWrite(ctx context.Context, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	sch := w.Schema()
+	asBytes := map[string]bool{}
+	for _, name := range args.StringBytes {
+		c, ok := sch.Column(name)
+		if !ok || (c.Type.Kind != pkft.KindChar && c.Type.Kind != pkft.KindVarChar) {
+			_ = w.Abort(ctx)
+			return nil, argErrorf("args.stringBytes: %s is not a string column of the table", name)
+		}
+		asBytes[name] = true
+	}
 	n := 0
 	for i, r := range args.Rows {
 		kind := pkft.Insert
@@ -120,6 +142,16 @@ func cmdWrite(ctx context.Context, raw json.RawMessage) (any, error) {
 		}
 		vals := make([]any, len(sch.Columns))
 		for j, c := range sch.Columns {
+			if asBytes[c.Name] && r[c.Name] != nil {
+				b64, ok := r[c.Name].(string)
+				raw, err := base64.StdEncoding.DecodeString(b64)
+				if !ok || err != nil {
+					_ = w.Abort(ctx)
+					return nil, argErrorf("row %d: column %s: want base64 of the string's bytes (args.stringBytes), got %v", i, c.Name, r[c.Name])
+				}
+				vals[j] = string(raw)
+				continue
+			}
 			if vals[j], err = parseValue(c.Type, r[c.Name]); err != nil {
 				_ = w.Abort(ctx)
 				return nil, argErrorf("row %d: column %s: %v", i, c.Name, err)
@@ -138,10 +170,12 @@ func cmdWrite(ctx context.Context, raw json.RawMessage) (any, error) {
 }
 
 // compactArgs are compact's arguments; dynamicOptions is refused (pkft's Compact takes the
-// table's options as they are).
+// table's options as they are). Uncovered is pkft's WithUncoveredCompaction (rewrite only the
+// files no archive covers).
 type compactArgs struct {
 	Path           string `json:"path"`
 	DynamicOptions any    `json:"dynamicOptions"`
+	Uncovered      bool   `json:"uncovered"`
 }
 
 // cmdCompact fully compacts every bucket of the latest snapshot and commits once, with the
@@ -164,7 +198,11 @@ func cmdCompact(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.Compact(ctx); err != nil {
+	var opts []pkft.CompactOption
+	if args.Uncovered {
+		opts = append(opts, pkft.WithUncoveredCompaction())
+	}
+	if _, err := t.Compact(ctx, opts...); err != nil {
 		return nil, err
 	}
 	return map[string]any{"buckets": len(st.Buckets)}, nil
@@ -204,6 +242,26 @@ func cmdMaintain(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	return map[string]any{"snapshotBefore": res.BaseSnapshotID, "snapshotAfter": after,
 		"built": built, "retired": retired, "unchanged": unchanged}, nil
+}
+
+// cmdRewriteMetadata re-encodes the latest snapshot's metadata with Table.RewriteMetadata and
+// commits it as the next snapshot. Its only argument is path. Result: {snapshotBefore,
+// snapshotAfter, commitKind}.
+func cmdRewriteMetadata(ctx context.Context, raw json.RawMessage) (any, error) {
+	t, err := openPathArgs(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	st, err := t.State(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.RewriteMetadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"snapshotBefore": st.SnapshotID, "snapshotAfter": res.SnapshotID, "commitKind": res.CommitKind}, nil
 }
 
 // pathArgs are the arguments of a command that names only a table.

@@ -376,7 +376,7 @@ func aggExactFields() []field {
 // every step both copies hold the same file shapes and Java reads the same rows from both:
 // Java's own aggregation is the referee, for functions whose results depend on the grouping
 // of a key's records by the write buffer and the compactions.
-func aggregationExact(ctx context.Context, g *maintainGroup) error {
+func aggregationExact(ctx context.Context, g *maintainGroup, goP *Process) error {
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content",
 		"merge-engine": "aggregation", "fields.prod.aggregate-function": "product", "fields.iprod.aggregate-function": "product",
 		"fields.fv.aggregate-function": "first_value", "fields.fv.ignore-retract": "true",
@@ -450,14 +450,14 @@ func aggregationExact(ctx context.Context, g *maintainGroup) error {
 	}
 	for step := range 8 {
 		r := rows(step)
-		if err := writeBoth(ctx, g, javaCopy, goCopy, step, r); err != nil {
+		if err := writeBoth(ctx, g, goP, javaCopy, goCopy, step, r); err != nil {
 			return err
 		}
 		if err := compare(fmt.Sprintf("step %d", step)); err != nil {
 			return err
 		}
 	}
-	if err := compactBoth(ctx, g, javaCopy, goCopy); err != nil {
+	if err := compactBoth(ctx, g, goP, javaCopy, goCopy); err != nil {
 		return err
 	}
 	return compare("the full compactions")

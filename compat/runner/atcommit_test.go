@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,12 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/scan"
-	"github.com/paimon-pkft/pkft/internal/table"
-	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // casesAtCommit registers the cases of the compaction Go's writer runs at commit, as Java's writer does
@@ -27,27 +24,35 @@ import (
 // scenario/sorted-and-full-text (java->go->java, go->java).
 func casesAtCommit(ct *caseTable) {
 	gf := groupFixture()
+	impls, runners := consumerRunners(ct)
 	for _, v := range visibleVariants() {
 		ct.add(caseRow{Name: "write/visible-at-commit/" + v.name, Direction: "go->java", Doc: docWriteVisibleAtCommitVariant,
-			Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+			Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				return visibleAtCommit(ctx, g, v)
+				goP, err := goRunner(t, runners, "write", "search")
+				if err != nil {
+					return err
+				}
+				return visibleAtCommit(ctx, g, goP, v)
 			}})
 	}
 	ct.add(caseRow{Name: "write/lookup-dvs", Direction: "go<->java", Doc: docWriteLookupDvs,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Writer, Consumer)},
+		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Writer, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			return lookupDVs(ctx, g)
+			goP, err := goRunner(t, runners, "write")
+			if err != nil {
+				return err
+			}
+			return lookupDVs(ctx, g, goP)
 		}})
-	impls, runners := consumerRunners(ct)
 	var noFull *consumerTable
 	ct.add(caseRow{Name: "scenario/alternating-no-full", Direction: "go+java", Doc: docScenarioAlternatingNoFull,
 		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Writer, Consumer)},
@@ -56,7 +61,7 @@ func casesAtCommit(ct *caseTable) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			goP, err := goRunner(t, runners, "write", "compact")
+			goP, err := goRunner(t, runners, "write", "compact", "search")
 			if err != nil {
 				return err
 			}
@@ -77,10 +82,14 @@ func casesAtCommit(ct *caseTable) {
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				return javaCodecTable(ctx, g, codec)
+				goP, err := goRunner(t, runners, "write", "compact", "search")
+				if err != nil {
+					return err
+				}
+				return javaCodecTable(ctx, g, goP, codec)
 			}})
 	}
-	casesSortedScenario(ct, gf)
+	casesSortedScenario(ct, gf, impls, runners)
 }
 
 // visibleVariant is one table shape of write/visible-at-commit.
@@ -116,7 +125,7 @@ func visibleVariants() []visibleVariant {
 // rounds of Go writes (inserts, updates and deletes) with no pkft compact in between; after each
 // one Java's batch read returns the model's rows, and on full-text tables Java's state shows
 // every archive current and Java's searches equal Go's.
-func visibleAtCommit(ctx context.Context, g *maintainGroup, v visibleVariant) error {
+func visibleAtCommit(ctx context.Context, g *maintainGroup, goP *Process, v visibleVariant) error {
 	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "visible-"+v.name), "visible-"+v.name, v.fields, v.pks, v.partKeys, v.options, nil)
 	if err != nil {
 		return err
@@ -131,7 +140,7 @@ func visibleAtCommit(ctx context.Context, g *maintainGroup, v visibleVariant) er
 		if len(m.rows) > 0 {
 			rows = append(rows, updatesAndDeletes(m, uint64(600+round), r.IntN(12), r.IntN(8))...)
 		}
-		if err := goWrite(ctx, g, path, rows); err != nil {
+		if err := goWrite(ctx, goP, path, rows); err != nil {
 			return fmt.Errorf("round %d: %w", round, err)
 		}
 		m.apply(rows)
@@ -150,7 +159,7 @@ func visibleAtCommit(ctx context.Context, g *maintainGroup, v visibleVariant) er
 		}
 	}
 	if v.fullText {
-		return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+		return g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10})
 	}
 	return nil
 }
@@ -198,7 +207,7 @@ func copyTable(src, dst string) error {
 // Go's to the other: after every write both copies hold the same file shapes (levels, row counts,
 // deletion-vector cardinalities per file) and the model's rows. Then Java writes and fully
 // compacts after Go, and Go writes after Java: both copies read the model's rows.
-func lookupDVs(ctx context.Context, g *maintainGroup) error {
+func lookupDVs(ctx context.Context, g *maintainGroup, goP *Process) error {
 	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 	pks := []string{"id"}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content"}
@@ -236,7 +245,7 @@ func lookupDVs(ctx context.Context, g *maintainGroup) error {
 		if err := g.proc.Call(ctx, "write", map[string]any{"path": javaCopy, "rows": rows}, nil); err != nil {
 			return fmt.Errorf("step %d: java write: %w", step, err)
 		}
-		if err := goWrite(ctx, g, goCopy, rows); err != nil {
+		if err := goWrite(ctx, goP, goCopy, rows); err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}
 		m.apply(rows)
@@ -272,7 +281,7 @@ func lookupDVs(ctx context.Context, g *maintainGroup) error {
 	if err := g.proc.Call(ctx, "write", map[string]any{"path": goCopy, "rows": last, "compact": "full"}, nil); err != nil {
 		return fmt.Errorf("java after go: %w", err)
 	}
-	if err := goWrite(ctx, g, javaCopy, last); err != nil {
+	if err := goWrite(ctx, goP, javaCopy, last); err != nil {
 		return fmt.Errorf("go after java: %w", err)
 	}
 	m.apply(last)
@@ -280,60 +289,28 @@ func lookupDVs(ctx context.Context, g *maintainGroup) error {
 		if err := sameAsModel(ctx, g, p, m, fields); err != nil {
 			return fmt.Errorf("%s after the other side: %w", filepath.Base(p), err)
 		}
-		if err := goReadsAsJava(ctx, g, p); err != nil {
+		if err := goReadsAsJava(ctx, g, goP, p); err != nil {
 			return fmt.Errorf("%s: %w", filepath.Base(p), err)
 		}
 	}
 	return nil
 }
 
-// goReadsAsJava checks Go's batch read of the table (internal/scan) returns the rows Java's does.
-func goReadsAsJava(ctx context.Context, g *maintainGroup, path string) error {
+// goReadsAsJava checks Go's batch read of the table through its runner goP (the protocol's read:
+// Table.Scan, rows rendered and sorted as the Java runner's) returns the rows Java's read does.
+func goReadsAsJava(ctx context.Context, g *maintainGroup, goP *Process, path string) error {
 	jrows, err := javaRead(ctx, g.proc, path)
 	if err != nil {
 		return err
 	}
-	tbl := table.Open(fileio.NewLocal(), path)
-	sch, err := tbl.LatestSchema(ctx)
-	if err != nil {
-		return err
-	}
-	latest, err := tbl.Latest(ctx)
-	if err != nil {
-		return err
-	}
-	buckets, err := scan.Read(ctx, tbl, latest, scan.Options{})
+	grows, err := javaRead(ctx, goP, path)
 	if err != nil {
 		return fmt.Errorf("go read: %w", err)
 	}
-	// Rows compared by their string and integer columns (dates differ in form between the
-	// runner's JSON and Go's values and are covered by the key columns' uniqueness here).
-	var want, got []string
-	for _, r := range jrows {
-		var parts []string
-		for _, f := range sch.Fields {
-			if f.Type.Root == types.RootDate {
-				continue
-			}
-			parts = append(parts, fmt.Sprint(jsonScalar(r[f.Name])))
-		}
-		want = append(want, strings.Join(parts, "|"))
+	if len(jrows) == 0 {
+		return errors.New("Java reads no row: the comparison compares nothing")
 	}
-	for _, b := range buckets {
-		for _, row := range b.Rows {
-			var parts []string
-			for i, f := range sch.Fields {
-				if f.Type.Root == types.RootDate {
-					continue
-				}
-				parts = append(parts, fmt.Sprint(jsonScalar(row[i])))
-			}
-			got = append(got, strings.Join(parts, "|"))
-		}
-	}
-	slices.Sort(want)
-	slices.Sort(got)
-	if d := cmp.Diff(want, got); d != "" {
+	if d := cmp.Diff(jrows, grows); d != "" {
 		return fmt.Errorf("Go's read differs from Java's (-java +go):\n%s", d)
 	}
 	return nil

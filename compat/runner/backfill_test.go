@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +34,7 @@ var backfillWords = []string{"heron", "otter", "badger"}
 // full-compaction.delta-commits, a user key) and leaves Java's changelog read unchanged.
 func casesBackfill(ct *caseTable) {
 	gf := groupFixture()
+	_, runners := consumerRunners(ct)
 	ct.add(caseRow{Name: "compaction/uncovered", Direction: "go->java", Doc: docCompactionUncovered,
 		Sides: []caseSide{side("go", Writer, Compactor, Maintainer), side("java", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
@@ -39,7 +42,11 @@ func casesBackfill(ct *caseTable) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			return uncoveredBackfill(ctx, g)
+			goP, err := goRunner(t, runners, "create-table", "write", "compact", "search")
+			if err != nil {
+				return err
+			}
+			return uncoveredBackfill(ctx, g, goP)
 		}})
 	ct.add(caseRow{Name: "write/index-new-rows", Direction: "go->java", Doc: docWriteIndexNewRows,
 		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
@@ -48,7 +55,11 @@ func casesBackfill(ct *caseTable) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			return indexNewRows(ctx, g)
+			goP, err := goRunner(t, runners, "create-table", "write", "search")
+			if err != nil {
+				return err
+			}
+			return indexNewRows(ctx, g, goP)
 		}})
 	for _, v := range flinkVariants() {
 		ct.add(caseRow{Name: "maintain/flink-tables/" + v.name, Direction: "java->go->java", Doc: docMaintainFlinkTablesVariant,
@@ -64,36 +75,38 @@ func casesBackfill(ct *caseTable) {
 }
 
 // backfillTable is a Go-created table of the backfill cases and the model of its live rows
-// (id -> content).
+// (id -> content). Go creates, writes and compacts it through its runner goP; tbl is Go's
+// in-process handle for its state (Table.State's coverage).
 type backfillTable struct {
 	path  string
+	goP   *Process
 	tbl   *pkft.Table
 	model map[int64]string
 }
 
 // createBackfillTable creates, with Go, a partition-less deletion-vector table of two buckets
 // with a full-text index on content.
-func createBackfillTable(ctx context.Context, g *maintainGroup, name string) (*backfillTable, error) {
-	path := filepath.Join(g.dir, "backfill", name)
-	tbl, err := pkft.Create(ctx, path, pkft.TableDefinition{
-		Columns:     []pkft.ColumnDefinition{{Name: "id", Type: "BIGINT NOT NULL"}, {Name: "content", Type: "STRING"}},
-		PrimaryKeys: []string{"id"},
-		Options:     map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"},
-	})
+func createBackfillTable(ctx context.Context, g *maintainGroup, goP *Process, name string) (*backfillTable, error) {
+	var created struct {
+		Path string `json:"path"`
+	}
+	if err := goP.Call(ctx, "create-table", map[string]any{"warehouse": filepath.Join(g.dir, "backfill"), "database": "default",
+		"table": strings.ReplaceAll(name, "-", "_"), "fields": []field{{"id", "BIGINT NOT NULL"}, {"content", "STRING"}},
+		"primaryKeys": []string{"id"}, "partitionKeys": []string{},
+		"options": map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}, &created); err != nil {
+		return nil, fmt.Errorf("go create-table: %w", err)
+	}
+	tbl, err := pkft.Open(ctx, created.Path)
 	if err != nil {
 		return nil, err
 	}
-	return &backfillTable{path: path, tbl: tbl, model: map[int64]string{}}, nil
+	return &backfillTable{path: created.Path, goP: goP, tbl: tbl, model: map[int64]string{}}, nil
 }
 
 // write commits, with Go, n new rows from id first, updates of up to update live rows (a new
 // word) and deletes of up to del others, chosen by seed.
-func (b *backfillTable) write(ctx context.Context, seed uint64, first, n int64, update, del int, opts ...pkft.WriteOption) error {
+func (b *backfillTable) write(ctx context.Context, seed uint64, first, n int64, update, del int, indexNewRows bool) error {
 	r := rand.New(rand.NewPCG(seed, 35))
-	w, err := b.tbl.NewWriter(ctx, append([]pkft.WriteOption{pkft.WithCommitUser("pkft-conformance")}, opts...)...)
-	if err != nil {
-		return err
-	}
 	text := func(id int64) string {
 		return fmt.Sprintf("%s seen near the river, note %d", backfillWords[r.IntN(len(backfillWords))], id)
 	}
@@ -119,18 +132,20 @@ func (b *backfillTable) write(ctx context.Context, seed uint64, first, n int64, 
 			changes[id] = nil
 		}
 	}
-	for id, s := range changes {
-		if s == nil {
-			err = w.Write(ctx, pkft.Delete, []any{id, nil})
+	var rows []row
+	for _, id := range slices.Sorted(maps.Keys(changes)) {
+		if s := changes[id]; s == nil {
+			rows = append(rows, row{"id": id, "_rowKind": "-D"})
 		} else {
-			err = w.Write(ctx, pkft.Insert, []any{id, *s})
-		}
-		if err != nil {
-			return errors.Join(err, w.Abort(ctx))
+			rows = append(rows, row{"id": id, "content": *s})
 		}
 	}
-	if _, err := w.Commit(ctx); err != nil {
-		return err
+	args := map[string]any{"path": b.path, "rows": rows}
+	if indexNewRows {
+		args["indexNewRows"] = true
+	}
+	if err := b.goP.Call(ctx, "write", args, nil); err != nil {
+		return fmt.Errorf("go write: %w", err)
 	}
 	for id, s := range changes {
 		if s == nil {
@@ -229,15 +244,15 @@ func noUncoveredFiles(d *inspect.Dump) error {
 // moved-up files (the files an archive covered stay), after which Java's state is current, Java
 // reads and searches every row, Go's searches equal Java's, and a second uncovered compaction
 // commits nothing.
-func uncoveredBackfill(ctx context.Context, g *maintainGroup) error {
-	b, err := createBackfillTable(ctx, g, "uncovered")
+func uncoveredBackfill(ctx context.Context, g *maintainGroup, goP *Process) error {
+	b, err := createBackfillTable(ctx, g, goP, "uncovered")
 	if err != nil {
 		return err
 	}
-	if err := b.write(ctx, 1, 0, 300, 0, 0); err != nil {
+	if err := b.write(ctx, 1, 0, 300, 0, 0, false); err != nil {
 		return err
 	}
-	if err := b.write(ctx, 2, 300, 60, 80, 30); err != nil {
+	if err := b.write(ctx, 2, 300, 60, 80, 30, false); err != nil {
 		return err
 	}
 	st, err := b.tbl.State(ctx)
@@ -260,19 +275,15 @@ func uncoveredBackfill(ctx context.Context, g *maintainGroup) error {
 	if err != nil {
 		return err
 	}
-	res, err := b.tbl.Compact(ctx, pkft.WithUncoveredCompaction(), pkft.WithCommitUser("pkft-conformance"))
-	if err != nil {
+	if err := goP.Call(ctx, "compact", map[string]any{"path": b.path, "uncovered": true}, nil); err != nil {
 		return fmt.Errorf("go uncovered compaction: %w", err)
-	}
-	if res.SnapshotID == 0 {
-		return errors.New("the uncovered compaction committed nothing")
 	}
 	after, err := javaDump(ctx, g.proc, b.path)
 	if err != nil {
 		return err
 	}
-	if after.SnapshotID != res.SnapshotID {
-		return fmt.Errorf("Java dumps snapshot %d, Go committed %d", after.SnapshotID, res.SnapshotID)
+	if after.SnapshotID != before.SnapshotID+1 || after.CommitKind != "COMPACT" {
+		return fmt.Errorf("the uncovered compaction committed nothing: Java dumps snapshot %d (%s) after %d", after.SnapshotID, after.CommitKind, before.SnapshotID)
 	}
 	if err := allCurrent(after); err != nil {
 		return fmt.Errorf("Java's state after the backfill: %w", err)
@@ -316,17 +327,18 @@ func uncoveredBackfill(ctx context.Context, g *maintainGroup) error {
 	}
 	if snap, err := b.javaFindsEveryRow(ctx, g); err != nil {
 		return fmt.Errorf("after the backfill: %w", err)
-	} else if snap != res.SnapshotID {
-		return fmt.Errorf("Java searched snapshot %d, the backfill committed %d", snap, res.SnapshotID)
+	} else if snap != after.SnapshotID {
+		return fmt.Errorf("Java searched snapshot %d, the backfill committed %d", snap, after.SnapshotID)
 	}
-	if err := g.sameSearches(ctx, b.path, backfillWords, []int{5, 1000}); err != nil {
+	if err := g.sameSearchesVia(ctx, goP, b.path, backfillWords, []int{5, 1000}); err != nil {
 		return err
 	}
-	again, err := b.tbl.Compact(ctx, pkft.WithUncoveredCompaction())
-	if err != nil {
+	if err := goP.Call(ctx, "compact", map[string]any{"path": b.path, "uncovered": true}, nil); err != nil {
 		return err
 	}
-	if again.SnapshotID != 0 {
+	if again, err := javaDump(ctx, g.proc, b.path); err != nil {
+		return err
+	} else if again.SnapshotID != after.SnapshotID {
 		return fmt.Errorf("a second uncovered compaction committed snapshot %d", again.SnapshotID)
 	}
 	return nil
@@ -336,8 +348,8 @@ func uncoveredBackfill(ctx context.Context, g *maintainGroup) error {
 // write whose files the compaction at commit would move up unchanged) and then new rows,
 // updates and deletes; after each write Java's search of the write's snapshot returns every
 // matching row, Java's state is current and no file is left uncovered.
-func indexNewRows(ctx context.Context, g *maintainGroup) error {
-	b, err := createBackfillTable(ctx, g, "index-new-rows")
+func indexNewRows(ctx context.Context, g *maintainGroup, goP *Process) error {
+	b, err := createBackfillTable(ctx, g, goP, "index-new-rows")
 	if err != nil {
 		return err
 	}
@@ -346,7 +358,7 @@ func indexNewRows(ctx context.Context, g *maintainGroup) error {
 		if round > 0 {
 			update, del = 40, 15
 		}
-		if err := b.write(ctx, uint64(10+round), int64(round*200), 200, update, del, pkft.WithIndexNewRows()); err != nil {
+		if err := b.write(ctx, uint64(10+round), int64(round*200), 200, update, del, true); err != nil {
 			return fmt.Errorf("round %d: %w", round, err)
 		}
 		st, err := b.tbl.State(ctx)
@@ -374,7 +386,7 @@ func indexNewRows(ctx context.Context, g *maintainGroup) error {
 			return fmt.Errorf("round %d: %w", round, err)
 		}
 	}
-	return g.sameSearches(ctx, b.path, backfillWords, []int{5, 1000})
+	return g.sameSearchesVia(ctx, goP, b.path, backfillWords, []int{5, 1000})
 }
 
 // flinkVariant is one table shape of maintain/flink-tables: options Flink jobs set, which an
@@ -516,14 +528,15 @@ func flinkTable(ctx context.Context, g *maintainGroup, v flinkVariant) error {
 // docCompactionUncovered describes compaction/uncovered.
 const docCompactionUncovered = "Go creates the same table and writes a first batch (moved up unchanged) and a second of " +
 	"new rows, updates and deletes: Go's coverage counts the moved-up rows and Java's search " +
-	"misses rows. Go's `WithUncoveredCompaction` then rewrites exactly the moved-up files " +
+	"misses rows. Go's `WithUncoveredCompaction` (the Go runner's `compact` with `uncovered`) then rewrites exactly the moved-up files " +
 	"(every other file stays, every new file is on a level a moved-up file was on); Java's " +
 	"state of the COMPACT snapshot is current with no APPEND file left above level 0, Java's " +
 	"search returns exactly the live rows carrying each word, Go's searches equal Java's, and a" +
 	" second uncovered compaction commits nothing."
 
 // docWriteIndexNewRows describes write/index-new-rows.
-const docWriteIndexNewRows = "Go creates a two-bucket full-text table with deletion vectors and makes four writes with " +
+const docWriteIndexNewRows = "Go, through its runner (`create-table`, `write` with `indexNewRows`), creates a two-bucket " +
+	"full-text table with deletion vectors and makes four writes with " +
 	"`WithIndexNewRows` (the first into the empty table, whose files the compaction at commit " +
 	"would otherwise move up unchanged; then new rows, updates and deletes): after each commit " +
 	"Go's coverage counts no uncovered row, Java reads the model's rows, Java's search of the " +

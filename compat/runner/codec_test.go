@@ -17,7 +17,7 @@ var javaCodecs = []string{"lz4", "snappy", "gzip", "zstd", "none"}
 // Java's files), and Java then reads the model's rows and searches as Go. Java's lz4 is Hadoop's
 // Lz4Codec framing (Parquet's deprecated LZ4), which arrow-go does not read without
 // internal/pqlz4.
-func javaCodecTable(ctx context.Context, g *maintainGroup, codec string) error {
+func javaCodecTable(ctx context.Context, g *maintainGroup, goP *Process, codec string) error {
 	fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content", "file.compression": codec}
 	name := "java-codec-" + codec
@@ -36,20 +36,20 @@ func javaCodecTable(ctx context.Context, g *maintainGroup, codec string) error {
 		}
 		m.apply(rows)
 	}
-	if err := goReadsAsJava(ctx, g, path); err != nil {
+	if err := goReadsAsJava(ctx, g, goP, path); err != nil {
 		return err
 	}
 	rows := pkTextRows(990, 200, 230)
 	rows = append(rows, updatesAndDeletes(m, 991, 10, 5)...)
-	if err := goWrite(ctx, g, path, rows); err != nil {
+	if err := goWrite(ctx, goP, path, rows); err != nil {
 		return err
 	}
 	m.apply(rows)
-	if _, err := goCompact(ctx, g, path); err != nil {
+	if err := goCompact(ctx, goP, path); err != nil {
 		return err
 	}
-	if err := roundChecks(ctx, g, path, m, fields, true); err != nil {
+	if err := roundChecks(ctx, g, goP, path, m, fields, true); err != nil {
 		return err
 	}
-	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+	return g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10})
 }

@@ -268,7 +268,7 @@ func waitForFile(ctx context.Context, path string, done <-chan error) error {
 // Java's state: `pkft state` must classify them exactly as Java does and name the reason,
 // `pkft maintain` must repair them in one commit, and Java's state must then show every level
 // current.
-func (g *maintainGroup) duplicateArchives(ctx context.Context) error {
+func (g *maintainGroup) duplicateArchives(ctx context.Context, goP *Process) error {
 	path, err := g.concurrentTable(ctx, "duplicate-archives")
 	if err != nil {
 		return err
@@ -291,8 +291,8 @@ func (g *maintainGroup) duplicateArchives(ctx context.Context) error {
 	if err := waitForFile(ctx, ready, done); err != nil {
 		return err
 	}
-	res, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2))
-	if err != nil {
+	var res maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
 		_ = os.WriteFile(resume, nil, 0o644)
 		<-done
 		return fmt.Errorf("go maintain: %w", err)
@@ -303,15 +303,15 @@ func (g *maintainGroup) duplicateArchives(ctx context.Context) error {
 	if err := <-done; err != nil {
 		return fmt.Errorf("Java's write: %w", err)
 	}
-	if res.Snapshot == nil {
+	if res.committed() == 0 {
 		return errors.New("Go's Maintain committed nothing: no level lacked an archive")
 	}
 	latest, err := tbl.Latest(ctx)
 	if err != nil {
 		return err
 	}
-	if latest.ID != res.Snapshot.ID+1 {
-		return fmt.Errorf("latest snapshot %d, want Java's commit after Go's %d", latest.ID, res.Snapshot.ID)
+	if latest.ID != res.committed()+1 {
+		return fmt.Errorf("latest snapshot %d, want Java's commit after Go's %d", latest.ID, res.committed())
 	}
 	// Go's state (pkft state) names the duplicated levels; its classification is Java's.
 	out, err := runPKFT(ctx, "state", path, "--json")

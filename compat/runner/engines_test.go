@@ -25,9 +25,10 @@ import (
 // java-after-go), and write/same-files/<variant> (go<->java).
 func casesEngines(ct *caseTable) {
 	gf := groupFixture()
-	engineCase(ct, gf, "write/force-rewrite-all-files", docWriteForceRewriteAllFiles, forceRewriteAllFiles)
-	engineCase(ct, gf, "write/first-row", docWriteFirstRow, firstRowWrites)
-	engineCase(ct, gf, "write/aggregation", docWriteAggregation, aggregationWrites)
+	_, runners := consumerRunners(ct)
+	engineCase(ct, gf, runners, "write/force-rewrite-all-files", docWriteForceRewriteAllFiles, forceRewriteAllFiles)
+	engineCase(ct, gf, runners, "write/first-row", docWriteFirstRow, firstRowWrites)
+	engineCase(ct, gf, runners, "write/aggregation", docWriteAggregation, aggregationWrites)
 	ct.add(caseRow{Name: "write/aggregation-exact", Direction: "go<->java", Doc: docWriteAggregationExact,
 		Sides: []caseSide{side("go", Writer, Compactor), side("java", Writer, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
@@ -35,14 +36,18 @@ func casesEngines(ct *caseTable) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			return aggregationExact(ctx, g)
+			goP, err := goRunner(t, runners, "write", "compact")
+			if err != nil {
+				return err
+			}
+			return aggregationExact(ctx, g, goP)
 		}})
-	engineCase(ct, gf, "write/partial-update", docWritePartialUpdate, partialUpdateWrites)
+	engineCase(ct, gf, runners, "write/partial-update", docWritePartialUpdate, partialUpdateWrites)
 	for _, v := range seqVariants() {
-		engineCase(ct, gf, "write/sequence-field/"+v.name, docWriteSequenceFieldVariant, v.writes)
+		engineCase(ct, gf, runners, "write/sequence-field/"+v.name, docWriteSequenceFieldVariant, v.writes)
 	}
-	engineCase(ct, gf, "write/rowkind-field", docWriteRowkindField, rowKindFieldWrites)
-	engineCase(ct, gf, "write/record-level-expire", docWriteRecordLevelExpire, recordExpireWrites)
+	engineCase(ct, gf, runners, "write/rowkind-field", docWriteRowkindField, rowKindFieldWrites)
+	engineCase(ct, gf, runners, "write/record-level-expire", docWriteRecordLevelExpire, recordExpireWrites)
 	for _, v := range append(sameFilesVariants(), aggregationSameFiles()...) {
 		ct.add(caseRow{Name: "write/same-files/" + v.name, Direction: "go<->java", Doc: docWriteSameFilesVariant,
 			Sides: []caseSide{side("go", Writer, Compactor), side("java", Writer, Compactor, Consumer)},
@@ -51,7 +56,11 @@ func casesEngines(ct *caseTable) {
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				return sameFiles(ctx, g, v)
+				goP, err := goRunner(t, runners, "write", "compact")
+				if err != nil {
+					return err
+				}
+				return sameFiles(ctx, g, goP, v)
 			}})
 	}
 }
@@ -59,25 +68,30 @@ func casesEngines(ct *caseTable) {
 // engineCase registers one table of casesEngines registers go->java runs writes (Go writes and compacts a
 // Java-created table, filling e), java-after-go continues the same table: Java writes e.more(1)
 // and compacts fully, then Go writes e.more(2), each followed by e.check.
-func engineCase(ct *caseTable, gf *fixture[*maintainGroup], name, doc string, writes func(context.Context, *maintainGroup, *engineTable) error) {
+func engineCase(ct *caseTable, gf *fixture[*maintainGroup], runners map[string]*implRunner, name, doc string, writes func(context.Context, *maintainGroup, *engineTable) error) {
 	var e engineTable
 	ct.add(caseRow{Name: name, Direction: "go->java", Doc: doc,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
+			goP, err := goRunner(t, runners, "write", "compact")
+			if err != nil {
+				return err
+			}
+			e.goP = goP
 			return writes(ctx, g, &e)
 		}})
 	ct.add(caseRow{Name: name, Direction: "java-after-go", Doc: doc, Needs: []string{name + "/go->java"},
-		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Writer, Compactor)},
+		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Writer, Compactor, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			if e.path == "" {
+			if e.path == "" || e.goP == nil {
 				return errors.New("go->java did not pass: no Go-written table to continue")
 			}
 			more := e.more(1)
@@ -92,7 +106,7 @@ func engineCase(ct *caseTable, gf *fixture[*maintainGroup], name, doc string, wr
 				return fmt.Errorf("after Java's write and compaction: %w", err)
 			}
 			again := e.more(2)
-			if err := goWrite(ctx, g, e.path, again); err != nil {
+			if err := goWrite(ctx, e.goP, e.path, again); err != nil {
 				return err
 			}
 			e.apply(again)
@@ -107,7 +121,9 @@ func engineCase(ct *caseTable, gf *fixture[*maintainGroup], name, doc string, wr
 type engineTable struct {
 	path   string
 	fields []field
-	model  *rowModel
+	// goP is Go's runner, through which Go writes and compacts the table.
+	goP   *Process
+	model *rowModel
 	// apply applies written rows to the model; more returns the rows of the n-th later write.
 	apply func(rows []row)
 	more  func(n uint64) []row
@@ -131,7 +147,7 @@ func (e *engineTable) check(ctx context.Context, g *maintainGroup, needArchive b
 			return err
 		}
 	}
-	if err := checkJavaViewOf(ctx, g, e.path, e.model, e.fields, e.fullText, needArchive); err != nil || e.extra == nil || !needArchive {
+	if err := checkJavaViewOf(ctx, g, e.goP, e.path, e.model, e.fields, e.fullText, needArchive); err != nil || e.extra == nil || !needArchive {
 		return err
 	}
 	return e.extra(ctx)
@@ -143,12 +159,12 @@ func (e *engineTable) check(ctx context.Context, g *maintainGroup, needArchive b
 func (e *engineTable) steps(ctx context.Context, g *maintainGroup, names []string, rows func(i int) []row) error {
 	for i, name := range names {
 		r := rows(i)
-		if err := goWrite(ctx, g, e.path, r); err != nil {
+		if err := goWrite(ctx, e.goP, e.path, r); err != nil {
 			return err
 		}
 		e.apply(r)
 		if i == len(names)-1 {
-			if _, err := goCompact(ctx, g, e.path); err != nil {
+			if err := goCompact(ctx, e.goP, e.path); err != nil {
 				return err
 			}
 		}
@@ -697,7 +713,7 @@ func sameFilesVariants() []sameFilesVariant {
 // compaction at commit), then each copy is fully compacted by its own side. After every step
 // both copies hold the same file shapes (level, rows, deletion-vector cardinality, file source)
 // and Java reads the model's rows from both.
-func sameFiles(ctx context.Context, g *maintainGroup, v sameFilesVariant) error {
+func sameFiles(ctx context.Context, g *maintainGroup, goP *Process, v sameFilesVariant) error {
 	pks := []string{"id"}
 	base, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "same-files", v.name), "same-"+v.name, v.fields, pks, nil, v.options, nil)
 	if err != nil {
@@ -733,7 +749,7 @@ func sameFiles(ctx context.Context, g *maintainGroup, v sameFilesVariant) error 
 	}
 	for step := 2; step < 8; step++ {
 		r := rows(step)
-		if err := writeBoth(ctx, g, javaCopy, goCopy, step, r); err != nil {
+		if err := writeBoth(ctx, g, goP, javaCopy, goCopy, step, r); err != nil {
 			return err
 		}
 		apply(r)
@@ -741,30 +757,29 @@ func sameFiles(ctx context.Context, g *maintainGroup, v sameFilesVariant) error 
 			return err
 		}
 	}
-	if err := compactBoth(ctx, g, javaCopy, goCopy); err != nil {
+	if err := compactBoth(ctx, g, goP, javaCopy, goCopy); err != nil {
 		return err
 	}
 	return compare("the full compactions")
 }
 
 // writeBoth writes the rows of one step with Java's writer into javaCopy and Go's into goCopy.
-func writeBoth(ctx context.Context, g *maintainGroup, javaCopy, goCopy string, step int, rows []row) error {
+func writeBoth(ctx context.Context, g *maintainGroup, goP *Process, javaCopy, goCopy string, step int, rows []row) error {
 	if err := g.proc.Call(ctx, "write", map[string]any{"path": javaCopy, "rows": rows}, nil); err != nil {
 		return fmt.Errorf("step %d: java write: %w", step, err)
 	}
-	if err := goWrite(ctx, g, goCopy, rows); err != nil {
+	if err := goWrite(ctx, goP, goCopy, rows); err != nil {
 		return fmt.Errorf("step %d: %w", step, err)
 	}
 	return nil
 }
 
 // compactBoth compacts javaCopy fully with Java and goCopy with Go.
-func compactBoth(ctx context.Context, g *maintainGroup, javaCopy, goCopy string) error {
+func compactBoth(ctx context.Context, g *maintainGroup, goP *Process, javaCopy, goCopy string) error {
 	if err := g.proc.Call(ctx, "compact", map[string]any{"path": javaCopy}, nil); err != nil {
 		return err
 	}
-	_, err := goCompact(ctx, g, goCopy)
-	return err
+	return goCompact(ctx, goP, goCopy)
 }
 
 // sameShapes checks the copies Java's writer and Go's wrote hold the same file shapes (level,

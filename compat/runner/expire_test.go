@@ -16,7 +16,6 @@ import (
 
 	"testing"
 
-	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
@@ -26,9 +25,14 @@ import (
 // EARLIEST hint and the same files. Java then reads every retained snapshot of Go's copy as of
 // Java's, and fails on an expired one as it fails on Java's copy.
 func casesExpire(ct *caseTable) {
+	_, runners := consumerRunners(ct)
 	ct.add(caseRow{Name: "expire/differential", Direction: "go<->java", Doc: docExpireDifferential,
 		Sides: []caseSide{side("go", Maintainer), side("java", Writer, Maintainer, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
+			goP, err := goRunner(t, runners, "expire-snapshots")
+			if err != nil {
+				return err
+			}
 			p, err := StartJava(ctx)
 			if err != nil {
 				return unavailable{testenv.RequireJavaEnv, err}
@@ -100,17 +104,15 @@ func casesExpire(ct *caseTable) {
 				"olderThanMillis": olderThan, "maxDeletes": maxDeletes}, &jres); err != nil {
 				return fmt.Errorf("java expire: %w", err)
 			}
-			tbl, err := pkft.Open(ctx, goCopy)
-			if err != nil {
-				return err
+			var gres struct {
+				Deleted int `json:"deleted"`
 			}
-			gres, err := tbl.ExpireSnapshots(ctx, pkft.WithRetainMax(retainMax), pkft.WithRetainMin(retainMin),
-				pkft.WithOlderThan(time.UnixMilli(olderThan)), pkft.WithMaxDeletes(maxDeletes))
-			if err != nil {
+			if err := goP.Call(ctx, "expire-snapshots", map[string]any{"path": goCopy, "retainMax": retainMax, "retainMin": retainMin,
+				"olderThanMillis": olderThan, "maxDeletes": maxDeletes}, &gres); err != nil {
 				return fmt.Errorf("go expire: %w", err)
 			}
-			if gres.Expired != jres.Deleted {
-				return fmt.Errorf("go expired %d snapshots, java %d", gres.Expired, jres.Deleted)
+			if gres.Deleted != jres.Deleted {
+				return fmt.Errorf("go expired %d snapshots, java %d", gres.Deleted, jres.Deleted)
 			}
 			if jres.Deleted == 0 {
 				return fmt.Errorf("nothing expired: the case compares nothing")
@@ -203,7 +205,7 @@ func tableFiles(root string) ([]string, error) {
 // docExpireDifferential describes expire/differential.
 const docExpireDifferential = "copies of one Java-written table (two buckets, deletion vectors, full compactions, a tag) " +
 	"are expired by Java's `ExpireSnapshotsImpl` (runner `expire-snapshots`) and by Go's " +
-	"`Table.ExpireSnapshots` with the same retain max, retain min, max deletes and clock (older" +
+	"`Table.ExpireSnapshots` (the Go runner's `expire-snapshots`) with the same retain max, retain min, max deletes and clock (older" +
 	" than just after a recent commit): the same number expired, the same files left (EARLIEST " +
 	"and LATEST hints included); Java reads every retained snapshot of Go's copy (runner `read`" +
 	" with `snapshotId`) as of Java's, and fails on every expired one as on Java's."

@@ -53,9 +53,14 @@ func casesJavaTables(ct *caseTable) {
 				return jt.sameDumps(ctx, c.path)
 			}})
 	}
+	_, runners := consumerRunners(ct)
 	ct.add(caseRow{Name: "table/metadata-rewrite", Direction: "go->java", Doc: docTableMetadataRewrite,
 		Sides: []caseSide{side("go", Maintainer), side("java", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
+			goP, err := goRunner(t, runners, "rewrite-metadata")
+			if err != nil {
+				return err
+			}
 			jt := jtf.get(t)
 			var errs []error
 			for _, c := range jt.corpus {
@@ -63,13 +68,12 @@ func casesJavaTables(ct *caseTable) {
 					errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
 					continue
 				}
-				if err := jt.rewrite(ctx, c); err != nil {
+				if err := jt.rewrite(ctx, goP, c); err != nil {
 					errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
 				}
 			}
 			return errors.Join(errs...)
 		}})
-	_, runners := consumerRunners(ct)
 	ct.add(caseRow{Name: "source-meta/bytes", Direction: "go<->java", Doc: docSourceMetaBytes,
 		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
 		Run: func(ctx context.Context, t *testing.T) error {
@@ -563,10 +567,17 @@ type javaRows struct {
 	Rows []map[string]any `json:"rows"`
 }
 
+// rewritten is a runner's answer to rewrite-metadata (compat/protocol/rewrite-metadata.response.json).
+type rewritten struct {
+	SnapshotBefore int64  `json:"snapshotBefore"`
+	SnapshotAfter  int64  `json:"snapshotAfter"`
+	CommitKind     string `json:"commitKind"`
+}
+
 // rewrite re-encodes c's metadata with Go and checks Java reads the result: Java's dump equals
 // Go's and, but for the snapshot id and commit kind, Java's dump before; Java reads the same
 // rows.
-func (jt *javaTables) rewrite(ctx context.Context, c *corpusTable) error {
+func (jt *javaTables) rewrite(ctx context.Context, goP *Process, c *corpusTable) error {
 	before, err := javaDump(ctx, jt.proc, c.path)
 	if err != nil {
 		return err
@@ -575,16 +586,19 @@ func (jt *javaTables) rewrite(ctx context.Context, c *corpusTable) error {
 	if err := jt.proc.Call(ctx, "read", map[string]any{"path": c.path}, &rowsBefore); err != nil {
 		return err
 	}
-	snap, err := tableops.RewriteMetadata(ctx, table.Open(fileio.NewLocal(), c.path), "pkft-conformance")
-	if err != nil {
+	var snap rewritten
+	if err := goP.Call(ctx, "rewrite-metadata", map[string]any{"path": c.path}, &snap); err != nil {
 		return fmt.Errorf("rewrite: %w", err)
+	}
+	if snap.SnapshotBefore != before.SnapshotID || snap.SnapshotAfter != before.SnapshotID+1 {
+		return fmt.Errorf("Go's rewrite committed snapshot %d on %d, want the next of Java's %d", snap.SnapshotAfter, snap.SnapshotBefore, before.SnapshotID)
 	}
 	after, err := javaDump(ctx, jt.proc, c.path)
 	if err != nil {
 		return fmt.Errorf("Java dumping Go's snapshot: %w", err)
 	}
-	if after.SnapshotID != snap.ID || after.CommitKind != "COMPACT" {
-		return fmt.Errorf("Java sees snapshot %d (%s), want Go's %d (COMPACT)", after.SnapshotID, after.CommitKind, snap.ID)
+	if after.SnapshotID != snap.SnapshotAfter || after.CommitKind != "COMPACT" {
+		return fmt.Errorf("Java sees snapshot %d (%s), want Go's %d (COMPACT)", after.SnapshotID, after.CommitKind, snap.SnapshotAfter)
 	}
 	g, err := goDump(ctx, c.path)
 	if err != nil {
@@ -1180,7 +1194,8 @@ const docTableJavaDumpTable = "Java writes a corpus (full compaction; partitione
 	"`pkft dump` equals the Java runner's `dump`."
 
 // docTableMetadataRewrite describes table/metadata-rewrite.
-const docTableMetadataRewrite = "Go re-encodes a table's manifests, manifest lists and index manifest under new names and " +
+const docTableMetadataRewrite = "Go, through its runner (`rewrite-metadata`: `Table.RewriteMetadata`), re-encodes a " +
+	"table's manifests, manifest lists and index manifest under new names and " +
 	"commits them as the next snapshot (a manifest compaction); Java (and pypaimon) read Go's " +
 	"snapshot with the same rows and files."
 

@@ -94,20 +94,20 @@ func casesMaintain(ct *caseTable) {
 	_, runners := consumerRunners(ct)
 	for _, mt := range corpus {
 		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: "go->java", Doc: docTableMaintainTable,
-			Sides: []caseSide{side("go", Maintainer), side("java", Consumer)},
+			Sides: []caseSide{side("go", Maintainer, Consumer), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, maintainCommands...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "maintain")
+				goP, err := goRunner(t, runners, "maintain", "search")
 				if err != nil {
 					return err
 				}
 				return g.goThenJava(ctx, mt, goP)
 			}})
 		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: "java-after-go", Doc: docTableMaintainTable,
-			Sides: []caseSide{side("java", Writer, Compactor, Consumer)}, Needs: []string{"table/maintain/" + mt.name + "/go->java"},
+			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Maintainer, Consumer)}, Needs: []string{"table/maintain/" + mt.name + "/go->java"},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, maintainCommands...); err != nil {
@@ -116,7 +116,11 @@ func casesMaintain(ct *caseTable) {
 				if !mt.goDone {
 					return errors.New("go->java did not pass: no Go-maintained table to continue")
 				}
-				return g.javaAfterGo(ctx, mt)
+				goP, err := goRunner(t, runners, "maintain", "search")
+				if err != nil {
+					return err
+				}
+				return g.javaAfterGo(ctx, mt, goP)
 			}})
 	}
 	ct.add(caseRow{Name: "table/maintain-shape", Direction: "go<->java", Doc: docTableMaintainShape,
@@ -126,9 +130,15 @@ func casesMaintain(ct *caseTable) {
 			if err := g.need(ctx, append(slices.Clone(maintainCommands), "minor-compact")...); err != nil {
 				return err
 			}
-			return g.maintainShape(ctx)
+			goP, err := goRunner(t, runners, "maintain")
+			if err != nil {
+				return err
+			}
+			return g.maintainShape(ctx, goP)
 		}})
 	concurrent := []caseSide{side("java", Writer, Compactor), side("go", Maintainer)}
+	// write, compact, write-no-retry and compact-replans run Go in-process: they hold Go's commit
+	// between prepare and publish (a hook injected into Go itself), which no runner command does.
 	for _, v := range []string{"write", "compact", "write-no-retry"} {
 		ct.add(caseRow{Name: "table/concurrent-commit/" + v, Direction: "java+go", Doc: docTableConcurrentCommitWriteCompactWriteNoRetry,
 			Sides: concurrent,
@@ -156,7 +166,11 @@ func casesMaintain(ct *caseTable) {
 			if err := g.need(ctx, maintainCommands...); err != nil {
 				return err
 			}
-			return g.duplicateArchives(ctx)
+			goP, err := goRunner(t, runners, "maintain")
+			if err != nil {
+				return err
+			}
+			return g.duplicateArchives(ctx, goP)
 		}})
 	ct.add(caseRow{Name: "table/concurrent-commit/real-processes", Direction: "go+java", Doc: docTableConcurrentCommitRealProcesses,
 		Sides: []caseSide{side("go", Writer, Maintainer), side("java", Consumer)},
@@ -534,7 +548,7 @@ func (g *maintainGroup) goThenJava(ctx context.Context, mt *maintainTable, goP *
 	if d := cmp.Diff(rowsBefore, rowsAfter); d != "" {
 		return fmt.Errorf("rows Java reads changed across Go's maintenance (-before +after):\n%s", d)
 	}
-	if err := g.sameSearches(ctx, mt.path, maintainQueries(), []int{10}); err != nil {
+	if err := g.sameSearchesVia(ctx, goP, mt.path, maintainQueries(), []int{10}); err != nil {
 		return err
 	}
 	// Maintaining a current table commits nothing.
@@ -567,7 +581,7 @@ func (g *maintainGroup) addSearchTable(name, path string) {
 // (its writers maintain the buckets they write), then compacts every bucket; after each commit
 // Java's state shows every archive current, Go's archives are kept where their level did not
 // change and replaced by Java's where it did, Go's dump equals Java's and the searches agree.
-func (g *maintainGroup) javaAfterGo(ctx context.Context, mt *maintainTable) error {
+func (g *maintainGroup) javaAfterGo(ctx context.Context, mt *maintainTable, goP *Process) error {
 	prev := mt.goArchives
 	replaced, kept := 0, 0
 	for i, s := range mt.more {
@@ -616,7 +630,7 @@ func (g *maintainGroup) javaAfterGo(ctx context.Context, mt *maintainTable) erro
 			}
 		}
 		prev = now
-		if err := g.sameSearches(ctx, mt.path, maintainQueries(), []int{10}); err != nil {
+		if err := g.sameSearchesVia(ctx, goP, mt.path, maintainQueries(), []int{10}); err != nil {
 			return fmt.Errorf("after Java step %d: %w", i, err)
 		}
 	}
@@ -626,14 +640,13 @@ func (g *maintainGroup) javaAfterGo(ctx context.Context, mt *maintainTable) erro
 	if kept == 0 {
 		return errors.New("Java kept none of the archives: its write changed every level, nothing shows it keeps a current archive")
 	}
-	// Go finds nothing to do on Java's result.
-	tbl := table.Open(fileio.NewLocal(), mt.path)
-	res, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2))
-	if err != nil {
+	// Go (its runner's maintain) finds nothing to do on Java's result.
+	var res maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": mt.path}, &res); err != nil {
 		return fmt.Errorf("go maintain after Java: %w", err)
 	}
-	if res.Snapshot != nil {
-		return fmt.Errorf("Go committed snapshot %d after Java kept every archive current", res.Snapshot.ID)
+	if res.committed() != 0 {
+		return fmt.Errorf("Go committed snapshot %d after Java kept every archive current", res.committed())
 	}
 	return nil
 }
@@ -916,7 +929,7 @@ func (g *maintainGroup) concurrentCommit(ctx context.Context, v string) error {
 // maintainShape is table/maintain-shape (go<->java) on fresh builds of the tables of
 // maintainCorpus whose levels lack archives (partitioned with two buckets; two levels with
 // index-file-in-data-file-dir and ngram; jieba with one bucket already indexed by Java).
-func (g *maintainGroup) maintainShape(ctx context.Context) error {
+func (g *maintainGroup) maintainShape(ctx context.Context, goP *Process) error {
 	var errs []error
 	for _, mt := range maintainCorpus() {
 		if !mt.builds {
@@ -925,7 +938,7 @@ func (g *maintainGroup) maintainShape(ctx context.Context) error {
 		c := mt.def
 		src, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "shape", mt.name, "src"), mt.name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
 		if err == nil {
-			err = g.compareShapes(ctx, src, filepath.Join(g.dir, "shape", mt.name))
+			err = g.compareShapes(ctx, goP, src, filepath.Join(g.dir, "shape", mt.name))
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", mt.name, err))
@@ -948,7 +961,7 @@ type javaMinorCompact struct {
 // to file names, uuids, users and times: snapshot fields, manifest lists, and index manifests
 // (archives compared by type, bucket, row count and global index meta), and so must Java's dumps
 // of the two tables. Then neither side commits anything more.
-func (g *maintainGroup) compareShapes(ctx context.Context, src, dir string) error {
+func (g *maintainGroup) compareShapes(ctx context.Context, goP *Process, src, dir string) error {
 	javaPath := filepath.Join(dir, "java", filepath.Base(src))
 	goPath := filepath.Join(dir, "go", filepath.Base(src))
 	if err := copyDir(src, javaPath); err != nil {
@@ -977,11 +990,11 @@ func (g *maintainGroup) compareShapes(ctx context.Context, src, dir string) erro
 		return fmt.Errorf("Java committed snapshot %d on %d with %d index changes: want one index-only commit", jres.SnapshotAfter, jres.SnapshotBefore, indexChanges)
 	}
 	gtbl := table.Open(fileio.NewLocal(), goPath)
-	res, err := tableops.Maintain(ctx, gtbl, g.engine, tableops.WithParallelism(2))
-	if err != nil {
+	var res maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": goPath}, &res); err != nil {
 		return fmt.Errorf("go maintain: %w", err)
 	}
-	if res.Snapshot == nil {
+	if res.committed() == 0 {
 		return errors.New("Go's maintenance committed nothing")
 	}
 	jtbl := table.Open(fileio.NewLocal(), javaPath)
@@ -1080,12 +1093,12 @@ func (g *maintainGroup) compareShapes(ctx context.Context, src, dir string) erro
 	if again.SnapshotAfter != again.SnapshotBefore {
 		return fmt.Errorf("Java's second minor compaction committed snapshot %d on %d", again.SnapshotAfter, again.SnapshotBefore)
 	}
-	res, err = tableops.Maintain(ctx, gtbl, g.engine, tableops.WithParallelism(2))
-	if err != nil {
+	var goAgain maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": goPath}, &goAgain); err != nil {
 		return fmt.Errorf("go maintain again: %w", err)
 	}
-	if res.Snapshot != nil {
-		return fmt.Errorf("Go's second maintenance committed snapshot %d", res.Snapshot.ID)
+	if goAgain.committed() != 0 {
+		return fmt.Errorf("Go's second maintenance committed snapshot %d", goAgain.committed())
 	}
 	return nil
 }
@@ -1322,13 +1335,16 @@ const docTableConcurrentCommitWriteCompactWriteNoRetry = "held just before publi
 	"the other bucket), a full compaction (Go replans and has nothing left to commit), or the " +
 	"write with no retry allowed (Go aborts with `ErrCommitConflict`); no file Go generated is " +
 	"left unreferenced, Java reads the rows of both commits and its state shows Go's archives " +
-	"current."
+	"current. Go runs in-process: the case holds Go's own commit between prepare and publish " +
+	"(`tableops.WithBeforePublish`) and sets its retries, a hook injected into Go itself."
 
 // docTableConcurrentCommitCompactReplans describes table/concurrent-commit/compact-replans.
 const docTableConcurrentCommitCompactReplans = "Go fully compacts a 16-bucket table; held just before publishing, Java commits twice into " +
 	"one bucket (a write with a full compaction of that bucket, then updates): Go compacts that" +
 	" bucket again from the new snapshot, and only that one, and commits all 16 in one COMPACT " +
-	"snapshot; Java reads every row of both sides and its state shows every archive current."
+	"snapshot; Java reads every row of both sides and its state shows every archive current. " +
+	"Go runs in-process: the case holds Go's own commit between prepare and publish " +
+	"(`tableops.WithBeforePublish`), a hook injected into Go itself."
 
 // docTableConcurrentCommitDuplicateArchives describes table/concurrent-commit/duplicate-archives.
 const docTableConcurrentCommitDuplicateArchives = "a Java writer restored before Go's `Maintain` commits its own archive of every level Go " +

@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/internal/snapshot"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
@@ -28,9 +27,14 @@ var orphanCommands = []string{"create-table", "write", "compact", "create-tag", 
 // as dry runs, then for real: both must list and delete the same files and leave the same trees.
 // Then the same on copies of every golden table (orphanGoldenDifferential).
 func casesOrphan(ct *caseTable) {
+	_, runners := consumerRunners(ct)
 	ct.add(caseRow{Name: "orphan/java-differential", Direction: "go<->java", Doc: docOrphanJavaDifferential,
-		Sides: []caseSide{side("go", Maintainer), side("java", Writer, Maintainer, Consumer)},
+		Sides: []caseSide{side("go", Writer, Maintainer), side("java", Writer, Maintainer, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
+			goP, err := goRunner(t, runners, "write", "remove-orphan-files")
+			if err != nil {
+				return err
+			}
 			p, err := StartJava(ctx)
 			if err != nil {
 				return unavailable{testenv.RequireJavaEnv, err}
@@ -43,7 +47,7 @@ func casesOrphan(ct *caseTable) {
 				return fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands)
 			}
 			dir := t.TempDir()
-			src, expected, err := buildOrphanTable(ctx, p, filepath.Join(dir, "warehouse"))
+			src, expected, err := buildOrphanTable(ctx, p, goP, filepath.Join(dir, "warehouse"))
 			if err != nil {
 				return err
 			}
@@ -56,7 +60,7 @@ func casesOrphan(ct *caseTable) {
 			}
 			for _, dry := range []bool{true, false} {
 				before := treeOf(goDir)
-				goDeleted, err := goRemoveOrphans(ctx, goDir, threshold, dry)
+				goDeleted, err := goRemoveOrphans(ctx, goP, goDir, threshold, dry)
 				if err != nil {
 					return fmt.Errorf("Go (dry run %v): %w", dry, err)
 				}
@@ -83,14 +87,14 @@ func casesOrphan(ct *caseTable) {
 			if err := p.Call(ctx, "read", map[string]any{"path": goDir}, nil); err != nil {
 				return fmt.Errorf("Java reading the table Go cleaned: %w", err)
 			}
-			return orphanGoldenDifferential(ctx, p, filepath.Join(dir, "golden"), threshold)
+			return orphanGoldenDifferential(ctx, p, goP, filepath.Join(dir, "golden"), threshold)
 		}})
 }
 
 // orphanGoldenDifferential runs both cleanings on copies of every golden table (Java, Go and
 // pypaimon writers: deletion vectors, archives, sorted indexes, index files in bucket
 // directories), each with an old orphan in a bucket directory and in index/ and a new one.
-func orphanGoldenDifferential(ctx context.Context, p *Process, dir string, threshold time.Time) error {
+func orphanGoldenDifferential(ctx context.Context, p, goP *Process, dir string, threshold time.Time) error {
 	repo, err := RepoRoot()
 	if err != nil {
 		return err
@@ -143,7 +147,7 @@ func orphanGoldenDifferential(ctx context.Context, p *Process, dir string, thres
 					return err
 				}
 			}
-			goDeleted, err := goRemoveOrphans(ctx, goDir, threshold, false)
+			goDeleted, err := goRemoveOrphans(ctx, goP, goDir, threshold, false)
 			if err != nil {
 				return fmt.Errorf("%s/%s: Go: %w", kind, e.Name(), err)
 			}
@@ -171,7 +175,7 @@ func orphanGoldenDifferential(ctx context.Context, p *Process, dir string, thres
 
 // buildOrphanTable writes the table and its orphans; it returns its path and the orphans both
 // sides must delete (relative paths).
-func buildOrphanTable(ctx context.Context, p *Process, warehouse string) (string, []string, error) {
+func buildOrphanTable(ctx context.Context, p, goP *Process, warehouse string) (string, []string, error) {
 	var steps []tableStep
 	for round := 0; round < 3; round++ {
 		var rows []row
@@ -193,21 +197,12 @@ func buildOrphanTable(ctx context.Context, p *Process, warehouse string) (string
 	if err := p.Call(ctx, "create-branch", map[string]any{"path": path, "branch": "b1", "tag": "first"}, nil); err != nil {
 		return "", nil, err
 	}
-	// Go writes on top.
-	tbl, err := pkft.Open(ctx, path)
-	if err != nil {
-		return "", nil, err
-	}
-	w, err := tbl.NewWriter(ctx)
-	if err != nil {
-		return "", nil, err
-	}
+	// Go writes on top, through its runner.
+	var goRows []row
 	for i := 0; i < 5; i++ {
-		if err := w.Write(ctx, pkft.Insert, []any{"eu", int64(100 + i), "go row"}); err != nil {
-			return "", nil, err
-		}
+		goRows = append(goRows, row{"region": "eu", "id": 100 + i, "content": "go row"})
 	}
-	if _, err := w.Commit(ctx); err != nil {
+	if err := goWrite(ctx, goP, path, goRows); err != nil {
 		return "", nil, err
 	}
 	// Expire snapshots 1 and 2 by hand: their files stay; the tag protects snapshot 1's.
@@ -352,19 +347,16 @@ func treeOf(root string) []string {
 	return out
 }
 
-func goRemoveOrphans(ctx context.Context, path string, olderThan time.Time, dry bool) ([]string, error) {
-	tbl, err := pkft.Open(ctx, path)
-	if err != nil {
+// goRemoveOrphans cleans the table at path with Go's runner goP (the protocol's
+// remove-orphan-files) and returns the files it deleted (or would delete), sorted.
+func goRemoveOrphans(ctx context.Context, goP *Process, path string, olderThan time.Time, dry bool) ([]string, error) {
+	var res struct {
+		Deleted []string `json:"deleted"`
+	}
+	if err := goP.Call(ctx, "remove-orphan-files", map[string]any{"path": path, "olderThanMillis": olderThan.UnixMilli(), "dryRun": dry}, &res); err != nil {
 		return nil, err
 	}
-	res, err := tbl.RemoveOrphanFiles(ctx, pkft.WithOlderThan(olderThan), pkft.WithDryRun(dry))
-	if err != nil {
-		return nil, err
-	}
-	out := []string{}
-	for _, f := range res.Deleted {
-		out = append(out, f.Path)
-	}
+	out := append([]string{}, res.Deleted...)
 	slices.Sort(out)
 	return out, nil
 }
@@ -386,11 +378,11 @@ func javaRemoveOrphans(ctx context.Context, p *Process, path string, olderThan t
 
 // docOrphanJavaDifferential describes orphan/java-differential.
 const docOrphanJavaDifferential = "Java writes a partitioned table with deletion vectors, tags snapshot 1 and branches from " +
-	"the tag, Go writes on top; two snapshots are expired by hand and the files of aborted " +
+	"the tag, Go writes on top (its runner's `write`); two snapshots are expired by hand and the files of aborted " +
 	"writes are left in every directory the cleaning lists (data, manifest, manifest list, " +
 	"index manifest, index, statistics, snapshot temporaries of main and of the branch, a " +
 	"partition without buckets, an empty bucket directory), each also written a moment ago. " +
-	"Copies are cleaned by `pkft remove-orphan-files` and by Java's `LocalOrphanFilesClean` " +
+	"Copies are cleaned by Go (its runner's `remove-orphan-files`: `Table.RemoveOrphanFiles`) and by Java's `LocalOrphanFilesClean` " +
 	"with the same threshold, as dry runs and then for real: the same files are listed and " +
 	"deleted (every hand-made orphan and the expired snapshot's manifest lists among them), the" +
 	" remaining trees are equal, and Java reads the table Go cleaned. The same comparison then " +

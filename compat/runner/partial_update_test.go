@@ -167,8 +167,8 @@ func (m *puModel) batch(seed uint64, fresh []int, updates, del int) []row {
 
 // keptFound checks Java's and Go's searches for "quokka" find exactly the kept ids: their text,
 // written once, survived the updates that left it null, and the archives index the merged rows.
-func (m *puModel) keptFound(ctx context.Context, g *maintainGroup, path string) error {
-	if err := g.sameSearches(ctx, path, []string{"quokka"}, []int{100}); err != nil {
+func (m *puModel) keptFound(ctx context.Context, g *maintainGroup, goP *Process, path string) error {
+	if err := g.sameSearchesVia(ctx, goP, path, []string{"quokka"}, []int{100}); err != nil {
 		return err
 	}
 	var j javaRankedResult
@@ -205,7 +205,7 @@ func partialUpdateWrites(ctx context.Context, g *maintainGroup, e *engineTable) 
 	m := newPUModel(false)
 	m.kept = ids(0, 10)
 	e.model, e.fullText, e.apply = m.rowModel, true, m.apply
-	e.extra = func(ctx context.Context) error { return m.keptFound(ctx, g, e.path) }
+	e.extra = func(ctx context.Context) error { return m.keptFound(ctx, g, e.goP, e.path) }
 	e.more = func(n uint64) []row {
 		lo := 400 + 30*int(n)
 		return m.batch(160+n, ids(lo, lo+30), 40, 8)

@@ -35,7 +35,7 @@ func casesProducers(ct *caseTable) {
 		}
 		var tb *consumerTable
 		ct.add(caseRow{Name: "producer/" + prod.Name, Direction: prod.Name + "->go->java", Doc: docProducerImpl,
-			Sides: []caseSide{side(prod.Name, Writer), side("go", Compactor, Maintainer), side("java", Consumer)},
+			Sides: []caseSide{side(prod.Name, Writer), side("go", Compactor, Maintainer, Consumer), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
@@ -45,7 +45,7 @@ func casesProducers(ct *caseTable) {
 				if err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "compact", "maintain")
+				goP, err := goRunner(t, runners, "compact", "maintain", "search")
 				if err != nil {
 					return err
 				}
@@ -95,10 +95,10 @@ func producedTable(ctx context.Context, g *maintainGroup, p, goP *Process, name 
 		if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
 			return nil, fmt.Errorf("phase %d: go compact: %w", phase, err)
 		}
-		if err := roundChecks(ctx, g, path, m, producerFields, true); err != nil {
+		if err := roundChecks(ctx, g, goP, path, m, producerFields, true); err != nil {
 			return nil, fmt.Errorf("phase %d: %w", phase, err)
 		}
-		if err := g.sameSearches(ctx, path, maintainQueries(), []int{10}); err != nil {
+		if err := g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10}); err != nil {
 			return nil, fmt.Errorf("phase %d: %w", phase, err)
 		}
 	}

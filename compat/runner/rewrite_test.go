@@ -7,9 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/paimon-pkft/pkft/internal/fileio"
-	"github.com/paimon-pkft/pkft/internal/table"
-	"github.com/paimon-pkft/pkft/internal/tableops"
 	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
@@ -17,9 +14,14 @@ import (
 // casesRewrite registers table/metadata-rewrite (go->pypaimon): Go re-encodes a pypaimon-written table's metadata and commits it; pypaimon must
 // read the new snapshot with the same rows and the same live files.
 func casesRewrite(ct *caseTable) {
+	_, runners := consumerRunners(ct)
 	ct.add(caseRow{Name: "table/metadata-rewrite", Direction: "go->pypaimon", Doc: docTableMetadataRewrite,
 		Sides: []caseSide{side("pypaimon", Writer, Consumer), side("go", Maintainer)},
 		Run: func(ctx context.Context, t *testing.T) error {
+			goP, err := goRunner(t, runners, "rewrite-metadata")
+			if err != nil {
+				return err
+			}
 			p, err := StartPypaimon(ctx)
 			if err != nil {
 				return unavailable{testenv.RequirePypaimonEnv, err}
@@ -39,16 +41,16 @@ func casesRewrite(ct *caseTable) {
 			if err := p.Call(ctx, "read", map[string]any{"path": path}, &rowsBefore); err != nil {
 				return err
 			}
-			snap, err := tableops.RewriteMetadata(ctx, table.Open(fileio.NewLocal(), path), "pkft-conformance")
-			if err != nil {
+			var snap rewritten
+			if err := goP.Call(ctx, "rewrite-metadata", map[string]any{"path": path}, &snap); err != nil {
 				return fmt.Errorf("rewrite: %w", err)
 			}
 			after, err := pypaimonFiles(ctx, p, path)
 			if err != nil {
 				return fmt.Errorf("pypaimon reading Go's snapshot: %w", err)
 			}
-			if after.SnapshotID != snap.ID || after.CommitKind != "COMPACT" {
-				return fmt.Errorf("pypaimon sees snapshot %d (%s), want Go's %d (COMPACT)", after.SnapshotID, after.CommitKind, snap.ID)
+			if after.SnapshotID != snap.SnapshotAfter || after.SnapshotID != before.SnapshotID+1 || after.CommitKind != "COMPACT" {
+				return fmt.Errorf("pypaimon sees snapshot %d (%s) after %d, want Go's %d (COMPACT), the next", after.SnapshotID, after.CommitKind, before.SnapshotID, snap.SnapshotAfter)
 			}
 			b, err := before.Canonical()
 			if err != nil {

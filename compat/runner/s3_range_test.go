@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,12 +14,9 @@ import (
 
 	"github.com/paimon-pkft/pkft"
 	"github.com/paimon-pkft/pkft/compat/bench"
-	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fileio/s3io"
 	"github.com/paimon-pkft/pkft/internal/openconfig"
 	"github.com/paimon-pkft/pkft/internal/paths"
-	"github.com/paimon-pkft/pkft/internal/table"
-	"github.com/paimon-pkft/pkft/internal/tableops"
 	"github.com/paimon-pkft/pkft/internal/testing/testtables"
 )
 
@@ -43,7 +41,7 @@ var s3RangeQueries = []struct {
 // each selective search through pkft's facade on the s3:// path must read less than 10% of the
 // archive's bytes, as counted by the S3 FileIO (every byte its GETs received, read-ahead
 // included).
-func (g *maintainGroup) s3RangeReads(ctx context.Context, env *s3Env) error {
+func (g *maintainGroup) s3RangeReads(ctx context.Context, env *s3Env, goP *Process) error {
 	rows := s3RangeRows
 	if v := os.Getenv("PKFT_S3_RANGE_ROWS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -57,11 +55,11 @@ func (g *maintainGroup) s3RangeReads(ctx context.Context, env *s3Env) error {
 	if _, err := bench.WriteTable(ctx, local, bench.TableSpec{Rows: rows, Buckets: 1, FilesPerBucket: 1, Analyzer: bench.Analyzers[0], Marker: s3RangeMarker}); err != nil {
 		return err
 	}
-	res, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), local), g.engine)
-	if err != nil {
-		return err
+	var res maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": local}, &res); err != nil {
+		return fmt.Errorf("go maintain: %w", err)
 	}
-	if res.Snapshot == nil {
+	if res.committed() == 0 {
 		return errors.New("Go built no archive on the generated table")
 	}
 	built := time.Since(start)
@@ -71,14 +69,27 @@ func (g *maintainGroup) s3RangeReads(ctx context.Context, env *s3Env) error {
 	}
 	var archiveBytes int64
 	isArchive := map[string]bool{}
-	for _, b := range res.Buckets {
-		for _, f := range b.Built {
-			isArchive[f.FileName] = true
-			archiveBytes += f.FileSize
-		}
+	for _, f := range res.Built {
+		isArchive[f] = true
 	}
 	if len(isArchive) != 1 {
 		return fmt.Errorf("Go built %d archives, want the one of the table's level", len(isArchive))
+	}
+	// The archive's size, from the file the runner wrote under the local table.
+	if err := filepath.WalkDir(local, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !isArchive[d.Name()] {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			archiveBytes += info.Size()
+		}
+		return err
+	}); err != nil {
+		return err
+	}
+	if archiveBytes == 0 {
+		return fmt.Errorf("the archive %v Go built is not under %s", res.Built, local)
 	}
 	var mu sync.Mutex
 	readOf := map[string]int64{}

@@ -121,6 +121,18 @@ func casesS3(ct *caseTable) {
 		}
 		return s3Fixture{g, env}
 	})
+	_, runners := consumerRunners(ct)
+	// goS3 is Go's runner with the S3 server configured (configure-s3), for the cases that run Go
+	// through it.
+	goS3 := func(ctx context.Context, t *testing.T, env *s3Env) (*Process, error) {
+		goP, err := goRunner(t, runners, "configure-s3", "write", "compact", "maintain", "search")
+		if err != nil {
+			return nil, err
+		}
+		return goP, goP.Call(ctx, "configure-s3", map[string]any{
+			"bucket": s3Bucket, "endpoint": env.srv.Endpoint, "accessKey": s3server.AccessKey, "secretKey": s3server.SecretKey,
+		}, nil)
+	}
 	need := func(ctx context.Context, t *testing.T) (*maintainGroup, *s3Env, error) {
 		f := fx.get(t)
 		g, env := f.g, f.env
@@ -136,18 +148,22 @@ func casesS3(ct *caseTable) {
 	}
 	var shared *s3Table
 	ct.add(caseRow{Name: "s3/java-written", Direction: "java->go", Doc: docS3JavaWritten,
-		Sides: []caseSide{side("java", Writer, Compactor), side("go", Consumer, Maintainer)},
+		Sides: []caseSide{side("java", Writer, Compactor), side("go", Compactor, Maintainer, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g, env, err := need(ctx, t)
 			if err != nil {
 				return err
 			}
-			tb, err := g.s3JavaWritten(ctx, env)
+			goP, err := goS3(ctx, t, env)
+			if err != nil {
+				return err
+			}
+			tb, err := g.s3JavaWritten(ctx, env, goP)
 			shared = tb
 			return err
 		}})
 	ct.add(caseRow{Name: "s3/go-written", Direction: "go->java", Doc: docS3GoWritten,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)}, Needs: []string{"s3/java-written/java->go"},
+		Sides: []caseSide{side("go", Writer, Compactor, Maintainer, Consumer), side("java", Consumer)}, Needs: []string{"s3/java-written/java->go"},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g, env, err := need(ctx, t)
 			if err != nil {
@@ -156,7 +172,11 @@ func casesS3(ct *caseTable) {
 			if shared == nil {
 				return errors.New("s3/java-written did not pass: no table to continue")
 			}
-			return g.s3GoWritten(ctx, env, shared)
+			goP, err := goS3(ctx, t, env)
+			if err != nil {
+				return err
+			}
+			return g.s3GoWritten(ctx, env, shared, goP)
 		}})
 	ct.add(caseRow{Name: "s3/commit-race", Direction: "go->java", Doc: docS3CommitRace,
 		Sides: []caseSide{side("go", Writer), side("java", Consumer)},
@@ -177,7 +197,7 @@ func casesS3(ct *caseTable) {
 			return g.scaleShards(ctx, env)
 		}})
 	ct.add(caseRow{Name: "s3/range-reads", Direction: "go", Doc: docS3RangeReads,
-		Sides: []caseSide{side("go", Consumer)},
+		Sides: []caseSide{side("go", Maintainer, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			f := fx.get(t)
 			g, env := f.g, f.env
@@ -187,16 +207,20 @@ func casesS3(ct *caseTable) {
 			if g.engErr != nil {
 				return g.engErr
 			}
-			return g.s3RangeReads(ctx, env)
+			goP, err := goRunner(t, runners, "maintain")
+			if err != nil {
+				return err
+			}
+			return g.s3RangeReads(ctx, env, goP)
 		}})
 }
 
 // s3JavaWritten is s3/java-written (java->go): Java creates a partitioned 2-bucket table on the
 // S3 warehouse (s3a://), writes, compacts, writes updates and deletes and sets the full-text
-// index; Go (s3://) maintains it (Java's dump of Go's snapshot equals Go's, every archive current
+// index; Go, through its runner goP (s3://), maintains it (Java's dump of Go's snapshot equals Go's, every archive current
 // by Java's state, Java reads the same rows, Java's searches equal Go's), then Go compacts and
 // maintains it and Java reads exactly the rows written.
-func (g *maintainGroup) s3JavaWritten(ctx context.Context, env *s3Env) (*s3Table, error) {
+func (g *maintainGroup) s3JavaWritten(ctx context.Context, env *s3Env, goP *Process) (*s3Table, error) {
 	steps := indexLater([]tableStep{
 		{rows: ftPartitionRows(601, 0, 40)},
 		{rows: ftPartitionRows(602, 30, 60)},
@@ -229,14 +253,14 @@ func (g *maintainGroup) s3JavaWritten(ctx context.Context, env *s3Env) (*s3Table
 	if err != nil {
 		return nil, err
 	}
-	res, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2))
-	if err != nil {
+	var res maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
 		return nil, fmt.Errorf("go maintain on S3: %w", err)
 	}
-	if res.Snapshot == nil || res.Snapshot.ID != before.ID+1 {
-		return nil, fmt.Errorf("Go's maintenance on S3 committed %v, want snapshot %d", res.Snapshot, before.ID+1)
+	if res.committed() != before.ID+1 {
+		return nil, fmt.Errorf("Go's maintenance on S3 committed snapshot %d (0: none), want snapshot %d", res.committed(), before.ID+1)
 	}
-	j, err := g.sameState(ctx, javaPath, res.Snapshot.ID)
+	j, err := g.sameState(ctx, javaPath, res.committed())
 	if err != nil {
 		return nil, err
 	}
@@ -250,21 +274,22 @@ func (g *maintainGroup) s3JavaWritten(ctx context.Context, env *s3Env) (*s3Table
 	if d := cmp.Diff(rowsBefore, rowsAfter); d != "" {
 		return nil, fmt.Errorf("rows Java reads changed across Go's maintenance (-before +after):\n%s", d)
 	}
-	if err := g.sameSearches(ctx, javaPath, maintainQueries(), []int{10}); err != nil {
+	if err := g.sameSearchesVia(ctx, goP, javaPath, maintainQueries(), []int{10}); err != nil {
 		return nil, err
 	}
 	// Go compacts (the level-0 updates and deletes Java left) and maintains what that leaves.
-	cr, err := tableops.Compact(ctx, tbl, g.engine, tableops.WithParallelism(2))
-	if err != nil {
+	if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
 		return nil, fmt.Errorf("go compact on S3: %w", err)
 	}
-	if cr.Snapshot == nil || len(cr.Buckets) == 0 {
-		return nil, errors.New("Go's compaction on S3 committed nothing: Java's level-0 updates are gone")
+	if cs, err := tbl.Latest(ctx); err != nil {
+		return nil, err
+	} else if cs.ID != res.committed()+1 || cs.CommitKind != snapshot.CommitCompact {
+		return nil, fmt.Errorf("Go's compaction on S3 left snapshot %d (%s) after %d: want one COMPACT commit of Java's level-0 updates", cs.ID, cs.CommitKind, res.committed())
 	}
-	if _, err := tableops.Maintain(ctx, tbl, g.engine, tableops.WithParallelism(2)); err != nil {
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, nil); err != nil {
 		return nil, fmt.Errorf("go maintain after compaction on S3: %w", err)
 	}
-	if err := g.s3Settled(ctx, tbl, javaPath, model); err != nil {
+	if err := g.s3Settled(ctx, goP, tbl, javaPath, model); err != nil {
 		return nil, fmt.Errorf("after Go's compaction: %w", err)
 	}
 	return &s3Table{path: path, model: model}, nil
@@ -272,7 +297,7 @@ func (g *maintainGroup) s3JavaWritten(ctx context.Context, env *s3Env) (*s3Table
 
 // s3Settled checks the table's latest snapshot by Java: its dump equals Go's, every archive is
 // current, Java reads exactly the model and Java's searches equal Go's.
-func (g *maintainGroup) s3Settled(ctx context.Context, tbl *table.Table, javaPath string, model s3Model) error {
+func (g *maintainGroup) s3Settled(ctx context.Context, goP *Process, tbl *table.Table, javaPath string, model s3Model) error {
 	j, err := g.latestState(ctx, tbl, javaPath)
 	if err != nil {
 		return err
@@ -283,64 +308,48 @@ func (g *maintainGroup) s3Settled(ctx context.Context, tbl *table.Table, javaPat
 	if err := g.javaReadsS3Model(ctx, javaPath, model); err != nil {
 		return err
 	}
-	return g.sameSearches(ctx, javaPath, maintainQueries(), []int{10})
+	return g.sameSearchesVia(ctx, goP, javaPath, maintainQueries(), []int{10})
 }
 
-// s3GoWritten is s3/go-written (go->java): through pkft's facade on the s3:// path (the S3
-// options given as WithFileSystemOptions), Go writes inserts, updates and deletes into the table
+// s3GoWritten is s3/go-written (go->java): through its runner goP (configure-s3 done; pkft's
+// facade on the s3:// path with WithFileSystemOptions), Go writes inserts, updates and deletes into the table
 // s3/java-written left, compacts and maintains it; Java reads exactly the model's rows, its dump
 // equals Go's with every archive current, and its searches equal Go's.
-func (g *maintainGroup) s3GoWritten(ctx context.Context, env *s3Env, st *s3Table) error {
-	tbl, err := pkft.Open(ctx, st.path, pkft.WithFileSystemOptions(env.opts))
+func (g *maintainGroup) s3GoWritten(ctx context.Context, env *s3Env, st *s3Table, goP *Process) error {
+	tbl := table.Open(env.fs, st.path)
+	latest := func() (*snapshot.Snapshot, error) { return tbl.Latest(ctx) }
+	base, err := latest()
 	if err != nil {
 		return err
 	}
-	w, err := tbl.NewWriter(ctx, pkft.WithCommitUser("pkft-conformance"))
+	var rows []row
+	for _, batch := range [][]row{ftPartitionRows(605, 100, 130), ftPartitionRows(606, 0, 8), deletes(ftPartitionRows(607, 40, 44))} {
+		rows = append(rows, batch...)
+	}
+	if err := goP.Call(ctx, "write", map[string]any{"path": st.path, "rows": rows}, nil); err != nil {
+		return fmt.Errorf("go write on S3: %w", err)
+	}
+	st.model.apply(rows)
+	written, err := latest()
 	if err != nil {
 		return err
 	}
-	inserts := ftPartitionRows(605, 100, 130)
-	updates := ftPartitionRows(606, 0, 8)
-	gone := deletes(ftPartitionRows(607, 40, 44))
-	write := func(rows []row) error {
-		for _, r := range rows {
-			dt, err := time.Parse(time.DateOnly, r["dt"].(string))
-			if err != nil {
-				return err
-			}
-			kind := pkft.Insert
-			if r["_rowKind"] == "-D" {
-				kind = pkft.Delete
-			}
-			if err := w.Write(ctx, kind, []any{r["region"], dt, int32(r["id"].(int)), r["content"]}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, rows := range [][]row{inserts, updates, gone} {
-		if err := write(rows); err != nil {
-			return errors.Join(err, w.Abort(ctx))
-		}
-		st.model.apply(rows)
-	}
-	res, err := w.Commit(ctx)
-	if err != nil {
-		return err
-	}
-	if res.SnapshotID == 0 {
+	if written.ID <= base.ID {
 		return errors.New("Go's write on S3 committed nothing")
 	}
-	if cr, err := tbl.Compact(ctx, pkft.WithCommitUser("pkft-conformance")); err != nil {
-		return err
-	} else if cr.SnapshotID == 0 {
-		return errors.New("Go's compaction of its own writes on S3 committed nothing")
+	if err := goP.Call(ctx, "compact", map[string]any{"path": st.path}, nil); err != nil {
+		return fmt.Errorf("go compact on S3: %w", err)
 	}
-	if _, err := tbl.Maintain(ctx); err != nil {
+	if compacted, err := latest(); err != nil {
 		return err
+	} else if compacted.ID <= written.ID || compacted.CommitKind != snapshot.CommitCompact {
+		return fmt.Errorf("Go's compaction of its own writes on S3 committed nothing (snapshot %d %s after %d)", compacted.ID, compacted.CommitKind, written.ID)
+	}
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": st.path}, nil); err != nil {
+		return fmt.Errorf("go maintain on S3: %w", err)
 	}
 	javaPath := "s3a://" + strings.TrimPrefix(st.path, "s3://")
-	return g.s3Settled(ctx, table.Open(env.fs, st.path), javaPath, st.model)
+	return g.s3Settled(ctx, goP, tbl, javaPath, st.model)
 }
 
 // s3RaceRounds is the number of rounds of s3/commit-race.
@@ -472,14 +481,16 @@ func (g *maintainGroup) s3CommitRace(ctx context.Context, env *s3Env) error {
 const docS3JavaWritten = "on a SeaweedFS warehouse the suite starts itself (see [Tables on S3](s3.md)), Java " +
 	"(`s3a://`, Paimon's `HadoopFileIO` over hadoop-aws 3.3.6's S3A) creates a partitioned " +
 	"2-bucket table, writes, fully compacts, writes updates and deletes and sets the full-text " +
-	"index; Go (`s3://`, `internal/fileio/s3io`) maintains it: Java's dump of Go's snapshot " +
+	"index; Go, through its runner (`configure-s3`, then `maintain` of the `s3://` path: pkft's " +
+	"facade with `WithFileSystemOptions`), maintains it: Java's dump of Go's snapshot " +
 	"equals Go's, every archive is current by Java's state, Java reads the same rows and Java's" +
 	" searches equal Go's. Then Go compacts and maintains it and Java reads exactly the rows " +
 	"written."
 
 // docS3GoWritten describes s3/go-written.
-const docS3GoWritten = "through the facade (`pkft.Open` with `WithFileSystemOptions`), Go writes inserts, updates " +
-	"and deletes into that table, compacts and maintains it: Java reads exactly the model's " +
+const docS3GoWritten = "through its runner (`configure-s3`; `write`, `compact`, `maintain`: pkft's facade with " +
+	"`WithFileSystemOptions`), Go writes inserts, updates and deletes into that table in one " +
+	"commit, compacts and maintains it: Java reads exactly the model's " +
 	"rows, its dump equals Go's with every archive current, its searches equal Go's."
 
 // docS3CommitRace describes s3/commit-race.
@@ -487,7 +498,9 @@ const docS3CommitRace = "two Go committers, each with its own S3 client, write i
 	"both prepare snapshot N+1 and are held until both are ready, then publish at once: " +
 	"`If-None-Match: *` gives N+1 to one, the other sees the conflict, re-bases and commits " +
 	"N+2. Afterwards there is exactly one snapshot per id 1..8 with no gap, 4 by each " +
-	"committer, and Java reads both writers' rows."
+	"committer, and Java reads both writers' rows. Go runs in-process: the case holds each " +
+	"committer between prepare and publish (`tableops.WithBeforePublish`), a hook injected " +
+	"into Go itself."
 
 // docScaleShards describes scale/shards.
 const docScaleShards = "a 64-bucket table (compat/bench's generator, 300 rows a bucket) whose every bucket has one" +
@@ -501,7 +514,8 @@ const docScaleShards = "a 64-bucket table (compat/bench's generator, 300 rows a 
 // docS3RangeReads describes s3/range-reads.
 const docS3RangeReads = "a one-bucket table of 1,000,000 rows (compat/bench's generated table, each row also " +
 	"carrying one of 62,500 marker words, so a marker query is selective) with its archive " +
-	"(about 30 MB) built by Go is put on S3; a search through the facade for one marker word " +
+	"(about 30 MB) built by Go's runner (`maintain`) is put on S3; a search through the facade" +
+	" (in-process: its S3 FileIO counts the bytes) for one marker word " +
 	"(limit 10), and for either of two (limit 20), reads less than 10% of the archive's bytes, " +
 	"counted by the S3 FileIO (every byte its GETs received, read-ahead included; about 8.5% " +
 	"now, noted in the matrix)."

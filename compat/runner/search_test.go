@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -135,6 +136,57 @@ func (g *maintainGroup) sameSearches(ctx context.Context, path string, queries [
 				}
 			}
 			if limit == limits[len(limits)-1] && len(res.Results) > 0 {
+				nonEmpty++
+			}
+		}
+	}
+	if nonEmpty < len(queries)/2 {
+		return fmt.Errorf("only %d of %d queries hit anything: the table no longer exercises the search", nonEmpty, len(queries))
+	}
+	return nil
+}
+
+// sameSearchesVia is sameSearches with Go's side through its runner goP (the protocol's search,
+// ranked): every query with every limit returns, from Java's read path and from Go's runner, the
+// same rows (bucket, data file, row position), keys and texts in the same order, on the same
+// snapshot, scores within 1e-5 relative; at least half the queries must hit something.
+func (g *maintainGroup) sameSearchesVia(ctx context.Context, goP *Process, path string, queries []string, limits []int) error {
+	nonEmpty := 0
+	for _, q := range queries {
+		for _, limit := range limits {
+			args := map[string]any{"path": path, "query": q, "limit": limit, "ranked": true}
+			var j, gr javaRankedResult
+			if err := g.proc.Call(ctx, "search", args, &j); err != nil {
+				return fmt.Errorf("java search %s: %w", q, err)
+			}
+			if err := goP.Call(ctx, "search", args, &gr); err != nil {
+				return fmt.Errorf("go search %s: %w", q, err)
+			}
+			where := fmt.Sprintf("query %s limit %d", q, limit)
+			if gr.SnapshotID != j.SnapshotID {
+				return fmt.Errorf("%s: Go searched snapshot %d, Java %d", where, gr.SnapshotID, j.SnapshotID)
+			}
+			if len(gr.Results) != len(j.Results) {
+				return fmt.Errorf("%s: Go found %d rows, Java %d", where, len(gr.Results), len(j.Results))
+			}
+			for i, h := range gr.Results {
+				jr := j.Results[i]
+				if h.Bucket != jr.Bucket || h.DataFile != jr.DataFile || h.RowPosition != jr.RowPosition {
+					return fmt.Errorf("%s: hit %d: Go row (bucket %d, %s, %d) score %v, Java row (bucket %d, %s, %d) score %v",
+						where, i, h.Bucket, h.DataFile, h.RowPosition, h.Score, jr.Bucket, jr.DataFile, jr.RowPosition, jr.Score)
+				}
+				a, b := float64(h.Score), float64(jr.Score)
+				if math.Abs(a-b) > 1e-5*math.Max(math.Abs(a), math.Abs(b)) {
+					return fmt.Errorf("%s: hit %d: Go score %v, Java %v", where, i, a, b)
+				}
+				if (h.Text == nil) != (jr.Text == nil) || (h.Text != nil && *h.Text != *jr.Text) {
+					return fmt.Errorf("%s: hit %d: Go text %v, Java %v", where, i, deref(h.Text), deref(jr.Text))
+				}
+				if len(h.Key) == 0 || !reflect.DeepEqual(h.Key, jr.Key) {
+					return fmt.Errorf("%s: hit %d: Go key %v, Java %v", where, i, h.Key, jr.Key)
+				}
+			}
+			if limit == limits[len(limits)-1] && len(gr.Results) > 0 {
 				nonEmpty++
 			}
 		}

@@ -57,6 +57,7 @@ func sortedFormatVariants() []sortedFormatVariant {
 // one JVM.
 func casesSortedIndex(ct *caseTable) {
 	jtf := javaTablesFixture(nil)
+	_, runners := consumerRunners(ct)
 	ct.add(caseRow{Name: "index/sorted/format", Direction: "go<->java", Doc: docIndexSortedFormat,
 		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
 		Run: func(ctx context.Context, t *testing.T) error {
@@ -100,7 +101,7 @@ func casesSortedIndex(ct *caseTable) {
 			if err := jt.need(ctx, sortedReadCommands); err != nil {
 				return err
 			}
-			return sortedPredicateRead(ctx, jt, false)
+			return sortedPredicateRead(ctx, jt, nil)
 		}})
 	ct.add(caseRow{Name: "index/sorted/predicate-read", Direction: "go->java", Doc: docIndexSortedPredicateRead,
 		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
@@ -109,7 +110,11 @@ func casesSortedIndex(ct *caseTable) {
 			if err := jt.need(ctx, sortedReadCommands); err != nil {
 				return err
 			}
-			return sortedPredicateRead(ctx, jt, true)
+			goP, err := goRunner(t, runners, "create-table", "write", "compact")
+			if err != nil {
+				return err
+			}
+			return sortedPredicateRead(ctx, jt, goP)
 		}})
 	ct.add(caseRow{Name: "index/sorted/predicate-read-budget", Direction: "go->java", Doc: docIndexSortedPredicateReadBudget,
 		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
@@ -118,7 +123,11 @@ func casesSortedIndex(ct *caseTable) {
 			if err := jt.need(ctx, sortedReadCommands); err != nil {
 				return err
 			}
-			return sortedPredicateReadBudget(ctx, jt)
+			goP, err := goRunner(t, runners, "create-table", "write", "compact")
+			if err != nil {
+				return err
+			}
+			return sortedPredicateReadBudget(ctx, jt, goP)
 		}})
 	ct.add(caseRow{Name: "index/sorted/state", Direction: "java<->go", Doc: docIndexSortedState,
 		Sides: []caseSide{side("java", Maintainer), side("go", Maintainer)},

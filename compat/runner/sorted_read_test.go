@@ -136,64 +136,37 @@ func sortedReadSteps() []sortedReadStep {
 	}
 }
 
-// sortedReadGoTable writes the predicate-read table with Go: pkft.Create, the same commits
-// through pkft's writer (compacting at commit as Java's writer does; the first commit then fully
-// compacted, the last write-only).
-func sortedReadGoTable(ctx context.Context, dir string) (string, error) {
-	return sortedReadGoTableWith(ctx, filepath.Join(dir, "sorted-read-go", "default.db", "sorted_read"), nil)
+// sortedReadGoTable writes the predicate-read table with Go through its runner goP: create-table,
+// the same commits through its write (pkft's writer, compacting at commit as Java's writer does;
+// the first commit then fully compacted by its compact, the last write-only).
+func sortedReadGoTable(ctx context.Context, goP *Process, dir string) (string, error) {
+	return sortedReadGoTableWith(ctx, goP, filepath.Join(dir, "sorted-read-go"), nil)
 }
 
-// sortedReadGoTableWith is sortedReadGoTable at path with the table options extra added.
-func sortedReadGoTableWith(ctx context.Context, path string, extra map[string]string) (string, error) {
+// sortedReadGoTableWith is sortedReadGoTable in the warehouse dir (table default.sorted_read)
+// with the table options extra added.
+func sortedReadGoTableWith(ctx context.Context, goP *Process, warehouse string, extra map[string]string) (string, error) {
 	opts := sortedReadOptions()
 	maps.Copy(opts, extra)
-	def := pkft.TableDefinition{PrimaryKeys: []string{"id"}, Options: opts}
-	for _, f := range sortedReadFields {
-		def.Columns = append(def.Columns, pkft.ColumnDefinition{Name: f.Name, Type: f.Type})
+	var created struct {
+		Path string `json:"path"`
 	}
-	tbl, err := pkft.Create(ctx, path, def)
-	if err != nil {
-		return "", err
+	if err := goP.Call(ctx, "create-table", map[string]any{"warehouse": warehouse, "database": "default", "table": "sorted_read",
+		"fields": sortedReadFields, "primaryKeys": []string{"id"}, "partitionKeys": []string{}, "options": opts}, &created); err != nil {
+		return "", fmt.Errorf("go create-table: %w", err)
 	}
+	path := created.Path
 	steps := sortedReadSteps()
 	for i, st := range steps {
-		var opts []pkft.WriteOption
+		args := map[string]any{"path": path, "rows": st.rows}
 		if i == len(steps)-1 {
-			opts = append(opts, pkft.WithWriteOnly())
+			args["dynamicOptions"] = map[string]string{"write-only": "true"}
 		}
-		w, err := tbl.NewWriter(ctx, opts...)
-		if err != nil {
-			return "", err
-		}
-		for _, r := range st.rows {
-			kind := pkft.Insert
-			if r["_rowKind"] == "-D" {
-				kind = pkft.Delete
-			}
-			values := []any{int32(r["id"].(int)), nil, nil, nil, nil}
-			if kind == pkft.Insert {
-				if v, ok := r["price"].(int); ok {
-					values[1] = int32(v)
-				}
-				if v, ok := r["tag"].(string); ok {
-					values[2] = v
-				}
-				d, err := time.Parse("2006-01-02", r["day"].(string))
-				if err != nil {
-					return "", err
-				}
-				values[3] = int32(d.Unix() / 86400)
-				values[4] = int64(r["qty"].(int))
-			}
-			if err := w.Write(ctx, kind, values); err != nil {
-				return "", fmt.Errorf("step %d: %w", i, err)
-			}
-		}
-		if _, err := w.Commit(ctx); err != nil {
-			return "", fmt.Errorf("step %d: %w", i, err)
+		if err := goP.Call(ctx, "write", args, nil); err != nil {
+			return "", fmt.Errorf("step %d: go write: %w", i, err)
 		}
 		if st.compact {
-			if _, err := tbl.Compact(ctx); err != nil {
+			if err := goCompact(ctx, goP, path); err != nil {
 				return "", fmt.Errorf("step %d: %w", i, err)
 			}
 		}
@@ -215,8 +188,8 @@ type javaSplitFile struct {
 	Ranges [][2]int64 `json:"ranges"`
 }
 
-// sortedPredicateRead is index/sorted/predicate-read (java->go; go->java when goWrites: Go writes
-// and compacts the same table, its payloads built by Go's sorted maintainer): for every filter of
+// sortedPredicateRead is index/sorted/predicate-read (java->go; go->java with goP, Go's runner:
+// Go writes and compacts the same table through it, its payloads built by Go's sorted maintainer): for every filter of
 // sortedReadPredicates, Go's scan of the table (pkft.Where) returns exactly the rows
 // of Paimon's batch read with the same filter (ReadBuilder#withFilter, the read's
 // executeFilter), and reads the same files the same way: the files Paimon's PrimaryKeyBatchScan
@@ -224,11 +197,12 @@ type javaSplitFile struct {
 // read whole Go read whole; the files in no split (pruned by statistics or no row selected) Go
 // did not read. The table must exercise the family: a narrowed file, a file read whole next to
 // an index filter, a level-0 file and deletion vectors.
-func sortedPredicateRead(ctx context.Context, jt *javaTables, goWrites bool) error {
+func sortedPredicateRead(ctx context.Context, jt *javaTables, goP *Process) error {
 	var path string
 	var err error
+	goWrites := goP != nil
 	if goWrites {
-		path, err = sortedReadGoTable(ctx, jt.dir)
+		path, err = sortedReadGoTable(ctx, goP, jt.dir)
 	} else {
 		path, err = sortedReadTable(ctx, jt.proc, jt.dir)
 	}
@@ -255,8 +229,8 @@ var sortedReadBudgetOptions = map[string]string{
 // equal Paimon's, whose lazy btree and bitmap readers leave the range filters unanswered within
 // those budgets: the ranges on price, day and tag narrow no file (Paimon's plan and Go's), while
 // equality still does.
-func sortedPredicateReadBudget(ctx context.Context, jt *javaTables) error {
-	path, err := sortedReadGoTableWith(ctx, filepath.Join(jt.dir, "sorted-read-budget", "default.db", "sorted_read"), sortedReadBudgetOptions)
+func sortedPredicateReadBudget(ctx context.Context, jt *javaTables, goP *Process) error {
+	path, err := sortedReadGoTableWith(ctx, goP, filepath.Join(jt.dir, "sorted-read-budget"), sortedReadBudgetOptions)
 	if err != nil {
 		return err
 	}

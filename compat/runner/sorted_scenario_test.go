@@ -31,7 +31,7 @@ type sortedScenarioStep struct {
 // maintains, written and compacted by Java then Go then Java (java->go->java), and by Go only
 // (go->java); then every consumer implementation reads and searches each final table as Java
 // does (scenario/sorted-and-full-text/{read,search}, DIRECTION->CONSUMER).
-func casesSortedScenario(ct *caseTable, gf *fixture[*maintainGroup]) {
+func casesSortedScenario(ct *caseTable, gf *fixture[*maintainGroup], impls []Impl, runners map[string]*implRunner) {
 	steps := map[string][]sortedScenarioStep{
 		"java->go->java": {{"java", true}, {"java", false}, {"go", false}, {"go", true}, {"go", false}, {"java", true}},
 		"go->java":       {{"go", false}, {"go", false}, {"go", true}, {"go", false}, {"go", true}},
@@ -40,7 +40,6 @@ func casesSortedScenario(ct *caseTable, gf *fixture[*maintainGroup]) {
 		"java->go->java": {side("java", Writer, Compactor, Consumer), side("go", Writer, Compactor, Consumer)},
 		"go->java":       {side("go", Writer, Compactor, Consumer), side("java", Consumer)},
 	}
-	impls, runners := consumerRunners(ct)
 	for _, direction := range []string{"java->go->java", "go->java"} {
 		var tb *consumerTable
 		ct.add(caseRow{Name: "scenario/sorted-and-full-text", Direction: direction, Doc: docScenarioSortedAndFullText,
@@ -50,7 +49,11 @@ func casesSortedScenario(ct *caseTable, gf *fixture[*maintainGroup]) {
 				if err := g.need(ctx, append(slices.Clone(writeCommands), "predicate-read")...); err != nil {
 					return err
 				}
-				path, err := sortedAndFullText(ctx, g, direction, steps[direction])
+				goP, err := goRunner(t, runners, "write", "compact", "search")
+				if err != nil {
+					return err
+				}
+				path, err := sortedAndFullText(ctx, g, goP, direction, steps[direction])
 				if err != nil {
 					return err
 				}
@@ -88,7 +91,7 @@ func setSortedValues(x row, r *rand.Rand) {
 // step Java reads the model's rows, and by Java's state and Go's every full-text archive and
 // every sorted payload is current; at the end every family has payloads, Java's searches equal
 // Go's and Java's predicate reads over the indexed columns equal Go's (samePredicateReads).
-func sortedAndFullText(ctx context.Context, g *maintainGroup, direction string, steps []sortedScenarioStep) (string, error) {
+func sortedAndFullText(ctx context.Context, g *maintainGroup, goP *Process, direction string, steps []sortedScenarioStep) (string, error) {
 	name := "sorted-and-full-text-" + map[string]string{"java->go->java": "jgj", "go->java": "gj"}[direction]
 	pks := []string{"region", "id"}
 	opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", pkfulltext.ColumnsOption: "content",
@@ -122,21 +125,21 @@ func sortedAndFullText(ctx context.Context, g *maintainGroup, direction string, 
 				return "", fmt.Errorf("step %d (java): %w", i, err)
 			}
 		} else {
-			if err := goWrite(ctx, g, path, rows); err != nil {
+			if err := goWrite(ctx, goP, path, rows); err != nil {
 				return "", fmt.Errorf("step %d (go): %w", i, err)
 			}
 			if st.full {
-				if _, err := goCompact(ctx, g, path); err != nil {
+				if err := goCompact(ctx, goP, path); err != nil {
 					return "", fmt.Errorf("step %d (go): %w", i, err)
 				}
 			}
 		}
 		m.apply(rows)
-		if err := sortedRoundChecks(ctx, g, path, m, i == len(steps)-1); err != nil {
+		if err := sortedRoundChecks(ctx, g, goP, path, m, i == len(steps)-1); err != nil {
 			return "", fmt.Errorf("step %d (%s): %w", i, st.side, err)
 		}
 	}
-	if err := g.sameSearches(ctx, path, maintainQueries(), []int{10}); err != nil {
+	if err := g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10}); err != nil {
 		return "", err
 	}
 	return path, samePredicateReads(ctx, g, path)
@@ -176,8 +179,8 @@ func samePredicateReads(ctx context.Context, g *maintainGroup, path string) erro
 // sortedRoundChecks are the checks after each step: the model's rows, every archive current
 // (roundChecks), and every sorted definition current by Java's state and Go's; final requires
 // payloads of both sorted definitions somewhere in the table.
-func sortedRoundChecks(ctx context.Context, g *maintainGroup, path string, m *rowModel, final bool) error {
-	if err := roundChecks(ctx, g, path, m, sortedScenarioFields, true); err != nil {
+func sortedRoundChecks(ctx context.Context, g *maintainGroup, goP *Process, path string, m *rowModel, final bool) error {
+	if err := roundChecks(ctx, g, goP, path, m, sortedScenarioFields, true); err != nil {
 		return err
 	}
 	jd, err := javaDump(ctx, g.proc, path)

@@ -2,19 +2,14 @@ package runner
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
-
 	"testing"
 
-	"github.com/paimon-pkft/pkft/internal/fileio"
-	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/table"
-	"github.com/paimon-pkft/pkft/internal/tableops"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
-	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // malformedTexts are texts with malformed UTF-8 and NULs, as a foreign writer may leave them in a
@@ -29,17 +24,18 @@ var malformedTexts = []string{
 	"mixed \xf4\x90\x80\x80 é 中", // beyond U+10FFFF
 }
 
-// casesMalformedText registers text/malformed-utf8 (go->java) — Go writes texts with malformed UTF-8 and
+// casesMalformedText registers text/malformed-utf8 (go->java) — Go, through its runner, writes texts with malformed UTF-8 and
 // NULs into a Java-written full-text table and compacts it; Java reads each text as
 // pkfulltext.DecodeLikeJava says (the string Go's archive builder hands the engine, before NUL
 // becomes U+0001), and Java's dump and full-text state equal Go's.
 func casesMalformedText(ct *caseTable) {
+	_, runners := consumerRunners(ct)
 	ct.add(caseRow{Name: "text/malformed-utf8", Direction: "go->java", Doc: docTextMalformedUtf8,
 		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
-			lib, err := native.Load(ctx, "")
+			goP, err := goRunner(t, runners, "write", "compact")
 			if err != nil {
-				return unavailable{testenv.RequireNativeEnv, err}
+				return err
 			}
 			p, err := StartJava(ctx)
 			if err != nil {
@@ -54,33 +50,29 @@ func casesMalformedText(ct *caseTable) {
 			if err := os.CopyFS(path, os.DirFS(filepath.Join(root, "testdata", "tables", "java", "ft-default-partitioned"))); err != nil {
 				return err
 			}
-			eng := native.Engine{Lib: lib}
-			w, err := tableops.OpenWriter(ctx, table.Open(fileio.NewLocal(), path), eng)
-			if err != nil {
-				return err
-			}
+			// Go's runner writes the texts' bytes as they are (write's stringBytes: a JSON string
+			// cannot carry malformed UTF-8), one commit.
 			want := map[float64]string{}
+			var rows []row
 			for i, s := range malformedTexts {
-				id := int32(1000 + i)
-				if err := w.Write(ctx, types.Insert, []any{"eu", int32(19753), id, s}); err != nil {
-					return fmt.Errorf("write %q: %w", s, err)
-				}
+				id := 1000 + i
+				rows = append(rows, row{"region": "eu", "dt": "2024-01-31", "id": id, "content": base64.StdEncoding.EncodeToString([]byte(s))})
 				want[float64(id)] = pkfulltext.DecodeLikeJava([]byte(s))
 			}
-			if _, err := w.Commit(ctx); err != nil {
-				return err
+			if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": rows, "stringBytes": []string{"content"}}, nil); err != nil {
+				return fmt.Errorf("go write: %w", err)
 			}
 			// Compact, so that a reader of this deletion-vector table sees the rows and the top level
 			// gets its archive built from them.
-			if _, err := tableops.Compact(ctx, table.Open(fileio.NewLocal(), path), eng); err != nil {
+			if err := goCompact(ctx, goP, path); err != nil {
 				return err
 			}
-			var rows javaRows
-			if err := p.Call(ctx, "read", map[string]any{"path": path}, &rows); err != nil {
+			var read javaRows
+			if err := p.Call(ctx, "read", map[string]any{"path": path}, &read); err != nil {
 				return err
 			}
 			seen := 0
-			for _, r := range rows.Rows {
+			for _, r := range read.Rows {
 				id, _ := r["id"].(float64)
 				w, ok := want[id]
 				if !ok || r["region"] != "eu" {
@@ -110,7 +102,8 @@ func casesMalformedText(ct *caseTable) {
 }
 
 // docTextMalformedUtf8 describes text/malformed-utf8.
-const docTextMalformedUtf8 = "Go writes texts with malformed UTF-8 (cut sequences, invalid bytes, an encoded surrogate, " +
+const docTextMalformedUtf8 = "Go, through its runner (`write` with the texts' bytes as `stringBytes`, then `compact`), " +
+	"writes texts with malformed UTF-8 (cut sequences, invalid bytes, an encoded surrogate, " +
 	"an overlong form, a code point past U+10FFFF) and NULs into a Java-written full-text table" +
 	" and compacts it: Java reads each text exactly as Go's archive builder decodes it, and " +
 	"Java's dump and full-text state equal Go's."

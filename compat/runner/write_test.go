@@ -26,7 +26,6 @@ import (
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
-	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 )
 
 // writeCommands are the runner commands the write cases use.
@@ -49,7 +48,7 @@ func casesWrite(ct *caseTable) {
 	impls, runners := consumerRunners(ct)
 	for _, v := range goWriteVariants() {
 		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: "go->java", Doc: docScenarioJavaReadsGoArchivesVariant,
-			Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+			Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
@@ -64,7 +63,7 @@ func casesWrite(ct *caseTable) {
 		var tb *consumerTable
 		afterGo := "scenario/java-reads-go-archives/" + v.name + "/java-after-go"
 		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: "java-after-go", Doc: docScenarioJavaReadsGoArchivesVariant,
-			Sides: []caseSide{side("java", Writer, Compactor, Consumer)}, Needs: []string{"scenario/java-reads-go-archives/" + v.name + "/go->java"},
+			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Consumer)}, Needs: []string{"scenario/java-reads-go-archives/" + v.name + "/go->java"},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
@@ -73,7 +72,11 @@ func casesWrite(ct *caseTable) {
 				if v.path == "" {
 					return errors.New("go->java did not pass: no Go-written table to continue")
 				}
-				if err := javaAfterGoWrite(ctx, g, v); err != nil {
+				goP, err := goRunner(t, runners, "search")
+				if err != nil {
+					return err
+				}
+				if err := javaAfterGoWrite(ctx, g, goP, v); err != nil {
 					return err
 				}
 				if v.fullText {
@@ -89,7 +92,7 @@ func casesWrite(ct *caseTable) {
 	}
 	var compacted *consumerTable
 	ct.add(caseRow{Name: "scenario/go-compacts-java-archives", Direction: "java->go->java", Doc: docScenarioGoCompactsJavaArchives,
-		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Compactor)},
+		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Compactor, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
@@ -113,13 +116,17 @@ func casesWrite(ct *caseTable) {
 			name += "/" + v.name
 		}
 		ct.add(caseRow{Name: name, Direction: "go->java", Doc: docStatsFilteredRead,
-			Sides: []caseSide{side("go", Writer), side("java", Consumer)},
+			Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
 					return err
 				}
-				return filteredRead(ctx, g, v.name, v.options)
+				goP, err := goRunner(t, runners, "write", "compact")
+				if err != nil {
+					return err
+				}
+				return filteredRead(ctx, g, goP, v.name, v.options)
 			}})
 	}
 	var alt *consumerTable
@@ -130,7 +137,7 @@ func casesWrite(ct *caseTable) {
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			goP, err := goRunner(t, runners, "write", "compact")
+			goP, err := goRunner(t, runners, "write", "compact", "search")
 			if err != nil {
 				return err
 			}
@@ -476,35 +483,22 @@ func sameAsModel(ctx context.Context, g *maintainGroup, path string, m *rowModel
 	return nil
 }
 
-// goWrite writes rows with Go's writer and commits them.
-func goWrite(ctx context.Context, g *maintainGroup, path string, rows []row) error {
-	tbl := table.Open(fileio.NewLocal(), path)
-	w, err := tableops.OpenWriter(ctx, tbl, g.engine, tableops.WithCommitUser("pkft-conformance"))
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		kind, values, err := goldengen.GoRow(w.Schema(), r)
-		if err == nil {
-			err = w.Write(ctx, kind, values)
-		}
-		if err != nil {
-			return errors.Join(fmt.Errorf("go write %v: %w", r, err), w.Abort(ctx))
-		}
-	}
-	if _, err := w.Commit(ctx); err != nil {
-		return fmt.Errorf("go write commit: %w", err)
+// goWrite writes rows with Go's writer through its runner goP (the protocol's write: one pkft
+// Writer, one commit).
+func goWrite(ctx context.Context, goP *Process, path string, rows []row) error {
+	if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": rows}, nil); err != nil {
+		return fmt.Errorf("go write: %w", err)
 	}
 	return nil
 }
 
-// goCompact fully compacts the table with Go.
-func goCompact(ctx context.Context, g *maintainGroup, path string) (*tableops.CompactResult, error) {
-	res, err := tableops.Compact(ctx, table.Open(fileio.NewLocal(), path), g.engine, tableops.WithCommitUser("pkft-conformance"))
-	if err != nil {
-		return nil, fmt.Errorf("go compact: %w", err)
+// goCompact fully compacts the table with Go through its runner goP (the protocol's compact: one
+// COMPACT commit).
+func goCompact(ctx context.Context, goP *Process, path string) error {
+	if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
+		return fmt.Errorf("go compact: %w", err)
 	}
-	return res, nil
+	return nil
 }
 
 // updatesAndDeletes rewrites some rows of the model (new text) and deletes others.
@@ -544,13 +538,13 @@ func updatesAndDeletes(m *rowModel, seed uint64, update, del int) []row {
 
 // checkJavaView checks Java reads the model's rows and, for full-text tables, that every
 // archive is current by Java's own state and Java's search equals Go's.
-func checkJavaView(ctx context.Context, g *maintainGroup, path string, m *rowModel, fields []field, fullText bool) error {
-	return checkJavaViewOf(ctx, g, path, m, fields, fullText, true)
+func checkJavaView(ctx context.Context, g *maintainGroup, goP *Process, path string, m *rowModel, fields []field, fullText bool) error {
+	return checkJavaViewOf(ctx, g, goP, path, m, fields, fullText, true)
 }
 
 // checkJavaViewOf is checkJavaView; needArchive requires at least one archive (a first full
 // compaction of single level-0 files only moves them up, as Java's does, and builds none).
-func checkJavaViewOf(ctx context.Context, g *maintainGroup, path string, m *rowModel, fields []field, fullText, needArchive bool) error {
+func checkJavaViewOf(ctx context.Context, g *maintainGroup, goP *Process, path string, m *rowModel, fields []field, fullText, needArchive bool) error {
 	if err := sameAsModel(ctx, g, path, m, fields); err != nil {
 		return err
 	}
@@ -570,7 +564,7 @@ func checkJavaViewOf(ctx context.Context, g *maintainGroup, path string, m *rowM
 		}
 		return errors.New("the table has no archive: the case tests nothing")
 	}
-	return g.sameSearches(ctx, path, maintainQueries(), []int{10})
+	return g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10})
 }
 
 func archiveCount(d *inspect.Dump) int {
@@ -607,7 +601,7 @@ func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant, g
 	if err := goP.Call(ctx, "compact", map[string]any{"path": path}, nil); err != nil {
 		return fmt.Errorf("go compact: %w", err)
 	}
-	if err := checkJavaViewOf(ctx, g, path, m, v.fields, v.fullText, false); err != nil {
+	if err := checkJavaViewOf(ctx, g, goP, path, m, v.fields, v.fullText, false); err != nil {
 		return fmt.Errorf("after the first compaction: %w", err)
 	}
 	second := append(updatesAndDeletes(m, 32, 30, 20), v.rows(150, 220, 33)...)
@@ -629,7 +623,7 @@ func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant, g
 	if after.SnapshotID != before.SnapshotID+1 || after.CommitKind != "COMPACT" {
 		return fmt.Errorf("the second compaction committed nothing: Java sees snapshot %d (%s) after snapshot %d", after.SnapshotID, after.CommitKind, before.SnapshotID)
 	}
-	if err := checkJavaView(ctx, g, path, m, v.fields, v.fullText); err != nil {
+	if err := checkJavaView(ctx, g, goP, path, m, v.fields, v.fullText); err != nil {
 		return fmt.Errorf("after the second compaction: %w", err)
 	}
 	v.path, v.model = path, m
@@ -638,7 +632,7 @@ func goWritesJavaReads(ctx context.Context, g *maintainGroup, v *writeVariant, g
 
 // javaAfterGoWrite is java-after-go: Java writes and fully compacts the Go-written table; the
 // table stays consistent: Java reads the model, every archive is current.
-func javaAfterGoWrite(ctx context.Context, g *maintainGroup, v *writeVariant) error {
+func javaAfterGoWrite(ctx context.Context, g *maintainGroup, goP *Process, v *writeVariant) error {
 	more := append(updatesAndDeletes(v.model, 41, 15, 10), v.rows(220, 260, 42)...)
 	if err := g.proc.Call(ctx, "write", map[string]any{"path": v.path, "rows": more}, nil); err != nil {
 		return err
@@ -647,7 +641,7 @@ func javaAfterGoWrite(ctx context.Context, g *maintainGroup, v *writeVariant) er
 	if err := g.proc.Call(ctx, "compact", map[string]any{"path": v.path}, nil); err != nil {
 		return err
 	}
-	return checkJavaView(ctx, g, v.path, v.model, v.fields, v.fullText)
+	return checkJavaView(ctx, g, goP, v.path, v.model, v.fields, v.fullText)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -731,7 +725,7 @@ func goCompactsJavaArchives(ctx context.Context, g *maintainGroup, compactor *Pr
 			}
 		}
 	}
-	return path, checkJavaView(ctx, g, path, m, fields, true)
+	return path, checkJavaView(ctx, g, compactor, path, m, fields, true)
 }
 
 func mapValues(m map[string]string) []string {
@@ -801,22 +795,22 @@ func alternating(ctx context.Context, g *maintainGroup, goP *Process, sc alterna
 			}
 		}
 		m.apply(rows)
-		if err := roundChecks(ctx, g, path, m, fields, !sc.full); err != nil {
+		if err := roundChecks(ctx, g, goP, path, m, fields, !sc.full); err != nil {
 			return "", fmt.Errorf("round %d (%s): %w", round, side, err)
 		}
 	}
-	return path, g.sameSearches(ctx, path, maintainQueries(), []int{10})
+	return path, g.sameSearchesVia(ctx, goP, path, maintainQueries(), []int{10})
 }
 
 // roundChecks are the checks after each round of the alternating scenarios: Java reads the
 // model's rows (and, with goRead, Go's read equals Java's), and every archive is current by
 // Java's and Go's state.
-func roundChecks(ctx context.Context, g *maintainGroup, path string, m *rowModel, fields []field, goRead bool) error {
+func roundChecks(ctx context.Context, g *maintainGroup, goP *Process, path string, m *rowModel, fields []field, goRead bool) error {
 	if err := sameAsModel(ctx, g, path, m, fields); err != nil {
 		return err
 	}
 	if goRead {
-		if err := goReadsAsJava(ctx, g, path); err != nil {
+		if err := goReadsAsJava(ctx, g, goP, path); err != nil {
 			return err
 		}
 	}
@@ -864,7 +858,7 @@ var filteredReadVariants = []struct {
 // values defeat naive statistics (long strings sharing a 16-character prefix, negative numbers,
 // nulls, dates); Java reads with random predicates pushed down — pruning files by Go's
 // statistics — and must return exactly the model's rows that satisfy them.
-func filteredRead(ctx context.Context, g *maintainGroup, variant string, extra map[string]string) error {
+func filteredRead(ctx context.Context, g *maintainGroup, goP *Process, variant string, extra map[string]string) error {
 	fields := []field{{"id", "INT NOT NULL"}, {"grp", "INT"}, {"name", "STRING"}, {"big", "BIGINT"}, {"day", "DATE"}, {"content", "STRING"}}
 	opts := map[string]string{"bucket": "2"}
 	maps.Copy(opts, extra)
@@ -896,12 +890,12 @@ func filteredRead(ctx context.Context, g *maintainGroup, variant string, extra m
 		if b > 0 {
 			rows = append(rows, updatesAndDeletes(m, uint64(b), 20, 20)...)
 		}
-		if err := goWrite(ctx, g, path, rows); err != nil {
+		if err := goWrite(ctx, goP, path, rows); err != nil {
 			return err
 		}
 		m.apply(rows)
 		if b == 1 {
-			if _, err := goCompact(ctx, g, path); err != nil {
+			if err := goCompact(ctx, goP, path); err != nil {
 				return err
 			}
 		}
