@@ -567,8 +567,8 @@ type javaRows struct {
 	Rows []map[string]any `json:"rows"`
 }
 
-// rewritten is a runner's answer to rewrite-metadata (compat/protocol/rewrite-metadata.response.json).
-type rewritten struct {
+// rewriteAnswer is a runner's answer to rewrite-metadata (compat/protocol/rewrite-metadata.response.json).
+type rewriteAnswer struct {
 	SnapshotBefore int64  `json:"snapshotBefore"`
 	SnapshotAfter  int64  `json:"snapshotAfter"`
 	CommitKind     string `json:"commitKind"`
@@ -586,7 +586,7 @@ func (jt *javaTables) rewrite(ctx context.Context, goP *Process, c *corpusTable)
 	if err := jt.proc.Call(ctx, "read", map[string]any{"path": c.path}, &rowsBefore); err != nil {
 		return err
 	}
-	var snap rewritten
+	var snap rewriteAnswer
 	if err := goP.Call(ctx, "rewrite-metadata", map[string]any{"path": c.path}, &snap); err != nil {
 		return fmt.Errorf("rewrite: %w", err)
 	}

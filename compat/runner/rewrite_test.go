@@ -41,7 +41,7 @@ func casesRewrite(ct *caseTable) {
 			if err := p.Call(ctx, "read", map[string]any{"path": path}, &rowsBefore); err != nil {
 				return err
 			}
-			var snap rewritten
+			var snap rewriteAnswer
 			if err := goP.Call(ctx, "rewrite-metadata", map[string]any{"path": path}, &snap); err != nil {
 				return fmt.Errorf("rewrite: %w", err)
 			}
