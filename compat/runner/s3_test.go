@@ -61,7 +61,7 @@ func startS3(t *testing.T) *s3Env {
 	if err := env.fs.CreateBucket(ctx, s3Bucket); err != nil {
 		return &s3Env{err: err}
 	}
-	report.AddNote(fmt.Sprintf("s3: SeaweedFS (weed server -s3, %s) answered %s after %s", bin, srv.Endpoint, time.Since(start).Round(10*time.Millisecond)))
+	report.AddNote(fmt.Sprintf("s3: %s (%s) answered %s after %s", srv.Kind, bin, srv.Endpoint, time.Since(start).Round(10*time.Millisecond)))
 	return env
 }
 

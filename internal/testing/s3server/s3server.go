@@ -1,7 +1,9 @@
 // Package s3server starts a real S3 server for tests: SeaweedFS's `weed server -s3`, built by
 // scripts/seaweedfs-build.sh (make s3-up) from its Go module at the version pinned in
-// scripts/seaweedfs.version, on loopback ports with a temporary data directory. It is a separate
-// process speaking the S3 protocol, not an in-process fake.
+// scripts/seaweedfs.version, on loopback ports with a temporary data directory; or, when
+// PKFT_S3PROXY_JAR names an S3Proxy jar, S3Proxy on its filesystem backend (for measuring it:
+// docs/performance.md "A cold CI run" records which S3 requests each version answers as the
+// tests need). Either is a separate process speaking the S3 protocol, not an in-process fake.
 package s3server
 
 import (
@@ -22,6 +24,12 @@ import (
 // BinaryEnv names a weed binary to use instead of the cached build.
 const BinaryEnv = "PKFT_WEED"
 
+// S3ProxyJarEnv names an S3Proxy jar (its jar-with-dependencies classifier) to start instead of
+// weed: `java -jar JAR` with the jclouds backend PKFT_S3PROXY_PROVIDER (default filesystem) under
+// the server's directory. S3Proxy needs no build, but 2.6.0 ignores If-None-Match on writes and
+// 4.1.0 on copies: docs/performance.md "A cold CI run".
+const S3ProxyJarEnv = "PKFT_S3PROXY_JAR"
+
 // RequireEnv is the variable that makes a missing weed binary a test failure (make test sets it).
 const RequireEnv = "PKFT_REQUIRE_S3"
 
@@ -30,6 +38,9 @@ const (
 	AccessKey = "pkft-access"
 	SecretKey = "pkft-secret"
 )
+
+// logName is the server's log file in its directory.
+const logName = "server.log"
 
 // stopGrace is how long Stop waits after SIGTERM before SIGKILL: weed was measured not to stop
 // within 7 s of SIGTERM (nor within 4 s with -volume.preStopSeconds=0), and its data directory is
@@ -40,10 +51,12 @@ const stopGrace = 2 * time.Second
 type Server struct {
 	// Endpoint is the S3 gateway's base URL (http://127.0.0.1:port).
 	Endpoint string
-	dir      string
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	log      *os.File
+	// Kind names the server: "SeaweedFS" or "S3Proxy".
+	Kind   string
+	dir    string
+	cmd    *exec.Cmd
+	exited chan struct{}
+	log    *os.File
 }
 
 // repoRoot finds the module root (the directory holding scripts/seaweedfs.version) from the
@@ -65,9 +78,15 @@ func repoRoot() (string, error) {
 	}
 }
 
-// Binary returns the weed binary: $PKFT_WEED, else the build scripts/seaweedfs-build.sh caches
+// Binary returns the server to start: $PKFT_S3PROXY_JAR, else the weed binary $PKFT_WEED, else the build scripts/seaweedfs-build.sh caches
 // under ${XDG_CACHE_HOME:-$HOME/.cache}/pkft/seaweedfs/<version>/weed.
 func Binary() (string, error) {
+	if j := os.Getenv(S3ProxyJarEnv); j != "" {
+		if _, err := os.Stat(j); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", S3ProxyJarEnv, j, err)
+		}
+		return j, nil
+	}
 	if b := os.Getenv(BinaryEnv); b != "" {
 		if _, err := os.Stat(b); err != nil {
 			return "", fmt.Errorf("%s=%s: %w", BinaryEnv, b, err)
@@ -126,8 +145,12 @@ func freePorts(n int) ([]int, error) {
 }
 
 // Start runs `weed server` with its master, volume server, filer and S3 gateway on free
-// loopback ports and a fresh data directory under dir, and waits until the S3 gateway answers.
+// loopback ports and a fresh data directory under dir, and waits until the S3 gateway answers;
+// given a .jar, it starts S3Proxy from it instead.
 func Start(ctx context.Context, bin, dir string) (*Server, error) {
+	if strings.HasSuffix(bin, ".jar") {
+		return startS3Proxy(ctx, bin, dir)
+	}
 	ports, err := freePorts(4)
 	if err != nil {
 		return nil, fmt.Errorf("s3 server: free ports: %w", err)
@@ -141,7 +164,7 @@ func Start(ctx context.Context, bin, dir string) (*Server, error) {
 	if err := os.WriteFile(cfg, []byte(identity), 0o644); err != nil {
 		return nil, err
 	}
-	logf, err := os.Create(filepath.Join(dir, "weed.log"))
+	logf, err := os.Create(filepath.Join(dir, logName))
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +183,7 @@ func Start(ctx context.Context, bin, dir string) (*Server, error) {
 		logf.Close()
 		return nil, fmt.Errorf("s3 server: start %s: %w", bin, err)
 	}
-	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(ports[3]), dir: dir, cmd: cmd, exited: make(chan struct{}), log: logf}
+	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(ports[3]), Kind: "SeaweedFS", dir: dir, cmd: cmd, exited: make(chan struct{}), log: logf}
 	go func() { cmd.Wait(); close(s.exited) }()
 	if err := s.waitReady(ctx, 90*time.Second); err != nil {
 		s.Stop()
@@ -201,7 +224,7 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 
 // LogTail returns the end of the server's log.
 func (s *Server) LogTail() string {
-	b, _ := os.ReadFile(filepath.Join(s.dir, "weed.log"))
+	b, _ := os.ReadFile(filepath.Join(s.dir, logName))
 	if len(b) > 4000 {
 		b = b[len(b)-4000:]
 	}
@@ -255,3 +278,58 @@ func ForTest(t TB) *Server {
 
 // Pid is the server's process id (also its process group id).
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// startS3Proxy runs S3Proxy from its jar with the filesystem backend under dir on a free
+// loopback port, with the single identity, and waits until it answers.
+func startS3Proxy(ctx context.Context, jar, dir string) (*Server, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return nil, fmt.Errorf("s3 server: free ports: %w", err)
+	}
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return nil, err
+	}
+	endpoint := "http://127.0.0.1:" + strconv.Itoa(ports[0])
+	conf := strings.Join([]string{
+		"s3proxy.endpoint=" + endpoint,
+		"s3proxy.authorization=aws-v2-or-v4",
+		"s3proxy.identity=" + AccessKey,
+		"s3proxy.credential=" + SecretKey,
+		"jclouds.provider=" + s3proxyProvider(),
+		"jclouds.filesystem.basedir=" + data,
+		"jclouds.identity=" + AccessKey,
+		"jclouds.credential=" + SecretKey,
+	}, "\n") + "\n"
+	cfg := filepath.Join(dir, "s3proxy.conf")
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(filepath.Join(dir, logName))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("java", "-jar", jar, "--properties", cfg)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("s3 server: start S3Proxy %s: %w", jar, err)
+	}
+	s := &Server{Endpoint: endpoint, Kind: "S3Proxy", dir: dir, cmd: cmd, exited: make(chan struct{}), log: logf}
+	go func() { cmd.Wait(); close(s.exited) }()
+	if err := s.waitReady(ctx, 90*time.Second); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// s3proxyProvider is S3Proxy's jclouds backend: PKFT_S3PROXY_PROVIDER, else filesystem.
+func s3proxyProvider() string {
+	if p := os.Getenv("PKFT_S3PROXY_PROVIDER"); p != "" {
+		return p
+	}
+	return "filesystem"
+}
