@@ -199,17 +199,23 @@ func (r *Report) printGrid(w io.Writer) {
 	}
 	sort.Strings(producers)
 	sort.Strings(consumers)
-	fmt.Fprintln(w, "\nproducers x consumers (passed/failed, then other outcomes):")
+	printCounts(w, "producers x consumers", "PRODUCER", producers, consumers, grid)
+}
+
+// printCounts writes one grid of outcome counts under its title: a row per name of rows, a
+// column per name of cols, each cell passed/failed with the other outcomes added ("-" for none).
+func printCounts(w io.Writer, title, rowHeader string, rows, cols []string, grid map[string]map[string]map[Status]int) {
+	fmt.Fprintf(w, "\n%s (passed/failed, then other outcomes):\n", title)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "  PRODUCER")
-	for _, c := range consumers {
+	fmt.Fprint(tw, "  "+rowHeader)
+	for _, c := range cols {
 		fmt.Fprintf(tw, "\t%s", c)
 	}
 	fmt.Fprintln(tw)
-	for _, p := range producers {
-		fmt.Fprintf(tw, "  %s", p)
-		for _, c := range consumers {
-			x, ok := grid[p][c]
+	for _, r := range rows {
+		fmt.Fprintf(tw, "  %s", r)
+		for _, c := range cols {
+			x, ok := grid[r][c]
 			if !ok {
 				fmt.Fprint(tw, "\t-")
 				continue
@@ -266,26 +272,7 @@ func (r *Report) printRoleGrid(w io.Writer) {
 		}
 		return roles[i] < roles[j]
 	})
-	fmt.Fprintln(w, "\nimplementations x roles (passed/failed, then other outcomes):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "  IMPLEMENTATION")
-	for _, role := range roles {
-		fmt.Fprintf(tw, "\t%s", role)
-	}
-	fmt.Fprintln(tw)
-	for _, impl := range impls {
-		fmt.Fprintf(tw, "  %s", impl)
-		for _, role := range roles {
-			x, ok := grid[impl][role]
-			if !ok {
-				fmt.Fprint(tw, "\t-")
-				continue
-			}
-			fmt.Fprintf(tw, "\t%s", cellText(x))
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
+	printCounts(w, "implementations x roles", "IMPLEMENTATION", impls, roles, grid)
 }
 
 // cellText is a grid cell: passed/failed, then the other outcomes there are.
