@@ -88,13 +88,73 @@ type javaRankedResult struct {
 }
 
 // sameSearches runs every query with every limit through Java's read path and Go's search on
-// the table at path and compares the results; at least half the queries must hit something.
+// the table at path and compares the results (sameRanked); at least half the queries must hit
+// something.
 func (g *maintainGroup) sameSearches(ctx context.Context, path string, queries []string, limits []int) error {
 	tbl := table.Open(g.fileIO(), path)
 	sch, err := tbl.LatestSchema(ctx)
 	if err != nil {
 		return err
 	}
+	return g.sameRanked(ctx, path, queries, limits, func(q string, limit int) (int64, []rankedHit, error) {
+		res, err := search.Search(ctx, tbl, search.Request{Query: q, Limit: limit}, search.Options{Engine: g.engine})
+		if err != nil {
+			return 0, nil, err
+		}
+		hits := make([]rankedHit, len(res.Results))
+		for i, r := range res.Results {
+			key := r.Key
+			hits[i] = rankedHit{bucket: r.Bucket, dataFile: r.DataFile, rowPosition: r.RowPosition, score: r.Score, text: r.Text, key: key,
+				sameKey: func(java map[string]any) bool {
+					if len(key) != len(sch.PrimaryKeys) {
+						return false
+					}
+					for k, name := range sch.PrimaryKeys {
+						if !sameKeyValue(key[k], java[name]) {
+							return false
+						}
+					}
+					return true
+				}}
+		}
+		return res.SnapshotID, hits, nil
+	})
+}
+
+// sameSearchesVia is sameSearches with Go's side through its runner goP (the protocol's search,
+// ranked).
+func (g *maintainGroup) sameSearchesVia(ctx context.Context, goP *Process, path string, queries []string, limits []int) error {
+	return g.sameRanked(ctx, path, queries, limits, func(q string, limit int) (int64, []rankedHit, error) {
+		var res javaRankedResult
+		if err := goP.Call(ctx, "search", map[string]any{"path": path, "query": q, "limit": limit, "ranked": true}, &res); err != nil {
+			return 0, nil, err
+		}
+		hits := make([]rankedHit, len(res.Results))
+		for i, r := range res.Results {
+			key := r.Key
+			hits[i] = rankedHit{bucket: r.Bucket, dataFile: r.DataFile, rowPosition: r.RowPosition, score: r.Score, text: r.Text, key: key,
+				sameKey: func(java map[string]any) bool { return len(key) > 0 && reflect.DeepEqual(key, java) }}
+		}
+		return res.SnapshotID, hits, nil
+	})
+}
+
+// rankedHit is one hit of Go's search, in process or through its runner: the row, its score and
+// text, its key (for messages) and how to compare that key with Java's.
+type rankedHit struct {
+	bucket      int32
+	dataFile    string
+	rowPosition int64
+	score       float32
+	text        *string
+	key         any
+	sameKey     func(java map[string]any) bool
+}
+
+// sameRanked runs every query with every limit through Java's read path (ranked) and goSearch:
+// the same snapshot, the same rows (bucket, data file, row position) with the same keys and texts
+// in the same order, scores within 1e-5 relative; at least half the queries must hit something.
+func (g *maintainGroup) sameRanked(ctx context.Context, path string, queries []string, limits []int, goSearch func(q string, limit int) (int64, []rankedHit, error)) error {
 	nonEmpty := 0
 	for _, q := range queries {
 		for _, limit := range limits {
@@ -102,91 +162,35 @@ func (g *maintainGroup) sameSearches(ctx context.Context, path string, queries [
 			if err := g.proc.Call(ctx, "search", map[string]any{"path": path, "query": q, "limit": limit, "ranked": true}, &j); err != nil {
 				return fmt.Errorf("java search %s: %w", q, err)
 			}
-			res, err := search.Search(ctx, tbl, search.Request{Query: q, Limit: limit}, search.Options{Engine: g.engine})
+			snap, hits, err := goSearch(q, limit)
 			if err != nil {
 				return fmt.Errorf("go search %s: %w", q, err)
 			}
 			where := fmt.Sprintf("query %s limit %d", q, limit)
-			if res.SnapshotID != j.SnapshotID {
-				return fmt.Errorf("%s: Go searched snapshot %d, Java %d", where, res.SnapshotID, j.SnapshotID)
+			if snap != j.SnapshotID {
+				return fmt.Errorf("%s: Go searched snapshot %d, Java %d", where, snap, j.SnapshotID)
 			}
-			if len(res.Results) != len(j.Results) {
-				return fmt.Errorf("%s: Go found %d rows, Java %d", where, len(res.Results), len(j.Results))
+			if len(hits) != len(j.Results) {
+				return fmt.Errorf("%s: Go found %d rows, Java %d", where, len(hits), len(j.Results))
 			}
-			for i, gr := range res.Results {
+			for i, h := range hits {
 				jr := j.Results[i]
-				if gr.Bucket != jr.Bucket || gr.DataFile != jr.DataFile || gr.RowPosition != jr.RowPosition {
+				if h.bucket != jr.Bucket || h.dataFile != jr.DataFile || h.rowPosition != jr.RowPosition {
 					return fmt.Errorf("%s: hit %d: Go row (bucket %d, %s, %d) score %v, Java row (bucket %d, %s, %d) score %v",
-						where, i, gr.Bucket, gr.DataFile, gr.RowPosition, gr.Score, jr.Bucket, jr.DataFile, jr.RowPosition, jr.Score)
+						where, i, h.bucket, h.dataFile, h.rowPosition, h.score, jr.Bucket, jr.DataFile, jr.RowPosition, jr.Score)
 				}
-				a, b := float64(gr.Score), float64(jr.Score)
+				a, b := float64(h.score), float64(jr.Score)
 				if math.Abs(a-b) > 1e-5*math.Max(math.Abs(a), math.Abs(b)) {
 					return fmt.Errorf("%s: hit %d: Go score %v, Java %v", where, i, a, b)
 				}
-				if (gr.Text == nil) != (jr.Text == nil) || (gr.Text != nil && *gr.Text != *jr.Text) {
-					return fmt.Errorf("%s: hit %d: Go text %v, Java %v", where, i, deref(gr.Text), deref(jr.Text))
+				if (h.text == nil) != (jr.Text == nil) || (h.text != nil && *h.text != *jr.Text) {
+					return fmt.Errorf("%s: hit %d: Go text %v, Java %v", where, i, deref(h.text), deref(jr.Text))
 				}
-				if len(gr.Key) != len(sch.PrimaryKeys) {
-					return fmt.Errorf("%s: hit %d: Go key %v for primary key %v", where, i, gr.Key, sch.PrimaryKeys)
-				}
-				for k, name := range sch.PrimaryKeys {
-					if !sameKeyValue(gr.Key[k], jr.Key[name]) {
-						return fmt.Errorf("%s: hit %d: Go key %v, Java %v", where, i, gr.Key, jr.Key)
-					}
+				if !h.sameKey(jr.Key) {
+					return fmt.Errorf("%s: hit %d: Go key %v, Java %v", where, i, h.key, jr.Key)
 				}
 			}
-			if limit == limits[len(limits)-1] && len(res.Results) > 0 {
-				nonEmpty++
-			}
-		}
-	}
-	if nonEmpty < len(queries)/2 {
-		return fmt.Errorf("only %d of %d queries hit anything: the table no longer exercises the search", nonEmpty, len(queries))
-	}
-	return nil
-}
-
-// sameSearchesVia is sameSearches with Go's side through its runner goP (the protocol's search,
-// ranked): every query with every limit returns, from Java's read path and from Go's runner, the
-// same rows (bucket, data file, row position), keys and texts in the same order, on the same
-// snapshot, scores within 1e-5 relative; at least half the queries must hit something.
-func (g *maintainGroup) sameSearchesVia(ctx context.Context, goP *Process, path string, queries []string, limits []int) error {
-	nonEmpty := 0
-	for _, q := range queries {
-		for _, limit := range limits {
-			args := map[string]any{"path": path, "query": q, "limit": limit, "ranked": true}
-			var j, gr javaRankedResult
-			if err := g.proc.Call(ctx, "search", args, &j); err != nil {
-				return fmt.Errorf("java search %s: %w", q, err)
-			}
-			if err := goP.Call(ctx, "search", args, &gr); err != nil {
-				return fmt.Errorf("go search %s: %w", q, err)
-			}
-			where := fmt.Sprintf("query %s limit %d", q, limit)
-			if gr.SnapshotID != j.SnapshotID {
-				return fmt.Errorf("%s: Go searched snapshot %d, Java %d", where, gr.SnapshotID, j.SnapshotID)
-			}
-			if len(gr.Results) != len(j.Results) {
-				return fmt.Errorf("%s: Go found %d rows, Java %d", where, len(gr.Results), len(j.Results))
-			}
-			for i, h := range gr.Results {
-				jr := j.Results[i]
-				if h.Bucket != jr.Bucket || h.DataFile != jr.DataFile || h.RowPosition != jr.RowPosition {
-					return fmt.Errorf("%s: hit %d: Go row (bucket %d, %s, %d) score %v, Java row (bucket %d, %s, %d) score %v",
-						where, i, h.Bucket, h.DataFile, h.RowPosition, h.Score, jr.Bucket, jr.DataFile, jr.RowPosition, jr.Score)
-				}
-				a, b := float64(h.Score), float64(jr.Score)
-				if math.Abs(a-b) > 1e-5*math.Max(math.Abs(a), math.Abs(b)) {
-					return fmt.Errorf("%s: hit %d: Go score %v, Java %v", where, i, a, b)
-				}
-				if (h.Text == nil) != (jr.Text == nil) || (h.Text != nil && *h.Text != *jr.Text) {
-					return fmt.Errorf("%s: hit %d: Go text %v, Java %v", where, i, deref(h.Text), deref(jr.Text))
-				}
-				if len(h.Key) == 0 || !reflect.DeepEqual(h.Key, jr.Key) {
-					return fmt.Errorf("%s: hit %d: Go key %v, Java %v", where, i, h.Key, jr.Key)
-				}
-			}
-			if limit == limits[len(limits)-1] && len(gr.Results) > 0 {
+			if limit == limits[len(limits)-1] && len(hits) > 0 {
 				nonEmpty++
 			}
 		}
