@@ -18,78 +18,80 @@ import (
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
 
-// casesAtCommit registers the cases of the compaction Go's writer runs at commit, as Java's writer does
+// casesAtCommit registers, for every implementation taking the writer and compactor roles (go's
+// rows below), the cases of the compaction its writer runs at commit, as Java's writer does
 // on tables that need lookup (deletion vectors): write/visible-at-commit/<variant> (go->java),
 // write/lookup-dvs (go<->java), scenario/alternating-no-full (go+java) and
 // scenario/sorted-and-full-text (java->go->java, go->java).
 func casesAtCommit(ct *caseTable) {
-	gf := groupFixture()
 	impls, runners := consumerRunners(ct)
-	for _, v := range visibleVariants() {
-		ct.add(caseRow{Name: "write/visible-at-commit/" + v.name, Direction: "go->java", Doc: docWriteVisibleAtCommitVariant,
-			Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Consumer)},
+	forProducers(impls, []Role{Writer, Compactor}, groupFixture(), groupFixture, func(p string, gf *fixture[*maintainGroup]) {
+		for _, v := range visibleVariants() {
+			ct.add(caseRow{Name: "write/visible-at-commit/" + v.name, Direction: as(p, "go->java"), Doc: docWriteVisibleAtCommitVariant,
+				Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Consumer)},
+				Run: func(ctx context.Context, t *testing.T) error {
+					g := gf.get(t)
+					if err := g.need(ctx, writeCommands...); err != nil {
+						return err
+					}
+					goP, err := producerRunner(t, runners, p, "write", "search")
+					if err != nil {
+						return err
+					}
+					return visibleAtCommit(ctx, g, goP, v)
+				}})
+		}
+		ct.add(caseRow{Name: "write/lookup-dvs", Direction: as(p, "go<->java"), Doc: docWriteLookupDvs,
+			Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Writer, Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "write", "search")
+				goP, err := producerRunner(t, runners, p, "write")
 				if err != nil {
 					return err
 				}
-				return visibleAtCommit(ctx, g, goP, v)
+				return lookupDVs(ctx, g, goP)
 			}})
-	}
-	ct.add(caseRow{Name: "write/lookup-dvs", Direction: "go<->java", Doc: docWriteLookupDvs,
-		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Writer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "write")
-			if err != nil {
-				return err
-			}
-			return lookupDVs(ctx, g, goP)
-		}})
-	var noFull *consumerTable
-	ct.add(caseRow{Name: "scenario/alternating-no-full", Direction: "go+java", Doc: docScenarioAlternatingNoFull,
-		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Writer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "write", "compact", "search")
-			if err != nil {
-				return err
-			}
-			// Only the compactions the commits run; Go's own read checked too.
-			path, err := alternating(ctx, g, goP, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
-			if err != nil {
-				return err
-			}
-			noFull, err = recordJavaAnswers(ctx, g, path, "go+java", filepath.Base(path), maintainQueries())
-			return err
-		}})
-	consumerCasesOf(ct, impls, runners, "scenario/alternating-no-full", "go+java", "scenario/alternating-no-full/go+java", docScenarioConsumers, func() *consumerTable { return noFull })
-	for _, codec := range javaCodecs {
-		ct.add(caseRow{Name: "write/java-codec/" + codec, Direction: "java->go", Doc: docWriteJavaCodecCodec,
-			Sides: []caseSide{side("java", Writer), side("go", Consumer, Writer, Compactor)},
+		var noFull *consumerTable
+		ct.add(caseRow{Name: "scenario/alternating-no-full", Direction: as(p, "go+java"), Doc: docScenarioAlternatingNoFull,
+			Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Writer, Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "write", "compact", "search")
+				goP, err := producerRunner(t, runners, p, "write", "compact", "search")
 				if err != nil {
 					return err
 				}
-				return javaCodecTable(ctx, g, goP, codec)
+				// Only the compactions the commits run; Go's own read checked too.
+				path, err := alternating(ctx, g, goP, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
+				if err != nil {
+					return err
+				}
+				noFull, err = recordJavaAnswers(ctx, g, path, as(p, "go+java"), filepath.Base(path), maintainQueries())
+				return err
 			}})
-	}
-	casesSortedScenario(ct, gf, impls, runners)
+		consumerCasesOf(ct, impls, runners, "scenario/alternating-no-full", as(p, "go+java"), "scenario/alternating-no-full/"+as(p, "go+java"), docScenarioConsumers, func() *consumerTable { return noFull })
+		for _, codec := range javaCodecs {
+			ct.add(caseRow{Name: "write/java-codec/" + codec, Direction: as(p, "java->go"), Doc: docWriteJavaCodecCodec,
+				Sides: []caseSide{side("java", Writer), side(p, Consumer, Writer, Compactor)},
+				Run: func(ctx context.Context, t *testing.T) error {
+					g := gf.get(t)
+					if err := g.need(ctx, writeCommands...); err != nil {
+						return err
+					}
+					goP, err := producerRunner(t, runners, p, "write", "compact", "search")
+					if err != nil {
+						return err
+					}
+					return javaCodecTable(ctx, g, goP, codec)
+				}})
+		}
+		casesSortedScenario(ct, gf, impls, runners, p)
+	})
 }
 
 // visibleVariant is one table shape of write/visible-at-commit.

@@ -34,33 +34,35 @@ var backfillWords = []string{"heron", "otter", "badger"}
 // full-compaction.delta-commits, a user key) and leaves Java's changelog read unchanged.
 func casesBackfill(ct *caseTable) {
 	gf := groupFixture()
-	_, runners := consumerRunners(ct)
-	ct.add(caseRow{Name: "compaction/uncovered", Direction: "go->java", Doc: docCompactionUncovered,
-		Sides: []caseSide{side("go", Writer, Compactor, Maintainer), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "create-table", "write", "compact", "search")
-			if err != nil {
-				return err
-			}
-			return uncoveredBackfill(ctx, g, goP)
-		}})
-	ct.add(caseRow{Name: "write/index-new-rows", Direction: "go->java", Doc: docWriteIndexNewRows,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "create-table", "write", "search")
-			if err != nil {
-				return err
-			}
-			return indexNewRows(ctx, g, goP)
-		}})
+	impls, runners := consumerRunners(ct)
+	forProducers(impls, []Role{Writer, Compactor}, gf, groupFixture, func(p string, gf *fixture[*maintainGroup]) {
+		ct.add(caseRow{Name: "compaction/uncovered", Direction: as(p, "go->java"), Doc: docCompactionUncovered,
+			Sides: []caseSide{side(p, Writer, Compactor, Maintainer), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, writeCommands...); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, p, "create-table", "write", "compact", "search")
+				if err != nil {
+					return err
+				}
+				return uncoveredBackfill(ctx, g, goP)
+			}})
+		ct.add(caseRow{Name: "write/index-new-rows", Direction: as(p, "go->java"), Doc: docWriteIndexNewRows,
+			Sides: []caseSide{side(p, Writer, Compactor), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, writeCommands...); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, p, "create-table", "write", "search")
+				if err != nil {
+					return err
+				}
+				return indexNewRows(ctx, g, goP)
+			}})
+	})
 	for _, v := range flinkVariants() {
 		ct.add(caseRow{Name: "maintain/flink-tables/" + v.name, Direction: "java->go->java", Doc: docMaintainFlinkTablesVariant,
 			Sides: []caseSide{side("java", Writer, Consumer), side("go", Maintainer)},

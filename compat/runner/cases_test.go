@@ -131,7 +131,7 @@ type caseFamily struct {
 // differential's scripts run in the background beside every other family; its consumer cases,
 // last, read what they left.
 func caseFamilies() []caseFamily {
-	var td tableDiffRun
+	var td []*tableDiffRun // one per implementation taking Go's steps
 	return []caseFamily{
 		{"table-differential", func(ct *caseTable) { casesTableDifferential(ct, &td) }},
 		{"holes", casesHoles},
@@ -158,7 +158,7 @@ func caseFamilies() []caseFamily {
 		{"options", casesOptions},
 		{"sorted-index", casesSortedIndex},
 		{"s3", casesS3},
-		{"table-differential-consumers", func(ct *caseTable) { casesTableDifferentialConsumers(ct, &td) }},
+		{"table-differential-consumers", func(ct *caseTable) { casesTableDifferentialConsumers(ct, td) }},
 	}
 }
 

@@ -58,7 +58,7 @@ func withRotating(first int64, check func(first int64, n int) error) error {
 // PKFT_DIFFERENTIAL_SEED sets the first seed (default 1); a failure prints the seed and script.
 func casesDifferential(ct *caseTable) {
 	first := seedFromEnv(ct, "PKFT_DIFFERENTIAL_SEED")
-	_, runners := consumerRunners(ct)
+	impls, runners := consumerRunners(ct)
 	// scenario returns the run of a decision-differential script through runner p's command cmd.
 	scenario := func(p *Process, cmd string) func(context.Context, differential.Script) (differential.Trace, error) {
 		return func(ctx context.Context, s differential.Script) (differential.Trace, error) {
@@ -75,58 +75,62 @@ func casesDifferential(ct *caseTable) {
 		Run: func(ctx context.Context, t *testing.T) error {
 			return withRotating(first, func(first int64, n int) error { return differential.CheckSeeds(ctx, first, n) })
 		}})
-	ct.add(caseRow{Name: "maintainer/differential", Direction: "go->java", Doc: docMaintainerDifferential,
-		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			p, err := StartJava(ctx)
-			if err != nil {
-				return unavailable{testenv.RequireJavaEnv, err}
-			}
-			defer p.Close()
-			switch ok, err := HasCommands(ctx, p, "maintainer-scenario"); {
-			case err != nil:
-				return err
-			case !ok:
-				return unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}
-			}
-			goP, err := goRunner(t, runners, "maintainer-scenario")
-			if err != nil {
-				return err
-			}
-			return withRotating(first, func(first int64, n int) error {
-				return differential.DifferentialWith(ctx, first, n, scenario(goP, "maintainer-scenario"), scenario(p, "maintainer-scenario"))
-			})
-		}})
+	for _, impl := range producerImpls(impls, Maintainer) {
+		ct.add(caseRow{Name: "maintainer/differential", Direction: as(impl, "go->java"), Doc: docMaintainerDifferential,
+			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				p, err := StartJava(ctx)
+				if err != nil {
+					return unavailable{testenv.RequireJavaEnv, err}
+				}
+				defer p.Close()
+				switch ok, err := HasCommands(ctx, p, "maintainer-scenario"); {
+				case err != nil:
+					return err
+				case !ok:
+					return unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}
+				}
+				goP, err := producerRunner(t, runners, impl, "maintainer-scenario")
+				if err != nil {
+					return err
+				}
+				return withRotating(first, func(first int64, n int) error {
+					return differential.DifferentialWith(ctx, first, n, scenario(goP, "maintainer-scenario"), scenario(p, "maintainer-scenario"))
+				})
+			}})
+	}
 
 	ct.add(caseRow{Name: "maintainer/invariants-sorted", Direction: "go", Doc: docMaintainerInvariantsSorted,
 		Sides: []caseSide{side("go", Maintainer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			return withRotating(first, func(first int64, n int) error { return differential.CheckSortedSeeds(ctx, first, n) })
 		}})
-	ct.add(caseRow{Name: "maintainer/differential-sorted", Direction: "go->java", Doc: docMaintainerDifferentialSorted,
-		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			p, err := StartJava(ctx)
-			if err != nil {
-				return unavailable{testenv.RequireJavaEnv, err}
-			}
-			defer p.Close()
-			// Paimon's released jar holds the sorted maintainer itself (no stand-in), so a runner
-			// without the command is stale, not a variant: the case fails.
-			switch ok, err := HasCommands(ctx, p, "sorted-maintainer-scenario"); {
-			case err != nil:
-				return err
-			case !ok:
-				return errors.New("the Java runner lacks sorted-maintainer-scenario: rebuild it (make runner)")
-			}
-			goP, err := goRunner(t, runners, "sorted-maintainer-scenario")
-			if err != nil {
-				return err
-			}
-			return withRotating(first, func(first int64, n int) error {
-				return differential.DifferentialSortedWith(ctx, first, n, scenario(goP, "sorted-maintainer-scenario"), scenario(p, "sorted-maintainer-scenario"))
-			})
-		}})
+	for _, impl := range producerImpls(impls, Maintainer) {
+		ct.add(caseRow{Name: "maintainer/differential-sorted", Direction: as(impl, "go->java"), Doc: docMaintainerDifferentialSorted,
+			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				p, err := StartJava(ctx)
+				if err != nil {
+					return unavailable{testenv.RequireJavaEnv, err}
+				}
+				defer p.Close()
+				// Paimon's released jar holds the sorted maintainer itself (no stand-in), so a runner
+				// without the command is stale, not a variant: the case fails.
+				switch ok, err := HasCommands(ctx, p, "sorted-maintainer-scenario"); {
+				case err != nil:
+					return err
+				case !ok:
+					return errors.New("the Java runner lacks sorted-maintainer-scenario: rebuild it (make runner)")
+				}
+				goP, err := producerRunner(t, runners, impl, "sorted-maintainer-scenario")
+				if err != nil {
+					return err
+				}
+				return withRotating(first, func(first int64, n int) error {
+					return differential.DifferentialSortedWith(ctx, first, n, scenario(goP, "sorted-maintainer-scenario"), scenario(p, "sorted-maintainer-scenario"))
+				})
+			}})
+	}
 }
 
 // docMaintainerInvariants describes maintainer/invariants.

@@ -24,68 +24,69 @@ import (
 // write/sequence-field/<variant>, write/rowkind-field and write/record-level-expire (go->java,
 // java-after-go), and write/same-files/<variant> (go<->java).
 func casesEngines(ct *caseTable) {
-	gf := groupFixture()
-	_, runners := consumerRunners(ct)
-	engineCase(ct, gf, runners, "write/force-rewrite-all-files", docWriteForceRewriteAllFiles, forceRewriteAllFiles)
-	engineCase(ct, gf, runners, "write/first-row", docWriteFirstRow, firstRowWrites)
-	engineCase(ct, gf, runners, "write/aggregation", docWriteAggregation, aggregationWrites)
-	ct.add(caseRow{Name: "write/aggregation-exact", Direction: "go<->java", Doc: docWriteAggregationExact,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Writer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "write", "compact")
-			if err != nil {
-				return err
-			}
-			return aggregationExact(ctx, g, goP)
-		}})
-	engineCase(ct, gf, runners, "write/partial-update", docWritePartialUpdate, partialUpdateWrites)
-	for _, v := range seqVariants() {
-		engineCase(ct, gf, runners, "write/sequence-field/"+v.name, docWriteSequenceFieldVariant, v.writes)
-	}
-	engineCase(ct, gf, runners, "write/rowkind-field", docWriteRowkindField, rowKindFieldWrites)
-	engineCase(ct, gf, runners, "write/record-level-expire", docWriteRecordLevelExpire, recordExpireWrites)
-	for _, v := range append(sameFilesVariants(), aggregationSameFiles()...) {
-		ct.add(caseRow{Name: "write/same-files/" + v.name, Direction: "go<->java", Doc: docWriteSameFilesVariant,
-			Sides: []caseSide{side("go", Writer, Compactor), side("java", Writer, Compactor, Consumer)},
+	impls, runners := consumerRunners(ct)
+	forProducers(impls, []Role{Writer, Compactor}, groupFixture(), groupFixture, func(p string, gf *fixture[*maintainGroup]) {
+		engineCase(ct, gf, runners, p, "write/force-rewrite-all-files", docWriteForceRewriteAllFiles, forceRewriteAllFiles)
+		engineCase(ct, gf, runners, p, "write/first-row", docWriteFirstRow, firstRowWrites)
+		engineCase(ct, gf, runners, p, "write/aggregation", docWriteAggregation, aggregationWrites)
+		ct.add(caseRow{Name: "write/aggregation-exact", Direction: as(p, "go<->java"), Doc: docWriteAggregationExact,
+			Sides: []caseSide{side(p, Writer, Compactor), side("java", Writer, Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "write", "compact")
+				goP, err := producerRunner(t, runners, p, "write", "compact")
 				if err != nil {
 					return err
 				}
-				return sameFiles(ctx, g, goP, v)
+				return aggregationExact(ctx, g, goP)
 			}})
-	}
+		engineCase(ct, gf, runners, p, "write/partial-update", docWritePartialUpdate, partialUpdateWrites)
+		for _, v := range seqVariants() {
+			engineCase(ct, gf, runners, p, "write/sequence-field/"+v.name, docWriteSequenceFieldVariant, v.writes)
+		}
+		engineCase(ct, gf, runners, p, "write/rowkind-field", docWriteRowkindField, rowKindFieldWrites)
+		engineCase(ct, gf, runners, p, "write/record-level-expire", docWriteRecordLevelExpire, recordExpireWrites)
+		for _, v := range append(sameFilesVariants(), aggregationSameFiles()...) {
+			ct.add(caseRow{Name: "write/same-files/" + v.name, Direction: as(p, "go<->java"), Doc: docWriteSameFilesVariant,
+				Sides: []caseSide{side(p, Writer, Compactor), side("java", Writer, Compactor, Consumer)},
+				Run: func(ctx context.Context, t *testing.T) error {
+					g := gf.get(t)
+					if err := g.need(ctx, writeCommands...); err != nil {
+						return err
+					}
+					goP, err := producerRunner(t, runners, p, "write", "compact")
+					if err != nil {
+						return err
+					}
+					return sameFiles(ctx, g, goP, v)
+				}})
+		}
+	})
 }
 
 // engineCase registers one table of casesEngines registers go->java runs writes (Go writes and compacts a
 // Java-created table, filling e), java-after-go continues the same table: Java writes e.more(1)
 // and compacts fully, then Go writes e.more(2), each followed by e.check.
-func engineCase(ct *caseTable, gf *fixture[*maintainGroup], runners map[string]*implRunner, name, doc string, writes func(context.Context, *maintainGroup, *engineTable) error) {
+func engineCase(ct *caseTable, gf *fixture[*maintainGroup], runners map[string]*implRunner, p, name, doc string, writes func(context.Context, *maintainGroup, *engineTable) error) {
 	var e engineTable
-	ct.add(caseRow{Name: name, Direction: "go->java", Doc: doc,
-		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Consumer)},
+	ct.add(caseRow{Name: name, Direction: as(p, "go->java"), Doc: doc,
+		Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			goP, err := goRunner(t, runners, "write", "compact")
+			goP, err := producerRunner(t, runners, p, "write", "compact")
 			if err != nil {
 				return err
 			}
 			e.goP = goP
 			return writes(ctx, g, &e)
 		}})
-	ct.add(caseRow{Name: name, Direction: "java-after-go", Doc: doc, Needs: []string{name + "/go->java"},
-		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Writer, Compactor, Consumer)},
+	ct.add(caseRow{Name: name, Direction: as(p, "java-after-go"), Doc: doc, Needs: []string{name + "/" + as(p, "go->java")},
+		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side(p, Writer, Compactor, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {

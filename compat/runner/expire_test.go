@@ -25,133 +25,135 @@ import (
 // EARLIEST hint and the same files. Java then reads every retained snapshot of Go's copy as of
 // Java's, and fails on an expired one as it fails on Java's copy.
 func casesExpire(ct *caseTable) {
-	_, runners := consumerRunners(ct)
-	ct.add(caseRow{Name: "expire/differential", Direction: "go<->java", Doc: docExpireDifferential,
-		Sides: []caseSide{side("go", Maintainer), side("java", Writer, Maintainer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			goP, err := goRunner(t, runners, "expire-snapshots")
-			if err != nil {
-				return err
-			}
-			p, err := StartJava(ctx)
-			if err != nil {
-				return unavailable{testenv.RequireJavaEnv, err}
-			}
-			defer p.Close()
-			dir := t.TempDir()
-			fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
-			// With the default retention, the writes themselves expire nothing (every snapshot is
-			// younger than snapshot.time-retained).
-			opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"}
-			base, err := createJavaTable(ctx, p, filepath.Join(dir, "wh"), "expire", fields, []string{"id"}, nil, opts, nil)
-			if err != nil {
-				return err
-			}
-			for step := range 8 {
-				rows := textRows(step*10, step*10+40, uint64(500+step))
-				args := map[string]any{"path": base, "rows": rows}
-				if step%3 == 2 {
-					args["compact"] = "full"
-				}
-				if err := p.Call(ctx, "write", args, nil); err != nil {
-					return fmt.Errorf("write %d: %w", step, err)
-				}
-				time.Sleep(3 * time.Millisecond) // distinct commit times
-			}
-			ids, err := snapshotFileIDs(base)
-			if err != nil {
-				return err
-			}
-			if len(ids) < 10 {
-				return fmt.Errorf("the writes made %d snapshots, want at least 10", len(ids))
-			}
-			// A tag of snapshot 3 (a tag file is its snapshot's JSON): its files must survive.
-			data, err := os.ReadFile(filepath.Join(base, "snapshot", "snapshot-3"))
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Join(base, "tag"), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(filepath.Join(base, "tag", "tag-t3"), data, 0o644); err != nil {
-				return err
-			}
-			// The clock: just after the commit of the snapshot two before the latest, so that the time
-			// window (not only the counts) decides where the expiry stops.
-			var pivot struct {
-				TimeMillis int64 `json:"timeMillis"`
-			}
-			last := ids[len(ids)-1]
-			data, err = os.ReadFile(filepath.Join(base, "snapshot", "snapshot-"+strconv.FormatInt(last-2, 10)))
-			if err != nil {
-				return err
-			}
-			if err := json.Unmarshal(data, &pivot); err != nil {
-				return err
-			}
-			olderThan := pivot.TimeMillis + 1
-			javaCopy, goCopy := base+"-java", base+"-go"
-			for _, c := range []string{javaCopy, goCopy} {
-				if err := copyTable(base, c); err != nil {
+	impls, runners := consumerRunners(ct)
+	for _, impl := range producerImpls(impls, Maintainer) {
+		ct.add(caseRow{Name: "expire/differential", Direction: as(impl, "go<->java"), Doc: docExpireDifferential,
+			Sides: []caseSide{side(impl, Maintainer), side("java", Writer, Maintainer, Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				goP, err := producerRunner(t, runners, impl, "expire-snapshots")
+				if err != nil {
 					return err
 				}
-			}
-			const retainMax, retainMin, maxDeletes = 8, 1, 50
-			var jres struct {
-				Deleted int `json:"deleted"`
-			}
-			if err := p.Call(ctx, "expire-snapshots", map[string]any{"path": javaCopy, "retainMax": retainMax, "retainMin": retainMin,
-				"olderThanMillis": olderThan, "maxDeletes": maxDeletes}, &jres); err != nil {
-				return fmt.Errorf("java expire: %w", err)
-			}
-			var gres struct {
-				Deleted int `json:"deleted"`
-			}
-			if err := goP.Call(ctx, "expire-snapshots", map[string]any{"path": goCopy, "retainMax": retainMax, "retainMin": retainMin,
-				"olderThanMillis": olderThan, "maxDeletes": maxDeletes}, &gres); err != nil {
-				return fmt.Errorf("go expire: %w", err)
-			}
-			if gres.Deleted != jres.Deleted {
-				return fmt.Errorf("go expired %d snapshots, java %d", gres.Deleted, jres.Deleted)
-			}
-			if jres.Deleted == 0 {
-				return fmt.Errorf("nothing expired: the case compares nothing")
-			}
-			jfiles, err := tableFiles(javaCopy)
-			if err != nil {
-				return err
-			}
-			gfiles, err := tableFiles(goCopy)
-			if err != nil {
-				return err
-			}
-			if d := cmp.Diff(jfiles, gfiles); d != "" {
-				return fmt.Errorf("the copies keep other files (-java +go):\n%s", d)
-			}
-			kept, err := snapshotFileIDs(goCopy)
-			if err != nil {
-				return err
-			}
-			// Java reads every retained snapshot of Go's copy as of Java's copy; an expired snapshot
-			// fails on both.
-			for _, id := range ids {
-				var jr, gr json.RawMessage
-				jerr := p.Call(ctx, "read", map[string]any{"path": javaCopy, "snapshotId": id}, &jr)
-				gerr := p.Call(ctx, "read", map[string]any{"path": goCopy, "snapshotId": id}, &gr)
-				retained := slices.Contains(kept, id)
-				switch {
-				case retained && (jerr != nil || gerr != nil):
-					return fmt.Errorf("snapshot %d (retained): java reads java's copy: %v, go's copy: %v", id, jerr, gerr)
-				case retained && string(jr) != string(gr):
-					return fmt.Errorf("snapshot %d: java reads other rows from go's copy than from java's", id)
-				case !retained && (jerr == nil || gerr == nil):
-					return fmt.Errorf("snapshot %d (expired): java's read of java's copy: %v, of go's copy: %v; want both to fail", id, jerr, gerr)
-				case !retained && strings.ReplaceAll(jerr.Error(), javaCopy, "TABLE") != strings.ReplaceAll(gerr.Error(), goCopy, "TABLE"):
-					return fmt.Errorf("snapshot %d (expired): java fails differently:\njava's copy: %v\ngo's copy:   %v", id, jerr, gerr)
+				p, err := StartJava(ctx)
+				if err != nil {
+					return unavailable{testenv.RequireJavaEnv, err}
 				}
-			}
-			return nil
-		}})
+				defer p.Close()
+				dir := t.TempDir()
+				fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
+				// With the default retention, the writes themselves expire nothing (every snapshot is
+				// younger than snapshot.time-retained).
+				opts := map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"}
+				base, err := createJavaTable(ctx, p, filepath.Join(dir, "wh"), "expire", fields, []string{"id"}, nil, opts, nil)
+				if err != nil {
+					return err
+				}
+				for step := range 8 {
+					rows := textRows(step*10, step*10+40, uint64(500+step))
+					args := map[string]any{"path": base, "rows": rows}
+					if step%3 == 2 {
+						args["compact"] = "full"
+					}
+					if err := p.Call(ctx, "write", args, nil); err != nil {
+						return fmt.Errorf("write %d: %w", step, err)
+					}
+					time.Sleep(3 * time.Millisecond) // distinct commit times
+				}
+				ids, err := snapshotFileIDs(base)
+				if err != nil {
+					return err
+				}
+				if len(ids) < 10 {
+					return fmt.Errorf("the writes made %d snapshots, want at least 10", len(ids))
+				}
+				// A tag of snapshot 3 (a tag file is its snapshot's JSON): its files must survive.
+				data, err := os.ReadFile(filepath.Join(base, "snapshot", "snapshot-3"))
+				if err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Join(base, "tag"), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(base, "tag", "tag-t3"), data, 0o644); err != nil {
+					return err
+				}
+				// The clock: just after the commit of the snapshot two before the latest, so that the time
+				// window (not only the counts) decides where the expiry stops.
+				var pivot struct {
+					TimeMillis int64 `json:"timeMillis"`
+				}
+				last := ids[len(ids)-1]
+				data, err = os.ReadFile(filepath.Join(base, "snapshot", "snapshot-"+strconv.FormatInt(last-2, 10)))
+				if err != nil {
+					return err
+				}
+				if err := json.Unmarshal(data, &pivot); err != nil {
+					return err
+				}
+				olderThan := pivot.TimeMillis + 1
+				javaCopy, goCopy := base+"-java", base+"-go"
+				for _, c := range []string{javaCopy, goCopy} {
+					if err := copyTable(base, c); err != nil {
+						return err
+					}
+				}
+				const retainMax, retainMin, maxDeletes = 8, 1, 50
+				var jres struct {
+					Deleted int `json:"deleted"`
+				}
+				if err := p.Call(ctx, "expire-snapshots", map[string]any{"path": javaCopy, "retainMax": retainMax, "retainMin": retainMin,
+					"olderThanMillis": olderThan, "maxDeletes": maxDeletes}, &jres); err != nil {
+					return fmt.Errorf("java expire: %w", err)
+				}
+				var gres struct {
+					Deleted int `json:"deleted"`
+				}
+				if err := goP.Call(ctx, "expire-snapshots", map[string]any{"path": goCopy, "retainMax": retainMax, "retainMin": retainMin,
+					"olderThanMillis": olderThan, "maxDeletes": maxDeletes}, &gres); err != nil {
+					return fmt.Errorf("go expire: %w", err)
+				}
+				if gres.Deleted != jres.Deleted {
+					return fmt.Errorf("go expired %d snapshots, java %d", gres.Deleted, jres.Deleted)
+				}
+				if jres.Deleted == 0 {
+					return fmt.Errorf("nothing expired: the case compares nothing")
+				}
+				jfiles, err := tableFiles(javaCopy)
+				if err != nil {
+					return err
+				}
+				gfiles, err := tableFiles(goCopy)
+				if err != nil {
+					return err
+				}
+				if d := cmp.Diff(jfiles, gfiles); d != "" {
+					return fmt.Errorf("the copies keep other files (-java +go):\n%s", d)
+				}
+				kept, err := snapshotFileIDs(goCopy)
+				if err != nil {
+					return err
+				}
+				// Java reads every retained snapshot of Go's copy as of Java's copy; an expired snapshot
+				// fails on both.
+				for _, id := range ids {
+					var jr, gr json.RawMessage
+					jerr := p.Call(ctx, "read", map[string]any{"path": javaCopy, "snapshotId": id}, &jr)
+					gerr := p.Call(ctx, "read", map[string]any{"path": goCopy, "snapshotId": id}, &gr)
+					retained := slices.Contains(kept, id)
+					switch {
+					case retained && (jerr != nil || gerr != nil):
+						return fmt.Errorf("snapshot %d (retained): java reads java's copy: %v, go's copy: %v", id, jerr, gerr)
+					case retained && string(jr) != string(gr):
+						return fmt.Errorf("snapshot %d: java reads other rows from go's copy than from java's", id)
+					case !retained && (jerr == nil || gerr == nil):
+						return fmt.Errorf("snapshot %d (expired): java's read of java's copy: %v, of go's copy: %v; want both to fail", id, jerr, gerr)
+					case !retained && strings.ReplaceAll(jerr.Error(), javaCopy, "TABLE") != strings.ReplaceAll(gerr.Error(), goCopy, "TABLE"):
+						return fmt.Errorf("snapshot %d (expired): java fails differently:\njava's copy: %v\ngo's copy:   %v", id, jerr, gerr)
+					}
+				}
+				return nil
+			}})
+	}
 }
 
 // snapshotFileIDs lists the ids of the snapshot files of the table at root, ascending.

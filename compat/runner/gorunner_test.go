@@ -1,23 +1,185 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
-// goRunner returns the runner of implementation go (compat/go; PKFT_IMPL_GO replaces it), through
-// which the writer, compactor and maintainer cases run Go as they would run any other
-// implementation's runner. Its supports file must declare cmds. A missing built-in runner is
-// unavailable: a skip, or a failure under PKFT_REQUIRE_GO=1.
-func goRunner(t *testing.T, runners map[string]*implRunner, cmds ...string) (*Process, error) {
-	r := runners[GoName]
+// producerImpls are the implementations of impls whose supports files declare every role of
+// roles, in the order of impls: a writer, compactor or maintainer case registers one row for
+// each of them (compat/PROTOCOL.md, "Roles"). Implementation go (compat/go, PKFT_IMPL_GO) is one
+// of them; a runner added with PKFT_IMPL_<NAME> and a supports file declaring the roles gets the
+// same rows, in direction <name>-><checker>.
+func producerImpls(impls []Impl, roles ...Role) []string {
+	var out []string
+	for _, impl := range impls {
+		if impl.Supports == nil {
+			continue
+		}
+		if !slices.ContainsFunc(roles, func(r Role) bool { return !slices.Contains(impl.Supports.Roles, string(r)) }) {
+			out = append(out, impl.Name)
+		}
+	}
+	return out
+}
+
+// as is s (a direction, a case's name or a row it needs) for implementation impl in the place of
+// go: every "go" between non-letters becomes impl ("go->java" is "rust->java" for rust,
+// "java-after-go" is "java-after-rust"). For go it is s.
+func as(impl, s string) string {
+	if impl == GoName {
+		return s
+	}
+	letter := func(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], GoName) && (i == 0 || !letter(s[i-1])) &&
+			(i+len(GoName) == len(s) || !letter(s[i+len(GoName)])) {
+			b.WriteString(impl)
+			i += len(GoName)
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+// producerRunner returns the runner of implementation impl, through which a writer, compactor or
+// maintainer case runs it as it runs any other implementation's runner. A command of cmds its
+// supports file declares unsupported makes the case's outcome unsupported, and so does one it
+// does not declare, beyond its roles' commands (expire-snapshots, for instance), for any
+// implementation but go, whose supports file must declare every command its cases use. A
+// missing built-in runner is unavailable: a skip, or a failure under its PKFT_REQUIRE_<NAME>=1.
+func producerRunner(t *testing.T, runners map[string]*implRunner, impl string, cmds ...string) (*Process, error) {
+	r := runners[impl]
 	if r == nil {
-		return nil, fmt.Errorf("no implementation %s among the implementations (Builtins in impls.go)", GoName)
+		return nil, fmt.Errorf("no implementation %s among the implementations (Builtins in impls.go, PKFT_IMPL_<NAME>)", impl)
+	}
+	rel, err := filepath.Rel(r.root, r.impl.Supports.Path)
+	if err != nil {
+		rel = r.impl.Supports.Path
 	}
 	for _, c := range cmds {
+		if reason, ok := r.impl.Supports.Unsupported[c]; ok {
+			return nil, outcome{Unsupported, fmt.Sprintf("%s declares %s unsupported: %s", rel, c, reason)}
+		}
 		if !r.impl.Supports.Commands[c] {
-			return nil, fmt.Errorf("%s does not declare command %s", r.impl.Supports.Path, c)
+			if impl != GoName {
+				return nil, outcome{Unsupported, fmt.Sprintf("%s does not declare command %s", rel, c)}
+			}
+			return nil, fmt.Errorf("%s does not declare command %s", rel, c)
 		}
 	}
 	return r.get(t)
+}
+
+// goRunner is producerRunner for implementation go, for the cases that run Go alone (Go's own
+// commands beside in-process checks of Go itself).
+func goRunner(t *testing.T, runners map[string]*implRunner, cmds ...string) (*Process, error) {
+	return producerRunner(t, runners, GoName, cmds...)
+}
+
+// forProducers calls register once for every implementation of impls taking every role of roles
+// (producerImpls), with the fixture its rows run on: go's is gf, any other implementation's is a
+// fresh one from newGroup (tables and runners of its own, so that two producers' rows never
+// share a table).
+func forProducers[G any](impls []Impl, roles []Role, gf *fixture[G], newGroup func() *fixture[G], register func(p string, gf *fixture[G])) {
+	for _, p := range producerImpls(impls, roles...) {
+		if p == GoName {
+			register(p, gf)
+		} else {
+			register(p, newGroup())
+		}
+	}
+}
+
+// goOnlyProducerRows are the rows in which go takes a writer, compactor or maintainer role that
+// no other implementation gets: each injects a hook or a fault into Go itself, runs the pkft
+// program rather than the runner, or calls Go's own functions (docs/adding-an-implementation.md
+// says why, row by row).
+var goOnlyProducerRows = []string{
+	"bucket/hash/", "compaction/pick-differential/", "faults/", "index/sorted/format/",
+	"index/sorted/options/", "index/sorted/same-level/", "index/sorted/state/",
+	"maintain/flink-tables/", "maintainer/invariants/", "maintainer/invariants-sorted/",
+	"s3/commit-race/", "s3/range-reads/", "scale/shards/", "state/corrupt/",
+	"table/concurrent-commit/compact/", "table/concurrent-commit/compact-replans/",
+	"table/concurrent-commit/real-processes/", "table/concurrent-commit/write/",
+	"table/concurrent-commit/write-no-retry/", "table/go-created/", "sidecar/follows-writers/",
+	"search/", "engine/", "options/registry/",
+}
+
+// TestProducerRowsByRole checks that roles, not names, choose the writer, compactor and
+// maintainer rows: a second implementation declaring go's supports file (go2, the same runner)
+// gets, for every row in which go takes one of those roles, the same row in direction go2 with
+// the same roles, except the rows of goOnlyProducerRows; and an implementation declaring the
+// consumer role alone gets none of them.
+func TestProducerRowsByRole(t *testing.T) {
+	base := catalogueEnviron()
+	env := append(slices.Clone(base), ImplEnvPrefix+"GO2="+GoCommand, ImplEnvPrefix+"GO2"+supportsSuffix+"="+GoSupports)
+	ct := conformanceCases(env)
+	if err := errors.Join(ct.errs...); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]*caseRow{}
+	for _, c := range ct.rows {
+		rows[c.Name+"/"+c.Direction] = c
+	}
+	producer := func(c *caseRow, impl string) []Role {
+		for _, s := range c.Sides {
+			if s.Impl == impl && slices.ContainsFunc(s.Roles, func(r Role) bool { return r != Consumer }) {
+				return s.Roles
+			}
+		}
+		return nil
+	}
+	twins, goOnly := 0, 0
+	used := map[string]bool{}
+	for _, c := range ct.rows {
+		roles := producer(c, GoName)
+		if roles == nil || strings.Contains(c.Direction, "go2") {
+			continue
+		}
+		id := c.Name + "/" + c.Direction
+		if i := slices.IndexFunc(goOnlyProducerRows, func(p string) bool { return strings.HasPrefix(id, p) }); i >= 0 {
+			used[goOnlyProducerRows[i]] = true
+			goOnly++
+			continue
+		}
+		twin := rows[c.Name+"/"+as("go2", c.Direction)]
+		if c.Name == "producer/go" {
+			continue // go as the writer of producer/<impl>: go2 gets producer/go2
+		}
+		if twin == nil {
+			t.Errorf("%s: no row %s/%s for go2, which declares the same roles", id, c.Name, as("go2", c.Direction))
+			continue
+		}
+		if got := producer(twin, "go2"); !slices.Equal(got, roles) {
+			t.Errorf("%s: go2 takes roles %v, go %v", c.Name+"/"+twin.Direction, got, roles)
+		}
+		twins++
+	}
+	for _, p := range goOnlyProducerRows {
+		if !used[p] {
+			t.Errorf("goOnlyProducerRows names %s, but no row in which go is a producer starts with it", p)
+		}
+	}
+	if twins < 40 || goOnly == 0 {
+		t.Errorf("%d rows with a go2 twin, %d go-only: the table changed shape", twins, goOnly)
+	}
+	for _, p := range []string{"producer/go2/go2->go->java", "producer/pypaimon21/pypaimon21->go2->java", "table/differential/go2<->java"} {
+		if rows[p] == nil {
+			t.Errorf("no row %s", p)
+		}
+	}
+	// A consumer-only implementation (pypaimon 2.1.0) takes no producer role beyond its writer row.
+	for _, c := range ct.rows {
+		if roles := producer(c, Pypaimon21Name); roles != nil && !strings.HasPrefix(c.Name, "producer/") {
+			t.Errorf("%s/%s: pypaimon21 takes %v", c.Name, c.Direction, roles)
+		}
+	}
 }

@@ -27,47 +27,48 @@ import (
 // The family comes right after the table differential (a mutation run stops at its first
 // failure); its JVM starts with the first of its rows that runs.
 func casesHoles(ct *caseTable) {
-	gf := groupFixture()
-	_, runners := consumerRunners(ct)
-	ct.add(caseRow{Name: "scenario/go-maintains-multi-file-level", Direction: "go->java", Doc: docHolesMultiFileLevel,
-		Sides: []caseSide{side("go", Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "search"); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "maintain", "search")
-			if err != nil {
-				return err
-			}
-			return multiFileLevel(ctx, g, goP)
-		}})
-	ct.add(caseRow{Name: "scenario/go-indexes-text-after-nul", Direction: "java->go->java", Doc: docHolesTextAfterNUL,
-		Sides: []caseSide{side("go", Compactor, Consumer), side("java", Writer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, "create-table", "write", "read", "dump", "search"); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "compact", "search")
-			if err != nil {
-				return err
-			}
-			return textAfterNUL(ctx, g, goP)
-		}})
-	ct.add(caseRow{Name: "scenario/go-maintains-beside-sorted-indexes", Direction: "go->java", Doc: docHolesBesideSorted,
-		Sides: []caseSide{side("go", Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "search", "predicate-read"); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "maintain", "search")
-			if err != nil {
-				return err
-			}
-			return besideSortedIndexes(ctx, g, goP)
-		}})
+	impls, runners := consumerRunners(ct)
+	forProducers(impls, []Role{Maintainer, Compactor}, groupFixture(), groupFixture, func(p string, gf *fixture[*maintainGroup]) {
+		ct.add(caseRow{Name: "scenario/go-maintains-multi-file-level", Direction: as(p, "go->java"), Doc: docHolesMultiFileLevel,
+			Sides: []caseSide{side(p, Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "search"); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, p, "maintain", "search")
+				if err != nil {
+					return err
+				}
+				return multiFileLevel(ctx, g, goP)
+			}})
+		ct.add(caseRow{Name: "scenario/go-indexes-text-after-nul", Direction: as(p, "java->go->java"), Doc: docHolesTextAfterNUL,
+			Sides: []caseSide{side(p, Compactor, Consumer), side("java", Writer, Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, "create-table", "write", "read", "dump", "search"); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, p, "compact", "search")
+				if err != nil {
+					return err
+				}
+				return textAfterNUL(ctx, g, goP)
+			}})
+		ct.add(caseRow{Name: "scenario/go-maintains-beside-sorted-indexes", Direction: as(p, "go->java"), Doc: docHolesBesideSorted,
+			Sides: []caseSide{side(p, Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "search", "predicate-read"); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, p, "maintain", "search")
+				if err != nil {
+					return err
+				}
+				return besideSortedIndexes(ctx, g, goP)
+			}})
+	})
 }
 
 const docHolesMultiFileLevel = "a case that closes a hole `make mutations` found (compat/runner/holes_test.go), running Go " +

@@ -31,40 +31,47 @@ var indexFileCommands = []string{"pk-full-text-index-file-build", "archive-searc
 // must carry the same GlobalIndexMeta (row range, field id, extra field ids, index meta bytes,
 // source meta bytes) and row count, record the same analyzer configuration and document count,
 // and answer the engine corpus queries with the same row ids and scores (within 1e-5 relative),
-// whichever side searches.
-func casesSameLevelArchives(ct *caseTable, jtf *fixture[*javaTables], corpus []*corpusTable) {
-	_, runners := consumerRunners(ct)
-	for _, c := range javaFullTextCorpus() {
-		// The ngram table is in the format corpus too: build it once.
-		if i := slices.IndexFunc(corpus, func(o *corpusTable) bool { return o.name == c.name }); i >= 0 {
-			c = corpus[i]
+// whichever side searches. Every implementation taking the maintainer role builds Go's side
+// through its runner: go on the tables of gf (gcorpus shares the format corpus's builds), any
+// other on tables of its own.
+func casesSameLevelArchives(ct *caseTable, gf *fixture[*javaTables], gcorpus []*corpusTable, impls []Impl, runners map[string]*implRunner) {
+	for _, p := range producerImpls(impls, Maintainer) {
+		jtf, corpus := gf, gcorpus
+		if p != GoName {
+			jtf, corpus = javaTablesFixture(javaCorpus()), nil // tables of its own
 		}
-		ct.add(caseRow{Name: "index-file/same-level/" + c.name, Direction: "java<->go", Doc: docIndexFileSameLevelTable,
-			Sides: []caseSide{side("java", Maintainer), side("go", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				lib, libErr := native.Load(ctx, "")
-				if libErr != nil {
-					return unavailable{testenv.RequireNativeEnv, libErr}
-				}
-				jt := jtf.get(t)
-				if err := jt.need(ctx, tableCommands); err != nil {
-					return err
-				}
-				switch ok, err := HasCommands(ctx, jt.proc, indexFileCommands...); {
-				case err != nil:
-					return err
-				case !ok:
-					return unavailable{testenv.RequireJavaFullTextEnv, fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", indexFileCommands)}
-				}
-				if err := jt.build(ctx, c); err != nil {
-					return err
-				}
-				goP, err := goRunner(t, runners, "pk-full-text-index-file-build")
-				if err != nil {
-					return err
-				}
-				return sameLevelArchives(ctx, jt.proc, goP, lib, c.path)
-			}})
+		for _, c := range javaFullTextCorpus() {
+			// The ngram table is in the format corpus too: build it once.
+			if i := slices.IndexFunc(corpus, func(o *corpusTable) bool { return o.name == c.name }); i >= 0 {
+				c = corpus[i]
+			}
+			ct.add(caseRow{Name: "index-file/same-level/" + c.name, Direction: as(p, "java<->go"), Doc: docIndexFileSameLevelTable,
+				Sides: []caseSide{side("java", Maintainer), side(p, Maintainer)},
+				Run: func(ctx context.Context, t *testing.T) error {
+					lib, libErr := native.Load(ctx, "")
+					if libErr != nil {
+						return unavailable{testenv.RequireNativeEnv, libErr}
+					}
+					jt := jtf.get(t)
+					if err := jt.need(ctx, tableCommands); err != nil {
+						return err
+					}
+					switch ok, err := HasCommands(ctx, jt.proc, indexFileCommands...); {
+					case err != nil:
+						return err
+					case !ok:
+						return unavailable{testenv.RequireJavaFullTextEnv, fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", indexFileCommands)}
+					}
+					if err := jt.build(ctx, c); err != nil {
+						return err
+					}
+					goP, err := producerRunner(t, runners, p, "pk-full-text-index-file-build")
+					if err != nil {
+						return err
+					}
+					return sameLevelArchives(ctx, jt.proc, goP, lib, c.path)
+				}})
+		}
 	}
 }
 

@@ -53,41 +53,45 @@ func casesJavaTables(ct *caseTable) {
 				return jt.sameDumps(ctx, c.path)
 			}})
 	}
-	_, runners := consumerRunners(ct)
-	ct.add(caseRow{Name: "table/metadata-rewrite", Direction: "go->java", Doc: docTableMetadataRewrite,
-		Sides: []caseSide{side("go", Maintainer), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			goP, err := goRunner(t, runners, "rewrite-metadata")
-			if err != nil {
-				return err
-			}
-			jt := jtf.get(t)
-			var errs []error
-			for _, c := range jt.corpus {
-				if err := jt.build(ctx, c); err != nil {
-					errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
-					continue
+	impls, runners := consumerRunners(ct)
+	// Every maintainer: go's rows on the tables of the cases above, another's on tables of its own.
+	newTables := func() *fixture[*javaTables] { return javaTablesFixture(javaCorpus()) }
+	forProducers(impls, []Role{Maintainer}, jtf, newTables, func(p string, pf *fixture[*javaTables]) {
+		ct.add(caseRow{Name: "table/metadata-rewrite", Direction: as(p, "go->java"), Doc: docTableMetadataRewrite,
+			Sides: []caseSide{side(p, Maintainer), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				goP, err := producerRunner(t, runners, p, "rewrite-metadata")
+				if err != nil {
+					return err
 				}
-				if err := jt.rewrite(ctx, goP, c); err != nil {
-					errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
+				jt := pf.get(t)
+				var errs []error
+				for _, c := range jt.corpus {
+					if err := jt.build(ctx, c); err != nil {
+						errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
+						continue
+					}
+					if err := jt.rewrite(ctx, goP, c); err != nil {
+						errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
+					}
 				}
-			}
-			return errors.Join(errs...)
-		}})
-	ct.add(caseRow{Name: "source-meta/bytes", Direction: "go<->java", Doc: docSourceMetaBytes,
-		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, sourceMetaCommands); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, sourceMetaCommands...)
-			if err != nil {
-				return err
-			}
-			return sourceMetaBytes(ctx, jt.proc, goP)
-		}})
-	casesSameLevelArchives(ct, jtf, corpus)
+				return errors.Join(errs...)
+			}})
+		ct.add(caseRow{Name: "source-meta/bytes", Direction: as(p, "go<->java"), Doc: docSourceMetaBytes,
+			Sides: []caseSide{side(p, Maintainer), side("java", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := pf.get(t)
+				if err := jt.need(ctx, sourceMetaCommands); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, p, sourceMetaCommands...)
+				if err != nil {
+					return err
+				}
+				return sourceMetaBytes(ctx, jt.proc, goP)
+			}})
+	})
+	casesSameLevelArchives(ct, jtf, corpus, impls, runners)
 	for _, v := range corruptVariants() {
 		ct.add(caseRow{Name: "state/corrupt/" + v.name, Direction: "java<->go", Doc: docStateCorruptVariant,
 			Sides: []caseSide{side("java", Maintainer, Consumer), side("go", Maintainer, Consumer)},

@@ -84,58 +84,21 @@ type searchTable struct {
 // (go<->java), table/concurrent-commit (java+go) and search/<table> (go<->java) with one JVM.
 func casesMaintain(ct *caseTable) {
 	corpus := maintainCorpus()
-	gf := newFixture(func(t *testing.T) *maintainGroup {
-		g := startGroup(t)
-		for _, mt := range corpus {
-			g.tables[mt.name] = mt
+	gf := maintainFixture(corpus)
+	impls, runners := consumerRunners(ct)
+	// Every implementation taking the maintainer role gets table/maintain/<table> and
+	// table/maintain-shape (and, below, table/concurrent-commit/duplicate-archives) on tables of its
+	// own; go shares its group with the cases after them.
+	groups := map[string]*fixture[*maintainGroup]{}
+	for _, p := range producerImpls(impls, Maintainer) {
+		pc, pf := corpus, gf
+		if p != GoName {
+			pc = maintainCorpus()
+			pf = maintainFixture(pc)
 		}
-		return g
-	})
-	_, runners := consumerRunners(ct)
-	for _, mt := range corpus {
-		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: "go->java", Doc: docTableMaintainTable,
-			Sides: []caseSide{side("go", Maintainer, Consumer), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, maintainCommands...); err != nil {
-					return err
-				}
-				goP, err := goRunner(t, runners, "maintain", "search")
-				if err != nil {
-					return err
-				}
-				return g.goThenJava(ctx, mt, goP)
-			}})
-		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: "java-after-go", Doc: docTableMaintainTable,
-			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Maintainer, Consumer)}, Needs: []string{"table/maintain/" + mt.name + "/go->java"},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, maintainCommands...); err != nil {
-					return err
-				}
-				if !mt.goDone {
-					return errors.New("go->java did not pass: no Go-maintained table to continue")
-				}
-				goP, err := goRunner(t, runners, "maintain", "search")
-				if err != nil {
-					return err
-				}
-				return g.javaAfterGo(ctx, mt, goP)
-			}})
+		groups[p] = pf
+		casesMaintainBy(ct, pf, pc, runners, p)
 	}
-	ct.add(caseRow{Name: "table/maintain-shape", Direction: "go<->java", Doc: docTableMaintainShape,
-		Sides: []caseSide{side("go", Maintainer, Compactor), side("java", Compactor, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, append(slices.Clone(maintainCommands), "minor-compact")...); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "maintain")
-			if err != nil {
-				return err
-			}
-			return g.maintainShape(ctx, goP)
-		}})
 	concurrent := []caseSide{side("java", Writer, Compactor), side("go", Maintainer)}
 	// write, compact, write-no-retry and compact-replans run Go in-process: they hold Go's commit
 	// between prepare and publish (a hook injected into Go itself), which no runner command does.
@@ -159,19 +122,22 @@ func casesMaintain(ct *caseTable) {
 			}
 			return g.compactReplans(ctx)
 		}})
-	ct.add(caseRow{Name: "table/concurrent-commit/duplicate-archives", Direction: "java+go", Doc: docTableConcurrentCommitDuplicateArchives,
-		Sides: concurrent,
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, maintainCommands...); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "maintain")
-			if err != nil {
-				return err
-			}
-			return g.duplicateArchives(ctx, goP)
-		}})
+	for _, p := range producerImpls(impls, Maintainer) {
+		pf := groups[p]
+		ct.add(caseRow{Name: "table/concurrent-commit/duplicate-archives", Direction: as(p, "java+go"), Doc: docTableConcurrentCommitDuplicateArchives,
+			Sides: []caseSide{side("java", Writer, Compactor), side(p, Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := pf.get(t)
+				if err := g.need(ctx, maintainCommands...); err != nil {
+					return err
+				}
+				pr, err := producerRunner(t, runners, p, "maintain")
+				if err != nil {
+					return err
+				}
+				return g.duplicateArchives(ctx, pr)
+			}})
+	}
 	ct.add(caseRow{Name: "table/concurrent-commit/real-processes", Direction: "go+java", Doc: docTableConcurrentCommitRealProcesses,
 		Sides: []caseSide{side("go", Writer, Maintainer), side("java", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
@@ -191,6 +157,67 @@ func casesMaintain(ct *caseTable) {
 			return g.sidecarFollowsWriters(ctx)
 		}})
 	casesSearchTables(ct, gf, corpus)
+}
+
+// maintainFixture is a group whose tables are corpus.
+func maintainFixture(corpus []*maintainTable) *fixture[*maintainGroup] {
+	return newFixture(func(t *testing.T) *maintainGroup {
+		g := startGroup(t)
+		for _, mt := range corpus {
+			g.tables[mt.name] = mt
+		}
+		return g
+	})
+}
+
+// casesMaintainBy registers table/maintain/<table> (go->java, java-after-go) and
+// table/maintain-shape (go<->java) for implementation p, through p's runner, on the group gf
+// of corpus; the directions name p where Go's rows name go.
+func casesMaintainBy(ct *caseTable, gf *fixture[*maintainGroup], corpus []*maintainTable, runners map[string]*implRunner, p string) {
+	for _, mt := range corpus {
+		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: as(p, "go->java"), Doc: docTableMaintainTable,
+			Sides: []caseSide{side(p, Maintainer, Consumer), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, maintainCommands...); err != nil {
+					return err
+				}
+				pr, err := producerRunner(t, runners, p, "maintain", "search")
+				if err != nil {
+					return err
+				}
+				return g.goThenJava(ctx, mt, pr)
+			}})
+		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: as(p, "java-after-go"), Doc: docTableMaintainTable,
+			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side(p, Maintainer, Consumer)}, Needs: []string{"table/maintain/" + mt.name + "/" + as(p, "go->java")},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g := gf.get(t)
+				if err := g.need(ctx, maintainCommands...); err != nil {
+					return err
+				}
+				if !mt.goDone {
+					return fmt.Errorf("%s did not pass: no table %s maintained to continue", as(p, "go->java"), p)
+				}
+				pr, err := producerRunner(t, runners, p, "maintain", "search")
+				if err != nil {
+					return err
+				}
+				return g.javaAfterGo(ctx, mt, pr)
+			}})
+	}
+	ct.add(caseRow{Name: "table/maintain-shape", Direction: as(p, "go<->java"), Doc: docTableMaintainShape,
+		Sides: []caseSide{side(p, Maintainer, Compactor), side("java", Compactor, Consumer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, append(slices.Clone(maintainCommands), "minor-compact")...); err != nil {
+				return err
+			}
+			pr, err := producerRunner(t, runners, p, "maintain")
+			if err != nil {
+				return err
+			}
+			return g.maintainShape(ctx, pr)
+		}})
 }
 
 // fileIO is the file system of the group's tables.

@@ -27,68 +27,70 @@ var orphanCommands = []string{"create-table", "write", "compact", "create-tag", 
 // as dry runs, then for real: both must list and delete the same files and leave the same trees.
 // Then the same on copies of every golden table (orphanGoldenDifferential).
 func casesOrphan(ct *caseTable) {
-	_, runners := consumerRunners(ct)
-	ct.add(caseRow{Name: "orphan/java-differential", Direction: "go<->java", Doc: docOrphanJavaDifferential,
-		Sides: []caseSide{side("go", Writer, Maintainer), side("java", Writer, Maintainer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			goP, err := goRunner(t, runners, "write", "remove-orphan-files")
-			if err != nil {
-				return err
-			}
-			p, err := StartJava(ctx)
-			if err != nil {
-				return unavailable{testenv.RequireJavaEnv, err}
-			}
-			defer p.Close()
-			switch ok, err := HasCommands(ctx, p, orphanCommands...); {
-			case err != nil:
-				return err
-			case !ok:
-				return fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands)
-			}
-			dir := t.TempDir()
-			src, expected, err := buildOrphanTable(ctx, p, goP, filepath.Join(dir, "warehouse"))
-			if err != nil {
-				return err
-			}
-			threshold := time.Now().Add(-24 * time.Hour)
-			goDir, javaDir := filepath.Join(dir, "go"), filepath.Join(dir, "java")
-			for _, dst := range []string{goDir, javaDir} {
-				if err := copyTreeWithTimes(src, dst); err != nil {
+	impls, runners := consumerRunners(ct)
+	for _, impl := range producerImpls(impls, Maintainer) {
+		ct.add(caseRow{Name: "orphan/java-differential", Direction: as(impl, "go<->java"), Doc: docOrphanJavaDifferential,
+			Sides: []caseSide{side(impl, Writer, Maintainer), side("java", Writer, Maintainer, Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				goP, err := producerRunner(t, runners, impl, "write", "remove-orphan-files")
+				if err != nil {
 					return err
 				}
-			}
-			for _, dry := range []bool{true, false} {
-				before := treeOf(goDir)
-				goDeleted, err := goRemoveOrphans(ctx, goP, goDir, threshold, dry)
+				p, err := StartJava(ctx)
 				if err != nil {
-					return fmt.Errorf("Go (dry run %v): %w", dry, err)
+					return unavailable{testenv.RequireJavaEnv, err}
 				}
-				javaDeleted, err := javaRemoveOrphans(ctx, p, javaDir, threshold, dry)
+				defer p.Close()
+				switch ok, err := HasCommands(ctx, p, orphanCommands...); {
+				case err != nil:
+					return err
+				case !ok:
+					return fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands)
+				}
+				dir := t.TempDir()
+				src, expected, err := buildOrphanTable(ctx, p, goP, filepath.Join(dir, "warehouse"))
 				if err != nil {
-					return fmt.Errorf("Java (dry run %v): %w", dry, err)
+					return err
 				}
-				if d := cmp.Diff(javaDeleted, goDeleted); d != "" {
-					return fmt.Errorf("dry run %v: deleted files differ (-java +go):\n%s", dry, d)
-				}
-				for _, want := range expected {
-					if !slices.Contains(goDeleted, want) {
-						return fmt.Errorf("dry run %v: neither deleted %s, an orphan: %v", dry, want, goDeleted)
+				threshold := time.Now().Add(-24 * time.Hour)
+				goDir, javaDir := filepath.Join(dir, "go"), filepath.Join(dir, "java")
+				for _, dst := range []string{goDir, javaDir} {
+					if err := copyTreeWithTimes(src, dst); err != nil {
+						return err
 					}
 				}
-				if d := cmp.Diff(treeOf(javaDir), treeOf(goDir)); d != "" {
-					return fmt.Errorf("dry run %v: remaining trees differ (-java +go):\n%s", dry, d)
+				for _, dry := range []bool{true, false} {
+					before := treeOf(goDir)
+					goDeleted, err := goRemoveOrphans(ctx, goP, goDir, threshold, dry)
+					if err != nil {
+						return fmt.Errorf("Go (dry run %v): %w", dry, err)
+					}
+					javaDeleted, err := javaRemoveOrphans(ctx, p, javaDir, threshold, dry)
+					if err != nil {
+						return fmt.Errorf("Java (dry run %v): %w", dry, err)
+					}
+					if d := cmp.Diff(javaDeleted, goDeleted); d != "" {
+						return fmt.Errorf("dry run %v: deleted files differ (-java +go):\n%s", dry, d)
+					}
+					for _, want := range expected {
+						if !slices.Contains(goDeleted, want) {
+							return fmt.Errorf("dry run %v: neither deleted %s, an orphan: %v", dry, want, goDeleted)
+						}
+					}
+					if d := cmp.Diff(treeOf(javaDir), treeOf(goDir)); d != "" {
+						return fmt.Errorf("dry run %v: remaining trees differ (-java +go):\n%s", dry, d)
+					}
+					if dry && !slices.Equal(before, treeOf(goDir)) {
+						return fmt.Errorf("Go's dry run changed the table")
+					}
 				}
-				if dry && !slices.Equal(before, treeOf(goDir)) {
-					return fmt.Errorf("Go's dry run changed the table")
+				// Java reads what remains of every retained snapshot, tag and branch.
+				if err := p.Call(ctx, "read", map[string]any{"path": goDir}, nil); err != nil {
+					return fmt.Errorf("Java reading the table Go cleaned: %w", err)
 				}
-			}
-			// Java reads what remains of every retained snapshot, tag and branch.
-			if err := p.Call(ctx, "read", map[string]any{"path": goDir}, nil); err != nil {
-				return fmt.Errorf("Java reading the table Go cleaned: %w", err)
-			}
-			return orphanGoldenDifferential(ctx, p, goP, filepath.Join(dir, "golden"), threshold)
-		}})
+				return orphanGoldenDifferential(ctx, p, goP, filepath.Join(dir, "golden"), threshold)
+			}})
+	}
 }
 
 // orphanGoldenDifferential runs both cleanings on copies of every golden table (Java, Go and

@@ -130,6 +130,9 @@ func StartIn(ctx context.Context, name, dir string, argv []string, env []string)
 	return &Process{name: name, cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), stderr: tail}, nil
 }
 
+// Name is the runner's name: the implementation it serves ("java", "go", ...).
+func (p *Process) Name() string { return p.name }
+
 // Call sends one request and decodes the result into result (which may be nil).
 func (p *Process) Call(ctx context.Context, cmd string, args any, result any) error {
 	p.mu.Lock()

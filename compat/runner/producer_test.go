@@ -21,39 +21,43 @@ var producerFields = []field{{"region", "STRING NOT NULL"}, {"id", "INT NOT NULL
 // casesProducers registers producer/<impl> for every implementation whose supports file declares the
 // producer commands (pypaimon 2.1.0): it creates a partitioned primary-key full-text table and
 // writes rounds of rows (new keys and updates) into it, which it leaves on level 0 without
-// archives; Go compacts the table through its runner (building the archives), the implementation writes again and
+// archives; Go (and every other implementation taking the compactor and maintainer roles)
+// compacts the table through its runner (building the archives), the implementation writes again and
 // Go compacts again. After each Go compaction Java reads the model's rows, Java's state shows
 // every archive current and Java's searches equal Go's (<impl>->go->java). Then every consumer
 // implementation reads and searches the table as Java does (producer/<impl>/<command>,
 // <impl>->go-><consumer>).
 func casesProducers(ct *caseTable) {
 	impls, runners := consumerRunners(ct)
-	gf := groupFixture()
-	for _, prod := range impls {
-		if !prod.Supports.Commands[ProducerCommands[0]] || !prod.Supports.Commands[ProducerCommands[1]] {
-			continue
+	// Every compactor and maintainer (go, and any other declaring both roles) compacts every
+	// producer's table: <impl>-><compactor>->java.
+	forProducers(impls, []Role{Compactor, Maintainer}, groupFixture(), groupFixture, func(c string, gf *fixture[*maintainGroup]) {
+		for _, prod := range impls {
+			if !prod.Supports.Commands[ProducerCommands[0]] || !prod.Supports.Commands[ProducerCommands[1]] {
+				continue
+			}
+			var tb *consumerTable
+			ct.add(caseRow{Name: "producer/" + prod.Name, Direction: prod.Name + "->" + c + "->java", Doc: docProducerImpl,
+				Sides: []caseSide{side(prod.Name, Writer), side(c, Compactor, Maintainer, Consumer), side("java", Consumer)},
+				Run: func(ctx context.Context, t *testing.T) error {
+					g := gf.get(t)
+					if err := g.need(ctx, writeCommands...); err != nil {
+						return err
+					}
+					p, err := runners[prod.Name].get(t)
+					if err != nil {
+						return err
+					}
+					compactor, err := producerRunner(t, runners, c, "compact", "maintain", "search")
+					if err != nil {
+						return err
+					}
+					tb, err = producedTable(ctx, g, p, compactor, prod.Name)
+					return err
+				}})
+			consumerCasesOf(ct, impls, runners, "producer/"+prod.Name, prod.Name+"->"+c, "producer/"+prod.Name+"/"+prod.Name+"->"+c+"->java", docProducerImpl, func() *consumerTable { return tb })
 		}
-		var tb *consumerTable
-		ct.add(caseRow{Name: "producer/" + prod.Name, Direction: prod.Name + "->go->java", Doc: docProducerImpl,
-			Sides: []caseSide{side(prod.Name, Writer), side("go", Compactor, Maintainer, Consumer), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, writeCommands...); err != nil {
-					return err
-				}
-				p, err := runners[prod.Name].get(t)
-				if err != nil {
-					return err
-				}
-				goP, err := goRunner(t, runners, "compact", "maintain", "search")
-				if err != nil {
-					return err
-				}
-				tb, err = producedTable(ctx, g, p, goP, prod.Name)
-				return err
-			}})
-		consumerCasesOf(ct, impls, runners, "producer/"+prod.Name, prod.Name+"->go", "producer/"+prod.Name+"/"+prod.Name+"->go->java", docProducerImpl, func() *consumerTable { return tb })
-	}
+	})
 }
 
 // producedTable runs the producer's part of producer/<name> with p, Go's compactions and

@@ -102,6 +102,29 @@ type s3Table struct {
 	model s3Model
 }
 
+// s3Fixture is the group of the S3 cases (a Java runner on the local file system's jars) and
+// their S3 server.
+type s3Fixture struct {
+	g   *maintainGroup
+	env *s3Env
+}
+
+// s3Need is the fixture's group and server, started on first use, with the Java runner
+// configured for the server.
+func s3Need(ctx context.Context, t *testing.T, fx *fixture[s3Fixture]) (*maintainGroup, *s3Env, error) {
+	f := fx.get(t)
+	g, env := f.g, f.env
+	if env.err != nil {
+		return g, env, env.err
+	}
+	if err := g.need(ctx, s3Commands...); err != nil {
+		return g, env, err
+	}
+	return g, env, g.proc.Call(ctx, "configure-s3", map[string]any{
+		"bucket": s3Bucket, "endpoint": env.srv.Endpoint, "accessKey": s3server.AccessKey, "secretKey": s3server.SecretKey,
+	}, nil)
+}
+
 // testS3 runs s3/java-written (java->go), s3/go-written (go->java), s3/commit-race (go->java),
 // scale/shards (go->java) and s3/range-reads (go) on a SeaweedFS warehouse: Java reaches it through Paimon's HadoopFileIO over hadoop-aws's S3A,
 // Go through internal/fileio/s3io. The Java runner is a local JVM in every runner mode: the runner's
@@ -109,75 +132,72 @@ type s3Table struct {
 func casesS3(ct *caseTable) {
 	// The group (a Java runner on the local file system's jars) and the S3 server, started on
 	// first use.
-	type s3Fixture struct {
-		g   *maintainGroup
-		env *s3Env
+	newS3 := func() *fixture[s3Fixture] {
+		return newFixture(func(t *testing.T) s3Fixture {
+			g := startGroupWith(t, StartLocalJava)
+			env := startS3(t)
+			if env.err == nil {
+				g.fio = env.fs
+			}
+			return s3Fixture{g, env}
+		})
 	}
-	fx := newFixture(func(t *testing.T) s3Fixture {
-		g := startGroupWith(t, StartLocalJava)
-		env := startS3(t)
-		if env.err == nil {
-			g.fio = env.fs
-		}
-		return s3Fixture{g, env}
-	})
-	_, runners := consumerRunners(ct)
-	// goS3 is Go's runner with the S3 server configured (configure-s3), for the cases that run Go
-	// through it.
-	goS3 := func(ctx context.Context, t *testing.T, env *s3Env) (*Process, error) {
-		goP, err := goRunner(t, runners, "configure-s3", "write", "compact", "maintain", "search")
+	fx := newS3()
+	impls, runners := consumerRunners(ct)
+	// producerS3 is implementation p's runner with the S3 server configured (configure-s3), for
+	// the cases that run a writer, compactor and maintainer through its runner.
+	producerS3 := func(ctx context.Context, t *testing.T, env *s3Env, p string) (*Process, error) {
+		pr, err := producerRunner(t, runners, p, "configure-s3", "write", "compact", "maintain", "search")
 		if err != nil {
 			return nil, err
 		}
-		return goP, goP.Call(ctx, "configure-s3", map[string]any{
+		return pr, pr.Call(ctx, "configure-s3", map[string]any{
 			"bucket": s3Bucket, "endpoint": env.srv.Endpoint, "accessKey": s3server.AccessKey, "secretKey": s3server.SecretKey,
 		}, nil)
 	}
-	need := func(ctx context.Context, t *testing.T) (*maintainGroup, *s3Env, error) {
-		f := fx.get(t)
-		g, env := f.g, f.env
-		if env.err != nil {
-			return g, env, env.err
+	needOf := func(fx *fixture[s3Fixture]) func(ctx context.Context, t *testing.T) (*maintainGroup, *s3Env, error) {
+		return func(ctx context.Context, t *testing.T) (*maintainGroup, *s3Env, error) {
+			return s3Need(ctx, t, fx)
 		}
-		if err := g.need(ctx, s3Commands...); err != nil {
-			return g, env, err
-		}
-		return g, env, g.proc.Call(ctx, "configure-s3", map[string]any{
-			"bucket": s3Bucket, "endpoint": env.srv.Endpoint, "accessKey": s3server.AccessKey, "secretKey": s3server.SecretKey,
-		}, nil)
 	}
-	var shared *s3Table
-	ct.add(caseRow{Name: "s3/java-written", Direction: "java->go", Doc: docS3JavaWritten,
-		Sides: []caseSide{side("java", Writer, Compactor), side("go", Compactor, Maintainer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g, env, err := need(ctx, t)
-			if err != nil {
+	need := needOf(fx)
+	// Every writer, compactor and maintainer: go's rows on the group above, another's on a JVM
+	// and an S3 server of its own.
+	forProducers(impls, []Role{Writer, Compactor, Maintainer}, fx, newS3, func(p string, fx *fixture[s3Fixture]) {
+		need := needOf(fx)
+		var shared *s3Table
+		ct.add(caseRow{Name: "s3/java-written", Direction: as(p, "java->go"), Doc: docS3JavaWritten,
+			Sides: []caseSide{side("java", Writer, Compactor), side(p, Compactor, Maintainer, Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g, env, err := need(ctx, t)
+				if err != nil {
+					return err
+				}
+				goP, err := producerS3(ctx, t, env, p)
+				if err != nil {
+					return err
+				}
+				tb, err := g.s3JavaWritten(ctx, env, goP)
+				shared = tb
 				return err
-			}
-			goP, err := goS3(ctx, t, env)
-			if err != nil {
-				return err
-			}
-			tb, err := g.s3JavaWritten(ctx, env, goP)
-			shared = tb
-			return err
-		}})
-	ct.add(caseRow{Name: "s3/go-written", Direction: "go->java", Doc: docS3GoWritten,
-		Sides: []caseSide{side("go", Writer, Compactor, Maintainer, Consumer), side("java", Consumer)}, Needs: []string{"s3/java-written/java->go"},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g, env, err := need(ctx, t)
-			if err != nil {
-				return err
-			}
-			if shared == nil {
-				return errors.New("s3/java-written did not pass: no table to continue")
-			}
-			goP, err := goS3(ctx, t, env)
-			if err != nil {
-				return err
-			}
-			return g.s3GoWritten(ctx, env, shared, goP)
-		}})
+			}})
+		ct.add(caseRow{Name: "s3/go-written", Direction: as(p, "go->java"), Doc: docS3GoWritten,
+			Sides: []caseSide{side(p, Writer, Compactor, Maintainer, Consumer), side("java", Consumer)}, Needs: []string{"s3/java-written/" + as(p, "java->go")},
+			Run: func(ctx context.Context, t *testing.T) error {
+				g, env, err := need(ctx, t)
+				if err != nil {
+					return err
+				}
+				if shared == nil {
+					return errors.New("s3/java-written did not pass: no table to continue")
+				}
+				goP, err := producerS3(ctx, t, env, p)
+				if err != nil {
+					return err
+				}
+				return g.s3GoWritten(ctx, env, shared, goP)
+			}})
+	})
 	ct.add(caseRow{Name: "s3/commit-race", Direction: "go->java", Doc: docS3CommitRace,
 		Sides: []caseSide{side("go", Writer), side("java", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {

@@ -57,7 +57,7 @@ func sortedFormatVariants() []sortedFormatVariant {
 // one JVM.
 func casesSortedIndex(ct *caseTable) {
 	jtf := javaTablesFixture(nil)
-	_, runners := consumerRunners(ct)
+	impls, runners := consumerRunners(ct)
 	ct.add(caseRow{Name: "index/sorted/format", Direction: "go<->java", Doc: docIndexSortedFormat,
 		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
 		Run: func(ctx context.Context, t *testing.T) error {
@@ -103,32 +103,34 @@ func casesSortedIndex(ct *caseTable) {
 			}
 			return sortedPredicateRead(ctx, jt, nil)
 		}})
-	ct.add(caseRow{Name: "index/sorted/predicate-read", Direction: "go->java", Doc: docIndexSortedPredicateRead,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, sortedReadCommands); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "create-table", "write", "compact")
-			if err != nil {
-				return err
-			}
-			return sortedPredicateRead(ctx, jt, goP)
-		}})
-	ct.add(caseRow{Name: "index/sorted/predicate-read-budget", Direction: "go->java", Doc: docIndexSortedPredicateReadBudget,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, sortedReadCommands); err != nil {
-				return err
-			}
-			goP, err := goRunner(t, runners, "create-table", "write", "compact")
-			if err != nil {
-				return err
-			}
-			return sortedPredicateReadBudget(ctx, jt, goP)
-		}})
+	for _, impl := range producerImpls(impls, Writer, Compactor) {
+		ct.add(caseRow{Name: "index/sorted/predicate-read", Direction: as(impl, "go->java"), Doc: docIndexSortedPredicateRead,
+			Sides: []caseSide{side(impl, Writer, Compactor), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.need(ctx, sortedReadCommands); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, impl, "create-table", "write", "compact")
+				if err != nil {
+					return err
+				}
+				return sortedPredicateRead(ctx, jt, goP)
+			}})
+		ct.add(caseRow{Name: "index/sorted/predicate-read-budget", Direction: as(impl, "go->java"), Doc: docIndexSortedPredicateReadBudget,
+			Sides: []caseSide{side(impl, Writer, Compactor), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.need(ctx, sortedReadCommands); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, impl, "create-table", "write", "compact")
+				if err != nil {
+					return err
+				}
+				return sortedPredicateReadBudget(ctx, jt, goP)
+			}})
+	}
 	ct.add(caseRow{Name: "index/sorted/state", Direction: "java<->go", Doc: docIndexSortedState,
 		Sides: []caseSide{side("java", Maintainer), side("go", Maintainer)},
 		Run: func(ctx context.Context, t *testing.T) error {

@@ -140,7 +140,7 @@ func sortedReadSteps() []sortedReadStep {
 // the same commits through its write (pkft's writer, compacting at commit as Java's writer does;
 // the first commit then fully compacted by its compact, the last write-only).
 func sortedReadGoTable(ctx context.Context, goP *Process, dir string) (string, error) {
-	return sortedReadGoTableWith(ctx, goP, filepath.Join(dir, "sorted-read-go"), nil)
+	return sortedReadGoTableWith(ctx, goP, filepath.Join(dir, as(goP.Name(), "sorted-read-go")), nil)
 }
 
 // sortedReadGoTableWith is sortedReadGoTable in the warehouse dir (table default.sorted_read)
@@ -230,7 +230,7 @@ var sortedReadBudgetOptions = map[string]string{
 // those budgets: the ranges on price, day and tag narrow no file (Paimon's plan and Go's), while
 // equality still does.
 func sortedPredicateReadBudget(ctx context.Context, jt *javaTables, goP *Process) error {
-	path, err := sortedReadGoTableWith(ctx, goP, filepath.Join(jt.dir, "sorted-read-budget"), sortedReadBudgetOptions)
+	path, err := sortedReadGoTableWith(ctx, goP, filepath.Join(jt.dir, as(goP.Name(), "sorted-read-budget")), sortedReadBudgetOptions)
 	if err != nil {
 		return err
 	}

@@ -30,37 +30,39 @@ type sortedScenarioStep struct {
 // casesSortedScenario registers scenario/sorted-and-full-text: a table with every index family Go
 // maintains, written and compacted by Java then Go then Java (java->go->java), and by Go only
 // (go->java); then every consumer implementation reads and searches each final table as Java
-// does (scenario/sorted-and-full-text/{read,search}, DIRECTION->CONSUMER).
-func casesSortedScenario(ct *caseTable, gf *fixture[*maintainGroup], impls []Impl, runners map[string]*implRunner) {
+// does (scenario/sorted-and-full-text/{read,search}, DIRECTION->CONSUMER). Implementation p (go,
+// or another writer and compactor) takes Go's steps through its runner.
+func casesSortedScenario(ct *caseTable, gf *fixture[*maintainGroup], impls []Impl, runners map[string]*implRunner, p string) {
 	steps := map[string][]sortedScenarioStep{
 		"java->go->java": {{"java", true}, {"java", false}, {"go", false}, {"go", true}, {"go", false}, {"java", true}},
 		"go->java":       {{"go", false}, {"go", false}, {"go", true}, {"go", false}, {"go", true}},
 	}
 	sides := map[string][]caseSide{
-		"java->go->java": {side("java", Writer, Compactor, Consumer), side("go", Writer, Compactor, Consumer)},
-		"go->java":       {side("go", Writer, Compactor, Consumer), side("java", Consumer)},
+		"java->go->java": {side("java", Writer, Compactor, Consumer), side(p, Writer, Compactor, Consumer)},
+		"go->java":       {side(p, Writer, Compactor, Consumer), side("java", Consumer)},
 	}
 	for _, direction := range []string{"java->go->java", "go->java"} {
 		var tb *consumerTable
-		ct.add(caseRow{Name: "scenario/sorted-and-full-text", Direction: direction, Doc: docScenarioSortedAndFullText,
+		dir := as(p, direction)
+		ct.add(caseRow{Name: "scenario/sorted-and-full-text", Direction: dir, Doc: docScenarioSortedAndFullText,
 			Sides: sides[direction],
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, append(slices.Clone(writeCommands), "predicate-read")...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "write", "compact", "search")
+				pr, err := producerRunner(t, runners, p, "write", "compact", "search")
 				if err != nil {
 					return err
 				}
-				path, err := sortedAndFullText(ctx, g, goP, direction, steps[direction])
+				path, err := sortedAndFullText(ctx, g, pr, direction, steps[direction])
 				if err != nil {
 					return err
 				}
-				tb, err = recordJavaAnswers(ctx, g, path, direction, filepath.Base(path), maintainQueries())
+				tb, err = recordJavaAnswers(ctx, g, path, dir, filepath.Base(path), maintainQueries())
 				return err
 			}})
-		consumerCasesOf(ct, impls, runners, "scenario/sorted-and-full-text", direction, "scenario/sorted-and-full-text/"+direction, docScenarioConsumers, func() *consumerTable { return tb })
+		consumerCasesOf(ct, impls, runners, "scenario/sorted-and-full-text", dir, "scenario/sorted-and-full-text/"+dir, docScenarioConsumers, func() *consumerTable { return tb })
 	}
 }
 

@@ -497,7 +497,10 @@ func (m *tdModel) before(a, b *int32) bool {
 // tableDiffRun is the table differential's run: done closes when its scripts have run, or
 // stopped at the first divergence; tables are the full-text copies of the scripts that passed.
 type tableDiffRun struct {
-	g *maintainGroup
+	// impl is the implementation that takes Go's steps (go, or another writer, compactor and
+	// maintainer), through its runner.
+	impl string
+	g    *maintainGroup
 	// goP is the Go runner Go's steps run through (the first worker's; each other worker starts
 	// one of its own with startGo); goErr why there is none.
 	goP     *Process
@@ -507,31 +510,37 @@ type tableDiffRun struct {
 	done    <-chan struct{}
 }
 
-// casesTableDifferential registers table/differential (go<->java) as a background row: its
-// scripts, a third of the suite's time on their own, run beside the other case families, which
-// leave a core idle while they wait for their runners. The table runner sets run.done (nil when
-// the row does not run) for casesTableDifferentialConsumers.
-func casesTableDifferential(ct *caseTable, run *tableDiffRun) {
-	_, runners := consumerRunners(ct)
-	// The scripts take longer than the ten minutes a case gets.
-	ct.add(caseRow{Name: "table/differential", Direction: "go<->java", Doc: docTableDifferential,
-		Sides:      []caseSide{side("go", Writer, Compactor, Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
-		Background: 30 * time.Minute, Done: &run.done,
-		Start: func(t *testing.T) func(context.Context) error {
-			run.g = startGroup(t)
-			run.goP, run.goErr = goRunner(t, runners, tdGoCommands...)
-			run.startGo = func(ctx context.Context) (*Process, error) {
-				r := runners[GoName]
-				return r.impl.Start(ctx, r.root)
-			}
-			return func(ctx context.Context) error {
-				summary, err := run.scripts(ctx)
-				if err == nil {
-					t.Log(summary)
+// casesTableDifferential registers table/differential (go<->java) as a background row for every
+// implementation taking the writer, compactor and maintainer roles (Go's steps through its
+// runner; <impl><->java for another): its scripts, a third of the suite's time on their own, run
+// beside the other case families, which leave a core idle while they wait for their runners.
+// Each run's table runner sets its done (nil when the row does not run) for
+// casesTableDifferentialConsumers.
+func casesTableDifferential(ct *caseTable, runs *[]*tableDiffRun) {
+	impls, runners := consumerRunners(ct)
+	for _, impl := range producerImpls(impls, Writer, Compactor, Maintainer) {
+		run := &tableDiffRun{impl: impl}
+		*runs = append(*runs, run)
+		// The scripts take longer than the ten minutes a case gets.
+		ct.add(caseRow{Name: "table/differential", Direction: as(impl, "go<->java"), Doc: docTableDifferential,
+			Sides:      []caseSide{side(impl, Writer, Compactor, Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
+			Background: 30 * time.Minute, Done: &run.done,
+			Start: func(t *testing.T) func(context.Context) error {
+				run.g = startGroup(t)
+				run.goP, run.goErr = producerRunner(t, runners, impl, tdGoCommands...)
+				run.startGo = func(ctx context.Context) (*Process, error) {
+					r := runners[impl]
+					return r.impl.Start(ctx, r.root)
 				}
-				return err
-			}
-		}})
+				return func(ctx context.Context) error {
+					summary, err := run.scripts(ctx)
+					if err == nil {
+						t.Log(summary)
+					}
+					return err
+				}
+			}})
+	}
 }
 
 // scripts generates and runs the differential's scripts; the summary says what they covered.
@@ -602,7 +611,20 @@ func (run *tableDiffRun) scripts(ctx context.Context) (string, error) {
 // casesTableDifferentialConsumers registers table/differential/{read,search}
 // (go<->java-><consumer>): every consumer implementation reads and searches every full-text copy
 // of every script of run as Java does, once the scripts are done.
-func casesTableDifferentialConsumers(ct *caseTable, run *tableDiffRun) {
+func casesTableDifferentialConsumers(ct *caseTable, runs []*tableDiffRun) {
+	impls, runners := consumerRunners(ct)
+	root, err := RepoRoot()
+	if err != nil {
+		ct.errorf("%v", err)
+		return
+	}
+	for _, run := range runs {
+		casesTableDifferentialConsumersOf(ct, run, impls, runners, root)
+	}
+}
+
+// casesTableDifferentialConsumersOf registers the consumer rows of one run of the differential.
+func casesTableDifferentialConsumersOf(ct *caseTable, run *tableDiffRun, impls []Impl, runners map[string]*implRunner, root string) {
 	var tables tdTables
 	var wait sync.Once
 	// The rows wait, before their time starts, for the background scripts.
@@ -614,12 +636,6 @@ func casesTableDifferentialConsumers(ct *caseTable, run *tableDiffRun) {
 			}
 		})
 	}
-	impls, runners := consumerRunners(ct)
-	root, err := RepoRoot()
-	if err != nil {
-		ct.errorf("%v", err)
-		return
-	}
 	for _, cons := range impls {
 		if cons.Name == GoName {
 			// Go's search of every copy is compared with Java's, hit for hit with positions, by
@@ -629,8 +645,8 @@ func casesTableDifferentialConsumers(ct *caseTable, run *tableDiffRun) {
 			continue
 		}
 		for _, cmd := range []string{"read", "search"} {
-			ct.add(caseRow{Name: "table/differential/" + cmd, Direction: "go<->java->" + cons.Name, Doc: docScenarioConsumers,
-				Sides: []caseSide{side(cons.Name, Consumer)}, Needs: []string{"table/differential/go<->java"}, Before: waitScripts,
+			ct.add(caseRow{Name: "table/differential/" + cmd, Direction: as(run.impl, "go<->java->") + cons.Name, Doc: docScenarioConsumers,
+				Sides: []caseSide{side(cons.Name, Consumer)}, Needs: []string{"table/differential/" + as(run.impl, "go<->java")}, Before: waitScripts,
 				Run: func(ctx context.Context, t *testing.T) error {
 					recorded := tables.all()
 					if len(recorded) == 0 {

@@ -29,76 +29,78 @@ var malformedTexts = []string{
 // pkfulltext.DecodeLikeJava says (the string Go's archive builder hands the engine, before NUL
 // becomes U+0001), and Java's dump and full-text state equal Go's.
 func casesMalformedText(ct *caseTable) {
-	_, runners := consumerRunners(ct)
-	ct.add(caseRow{Name: "text/malformed-utf8", Direction: "go->java", Doc: docTextMalformedUtf8,
-		Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			goP, err := goRunner(t, runners, "write", "compact")
-			if err != nil {
-				return err
-			}
-			p, err := StartJava(ctx)
-			if err != nil {
-				return unavailable{testenv.RequireJavaEnv, err}
-			}
-			defer p.Close()
-			root, err := RepoRoot()
-			if err != nil {
-				return err
-			}
-			path := filepath.Join(t.TempDir(), "ft-default-partitioned")
-			if err := os.CopyFS(path, os.DirFS(filepath.Join(root, "testdata", "tables", "java", "ft-default-partitioned"))); err != nil {
-				return err
-			}
-			// Go's runner writes the texts' bytes as they are (write's stringBytes: a JSON string
-			// cannot carry malformed UTF-8), one commit.
-			want := map[float64]string{}
-			var rows []row
-			for i, s := range malformedTexts {
-				id := 1000 + i
-				rows = append(rows, row{"region": "eu", "dt": "2024-01-31", "id": id, "content": base64.StdEncoding.EncodeToString([]byte(s))})
-				want[float64(id)] = pkfulltext.DecodeLikeJava([]byte(s))
-			}
-			if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": rows, "stringBytes": []string{"content"}}, nil); err != nil {
-				return fmt.Errorf("go write: %w", err)
-			}
-			// Compact, so that a reader of this deletion-vector table sees the rows and the top level
-			// gets its archive built from them.
-			if err := goCompact(ctx, goP, path); err != nil {
-				return err
-			}
-			var read javaRows
-			if err := p.Call(ctx, "read", map[string]any{"path": path}, &read); err != nil {
-				return err
-			}
-			seen := 0
-			for _, r := range read.Rows {
-				id, _ := r["id"].(float64)
-				w, ok := want[id]
-				if !ok || r["region"] != "eu" {
-					continue
+	impls, runners := consumerRunners(ct)
+	for _, impl := range producerImpls(impls, Writer, Compactor) {
+		ct.add(caseRow{Name: "text/malformed-utf8", Direction: as(impl, "go->java"), Doc: docTextMalformedUtf8,
+			Sides: []caseSide{side(impl, Writer, Compactor), side("java", Consumer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				goP, err := producerRunner(t, runners, impl, "write", "compact")
+				if err != nil {
+					return err
 				}
-				seen++
-				if got, _ := r["content"].(string); got != w {
-					return fmt.Errorf("row %v: Java reads %+q, Go decodes %+q", id, got, w)
+				p, err := StartJava(ctx)
+				if err != nil {
+					return unavailable{testenv.RequireJavaEnv, err}
 				}
-			}
-			if seen != len(want) {
-				return fmt.Errorf("Java read %d of the %d rows", seen, len(want))
-			}
-			j, err := javaDump(ctx, p, path)
-			if err != nil {
-				return err
-			}
-			g, err := goDump(ctx, path)
-			if err != nil {
-				return err
-			}
-			if d := diffDumps(j, g); d != "" {
-				return fmt.Errorf("Java's dump and state differ from Go's (-java +go):\n%s", d)
-			}
-			return nil
-		}})
+				defer p.Close()
+				root, err := RepoRoot()
+				if err != nil {
+					return err
+				}
+				path := filepath.Join(t.TempDir(), "ft-default-partitioned")
+				if err := os.CopyFS(path, os.DirFS(filepath.Join(root, "testdata", "tables", "java", "ft-default-partitioned"))); err != nil {
+					return err
+				}
+				// Go's runner writes the texts' bytes as they are (write's stringBytes: a JSON string
+				// cannot carry malformed UTF-8), one commit.
+				want := map[float64]string{}
+				var rows []row
+				for i, s := range malformedTexts {
+					id := 1000 + i
+					rows = append(rows, row{"region": "eu", "dt": "2024-01-31", "id": id, "content": base64.StdEncoding.EncodeToString([]byte(s))})
+					want[float64(id)] = pkfulltext.DecodeLikeJava([]byte(s))
+				}
+				if err := goP.Call(ctx, "write", map[string]any{"path": path, "rows": rows, "stringBytes": []string{"content"}}, nil); err != nil {
+					return fmt.Errorf("go write: %w", err)
+				}
+				// Compact, so that a reader of this deletion-vector table sees the rows and the top level
+				// gets its archive built from them.
+				if err := goCompact(ctx, goP, path); err != nil {
+					return err
+				}
+				var read javaRows
+				if err := p.Call(ctx, "read", map[string]any{"path": path}, &read); err != nil {
+					return err
+				}
+				seen := 0
+				for _, r := range read.Rows {
+					id, _ := r["id"].(float64)
+					w, ok := want[id]
+					if !ok || r["region"] != "eu" {
+						continue
+					}
+					seen++
+					if got, _ := r["content"].(string); got != w {
+						return fmt.Errorf("row %v: Java reads %+q, Go decodes %+q", id, got, w)
+					}
+				}
+				if seen != len(want) {
+					return fmt.Errorf("Java read %d of the %d rows", seen, len(want))
+				}
+				j, err := javaDump(ctx, p, path)
+				if err != nil {
+					return err
+				}
+				g, err := goDump(ctx, path)
+				if err != nil {
+					return err
+				}
+				if d := diffDumps(j, g); d != "" {
+					return fmt.Errorf("Java's dump and state differ from Go's (-java +go):\n%s", d)
+				}
+				return nil
+			}})
+	}
 }
 
 // docTextMalformedUtf8 describes text/malformed-utf8.

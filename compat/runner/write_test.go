@@ -31,9 +31,10 @@ import (
 // writeCommands are the runner commands the write cases use.
 var writeCommands = []string{"create-table", "write", "compact", "read", "dump", "search", "bucket"}
 
-// casesWrite registers the cases of Go's writer and compaction: bucket/hash (go<->java),
-// scenario/java-reads-go-archives/<variant> (go->java, java-after-go),
-// scenario/go-compacts-java-archives (java->go->java) and scenario/alternating (go+java).
+// casesWrite registers bucket/hash (go<->java) and, for every implementation taking the writer and
+// compactor roles (casesWriteBy), scenario/java-reads-go-archives/<variant> (go->java,
+// java-after-go), scenario/go-compacts-java-archives (java->go->java), stats/filtered-read and
+// scenario/alternating (go+java).
 func casesWrite(ct *caseTable) {
 	gf := groupFixture()
 	ct.add(caseRow{Name: "bucket/hash", Direction: "go<->java", Doc: docBucketHash,
@@ -46,24 +47,37 @@ func casesWrite(ct *caseTable) {
 			return bucketHash(ctx, g)
 		}})
 	impls, runners := consumerRunners(ct)
+	for _, p := range producerImpls(impls, Writer, Compactor) {
+		if p == GoName {
+			casesWriteBy(ct, gf, impls, runners, p)
+		} else {
+			casesWriteBy(ct, groupFixture(), impls, runners, p) // its own tables and JVM
+		}
+	}
+}
+
+// casesWriteBy registers the writer and compactor cases of casesWrite for implementation p (go,
+// or any other whose supports file declares both roles), through p's runner; the directions name
+// p where Go's rows name go.
+func casesWriteBy(ct *caseTable, gf *fixture[*maintainGroup], impls []Impl, runners map[string]*implRunner, p string) {
 	for _, v := range goWriteVariants() {
-		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: "go->java", Doc: docScenarioJavaReadsGoArchivesVariant,
-			Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Consumer)},
+		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: as(p, "go->java"), Doc: docScenarioJavaReadsGoArchivesVariant,
+			Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "write", "compact")
+				goP, err := producerRunner(t, runners, p, "write", "compact")
 				if err != nil {
 					return err
 				}
 				return goWritesJavaReads(ctx, g, v, goP)
 			}})
 		var tb *consumerTable
-		afterGo := "scenario/java-reads-go-archives/" + v.name + "/java-after-go"
-		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: "java-after-go", Doc: docScenarioJavaReadsGoArchivesVariant,
-			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Consumer)}, Needs: []string{"scenario/java-reads-go-archives/" + v.name + "/go->java"},
+		afterGo := "scenario/java-reads-go-archives/" + v.name + "/" + as(p, "java-after-go")
+		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: as(p, "java-after-go"), Doc: docScenarioJavaReadsGoArchivesVariant,
+			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side(p, Consumer)}, Needs: []string{"scenario/java-reads-go-archives/" + v.name + "/" + as(p, "go->java")},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
@@ -72,7 +86,7 @@ func casesWrite(ct *caseTable) {
 				if v.path == "" {
 					return errors.New("go->java did not pass: no Go-written table to continue")
 				}
-				goP, err := goRunner(t, runners, "search")
+				goP, err := producerRunner(t, runners, p, "search")
 				if err != nil {
 					return err
 				}
@@ -81,24 +95,24 @@ func casesWrite(ct *caseTable) {
 				}
 				if v.fullText {
 					var err error
-					tb, err = recordJavaAnswers(ctx, g, v.path, "go+java", filepath.Base(v.path), maintainQueries())
+					tb, err = recordJavaAnswers(ctx, g, v.path, as(p, "go+java"), filepath.Base(v.path), maintainQueries())
 					return err
 				}
 				return nil
 			}})
 		if v.fullText {
-			consumerCasesOf(ct, impls, runners, "scenario/java-reads-go-archives/"+v.name, "go+java", afterGo, docScenarioConsumers, func() *consumerTable { return tb })
+			consumerCasesOf(ct, impls, runners, "scenario/java-reads-go-archives/"+v.name, as(p, "go+java"), afterGo, docScenarioConsumers, func() *consumerTable { return tb })
 		}
 	}
 	var compacted *consumerTable
-	ct.add(caseRow{Name: "scenario/go-compacts-java-archives", Direction: "java->go->java", Doc: docScenarioGoCompactsJavaArchives,
-		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Compactor, Consumer)},
+	ct.add(caseRow{Name: "scenario/go-compacts-java-archives", Direction: as(p, "java->go->java"), Doc: docScenarioGoCompactsJavaArchives,
+		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side(p, Compactor, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			compactor, err := goRunner(t, runners, "compact")
+			compactor, err := producerRunner(t, runners, p, "compact")
 			if err != nil {
 				return err
 			}
@@ -106,23 +120,23 @@ func casesWrite(ct *caseTable) {
 			if err != nil {
 				return err
 			}
-			compacted, err = recordJavaAnswers(ctx, g, path, "java->go->java", filepath.Base(path), maintainQueries())
+			compacted, err = recordJavaAnswers(ctx, g, path, as(p, "java->go->java"), filepath.Base(path), maintainQueries())
 			return err
 		}})
-	consumerCasesOf(ct, impls, runners, "scenario/go-compacts-java-archives", "java->go->java", "scenario/go-compacts-java-archives/java->go->java", docScenarioConsumers, func() *consumerTable { return compacted })
+	consumerCasesOf(ct, impls, runners, "scenario/go-compacts-java-archives", as(p, "java->go->java"), "scenario/go-compacts-java-archives/"+as(p, "java->go->java"), docScenarioConsumers, func() *consumerTable { return compacted })
 	for _, v := range filteredReadVariants {
 		name := "stats/filtered-read"
 		if v.name != "" {
 			name += "/" + v.name
 		}
-		ct.add(caseRow{Name: name, Direction: "go->java", Doc: docStatsFilteredRead,
-			Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
+		ct.add(caseRow{Name: name, Direction: as(p, "go->java"), Doc: docStatsFilteredRead,
+			Sides: []caseSide{side(p, Writer, Compactor), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
 				g := gf.get(t)
 				if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
 					return err
 				}
-				goP, err := goRunner(t, runners, "write", "compact")
+				goP, err := producerRunner(t, runners, p, "write", "compact")
 				if err != nil {
 					return err
 				}
@@ -130,14 +144,14 @@ func casesWrite(ct *caseTable) {
 			}})
 	}
 	var alt *consumerTable
-	ct.add(caseRow{Name: "scenario/alternating", Direction: "go+java", Doc: docScenarioAlternating,
-		Sides: []caseSide{side("go", Writer, Compactor, Consumer), side("java", Writer, Compactor, Consumer)},
+	ct.add(caseRow{Name: "scenario/alternating", Direction: as(p, "go+java"), Doc: docScenarioAlternating,
+		Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Writer, Compactor, Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
 			g := gf.get(t)
 			if err := g.need(ctx, writeCommands...); err != nil {
 				return err
 			}
-			goP, err := goRunner(t, runners, "write", "compact", "search")
+			goP, err := producerRunner(t, runners, p, "write", "compact", "search")
 			if err != nil {
 				return err
 			}
@@ -145,10 +159,10 @@ func casesWrite(ct *caseTable) {
 			if err != nil {
 				return err
 			}
-			alt, err = recordJavaAnswers(ctx, g, path, "go+java", filepath.Base(path), maintainQueries())
+			alt, err = recordJavaAnswers(ctx, g, path, as(p, "go+java"), filepath.Base(path), maintainQueries())
 			return err
 		}})
-	consumerCasesOf(ct, impls, runners, "scenario/alternating", "go+java", "scenario/alternating/go+java", docScenarioConsumers, func() *consumerTable { return alt })
+	consumerCasesOf(ct, impls, runners, "scenario/alternating", as(p, "go+java"), "scenario/alternating/"+as(p, "go+java"), docScenarioConsumers, func() *consumerTable { return alt })
 }
 
 // alternatingRounds is the number of rounds of scenario/alternating.
