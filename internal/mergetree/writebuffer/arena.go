@@ -1,5 +1,7 @@
 package writebuffer
 
+import "slices"
+
 // arena is the memory of a pool's pages: one mapped region (page i at i*pageSize), or, where
 // the platform has no anonymous mappings, pages on the Go heap.
 type arena struct {
@@ -22,18 +24,33 @@ func (a *arena) page(i int32) []byte {
 	return a.heap[i]
 }
 
-// discardPage gives page i's memory back to the operating system; the page stays usable (its
-// content is lost).
-func (a *arena) discardPage(i int32) error {
+// discardPages gives the memory of pages back to the operating system, one call per run of
+// consecutive pages (a drained pool gives back every free page at once: thousands of pages of
+// the default write-buffer-size); the pages stay usable (their content is lost).
+func (a *arena) discardPages(pages []int32) error {
 	if a.region == nil {
-		a.heap[i] = nil
+		for _, i := range pages {
+			a.heap[i] = nil
+		}
 		return nil
 	}
-	if a.discard == nil {
+	if a.discard == nil || len(pages) == 0 {
 		return nil
 	}
-	off := int64(i) * a.pageSize
-	return a.discard(a.region[off : off+a.pageSize])
+	sorted := slices.Clone(pages)
+	slices.Sort(sorted)
+	for lo := 0; lo < len(sorted); {
+		hi := lo + 1
+		for hi < len(sorted) && sorted[hi] <= sorted[hi-1]+1 {
+			hi++
+		}
+		from, to := int64(sorted[lo])*a.pageSize, (int64(sorted[hi-1])+1)*a.pageSize
+		if err := a.discard(a.region[from:to]); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
 }
 
 // release gives the arena's memory back; no page may be used afterwards.

@@ -106,10 +106,8 @@ func (p *Pool) discard(pages []int32) error {
 	if !p.draining {
 		return nil
 	}
-	for _, i := range pages {
-		if err := p.arena.discardPage(i); err != nil {
-			return fmt.Errorf("writebuffer: return write-buffer pages: %w", err)
-		}
+	if err := p.arena.discardPages(pages); err != nil {
+		return fmt.Errorf("writebuffer: return write-buffer pages: %w", err)
 	}
 	return nil
 }
