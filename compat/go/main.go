@@ -60,6 +60,9 @@ func commands(tables *searchTables) map[string]command {
 		"source-meta-encode":            cmdSourceMetaEncode,
 		"source-meta-decode":            cmdSourceMetaDecode,
 		"pk-full-text-index-file-build": cmdIndexFileBuild,
+		"sorted-index-build":            cmdSortedIndexBuild,
+		"sorted-index-options":          cmdSortedIndexOptions,
+		"sorted-state":                  cmdSortedState,
 	}
 }
 

@@ -67,24 +67,34 @@ func casesSortedIndex(ct *caseTable) {
 			}
 			return sortedIndexFormat(ctx, jt.proc, jt.dir)
 		}})
-	ct.add(caseRow{Name: "index/sorted/same-level", Direction: "go<->java", Doc: docIndexSortedSameLevel,
-		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, append(slices.Clone(sortedIndexCommands), "sorted-index-build")); err != nil {
-				return err
-			}
-			return sortedSameLevel(ctx, jt.proc, filepath.Join(jt.dir, "same-level"))
-		}})
-	ct.add(caseRow{Name: "index/sorted/options", Direction: "go<->java", Doc: docIndexSortedOptions,
-		Sides: []caseSide{side("go", Writer), side("java", Writer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, []string{"sorted-index-options"}); err != nil {
-				return err
-			}
-			return sortedOptions(ctx, jt.proc)
-		}})
+	for _, impl := range producerImpls(impls, Maintainer) {
+		ct.add(caseRow{Name: "index/sorted/same-level", Direction: as(impl, "go<->java"), Doc: docIndexSortedSameLevel,
+			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.need(ctx, append(slices.Clone(sortedIndexCommands), "sorted-index-build")); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, impl, "sorted-index-build")
+				if err != nil {
+					return err
+				}
+				return sortedSameLevel(ctx, jt.proc, goP, filepath.Join(jt.dir, "same-level", impl))
+			}})
+		ct.add(caseRow{Name: "index/sorted/options", Direction: as(impl, "go<->java"), Doc: docIndexSortedOptions,
+			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.need(ctx, []string{"sorted-index-options"}); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, impl, "sorted-index-options")
+				if err != nil {
+					return err
+				}
+				return sortedOptions(ctx, jt.proc, goP)
+			}})
+	}
 	ct.add(caseRow{Name: "index/sorted/dump", Direction: "java->go", Doc: docIndexSortedDump,
 		Sides: []caseSide{side("java", Writer, Compactor), side("go", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
@@ -131,15 +141,21 @@ func casesSortedIndex(ct *caseTable) {
 				return sortedPredicateReadBudget(ctx, jt, goP)
 			}})
 	}
-	ct.add(caseRow{Name: "index/sorted/state", Direction: "java<->go", Doc: docIndexSortedState,
-		Sides: []caseSide{side("java", Maintainer), side("go", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, []string{"sorted-state"}); err != nil {
-				return err
-			}
-			return sortedState(ctx, jt.proc)
-		}})
+	for _, impl := range producerImpls(impls, Maintainer) {
+		ct.add(caseRow{Name: "index/sorted/state", Direction: as(impl, "java<->go"), Doc: docIndexSortedState,
+			Sides: []caseSide{side("java", Maintainer), side(impl, Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.need(ctx, []string{"sorted-state"}); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, impl, "sorted-state")
+				if err != nil {
+					return err
+				}
+				return sortedState(ctx, jt.proc, goP)
+			}})
+	}
 }
 
 // sortedIndexFormat is index/sorted/format: for every key type the sorted family supports and
@@ -509,17 +525,22 @@ const docIndexSortedFormat = "for every key type Paimon's global-index key seria
 	"LZ4 or ZSTD the Go and Java compressors choose other matches, so the decoded content is " +
 	"compared), and Go's readers and Paimon's (`sorted-index-read`) answer every leaf predicate" +
 	" (null tests, comparisons, between, in/not in, starts/ends with, contains) identically on " +
-	"both files."
+	"both files. Go's side runs in-process: it needs Go's writer of given keys and row ids and " +
+	"Go's readers (the Java runner's `sorted-index-write` and `sorted-index-read`, which the Go " +
+	"runner does not serve) and compares the decoded content of both files (every entry's row " +
+	"ids and the null rows), which no protocol answer carries."
 
 // docIndexSortedSameLevel describes index/sorted/same-level.
 const docIndexSortedSameLevel = "one level of three data files (named out of order, unsorted values with nulls and many " +
 	"duplicates; 5, 40 and 3,000 rows; every key type; btree and bitmap) is built by Paimon's " +
-	"own `PkSortedIndexBuilder` and `PkSortedIndexFile` (runner `sorted-index-build`) and by " +
-	"Go's `internal/pksorted/indexfile.Builder`: the payloads' IndexFileMeta fields and " +
+	"own `PkSortedIndexBuilder` and `PkSortedIndexFile` (Java runner `sorted-index-build`) and by " +
+	"the maintainer's runner (`sorted-index-build`; Go's serves it with " +
+	"`internal/pksorted/indexfile.Builder`): the payloads' IndexFileMeta fields and " +
 	"index/source meta bytes are equal and the files byte-identical — which takes Paimon's " +
 	"(unstable) QuickSort, ported in `internal/pksorted/sortorder`, since a btree file lists a " +
 	"key's row ids in the sort buffer's order (a stable sort differs on 30 of the 108 builds) —" +
-	" and each side's reader answers every predicate the same on the other's payload. The " +
+	" and Go's reader on Java's payload answers every predicate as Paimon's (`sorted-index-read`)" +
+	" on the maintainer's. The " +
 	"3,000-row levels are built once more through a sort buffer of three 1 kb pages merging at " +
 	"three runs (`write-buffer-size`, `page-size`, `local-sort.max-num-file-handles`): both " +
 	"sides spill sorted runs every few dozen rows and merge them, and the payloads are still " +
@@ -532,7 +553,8 @@ const docIndexSortedOptions = "the options of a pk-btree or pk-bitmap column (Ja
 	"`fields.` keys, null/boolean/integer values, a repeated key, trailing text, and 200 seeded" +
 	" mixes of table-level and column-level keys) resolved by Paimon's " +
 	"`CoreOptions#primaryKeyBTreeIndexOptions` / `primaryKeyBitmapIndexOptions` (runner " +
-	"`sorted-index-options`) and by `internal/pksorted/definition.IndexOptions`: the same " +
+	"`sorted-index-options`) and by the maintainer's runner (`sorted-index-options`; Go's " +
+	"serves it with `internal/pksorted/definition.IndexOptions`): the same " +
 	"options or the same refusal message; values Java re-serializes with its own formatting " +
 	"(fractions, nested objects, arrays) Go refuses by name."
 
@@ -570,5 +592,6 @@ const docIndexSortedPredicateReadBudget = "the same table written by Go with `bt
 const docIndexSortedState = "500 seeded buckets (data files on levels 0-3 with compact and append sources; btree " +
 	"payloads exact, partial, duplicated, of another type or field, with a wrong row count or " +
 	"row range, with unparsable or missing source meta) classified by Paimon's " +
-	"`PkSortedBucketIndexState` (runner `sorted-state`) and by `internal/pksorted/state`: the " +
+	"`PkSortedBucketIndexState` (Java runner `sorted-state`) and by the maintainer's runner " +
+	"(`sorted-state`; Go's serves it with `internal/pksorted/state`): the " +
 	"same groups, covered and uncovered files and rejected payloads, in the same order."
