@@ -62,6 +62,7 @@ func commands(tables *searchTables) map[string]command {
 		"pk-full-text-index-file-build": cmdIndexFileBuild,
 		"sorted-index-build":            cmdSortedIndexBuild,
 		"sorted-index-options":          cmdSortedIndexOptions,
+		"sorted-index-write":            cmdSortedIndexWrite,
 		"sorted-state":                  cmdSortedState,
 	}
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -14,9 +17,13 @@ import (
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
+	"github.com/paimon-pkft/pkft/internal/pksorted/bitmap"
+	"github.com/paimon-pkft/pkft/internal/pksorted/btree"
 	"github.com/paimon-pkft/pkft/internal/pksorted/datafile"
 	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
+	"github.com/paimon-pkft/pkft/internal/pksorted/filemeta"
 	"github.com/paimon-pkft/pkft/internal/pksorted/indexfile"
+	"github.com/paimon-pkft/pkft/internal/pksorted/sortkey"
 	"github.com/paimon-pkft/pkft/internal/pksorted/state"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
@@ -284,4 +291,100 @@ func cmdSortedState(_ context.Context, raw json.RawMessage) (any, error) {
 		rejected[i] = p.FileName
 	}
 	return map[string]any{"groups": groups, "covered": names(st.Covered), "uncovered": names(st.Uncovered), "rejected": rejected}, nil
+}
+
+// cmdSortedIndexWrite writes one pk-btree or pk-bitmap index file of the given rows into dir, as
+// the Java runner's sorted-index-write writes it with Paimon's btree/bitmap global indexers:
+// internal/pksorted/btree's or bitmap's Writer over the rows in order ({key, rowId}, keys in the
+// text form of keyValue), under the given options; the file is named <indexType>-index-file, as
+// the Java runner names it. Result: {fileName, rowCount, meta (base64 SortedIndexFileMeta)}, or
+// {empty: true} when the writer writes no file (a bitmap of no rows; Go's btree writer refuses
+// an empty file). A write that fails leaves no file.
+func cmdSortedIndexWrite(_ context.Context, raw json.RawMessage) (any, error) {
+	var args struct {
+		IndexType string            `json:"indexType"`
+		Type      string            `json:"type"`
+		Options   map[string]string `json:"options"`
+		Dir       string            `json:"dir"`
+		Rows      []struct {
+			Key   *string `json:"key"`
+			RowID *int64  `json:"rowId"`
+		} `json:"rows"`
+	}
+	if err := decodeArgs(raw, &args); err != nil {
+		return nil, err
+	}
+	if args.IndexType == "" || args.Type == "" || args.Dir == "" {
+		return nil, argErrorf("args.indexType, type and dir are required")
+	}
+	typ, err := types.ParseSQLString(args.Type)
+	if err != nil {
+		return nil, argErrorf("args.type: %v", err)
+	}
+	ser, err := sortkey.New(typ)
+	if err != nil {
+		return nil, argErrorf("args.type: %v", err)
+	}
+	options := args.Options
+	if options == nil {
+		options = map[string]string{}
+	}
+	var buf bytes.Buffer
+	var write func(key any, rowID int64) error
+	var finish func() (filemeta.Meta, int64, bool, error)
+	switch args.IndexType {
+	case btree.Identifier:
+		opts, err := btree.ParseOptions(options)
+		if err != nil {
+			return nil, argErrorf("args.options: %v", err)
+		}
+		w, err := btree.NewWriter(&buf, ser, opts)
+		if err != nil {
+			return nil, err
+		}
+		write = w.Write
+		finish = func() (filemeta.Meta, int64, bool, error) { r, err := w.Finish(); return r.Meta, r.RowCount, true, err }
+	case bitmap.Identifier:
+		opts, err := bitmap.ParseOptions(options)
+		if err != nil {
+			return nil, argErrorf("args.options: %v", err)
+		}
+		w, err := bitmap.NewWriter(&buf, ser, opts)
+		if err != nil {
+			return nil, err
+		}
+		write = w.Write
+		finish = func() (filemeta.Meta, int64, bool, error) {
+			r, ok, err := w.Finish()
+			return r.Meta, r.RowCount, ok, err
+		}
+	default:
+		return nil, argErrorf("args.indexType %q is neither %s nor %s", args.IndexType, btree.Identifier, bitmap.Identifier)
+	}
+	for i, row := range args.Rows {
+		if row.RowID == nil {
+			return nil, argErrorf("args.rows[%d].rowId is required", i)
+		}
+		key, err := keyValue(typ, row.Key)
+		if err != nil {
+			return nil, argErrorf("args.rows[%d].key: %v", i, err)
+		}
+		if err := write(key, *row.RowID); err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+	}
+	m, rows, ok, err := finish()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return map[string]any{"empty": true}, nil
+	}
+	name := args.IndexType + "-index-file"
+	path := filepath.Join(args.Dir, name)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		_ = os.Remove(path)
+		return nil, err
+	}
+	return map[string]any{"fileName": name, "rowCount": rows, "meta": base64.StdEncoding.EncodeToString(m.Encode())}, nil
 }

@@ -29,8 +29,9 @@ func result(t *testing.T, name string, r response, v any) {
 	}
 }
 
-// TestSortedCommands: sorted-index-build, sorted-index-options and sorted-state answer with the
-// Java runner's result shapes; a build writes its payload into dir with the level's source meta
+// TestSortedCommands: sorted-index-build, sorted-index-options, sorted-state and
+// sorted-index-write answer with the Java runner's result shapes (a bitmap of no rows is
+// {empty: true}, no file); a build writes its payload into dir with the level's source meta
 // (files in name order) and refuses a key its type cannot take, by name; a state groups the
 // level its payload covers and rejects a payload without source meta, then one of another field.
 func TestSortedCommands(t *testing.T) {
@@ -89,6 +90,10 @@ func TestSortedCommands(t *testing.T) {
 		[2]any{"sorted-index-options", map[string]any{"options": opts, "column": "c", "indexType": "btree"}},
 		[2]any{"sorted-index-options", map[string]any{"options": refused, "column": "c", "indexType": "btree"}},
 		[2]any{"sorted-state", stateArgs},
+		[2]any{"sorted-index-write", map[string]any{"indexType": "btree", "type": "STRING", "options": map[string]string{}, "dir": filepath.Join(dir, "btree"),
+			"rows": []map[string]any{{"key": "a", "rowId": 2}, {"key": nil, "rowId": 1}, {"key": "b", "rowId": 0}}}},
+		[2]any{"sorted-index-write", map[string]any{"indexType": "bitmap", "type": "STRING", "dir": filepath.Join(dir, "bitmap"), "rows": nil}},
+		[2]any{"sorted-index-write", map[string]any{"indexType": "btree", "type": "INT", "dir": filepath.Join(dir, "btree"), "rows": []map[string]any{{"key": "1.5", "rowId": 0}}}},
 	)
 	for i, index := range []string{"btree", "bitmap"} {
 		var p struct {
@@ -163,6 +168,30 @@ func TestSortedCommands(t *testing.T) {
 		!slices.Equal(st.Groups[0].Payloads, []string{"index-good"}) || !slices.Equal(st.Covered, []string{"data-a", "data-b"}) ||
 		!slices.Equal(st.Uncovered, []string{"data-c"}) || !slices.Equal(st.Rejected, []string{"index-no-meta", "index-other-field"}) {
 		t.Errorf("state: %+v", st)
+	}
+	var w struct {
+		FileName string `json:"fileName"`
+		RowCount int64  `json:"rowCount"`
+		Meta     string `json:"meta"`
+	}
+	result(t, "write", resps[7], &w)
+	meta, err := base64.StdEncoding.DecodeString(w.Meta)
+	if err != nil || w.FileName != "btree-index-file" || w.RowCount != 3 || len(meta) == 0 {
+		t.Errorf("write: %+v, %v", w, err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "btree", w.FileName)); err != nil || st.Size() == 0 {
+		t.Errorf("write: the file: %v, %v", st, err)
+	}
+	var empty map[string]any
+	result(t, "empty write", resps[8], &empty)
+	if len(empty) != 1 || empty["empty"] != true {
+		t.Errorf("a bitmap of no rows: %v, want {empty: true}", empty)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bitmap", "bitmap-index-file")); !os.IsNotExist(err) {
+		t.Errorf("a bitmap of no rows left a file: %v", err)
+	}
+	if r := resps[9]; r.OK || !strings.HasPrefix(r.Error, "IllegalArgumentException: args.rows[0].key") {
+		t.Errorf("an INT key 1.5: %+v", r)
 	}
 }
 
