@@ -28,7 +28,10 @@
 // maintainers of the full-text and sorted families with the differential's deterministic
 // builder), source-meta-encode and source-meta-decode run internal/pkindex's SourceMeta, and
 // pk-full-text-index-file-build runs internal/pkfulltext's Builder over the table's data files
-// (the level's archive written where the table's writer writes index files, nothing committed).
+// (the level's archive written where the table's writer writes index files, nothing committed),
+// and the sorted family's sorted-index-build, sorted-index-options and sorted-state run
+// internal/pksorted's indexfile.Builder (one level's pk-btree/pk-bitmap payload from given
+// values), definition.IndexOptions and state.FromActiveDataFiles.
 //
 // Not served: the Java runner's other commands (dump, alter-table, bucket, pick, ...). An unknown
 // command is the error "unknown command: NAME"; the runner stays usable after any error.

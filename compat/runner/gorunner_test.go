@@ -103,8 +103,7 @@ func forProducers[G any](impls []Impl, roles []Role, gf *fixture[G], newGroup fu
 // program rather than the runner, or calls Go's own functions (docs/adding-an-implementation.md
 // says why, row by row).
 var goOnlyProducerRows = []string{
-	"bucket/hash/", "compaction/pick-differential/", "faults/", "index/sorted/format/",
-	"index/sorted/options/", "index/sorted/same-level/", "index/sorted/state/",
+	"bucket/hash/", "compaction/pick-differential/", "faults/",
 	"maintain/flink-tables/", "maintainer/invariants/", "maintainer/invariants-sorted/",
 	"s3/commit-race/", "s3/range-reads/", "scale/shards/", "state/corrupt/",
 	"table/concurrent-commit/compact/", "table/concurrent-commit/compact-replans/",

@@ -58,33 +58,47 @@ func sortedFormatVariants() []sortedFormatVariant {
 func casesSortedIndex(ct *caseTable) {
 	jtf := javaTablesFixture(nil)
 	impls, runners := consumerRunners(ct)
-	ct.add(caseRow{Name: "index/sorted/format", Direction: "go<->java", Doc: docIndexSortedFormat,
-		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, sortedIndexCommands); err != nil {
-				return err
-			}
-			return sortedIndexFormat(ctx, jt.proc, jt.dir)
-		}})
-	ct.add(caseRow{Name: "index/sorted/same-level", Direction: "go<->java", Doc: docIndexSortedSameLevel,
-		Sides: []caseSide{side("go", Maintainer), side("java", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, append(slices.Clone(sortedIndexCommands), "sorted-index-build")); err != nil {
-				return err
-			}
-			return sortedSameLevel(ctx, jt.proc, filepath.Join(jt.dir, "same-level"))
-		}})
-	ct.add(caseRow{Name: "index/sorted/options", Direction: "go<->java", Doc: docIndexSortedOptions,
-		Sides: []caseSide{side("go", Writer), side("java", Writer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, []string{"sorted-index-options"}); err != nil {
-				return err
-			}
-			return sortedOptions(ctx, jt.proc)
-		}})
+	for _, impl := range producerImpls(impls, Maintainer) {
+		ct.add(caseRow{Name: "index/sorted/format", Direction: as(impl, "go<->java"), Doc: docIndexSortedFormat,
+			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.need(ctx, sortedIndexCommands); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, impl, "sorted-index-write")
+				if err != nil {
+					return err
+				}
+				return sortedIndexFormat(ctx, jt.proc, goP, filepath.Join(jt.dir, "format", impl))
+			}})
+		ct.add(caseRow{Name: "index/sorted/same-level", Direction: as(impl, "go<->java"), Doc: docIndexSortedSameLevel,
+			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.need(ctx, append(slices.Clone(sortedIndexCommands), "sorted-index-build")); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, impl, "sorted-index-build")
+				if err != nil {
+					return err
+				}
+				return sortedSameLevel(ctx, jt.proc, goP, filepath.Join(jt.dir, "same-level", impl))
+			}})
+		ct.add(caseRow{Name: "index/sorted/options", Direction: as(impl, "go<->java"), Doc: docIndexSortedOptions,
+			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.need(ctx, []string{"sorted-index-options"}); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, impl, "sorted-index-options")
+				if err != nil {
+					return err
+				}
+				return sortedOptions(ctx, jt.proc, goP)
+			}})
+	}
 	ct.add(caseRow{Name: "index/sorted/dump", Direction: "java->go", Doc: docIndexSortedDump,
 		Sides: []caseSide{side("java", Writer, Compactor), side("go", Consumer)},
 		Run: func(ctx context.Context, t *testing.T) error {
@@ -131,28 +145,36 @@ func casesSortedIndex(ct *caseTable) {
 				return sortedPredicateReadBudget(ctx, jt, goP)
 			}})
 	}
-	ct.add(caseRow{Name: "index/sorted/state", Direction: "java<->go", Doc: docIndexSortedState,
-		Sides: []caseSide{side("java", Maintainer), side("go", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, []string{"sorted-state"}); err != nil {
-				return err
-			}
-			return sortedState(ctx, jt.proc)
-		}})
+	for _, impl := range producerImpls(impls, Maintainer) {
+		ct.add(caseRow{Name: "index/sorted/state", Direction: as(impl, "java<->go"), Doc: docIndexSortedState,
+			Sides: []caseSide{side("java", Maintainer), side(impl, Maintainer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				jt := jtf.get(t)
+				if err := jt.need(ctx, []string{"sorted-state"}); err != nil {
+					return err
+				}
+				goP, err := producerRunner(t, runners, impl, "sorted-state")
+				if err != nil {
+					return err
+				}
+				return sortedState(ctx, jt.proc, goP)
+			}})
+	}
 }
 
 // sortedIndexFormat is index/sorted/format: for every key type the sorted family supports and
-// every variant, random keys with nulls and duplicates are written by Go and by Paimon's own
-// indexer (runner sorted-index-write); the SortedIndexFileMeta bytes are equal, the file bytes
-// are equal where the variant says so, and Go's reader and Paimon's reader (sorted-index-read)
-// give the same rows for every predicate on both files.
-func sortedIndexFormat(ctx context.Context, p *Process, dir string) error {
+// every variant, random keys with nulls and duplicates are written by the implementation's
+// runner goP (Go's: internal/pksorted/{btree,bitmap}'s writers) and by Paimon's own indexer (the
+// Java runner's sorted-index-write); the SortedIndexFileMeta bytes are equal, the file bytes are
+// equal where the variant says so, Go's decoders (in-process) read the same content from both
+// files, and Go's reader and Paimon's reader (sorted-index-read) give the same rows for every
+// predicate on both files.
+func sortedIndexFormat(ctx context.Context, p, goP *Process, dir string) error {
 	var errs []error
 	for vi, v := range sortedFormatVariants() {
 		for ti, typ := range sortkeytest.Types() {
 			name := fmt.Sprintf("%s %v %s", v.index, v.options, typeSQL(typ))
-			if err := sortedFormatOne(ctx, p, filepath.Join(dir, fmt.Sprintf("v%d-t%d", vi, ti)), v, typ, uint64(vi*100+ti)); err != nil {
+			if err := sortedFormatOne(ctx, p, goP, filepath.Join(dir, fmt.Sprintf("v%d-t%d", vi, ti)), v, typ, uint64(vi*100+ti)); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			}
 		}
@@ -160,43 +182,54 @@ func sortedIndexFormat(ctx context.Context, p *Process, dir string) error {
 	return errors.Join(errs...)
 }
 
-func sortedFormatOne(ctx context.Context, p *Process, dir string, v sortedFormatVariant, typ types.DataType, seed uint64) error {
+func sortedFormatOne(ctx context.Context, p, goP *Process, dir string, v sortedFormatVariant, typ types.DataType, seed uint64) error {
 	ser, err := sortkey.New(typ)
 	if err != nil {
 		return err
 	}
 	r := rand.New(rand.NewPCG(seed, 21))
 	rows := sortkeytest.Rows(ser, r, 200+r.IntN(300), 6)
-	if err := os.MkdirAll(filepath.Join(dir, "java"), 0o755); err != nil {
-		return err
+	for _, d := range []string{"java", "go"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
 	}
-	// Go's file.
-	var buf bytes.Buffer
-	goMeta, goRows, err := goWriteSorted(&buf, v.index, ser, rows, v.options)
-	if err != nil {
-		return err
-	}
-	goPath := filepath.Join(dir, "go-file")
-	if err := os.WriteFile(goPath, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	// Java's file.
 	type rowJSON struct {
 		Key   *string `json:"key"`
 		RowID int64   `json:"rowId"`
 	}
-	wargs := map[string]any{"indexType": v.index, "type": typeSQL(typ), "options": v.options, "dir": filepath.Join(dir, "java")}
 	var jrows []rowJSON
 	for _, row := range rows {
 		jrows = append(jrows, rowJSON{keyText(row.Key), row.RowID})
 	}
-	wargs["rows"] = jrows
-	var wres struct {
+	type writeJSON struct {
 		FileName string `json:"fileName"`
 		RowCount int64  `json:"rowCount"`
 		Meta     string `json:"meta"`
 	}
-	if err := p.Call(ctx, "sorted-index-write", wargs, &wres); err != nil {
+	write := func(p *Process, sub string) (writeJSON, error) {
+		var out writeJSON
+		args := map[string]any{"indexType": v.index, "type": typeSQL(typ), "options": v.options, "dir": filepath.Join(dir, sub), "rows": jrows}
+		err := p.Call(ctx, "sorted-index-write", args, &out)
+		return out, err
+	}
+	// Go's file.
+	gres, err := write(goP, "go")
+	if err != nil {
+		return fmt.Errorf("go write: %w", err)
+	}
+	goPath := filepath.Join(dir, "go", gres.FileName)
+	goMetaBytes, err := base64.StdEncoding.DecodeString(gres.Meta)
+	if err != nil {
+		return err
+	}
+	goBytes, err := os.ReadFile(goPath)
+	if err != nil {
+		return err
+	}
+	// Java's file.
+	wres, err := write(p, "java")
+	if err != nil {
 		return fmt.Errorf("java write: %w", err)
 	}
 	javaPath := filepath.Join(dir, "java", wres.FileName)
@@ -204,18 +237,18 @@ func sortedFormatOne(ctx context.Context, p *Process, dir string, v sortedFormat
 	if err != nil {
 		return err
 	}
-	if wres.RowCount != goRows {
-		return fmt.Errorf("row count: java %d, go %d", wres.RowCount, goRows)
+	if wres.RowCount != gres.RowCount {
+		return fmt.Errorf("row count: java %d, go %d", wres.RowCount, gres.RowCount)
 	}
-	if !bytes.Equal(javaMetaBytes, goMeta.Encode()) {
-		return fmt.Errorf("file meta: java %x, go %x", javaMetaBytes, goMeta.Encode())
+	if !bytes.Equal(javaMetaBytes, goMetaBytes) {
+		return fmt.Errorf("file meta: java %x, go %x", javaMetaBytes, goMetaBytes)
 	}
 	javaBytes, err := os.ReadFile(javaPath)
 	if err != nil {
 		return err
 	}
-	if v.sameBytes && !bytes.Equal(javaBytes, buf.Bytes()) {
-		return fmt.Errorf("file bytes differ: java %d bytes, go %d bytes, first difference at %d", len(javaBytes), buf.Len(), firstDiff(javaBytes, buf.Bytes()))
+	if v.sameBytes && !bytes.Equal(javaBytes, goBytes) {
+		return fmt.Errorf("file bytes differ: java %d bytes, go %d bytes, first difference at %d", len(javaBytes), len(goBytes), firstDiff(javaBytes, goBytes))
 	}
 	// The same decoded content, whether or not the bytes are the same.
 	javaContent, err := goSortedContent(v.index, ser, javaPath, javaMetaBytes)
@@ -257,42 +290,6 @@ func sortedFormatOne(ctx context.Context, p *Process, dir string, v sortedFormat
 		}
 	}
 	return nil
-}
-
-// goWriteSorted writes rows as a btree or bitmap file with Go's writer.
-func goWriteSorted(out *bytes.Buffer, index string, ser *sortkey.Serializer, rows []sortkeytest.Row, options map[string]string) (filemeta.Meta, int64, error) {
-	type writer interface {
-		Write(key any, rowID int64) error
-	}
-	var w writer
-	var finish func() (filemeta.Meta, int64, error)
-	if index == "btree" {
-		opts, err := btree.ParseOptions(options)
-		if err != nil {
-			return filemeta.Meta{}, 0, err
-		}
-		bw, err := btree.NewWriter(out, ser, opts)
-		if err != nil {
-			return filemeta.Meta{}, 0, err
-		}
-		w, finish = bw, func() (filemeta.Meta, int64, error) { r, err := bw.Finish(); return r.Meta, r.RowCount, err }
-	} else {
-		opts, err := bitmap.ParseOptions(options)
-		if err != nil {
-			return filemeta.Meta{}, 0, err
-		}
-		bw, err := bitmap.NewWriter(out, ser, opts)
-		if err != nil {
-			return filemeta.Meta{}, 0, err
-		}
-		w, finish = bw, func() (filemeta.Meta, int64, error) { r, _, err := bw.Finish(); return r.Meta, r.RowCount, err }
-	}
-	for _, row := range rows {
-		if err := w.Write(row.Key, row.RowID); err != nil {
-			return filemeta.Meta{}, 0, err
-		}
-	}
-	return finish()
 }
 
 // goSortedContent renders every entry and the null rows of a file as Go decodes them.
@@ -503,8 +500,9 @@ const docIndexSortedFormat = "for every key type Paimon's global-index key seria
 	"BIGINT, BOOLEAN, FLOAT, DOUBLE, DATE, TIME, STRING, CHAR, DECIMAL compact and not, " +
 	"TIMESTAMP(3/6/9), TIMESTAMP_LTZ) and eight option sets (btree default and 96-byte blocks, " +
 	"lz4, zstd; bitmap default and 40-byte dictionary blocks, lz4, zstd), random keys with " +
-	"nulls and duplicates are written by Go (`internal/pksorted/{btree,bitmap}`) and by " +
-	"Paimon's own `btree`/`bitmap` global indexers (runner `sorted-index-write`): the " +
+	"nulls and duplicates are written by the maintainer's runner (`sorted-index-write`; Go's " +
+	"serves it with `internal/pksorted/{btree,bitmap}`) and by " +
+	"Paimon's own `btree`/`bitmap` global indexers (Java runner `sorted-index-write`): the " +
 	"SortedIndexFileMeta bytes are equal, the file bytes are equal without compression (with " +
 	"LZ4 or ZSTD the Go and Java compressors choose other matches, so the decoded content is " +
 	"compared), and Go's readers and Paimon's (`sorted-index-read`) answer every leaf predicate" +
@@ -514,12 +512,14 @@ const docIndexSortedFormat = "for every key type Paimon's global-index key seria
 // docIndexSortedSameLevel describes index/sorted/same-level.
 const docIndexSortedSameLevel = "one level of three data files (named out of order, unsorted values with nulls and many " +
 	"duplicates; 5, 40 and 3,000 rows; every key type; btree and bitmap) is built by Paimon's " +
-	"own `PkSortedIndexBuilder` and `PkSortedIndexFile` (runner `sorted-index-build`) and by " +
-	"Go's `internal/pksorted/indexfile.Builder`: the payloads' IndexFileMeta fields and " +
+	"own `PkSortedIndexBuilder` and `PkSortedIndexFile` (Java runner `sorted-index-build`) and by " +
+	"the maintainer's runner (`sorted-index-build`; Go's serves it with " +
+	"`internal/pksorted/indexfile.Builder`): the payloads' IndexFileMeta fields and " +
 	"index/source meta bytes are equal and the files byte-identical — which takes Paimon's " +
 	"(unstable) QuickSort, ported in `internal/pksorted/sortorder`, since a btree file lists a " +
 	"key's row ids in the sort buffer's order (a stable sort differs on 30 of the 108 builds) —" +
-	" and each side's reader answers every predicate the same on the other's payload. The " +
+	" and Go's reader on Java's payload answers every predicate as Paimon's (`sorted-index-read`)" +
+	" on the maintainer's. The " +
 	"3,000-row levels are built once more through a sort buffer of three 1 kb pages merging at " +
 	"three runs (`write-buffer-size`, `page-size`, `local-sort.max-num-file-handles`): both " +
 	"sides spill sorted runs every few dozen rows and merge them, and the payloads are still " +
@@ -532,7 +532,8 @@ const docIndexSortedOptions = "the options of a pk-btree or pk-bitmap column (Ja
 	"`fields.` keys, null/boolean/integer values, a repeated key, trailing text, and 200 seeded" +
 	" mixes of table-level and column-level keys) resolved by Paimon's " +
 	"`CoreOptions#primaryKeyBTreeIndexOptions` / `primaryKeyBitmapIndexOptions` (runner " +
-	"`sorted-index-options`) and by `internal/pksorted/definition.IndexOptions`: the same " +
+	"`sorted-index-options`) and by the maintainer's runner (`sorted-index-options`; Go's " +
+	"serves it with `internal/pksorted/definition.IndexOptions`): the same " +
 	"options or the same refusal message; values Java re-serializes with its own formatting " +
 	"(fractions, nested objects, arrays) Go refuses by name."
 
@@ -570,5 +571,6 @@ const docIndexSortedPredicateReadBudget = "the same table written by Go with `bt
 const docIndexSortedState = "500 seeded buckets (data files on levels 0-3 with compact and append sources; btree " +
 	"payloads exact, partial, duplicated, of another type or field, with a wrong row count or " +
 	"row range, with unparsable or missing source meta) classified by Paimon's " +
-	"`PkSortedBucketIndexState` (runner `sorted-state`) and by `internal/pksorted/state`: the " +
+	"`PkSortedBucketIndexState` (Java runner `sorted-state`) and by the maintainer's runner " +
+	"(`sorted-state`; Go's serves it with `internal/pksorted/state`): the " +
 	"same groups, covered and uncovered files and rejected payloads, in the same order."

@@ -7,8 +7,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"strings"
-
-	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 )
 
 // sortedOptionsCase is one option resolution both sides perform.
@@ -71,20 +69,30 @@ func sortedOptionsCases() []sortedOptionsCase {
 }
 
 // sortedOptions is index/sorted/options (go<->java): Paimon's CoreOptions resolves the options of
-// a pk-btree or pk-bitmap column (runner sorted-index-options) as internal/pksorted/definition does:
+// a pk-btree or pk-bitmap column (the Java runner's sorted-index-options) as the implementation's
+// runner goP does (Go's: internal/pksorted/definition.IndexOptions):
 // the same options, or the same refusal message; where Go refuses a value Java re-serializes
 // (fractions, nested objects and arrays), the refusal names it.
-func sortedOptions(ctx context.Context, p *Process) error {
+func sortedOptions(ctx context.Context, p, goP *Process) error {
 	var errs []error
 	for i, c := range sortedOptionsCases() {
-		var java struct {
+		type resolved struct {
 			Options map[string]string `json:"options"`
 			Error   string            `json:"error"`
 		}
-		if err := p.Call(ctx, "sorted-index-options", map[string]any{"options": c.options, "column": c.column, "indexType": c.indexType}, &java); err != nil {
+		args := map[string]any{"options": c.options, "column": c.column, "indexType": c.indexType}
+		var java, goRes resolved
+		if err := p.Call(ctx, "sorted-index-options", args, &java); err != nil {
 			return err
 		}
-		got, err := definition.IndexOptions(c.options, c.column, c.indexType)
+		if err := goP.Call(ctx, "sorted-index-options", args, &goRes); err != nil {
+			return err
+		}
+		got := goRes.Options
+		var err error
+		if goRes.Error != "" {
+			err = errors.New(goRes.Error)
+		}
 		switch {
 		case java.Error == "" && err != nil && strings.Contains(err.Error(), "pkft resolves only"):
 			// Values Java re-serializes with its own formatting are refused by Go, by name.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
-	"github.com/paimon-pkft/pkft/internal/pksorted/state"
 )
 
 // sortedStateResult is a bucket classification by names, as the runner's sorted-state returns it.
@@ -29,9 +28,10 @@ type sortedStateResult struct {
 // sortedState is index/sorted/state (java<->go): 500 seeded buckets (data files on levels 0-3,
 // compact and append sources; payloads exact, partial, duplicated, on the wrong level, of
 // another type or field, with a wrong row range or row count, unparsable or missing source
-// meta) are classified by Paimon's PkSortedBucketIndexState and by Go's state package:
+// meta) are classified by Paimon's PkSortedBucketIndexState (the Java runner's sorted-state) and
+// by the implementation's runner goP (Go's: internal/pksorted/state.FromActiveDataFiles):
 // identical groups, covered and uncovered files and rejected payloads, in the same order.
-func sortedState(ctx context.Context, p *Process) error {
+func sortedState(ctx context.Context, p, goP *Process) error {
 	for seed := uint64(0); seed < 500; seed++ {
 		r := rand.New(rand.NewPCG(seed, 2121))
 		var files []*meta.DataFileMeta
@@ -61,7 +61,6 @@ func sortedState(ctx context.Context, p *Process) error {
 			RowRangeEnd   int64   `json:"rowRangeEnd"`
 			SourceMeta    *string `json:"sourceMeta"`
 		}
-		var payloads []*meta.IndexFileMeta
 		var pj []payloadJSON
 		for i := range r.IntN(5) {
 			level := int32(1 + r.IntN(3))
@@ -98,7 +97,6 @@ func sortedState(ctx context.Context, p *Process) error {
 			case 4:
 				pm.GlobalIndex.SourceMeta = []byte{1}
 			}
-			payloads = append(payloads, pm)
 			var sm *string
 			if pm.GlobalIndex.SourceMeta != nil {
 				s := base64.StdEncoding.EncodeToString(pm.GlobalIndex.SourceMeta)
@@ -106,35 +104,13 @@ func sortedState(ctx context.Context, p *Process) error {
 			}
 			pj = append(pj, payloadJSON{pm.IndexType, pm.FileName, pm.RowCount, pm.GlobalIndex.IndexFieldID, 0, pm.GlobalIndex.RowRangeEnd, sm})
 		}
-		var java sortedStateResult
-		if err := p.Call(ctx, "sorted-state", map[string]any{"fieldId": 7, "indexType": "btree", "dataFiles": fj, "payloads": pj}, &java); err != nil {
+		args := map[string]any{"fieldId": 7, "indexType": "btree", "dataFiles": fj, "payloads": pj}
+		var java, got sortedStateResult
+		if err := p.Call(ctx, "sorted-state", args, &java); err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
-		st := state.FromActiveDataFiles(7, "btree", files, payloads)
-		var got sortedStateResult
-		got.Groups = java.Groups[:0:0]
-		for _, g := range st.Groups {
-			var srcs, ps []string
-			for _, s := range g.SourceFiles {
-				srcs = append(srcs, s.FileName())
-			}
-			for _, p := range g.Payloads {
-				ps = append(ps, p.FileName)
-			}
-			got.Groups = append(got.Groups, struct {
-				Level    int32    `json:"level"`
-				Sources  []string `json:"sources"`
-				Payloads []string `json:"payloads"`
-			}{g.DataLevel, srcs, ps})
-		}
-		for _, s := range st.Covered {
-			got.Covered = append(got.Covered, s.FileName())
-		}
-		for _, s := range st.Uncovered {
-			got.Uncovered = append(got.Uncovered, s.FileName())
-		}
-		for _, p := range st.Rejected {
-			got.Rejected = append(got.Rejected, p.FileName)
+		if err := goP.Call(ctx, "sorted-state", args, &got); err != nil {
+			return fmt.Errorf("seed %d: go: %w", seed, err)
 		}
 		if d := cmp.Diff(java, got, cmp.Transformer("nilEmpty", func(s []string) []string {
 			if len(s) == 0 {
