@@ -26,10 +26,11 @@ type bucketArgs struct {
 // Java runner's bucket answers Paimon's FixedBucketRowKeyExtractor: rows (objects by field name
 // in write's form; _rowKind allowed, a field absent is NULL) over the table's latest schema, with
 // function (optional) as its bucket-function.type. Package pkft exposes no bucket of a row, so
-// this runs the writer's own routing, internal/tableops's BucketOf, on the values pkft's
-// ParseValue and Writer.Write make of the JSON. A function refused for the bucket-key types is
-// an error whatever the rows, as Paimon refuses it when it creates the extractor. The table is
-// read from the local file system. Result: {buckets}.
+// this runs the writer's own routing, internal/tableops's NewBucketer (BucketOf resolved once
+// for the request), on the values pkft's ParseValue and Writer.Write make of the JSON. A
+// function refused for the bucket-key types is an error whatever the rows, as Paimon refuses it
+// when it creates the extractor. The table is read from the local file system. Result:
+// {buckets}.
 func cmdBucket(ctx context.Context, raw json.RawMessage) (any, error) {
 	var args bucketArgs
 	if err := decodeArgs(raw, &args); err != nil {
@@ -53,12 +54,9 @@ func cmdBucket(ctx context.Context, raw json.RawMessage) (any, error) {
 		s.Options = maps.Clone(sch.Options)
 		s.Options[bucketfunc.Option] = *args.Function
 	}
-	keys, err := s.BucketKeys()
+	bucketOf, err := tableops.NewBucketer(&s)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := bucketfunc.FromOptions(s.Options, s.ProjectedRowType(keys)); err != nil {
-		return nil, fmt.Errorf("%s %s for bucket keys %v: %w", bucketfunc.Option, s.Options[bucketfunc.Option], keys, err)
+		return nil, fmt.Errorf("%s %s: %w", bucketfunc.Option, s.Options[bucketfunc.Option], err)
 	}
 	buckets := make([]int, len(args.Rows))
 	for i, r := range args.Rows {
@@ -66,7 +64,7 @@ func cmdBucket(ctx context.Context, raw json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, argErrorf("row %d: %v", i, err)
 		}
-		if buckets[i], err = tableops.BucketOf(&s, vals); err != nil {
+		if buckets[i], err = bucketOf(vals); err != nil {
 			return nil, fmt.Errorf("row %d: %w", i, err)
 		}
 	}

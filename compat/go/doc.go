@@ -30,9 +30,9 @@
 // pk-full-text-index-file-build runs internal/pkfulltext's Builder over the table's data files
 // (the level's archive written where the table's writer writes index files, nothing committed).
 // Package pkft exposes neither the bucket of a row nor compaction picking either: bucket runs the
-// writer's routing, internal/tableops's BucketOf, on the values pkft's ParseValue and
-// Writer.Write make of the rows (over the table's latest schema, the request's bucket function
-// in place of the table's), and pick runs compat/pickdiff's Run, internal/mergetree's strategies
+// writer's routing (internal/tableops's BucketOf, as NewBucketer resolves it once per request)
+// on the values pkft's ParseValue and Writer.Write make of the rows (over the table's latest
+// schema, the request's bucket function in place of the table's), and pick runs compat/pickdiff's Run, internal/mergetree's strategies
 // and TriggerCompaction over the request's level layouts, on the runner's own clock and zone.
 //
 // Not served: the Java runner's other commands (dump, alter-table, ...). An unknown

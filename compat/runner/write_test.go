@@ -306,9 +306,14 @@ func bucketHash(ctx context.Context, g *maintainGroup, goP *Process) error {
 		for j := range rows {
 			rows[j], _ = kt.gen(r)
 		}
+		// The rows are encoded once for the six requests of the key type.
+		rowsJSON, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
 		var byDefault []int
 		for _, fn := range bucketFunctions {
-			buckets, err := bucketHashOne(ctx, g, goP, kt.name, fn.name, fn.accepts(kt.name), path, rows)
+			buckets, err := bucketHashOne(ctx, g, goP, kt.name, fn.name, fn.accepts(kt.name), path, rows, rowsJSON)
 			if err != nil {
 				return fmt.Errorf("%s, bucket function %s: %w", kt.name, fn.name, err)
 			}
@@ -323,14 +328,19 @@ func bucketHash(ctx context.Context, g *maintainGroup, goP *Process) error {
 	return nil
 }
 
-// bucketHashOne compares the buckets of rows under one bucket function, asked of the Java runner
-// and goP at once, and returns them, or, when Paimon does not accept the function for the key
-// type (accepted false), checks that both sides refuse it.
-func bucketHashOne(ctx context.Context, g *maintainGroup, goP *Process, keyType, fn string, accepted bool, path string, rows []row) ([]int, error) {
+// bucketHashOne compares the buckets of rows (rowsJSON encoded) under one bucket function, asked
+// of the Java runner and goP at once, and returns them, or, when Paimon does not accept the
+// function for the key type (accepted false), checks that both sides refuse it.
+func bucketHashOne(ctx context.Context, g *maintainGroup, goP *Process, keyType, fn string, accepted bool, path string, rows []row,
+	rowsJSON json.RawMessage) ([]int, error) {
 	type result struct {
 		Buckets []int `json:"buckets"`
 	}
-	args := map[string]any{"path": path, "rows": rows, "function": fn}
+	args := struct {
+		Path     string          `json:"path"`
+		Rows     json.RawMessage `json:"rows"`
+		Function string          `json:"function"`
+	}{path, rowsJSON, fn}
 	var jres, gres result
 	done := make(chan error, 1)
 	go func() { done <- goP.Call(ctx, "bucket", args, &gres) }()
