@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -104,10 +105,18 @@ func pickBatchOnce(ctx context.Context, java, picker *Process, lo, hi int64, st 
 		for seed := lo; seed < hi; seed++ {
 			layouts = append(layouts, pickdiff.Generate(seed, now))
 		}
+		// Encoded once for both runners.
+		raw, err := json.Marshal(layouts)
+		if err != nil {
+			return err
+		}
+		args := struct {
+			Layouts json.RawMessage `json:"layouts"`
+		}{raw}
 		var jres, gres pickdiff.Result
 		done := make(chan error, 1)
-		go func() { done <- picker.Call(ctx, "pick", map[string]any{"layouts": layouts}, &gres) }()
-		jerr := java.Call(ctx, "pick", map[string]any{"layouts": layouts}, &jres)
+		go func() { done <- picker.Call(ctx, "pick", args, &gres) }()
+		jerr := java.Call(ctx, "pick", args, &jres)
 		gerr := <-done
 		if jerr != nil {
 			return fmt.Errorf("pick (seeds %d..%d): %w", lo, hi-1, jerr)
