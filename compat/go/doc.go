@@ -32,7 +32,13 @@
 // and the sorted family's sorted-index-build, sorted-index-options and sorted-state run
 // internal/pksorted's indexfile.Builder (one level's pk-btree/pk-bitmap payload from given
 // values), definition.IndexOptions and state.FromActiveDataFiles.
+// Package pkft exposes neither the bucket of a row nor compaction picking either: bucket runs the
+// writer's routing (internal/tableops's BucketOf, as NewBucketer resolves it once per request)
+// on the values pkft's ParseValue and Writer.Write make of the rows (over the table's latest
+// schema, the request's bucket function in place of the table's), and pick runs
+// compat/pickdiff's Run, internal/mergetree's strategies and TriggerCompaction over the
+// request's level layouts, on the runner's own clock and zone.
 //
-// Not served: the Java runner's other commands (dump, alter-table, bucket, pick, ...). An unknown
+// Not served: the Java runner's other commands (dump, alter-table, ...). An unknown
 // command is the error "unknown command: NAME"; the runner stays usable after any error.
 package main

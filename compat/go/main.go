@@ -60,6 +60,8 @@ func commands(tables *searchTables) map[string]command {
 		"source-meta-encode":            cmdSourceMetaEncode,
 		"source-meta-decode":            cmdSourceMetaDecode,
 		"pk-full-text-index-file-build": cmdIndexFileBuild,
+		"bucket":                        cmdBucket,
+		"pick":                          cmdPick,
 		"sorted-index-build":            cmdSortedIndexBuild,
 		"sorted-index-options":          cmdSortedIndexOptions,
 		"sorted-index-write":            cmdSortedIndexWrite,

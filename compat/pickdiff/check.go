@@ -69,6 +69,18 @@ type Stats struct {
 // Go runs a layout on Go's mergetree with the clocks and zone Java's picks saw, in the runner's
 // result form.
 func Go(l Layout, java LayoutResult, loc *time.Location) LayoutResult {
+	return Run(l, loc, func(step int) mergetree.Clock {
+		if step < len(java.Steps) {
+			return mergetree.Clock{UnixMilli: java.Steps[step].Millis, Hour: java.Steps[step].Hour}
+		}
+		return mergetree.Clock{}
+	})
+}
+
+// Run runs a layout on Go's mergetree, in the runner's result form, as the Go runner's pick
+// command does: creation times are wall clocks of loc, and clock gives the clock of step i, read
+// once just before its pick and once after it (a different hour then sets HourChanged).
+func Run(l Layout, loc *time.Location, clock func(step int) mergetree.Clock) LayoutResult {
 	var res LayoutResult
 	o, err := mergetree.ParseOptions(l.Options)
 	if err != nil {
@@ -87,42 +99,43 @@ func Go(l Layout, java LayoutResult, loc *time.Location) LayoutResult {
 	}
 	var kept *mergetree.Levels
 	for i, step := range l.Steps {
-		var clock mergetree.Clock
-		if i < len(java.Steps) {
-			clock = mergetree.Clock{UnixMilli: java.Steps[i].Millis, Hour: java.Steps[i].Hour}
-		}
-		sr := StepResult{Millis: clock.UnixMilli, Hour: clock.Hour}
-		if step.Mode == "update" {
-			if err := update(kept, step); err != nil {
-				sr.Error = err.Error()
-			} else {
-				sr.Runs = runNames(kept)
-			}
-			res.Steps = append(res.Steps, sr)
-			continue
-		}
-		levels := kept
-		if !l.Persistent || kept == nil {
-			var err error
-			if levels, err = mergetree.NewLevels(bytes.Compare, metas(step.Files), o.NumLevels); err != nil {
-				sr.Error = err.Error()
-				res.Steps = append(res.Steps, sr)
-				continue
-			}
-		}
-		if l.Persistent {
-			kept = levels
-		}
-		unit, task, err := pickStep(o, strategy, levels, step, clock)
-		switch {
-		case err != nil:
-			sr.Error = err.Error()
-		default:
-			sr.Unit, sr.Task = unit, task
-		}
+		c := clock(i)
+		sr := StepResult{Millis: c.UnixMilli, Hour: c.Hour}
+		runStep(&sr, l, step, o, strategy, &kept, c)
+		sr.HourChanged = clock(i).Hour != c.Hour
 		res.Steps = append(res.Steps, sr)
 	}
 	return res
+}
+
+// runStep makes one step of l into sr: an update of the kept levels, or a pick from the step's
+// levels (the kept ones of a persistent layout after its first step).
+func runStep(sr *StepResult, l Layout, step Step, o mergetree.Options, strategy mergetree.Strategy, kept **mergetree.Levels, c mergetree.Clock) {
+	if step.Mode == "update" {
+		if err := update(*kept, step); err != nil {
+			sr.Error = err.Error()
+		} else {
+			sr.Runs = runNames(*kept)
+		}
+		return
+	}
+	levels := *kept
+	if !l.Persistent || levels == nil {
+		var err error
+		if levels, err = mergetree.NewLevels(bytes.Compare, metas(step.Files), o.NumLevels); err != nil {
+			sr.Error = err.Error()
+			return
+		}
+	}
+	if l.Persistent {
+		*kept = levels
+	}
+	unit, task, err := pickStep(o, strategy, levels, step, c)
+	if err != nil {
+		sr.Error = err.Error()
+		return
+	}
+	sr.Unit, sr.Task = unit, task
 }
 
 func update(l *mergetree.Levels, step Step) error {

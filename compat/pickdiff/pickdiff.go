@@ -1,7 +1,7 @@
 // Package pickdiff is the compaction-picking differential: seeded level layouts (table options,
-// a bucket's restored files, then steps of files to pick from on one strategy), run by Go's
-// internal/mergetree and, through the Java runner's pick command, by Paimon's own strategies; the
-// units (or none, or a failure) must be the same at every step.
+// a bucket's restored files, then steps of files to pick from on one strategy), run by Paimon's
+// own strategies through the Java runner's pick command and by Go's internal/mergetree through
+// the Go runner's (Run); the units (or none, or a failure) must be the same at every step.
 package pickdiff
 
 import (

@@ -19,34 +19,36 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
-	"github.com/paimon-pkft/pkft/internal/bucketfunc"
-	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/schema"
-	"github.com/paimon-pkft/pkft/internal/table"
-	"github.com/paimon-pkft/pkft/internal/tableops"
 )
 
 // writeCommands are the runner commands the write cases use.
 var writeCommands = []string{"create-table", "write", "compact", "read", "dump", "search", "bucket"}
 
-// casesWrite registers bucket/hash (go<->java) and, for every implementation taking the writer and
-// compactor roles (casesWriteBy), scenario/java-reads-go-archives/<variant> (go->java,
-// java-after-go), scenario/go-compacts-java-archives (java->go->java), stats/filtered-read and
+// casesWrite registers, for every implementation taking the writer role, bucket/hash (go<->java)
+// and, for every implementation taking the writer and compactor roles (casesWriteBy),
+// scenario/java-reads-go-archives/<variant> (go->java, java-after-go),
+// scenario/go-compacts-java-archives (java->go->java), stats/filtered-read and
 // scenario/alternating (go+java).
 func casesWrite(ct *caseTable) {
 	gf := groupFixture()
-	ct.add(caseRow{Name: "bucket/hash", Direction: "go<->java", Doc: docBucketHash,
-		Sides: []caseSide{side("go", Writer), side("java", Writer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			return bucketHash(ctx, g)
-		}})
 	impls, runners := consumerRunners(ct)
+	forProducers(impls, []Role{Writer}, gf, groupFixture, func(p string, gf *fixture[*maintainGroup]) {
+		ct.add(caseRow{Name: "bucket/hash", Direction: as(p, "go<->java"), Doc: docBucketHash,
+			Sides: []caseSide{side(p, Writer), side("java", Writer)},
+			Run: func(ctx context.Context, t *testing.T) error {
+				goP, err := producerRunner(t, runners, p, "bucket")
+				if err != nil {
+					return err
+				}
+				g := gf.get(t)
+				if err := g.need(ctx, writeCommands...); err != nil {
+					return err
+				}
+				return bucketHash(ctx, g, goP)
+			}})
+	})
 	for _, p := range producerImpls(impls, Writer, Compactor) {
 		if p == GoName {
 			casesWriteBy(ct, gf, impls, runners, p)
@@ -280,9 +282,10 @@ var bucketFunctions = []struct {
 }
 
 // bucketHash is bucket/hash: for every bucket function and 10,000 random keys of every key type,
-// Go's bucket of the row equals the bucket Paimon's FixedBucketRowKeyExtractor computes; where
-// Paimon refuses the function for the key type, Go refuses it too.
-func bucketHash(ctx context.Context, g *maintainGroup) error {
+// the bucket the runner goP (Go's: its writer's routing) answers for the row equals the bucket
+// Paimon's FixedBucketRowKeyExtractor computes; where Paimon refuses the function for the key
+// type, goP refuses it too.
+func bucketHash(ctx context.Context, g *maintainGroup, goP *Process) error {
 	const keys = 10000
 	for i, kt := range keyTypes() {
 		pks, opts := []string{"k"}, map[string]string{"bucket": "13"}
@@ -298,19 +301,19 @@ func bucketHash(ctx context.Context, g *maintainGroup) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", kt.name, err)
 		}
-		sch, err := table.Open(fileio.NewLocal(), path).LatestSchema(ctx)
+		r := rand.New(rand.NewPCG(uint64(i), 2026))
+		rows := make([]row, keys)
+		for j := range rows {
+			rows[j], _ = kt.gen(r)
+		}
+		// The rows are encoded once for the six requests of the key type.
+		rowsJSON, err := json.Marshal(rows)
 		if err != nil {
 			return err
 		}
-		r := rand.New(rand.NewPCG(uint64(i), 2026))
-		rows := make([]row, keys)
-		goRows := make([][]any, keys)
-		for j := range rows {
-			rows[j], goRows[j] = kt.gen(r)
-		}
 		var byDefault []int
 		for _, fn := range bucketFunctions {
-			buckets, err := bucketHashOne(ctx, g, kt.name, fn.name, fn.accepts(kt.name), path, sch, rows, goRows)
+			buckets, err := bucketHashOne(ctx, g, goP, kt.name, fn.name, fn.accepts(kt.name), path, rows, rowsJSON)
 			if err != nil {
 				return fmt.Errorf("%s, bucket function %s: %w", kt.name, fn.name, err)
 			}
@@ -325,46 +328,53 @@ func bucketHash(ctx context.Context, g *maintainGroup) error {
 	return nil
 }
 
-// bucketHashOne compares the buckets of rows under one bucket function and returns them, or, when
-// Paimon does not accept the function for the key type (accepted false), checks that both sides
-// refuse it.
-func bucketHashOne(ctx context.Context, g *maintainGroup, keyType, fn string, accepted bool, path string, sch *schema.TableSchema,
-	rows []row, goRows [][]any) ([]int, error) {
-	s := *sch
-	s.Options = maps.Clone(sch.Options)
-	s.Options[bucketfunc.Option] = fn
-	var res struct {
+// bucketHashOne compares the buckets of rows (rowsJSON encoded) under one bucket function, asked
+// of the Java runner and goP at once, and returns them, or, when Paimon does not accept the
+// function for the key type (accepted false), checks that both sides refuse it.
+func bucketHashOne(ctx context.Context, g *maintainGroup, goP *Process, keyType, fn string, accepted bool, path string, rows []row,
+	rowsJSON json.RawMessage) ([]int, error) {
+	type result struct {
 		Buckets []int `json:"buckets"`
 	}
-	javaErr := g.proc.Call(ctx, "bucket", map[string]any{"path": path, "rows": rows, "function": fn}, &res)
+	args := struct {
+		Path     string          `json:"path"`
+		Rows     json.RawMessage `json:"rows"`
+		Function string          `json:"function"`
+	}{path, rowsJSON, fn}
+	var jres, gres result
+	done := make(chan error, 1)
+	go func() { done <- goP.Call(ctx, "bucket", args, &gres) }()
+	javaErr := g.proc.Call(ctx, "bucket", args, &jres)
+	goErr := <-done
 	if !accepted {
-		_, goErr := tableops.BucketOf(&s, goRows[0])
 		if javaErr == nil || goErr == nil {
-			return nil, fmt.Errorf("a key type Paimon's function does not take: Java error %v, Go error %v (both must refuse)", javaErr, goErr)
+			return nil, fmt.Errorf("a key type Paimon's function does not take: Java error %v, %s error %v (both must refuse)", javaErr, goP.Name(), goErr)
 		}
 		return nil, nil
 	}
 	if javaErr != nil {
 		return nil, javaErr
 	}
-	if len(res.Buckets) != len(rows) {
-		return nil, fmt.Errorf("Java returned %d buckets for %d rows", len(res.Buckets), len(rows))
+	if goErr != nil {
+		return nil, fmt.Errorf("%s: %w", goP.Name(), goErr)
+	}
+	for who, res := range map[string]result{"Java": jres, goP.Name(): gres} {
+		if len(res.Buckets) != len(rows) {
+			return nil, fmt.Errorf("%s returned %d buckets for %d rows", who, len(res.Buckets), len(rows))
+		}
 	}
 	used := map[int]bool{}
 	for j := range rows {
-		b, err := tableops.BucketOf(&s, goRows[j])
-		if err != nil {
-			return nil, fmt.Errorf("row %v: %w", rows[j], err)
-		}
-		if b != res.Buckets[j] {
-			return nil, fmt.Errorf("row %v: Go bucket %d, Java %d", rows[j], b, res.Buckets[j])
+		b := gres.Buckets[j]
+		if b != jres.Buckets[j] {
+			return nil, fmt.Errorf("row %v: %s bucket %d, Java %d", rows[j], goP.Name(), b, jres.Buckets[j])
 		}
 		used[b] = true
 	}
 	if len(used) < 2 && keyType != "tinyint" && keyType != "boolean" {
 		return nil, errors.New("every key fell into one bucket: the case tests nothing")
 	}
-	return res.Buckets, nil
+	return jres.Buckets, nil
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1026,11 +1036,12 @@ func cmpFloat(a, b float64) int {
 }
 
 // docBucketHash describes bucket/hash.
-const docBucketHash = "for each bucket function (`bucket-function.type` `default`, `mod`, `hive`; the runner " +
+const docBucketHash = "for each bucket function (`bucket-function.type` `default`, `mod`, `hive`; the runners' " +
 	"command `bucket` takes the function) and 10,000 random keys of each of 19 key shapes " +
 	"(BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(10,2), DECIMAL(18,0), " +
 	"DECIMAL(38,10), STRING, VARBINARY, DATE, TIMESTAMP(0/3/6/9), a composite INT+STRING+DATE " +
-	"key, and the same with `bucket-key` = the INT field) Go's bucket of the row equals " +
+	"key, and the same with `bucket-key` = the INT field) Go's bucket of the row (the Go " +
+	"runner's `bucket`: its writer's routing) equals " +
 	"Paimon's `FixedBucketRowKeyExtractor`; where Paimon refuses the function for the key type " +
 	"(`mod` takes a single INT or BIGINT field, `hive` no TIMESTAMP) Go refuses it too."
 

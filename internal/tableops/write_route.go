@@ -14,19 +14,30 @@ import (
 // bucket function the table's bucket-function.type selects (internal/bucketfunc) applied to the
 // bucket-key BinaryRow and the bucket count. row holds every table field.
 func BucketOf(s *schema.TableSchema, row []any) (int, error) {
-	n, err := numBuckets(s)
+	b, err := NewBucketer(s)
 	if err != nil {
 		return 0, err
+	}
+	return b(row)
+}
+
+// NewBucketer returns BucketOf for the rows of one schema, which it resolves once: the bucket
+// count, the bucket keys and the bucket function, refused as BucketOf refuses them. The function
+// is used by one goroutine.
+func NewBucketer(s *schema.TableSchema) (func(row []any) (int, error), error) {
+	n, err := numBuckets(s)
+	if err != nil {
+		return nil, err
 	}
 	keys, err := s.BucketKeys()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	fn, err := bucketFunction(s, keys)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return newBucketer(s, keys, fn, n).of(row)
+	return newBucketer(s, keys, fn, n).of, nil
 }
 
 // bucketFunction returns the table's bucket function for its bucket keys; a function Java could
