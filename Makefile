@@ -156,8 +156,11 @@ gotest: native runner seaweedfs
 # 90 minutes on 2 cores (the local sweep alone took 75), so it gets 6 hours.
 FULL ?=
 FAULTS_TIMEOUT ?= $(if $(FULL),360m,90m)
-.PHONY: faults
+.PHONY: faults faults-run
 faults: native seaweedfs
+	@$(TIMED) faults $(MAKE) --no-print-directory faults-run
+
+faults-run:
 	@out=$$(mktemp); \
 	PKFT_FAULTS_FULL=$(FULL) $(GO) test -count=1 -timeout $(FAULTS_TIMEOUT) -run '^TestCrashPoints(S3|S3Siblings)?$$' -v ./internal/tableops/ >$$out 2>&1; rc=$$?; \
 	if [ $$rc -ne 0 ]; then grep -v 'leaves orphans' $$out | tail -200; fi; \
@@ -274,7 +277,11 @@ fuzz:
 # Go 1.26's fuzz coordinator can fail a target with a bare "context deadline exceeded" when
 # -fuzztime ends while a worker is busy (go.dev/issue/75804, fixed in Go 1.27): such a failure that
 # wrote no failing input is reported and ignored; any failing input written fails the target.
+.PHONY: fuzz-short fuzz-short-run
 fuzz-short:
+	@$(TIMED) fuzz-short $(MAKE) --no-print-directory fuzz-short-run
+
+fuzz-short-run:
 	@$(FUZZ_TARGETS) \
 	    before=$$(ls $$dir/testdata/fuzz/$$f 2>/dev/null | wc -l); \
 	    if out=$$($(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZ_SHORT_TIME) ./$$dir 2>&1); then \
