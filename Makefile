@@ -299,6 +299,7 @@ fuzz-short-run:
 # docker-compose) when missing and starts the daemon when none answers; docker-images builds the
 # base image locally (no image registry needed: a Debian root filesystem with a Java 17 runtime, made
 # by debootstrap and imported; kept once built) and the runner image on it.
+# Any pkft-base:TAG is made so (a fresh tag makes it again, as on a machine with empty caches);
 # PKFT_BASE_IMAGE=eclipse-temurin:17-jre uses the usual Temurin image instead, where a registry
 # serves it.
 PKFT_BASE_IMAGE   ?= pkft-base:local
@@ -308,7 +309,7 @@ docker-up:
 	@$(TIMED) docker-up ./scripts/docker-up.sh
 
 docker-images: docker-up native runner
-ifeq ($(PKFT_BASE_IMAGE),pkft-base:local)
+ifneq ($(filter pkft-base:%,$(PKFT_BASE_IMAGE)),)
 	@PKFT_BASE_IMAGE=$(PKFT_BASE_IMAGE) $(TIMED) docker-base-image ./scripts/docker-base-image.sh
 endif
 	@mkdir -p compat/java/target/engine
@@ -324,7 +325,7 @@ endif
 PKFT_IMAGE ?= pkft:latest
 .PHONY: pkft-image
 pkft-image: docker-up native
-ifeq ($(PKFT_BASE_IMAGE),pkft-base:local)
+ifneq ($(filter pkft-base:%,$(PKFT_BASE_IMAGE)),)
 	@PKFT_BASE_IMAGE=$(PKFT_BASE_IMAGE) $(TIMED) docker-base-image ./scripts/docker-base-image.sh
 endif
 	@rm -rf .cache/pkft-image && mkdir -p .cache/pkft-image
