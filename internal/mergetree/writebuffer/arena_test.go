@@ -30,7 +30,7 @@ func TestDiscardPagesRuns(t *testing.T) {
 }
 
 // BenchmarkDrain is a writer's commit giving back the memory of a pool of the default
-// write-buffer-size, of which one buffer used a few pages.
+// write-buffer-size whose pages are all free (the pool made and closed around it).
 func BenchmarkDrain(b *testing.B) {
 	o, err := ParseOptions(nil)
 	if err != nil {
