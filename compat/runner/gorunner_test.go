@@ -205,3 +205,25 @@ func TestProducerRowsByRole(t *testing.T) {
 		t.Errorf("pypaimon21 takes the writer role in %d rows more than go takes it alone in", -writerOnly)
 	}
 }
+
+// TestAs checks the directions and names as makes for another implementation: every "go"
+// between non-letters, and only those.
+func TestAs(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"go->java", "rust->java"},
+		{"java-after-go", "java-after-rust"},
+		{"java->go->java", "java->rust->java"},
+		{"go<->java->pypaimon21", "rust<->java->pypaimon21"},
+		{"sorted-read-go", "sorted-read-rust"},
+		{"java+go", "java+rust"},
+		{"google->java", "google->java"},
+		{"cargo", "cargo"},
+	} {
+		if got := as("rust", c.in); got != c.want {
+			t.Errorf("as(rust, %q) = %q, want %q", c.in, got, c.want)
+		}
+		if got := as(GoName, c.in); got != c.in {
+			t.Errorf("as(go, %q) = %q", c.in, got)
+		}
+	}
+}
