@@ -163,13 +163,13 @@ func casesS3(ct *caseTable) {
 	need := needOf(fx)
 	// Every writer, compactor and maintainer: go's rows on the group above, another's on a JVM
 	// and an S3 server of its own.
-	forProducers(impls, []Role{Writer, Compactor, Maintainer}, fx, newS3, func(p string, fx *fixture[s3Fixture]) {
-		need := needOf(fx)
+	forProducers(impls, []Role{Writer, Compactor, Maintainer}, fx, newS3, func(p string, pfx *fixture[s3Fixture]) {
+		pneed := needOf(pfx)
 		var shared *s3Table
 		ct.add(caseRow{Name: "s3/java-written", Direction: as(p, "java->go"), Doc: docS3JavaWritten,
 			Sides: []caseSide{side("java", Writer, Compactor), side(p, Compactor, Maintainer, Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
-				g, env, err := need(ctx, t)
+				g, env, err := pneed(ctx, t)
 				if err != nil {
 					return err
 				}
@@ -184,7 +184,7 @@ func casesS3(ct *caseTable) {
 		ct.add(caseRow{Name: "s3/go-written", Direction: as(p, "go->java"), Doc: docS3GoWritten,
 			Sides: []caseSide{side(p, Writer, Compactor, Maintainer, Consumer), side("java", Consumer)}, Needs: []string{"s3/java-written/" + as(p, "java->go")},
 			Run: func(ctx context.Context, t *testing.T) error {
-				g, env, err := need(ctx, t)
+				g, env, err := pneed(ctx, t)
 				if err != nil {
 					return err
 				}
