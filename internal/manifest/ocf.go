@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -217,8 +218,9 @@ type ocfBlock struct {
 
 // ocfContents is a parsed container file.
 type ocfContents struct {
-	schema avro.Schema
-	blocks []ocfBlock
+	schema     avro.Schema
+	schemaJSON string // the header's avro.schema, as written
+	blocks     []ocfBlock
 }
 
 // byteReader walks a byte slice with Avro's zig-zag varint primitives.
@@ -270,12 +272,18 @@ func (r *byteReader) lenBytes() ([]byte, error) {
 
 var ocfMagic = []byte{'O', 'b', 'j', 1}
 
+// orcMagic starts every ORC file (Paimon writes manifests as ORC with manifest.format=orc).
+var orcMagic = []byte("ORC")
+
 // parseOCF reads a whole Avro object container file, checking every length against the input
 // and every sync marker, and decompresses its blocks.
 func parseOCF(data []byte) (*ocfContents, error) {
 	r := &byteReader{b: data}
 	magic, err := r.bytes(4)
 	if err != nil || !bytes.Equal(magic, ocfMagic) {
+		if bytes.HasPrefix(data, orcMagic) {
+			return nil, errors.New("an ORC file (manifest.format=orc): pkft reads manifests, manifest lists and index manifests in Avro only")
+		}
 		return nil, errors.New("not an Avro object container file (bad magic)")
 	}
 	metadata, err := readMetadata(r)
@@ -304,7 +312,7 @@ func parseOCF(data []byte) (*ocfContents, error) {
 	}
 	defer closeCodec()
 
-	out := &ocfContents{schema: schema}
+	out := &ocfContents{schema: schema, schemaJSON: string(schemaJSON)}
 	for i := 0; r.off < len(r.b); i++ {
 		count, err := r.long()
 		if err != nil {
@@ -450,15 +458,19 @@ func decodeSnappy(b []byte) ([]byte, error) {
 }
 
 // decodeOCF parses data as a container file and decodes every record into T using the file's
-// own (writer) schema, matching fields by name like Paimon's Avro reader. The writer schema
-// must have every non-nullable field of expected.
+// own (writer) schema. A file whose header carries exactly the schema Paimon's Java writer puts
+// there is decoded directly; any other writer schema is resolved against expected by Avro's
+// rules (resolve.go), so that a field pkft needs is read or refused, never zeroed.
 func decodeOCF[T any](data []byte, expected dataType) ([]T, error) {
 	c, err := parseOCF(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRequiredFields(c.schema, expected, ""); err != nil {
-		return nil, err
+	var resolved *resolvedDecoder
+	if c.schemaJSON != avroSchemaJSON(expected) {
+		if resolved, err = newResolvedDecoder(c.schema, expected, reflect.TypeFor[T]()); err != nil {
+			return nil, err
+		}
 	}
 	maxLen := 0
 	var total int64
@@ -469,6 +481,9 @@ func decodeOCF[T any](data []byte, expected dataType) ([]T, error) {
 	// Every array element and string byte costs at least one encoded byte, so nothing in a
 	// block legitimately needs more elements than the block has bytes.
 	api := avro.Config{MaxByteSliceSize: max(maxLen, 1), MaxSliceAllocSize: max(maxLen, 1)}.Freeze()
+	if resolved != nil {
+		resolved.register(api)
+	}
 	out := make([]T, 0, total)
 	r := avro.NewReader(nil, 0, avro.WithReaderConfig(api))
 	for bi, b := range c.blocks {
@@ -476,9 +491,13 @@ func decodeOCF[T any](data []byte, expected dataType) ([]T, error) {
 		r.Error = nil
 		for i := int64(0); i < b.count; i++ {
 			var v T
-			r.ReadVal(c.schema, &v)
-			if r.Error != nil {
-				return nil, fmt.Errorf("block %d record %d: %w", bi, i, noEOF(r.Error))
+			if resolved != nil {
+				err = resolved.decode(r, &v)
+			} else if r.ReadVal(c.schema, &v); r.Error != nil {
+				err = r.Error
+			}
+			if err != nil {
+				return nil, fmt.Errorf("block %d record %d: %w", bi, i, noEOF(err))
 			}
 			out = append(out, v)
 		}

@@ -1,11 +1,8 @@
 package manifest
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/hamba/avro/v2"
 )
 
 // typeRoot names the Paimon logical types that appear in manifest schemas.
@@ -171,9 +168,12 @@ const avroRecordName = "org.apache.paimon.avro.generated.record"
 // in the compact JSON form of Avro Java's Schema.toString(): nested records are named
 // "{parent}_{field}", nullable types become ["null", T] unions and nullable fields get a null
 // default.
-func avroSchemaJSON(t dataType) string {
+func avroSchemaJSON(t dataType) string { return avroSchemaJSONNamed(t, avroRecordName) }
+
+// avroSchemaJSONNamed is avroSchemaJSON with the full record name rowName for a row type.
+func avroSchemaJSONNamed(t dataType, rowName string) string {
 	var b strings.Builder
-	writeAvroType(&b, t, avroRecordName, "")
+	writeAvroType(&b, t, rowName, "")
 	return b.String()
 }
 
@@ -245,59 +245,6 @@ func ManifestFileMetaSchema() string { return avroSchemaJSON(manifestFileMetaTyp
 // IndexManifestEntrySchema returns the Avro schema JSON of index manifests, as Paimon 2.0.0
 // writes it.
 func IndexManifestEntrySchema() string { return avroSchemaJSON(indexManifestEntryType()) }
-
-// checkRequiredFields verifies that a file's writer schema has every non-nullable field of the
-// expected row type, recursively. Paimon's reader fills absent fields with null, so an absent
-// nullable field is fine, but an absent non-nullable one makes Java fail; here it is an error
-// instead of a silently zero value.
-func checkRequiredFields(writer avro.Schema, expected dataType, path string) error {
-	writer = nonNullBranch(writer)
-	switch expected.root {
-	case rootRow:
-		rec, ok := writer.(*avro.RecordSchema)
-		if !ok {
-			return fmt.Errorf("field %s: writer schema has %s, want a record", pathOr(path), writer.Type())
-		}
-		for _, f := range expected.fields {
-			var wf *avro.Field
-			for _, cand := range rec.Fields() {
-				if cand.Name() == f.name {
-					wf = cand
-					break
-				}
-			}
-			if wf == nil {
-				if f.typ.nullable {
-					continue
-				}
-				return fmt.Errorf("writer schema lacks required field %s", joinPath(path, f.name))
-			}
-			if err := checkRequiredFields(wf.Type(), f.typ, joinPath(path, f.name)); err != nil {
-				return err
-			}
-		}
-	case rootArray:
-		if arr, ok := writer.(*avro.ArraySchema); ok {
-			return checkRequiredFields(arr.Items(), *expected.elem, path+"[]")
-		}
-	}
-	return nil
-}
-
-// nonNullBranch unwraps a ["null", T] union to T.
-func nonNullBranch(s avro.Schema) avro.Schema {
-	if u, ok := s.(*avro.UnionSchema); ok {
-		for _, t := range u.Types() {
-			if t.Type() != avro.Null {
-				return t
-			}
-		}
-	}
-	if r, ok := s.(*avro.RefSchema); ok {
-		return r.Schema()
-	}
-	return s
-}
 
 func joinPath(path, name string) string {
 	if path == "" {
