@@ -90,7 +90,7 @@ func writeOCF[T any](w io.Writer, schemaJSON string, opts WriteOptions, records 
 	if w == nil {
 		return errors.New("nil writer")
 	}
-	schema, err := avro.ParseWithCache(schemaJSON, "", &avro.SchemaCache{})
+	schema, err := parseSchema(schemaJSON)
 	if err != nil {
 		return fmt.Errorf("parse schema: %w", err)
 	}
@@ -298,7 +298,7 @@ func parseOCF(data []byte) (*ocfContents, error) {
 	if !ok {
 		return nil, errors.New("header has no avro.schema")
 	}
-	schema, err := avro.ParseBytesWithCache(schemaJSON, "", &avro.SchemaCache{})
+	schema, err := parseSchema(string(schemaJSON))
 	if err != nil {
 		return nil, fmt.Errorf("header schema: %w", err)
 	}
