@@ -32,6 +32,10 @@
 // and the sorted family's sorted-index-build, sorted-index-options and sorted-state run
 // internal/pksorted's indexfile.Builder (one level's pk-btree/pk-bitmap payload from given
 // values), definition.IndexOptions and state.FromActiveDataFiles.
+// Package pkft exposes no decoded metadata either: manifest-values renders what
+// internal/manifest's readers decode of the latest snapshot (through internal/table, the reader
+// of every table operation: the values a carrying commit writes back), on tables of the local
+// file system.
 // Package pkft exposes neither the bucket of a row nor compaction picking either: bucket runs the
 // writer's routing (internal/tableops's BucketOf, as NewBucketer resolves it once per request)
 // on the values pkft's ParseValue and Writer.Write make of the rows (over the table's latest

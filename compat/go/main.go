@@ -55,6 +55,7 @@ func commands(tables *searchTables) map[string]command {
 		"expire-snapshots":              cmdExpireSnapshots,
 		"remove-orphan-files":           cmdRemoveOrphanFiles,
 		"rewrite-metadata":              cmdRewriteMetadata,
+		"manifest-values":               cmdManifestValues,
 		"maintainer-scenario":           cmdMaintainerScenario,
 		"sorted-maintainer-scenario":    cmdSortedMaintainerScenario,
 		"source-meta-encode":            cmdSourceMetaEncode,

@@ -142,6 +142,7 @@ func caseFamilies() []caseFamily {
 		{"consumers", casesConsumers},
 		{"producers", casesProducers},
 		{"rewrite", casesRewrite},
+		{"carry", casesCarry},
 		{"orphan", casesOrphan},
 		{"expire", casesExpire},
 		{"java-tables", casesJavaTables},

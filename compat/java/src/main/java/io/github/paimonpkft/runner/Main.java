@@ -51,6 +51,7 @@ public final class Main {
         OrphanCommands.register(commands);
         ChangelogCommands.register(commands);
         ExpireCommands.register(commands);
+        ManifestValuesCommands.register(commands);
     }
 
     /** ping: who this runner is, the Paimon version on its class path, and its commands. */
