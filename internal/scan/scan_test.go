@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paimon-pkft/pkft/internal/mergetree"
+	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
@@ -36,6 +38,35 @@ func TestCheck(t *testing.T) {
 		{"sequence.field": "id"}} {
 		if err := Check(base(opts, "id")); err != nil {
 			t.Errorf("Check(%v): %v", opts, err)
+		}
+	}
+}
+
+// TestRawConvertible checks MergeTreeSplitGenerator's rule for reading a bucket raw: every file
+// above level 0 without delete rows (no count counts as none), and deletion vectors, the
+// first-row engine or a single level.
+func TestRawConvertible(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	file := func(level int32, deletes *int64) *meta.DataFileMeta {
+		return &meta.DataFileMeta{Level: level, DeleteRowCount: deletes}
+	}
+	dedup, firstRow := &mergetree.Merge{}, &mergetree.Merge{Engine: mergetree.FirstRow}
+	for _, c := range []struct {
+		name  string
+		files []*meta.DataFileMeta
+		h     how
+		want  bool
+	}{
+		{"dv, two levels", []*meta.DataFileMeta{file(1, n(0)), file(5, nil)}, how{merge: dedup, dvOn: true}, true},
+		{"dv, delete rows", []*meta.DataFileMeta{file(1, n(2)), file(5, n(0))}, how{merge: dedup, dvOn: true}, false},
+		{"dv, level 0", []*meta.DataFileMeta{file(0, n(0))}, how{merge: dedup, dvOn: true}, false},
+		{"first-row, two levels", []*meta.DataFileMeta{file(2, n(0)), file(5, n(0))}, how{merge: firstRow}, true},
+		{"no dv, one level", []*meta.DataFileMeta{file(5, n(0)), file(5, n(0))}, how{merge: dedup}, true},
+		{"no dv, two levels", []*meta.DataFileMeta{file(4, n(0)), file(5, n(0))}, how{merge: dedup}, false},
+		{"no files", nil, how{merge: dedup}, true},
+	} {
+		if got := rawConvertible(c.files, c.h); got != c.want {
+			t.Errorf("%s: rawConvertible = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
