@@ -19,8 +19,8 @@ import (
 )
 
 // ErrUnsupportedRead reports a table whose batch read Go's [Table.Scan] does not reproduce
-// (merge engines other than deduplicate, a sequence field, deletion-vectors.merge-on-read, append
-// tables); the error names the option.
+// (deletion-vectors.merge-on-read, append tables, and the merges Go's writer refuses as well, such
+// as field aggregate functions on a partial-update table); the error names the option.
 var ErrUnsupportedRead = scan.ErrUnsupported
 
 // ScanOption configures [Table.Scan].
@@ -121,10 +121,13 @@ func WithScanSnapshot(id int64) ScanOption {
 }
 
 // Scan reads the rows of the latest snapshot ([WithScanSnapshot]: another one) as Java Paimon
-// 2.0.0's batch read returns them, as Arrow record batches: with deletion vectors enabled,
-// level-0 files are not read (rows written since the last compaction are not visible until
-// compacted, as in Java) and the deletion vectors are applied; without them every level is
-// merged by primary key with the deduplicate merge engine. [WithPartition] selects partitions,
+// 2.0.0's batch read returns them, as Arrow record batches, for every merge engine
+// (deduplicate, first-row, partial-update, aggregation) and sequence.field: with deletion vectors
+// enabled, and on first-row tables, level-0 files are not read (rows written since the last
+// compaction are not visible until compacted, as in Java) and the deletion vectors are applied;
+// a bucket whose files hold no delete rows is then read as it is, any other bucket (and every
+// bucket of other tables, all levels) is merged by primary key with the table's merge function,
+// as Java's merge read does. [WithPartition] selects partitions,
 // [WithColumns] projects. Rows come bucket by bucket (partitions and buckets in manifest order),
 // each bucket's by primary key; a bucket is read when the reader reaches it (at most one
 // bucket's rows are held at a time, read under ctx, which must stay live while the reader is

@@ -509,7 +509,8 @@ const docScenarioConsumers = "every consumer implementation (pypaimon 2.1.0, pai
 	"final table of each of these scenarios (every full-text variant) as Java does (the " +
 	"consumer cases' checks, on Java's answers recorded when the scenario ends); " +
 	"`table/differential/{read,search}` does the same for every full-text copy of every " +
-	"differential script. pypaimon 2.1.0 refuses to read aggregation tables with retraction " +
+	"differential script (go reads each copy there; its searches are compared by the differential " +
+	"itself). pypaimon 2.1.0 refuses to read aggregation tables with retraction " +
 	"options or Java's `primary-key` function, and partial-update tables with sequence groups, " +
 	"ignore-delete or `remove-record-on-*` options (`pypaimon/read/merge_engine_support.py`): " +
 	"those tables are `known-upstream` by option in `pypaimon21.supports` (a table pypaimon " +

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
 	"github.com/paimon-pkft/pkft/internal/kvfile"
+	"github.com/paimon-pkft/pkft/internal/mergetree"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 	"github.com/paimon-pkft/pkft/internal/pksorted/query"
@@ -144,13 +145,14 @@ type fileRead struct {
 	positions *roaring64.Bitmap
 }
 
-// plan decides how each data file of rb is read: level-0 files are skipped under deletion
-// vectors; with a filter, files are pruned by statistics and narrowed by the sorted indexes.
-func (rd *Reader) plan(ctx context.Context, rb *restore.RestoredBucket) ([]fileRead, error) {
-	var out []fileRead
+// plan decides how each data file of rb is read: level-0 files are skipped when the table's batch
+// scan skips them; with a filter, files are pruned by statistics and, in a bucket read raw,
+// narrowed by the sorted indexes (Java's PrimaryKeySortedIndexResult keeps a split that is not
+// raw-convertible whole). raw reports whether the bucket is read raw (see the package doc).
+func (rd *Reader) plan(ctx context.Context, rb *restore.RestoredBucket) (out []fileRead, raw bool, err error) {
 	var kept []*meta.DataFileMeta
 	for _, f := range rb.DataFiles {
-		if rd.dvOn && f.Level == 0 {
+		if rd.how.skipLevel0 && f.Level == 0 {
 			continue
 		}
 		if rd.filter != nil && rd.filter.prune && !rd.filter.mayMatch(f) {
@@ -159,11 +161,16 @@ func (rd *Reader) plan(ctx context.Context, rb *restore.RestoredBucket) ([]fileR
 		}
 		kept = append(kept, f)
 	}
-	if rd.filter == nil || rd.filter.index == nil {
-		for _, f := range kept {
-			out = append(out, fileRead{FileRead: FileRead{File: f, How: Whole}})
+	raw = rawConvertible(kept, rd.how)
+	if rd.filter == nil || rd.filter.index == nil || !raw {
+		reason := ""
+		if rd.filter != nil && rd.filter.index != nil {
+			reason = "the bucket's files are merged (a file holds delete rows)"
 		}
-		return out, nil
+		for _, f := range kept {
+			out = append(out, fileRead{FileRead: FileRead{File: f, How: Whole, Reason: reason}})
+		}
+		return out, raw, nil
 	}
 	open := func(ctx context.Context, p *meta.IndexFileMeta) (io.ReaderAt, io.Closer, error) {
 		ext := ""
@@ -179,7 +186,7 @@ func (rd *Reader) plan(ctx context.Context, rb *restore.RestoredBucket) ([]fileR
 	results, err := query.Evaluate(ctx, rd.filter.index, rd.r.Schema.Fields, rd.filter.defs, rd.r.Schema.Options,
 		query.Bucket{DataFiles: kept, Payloads: rb.SourcePayloads}, open)
 	if err != nil {
-		return nil, fmt.Errorf("sorted index: %w", err)
+		return nil, false, fmt.Errorf("sorted index: %w", err)
 	}
 	for _, r := range results {
 		fr := fileRead{FileRead: FileRead{File: r.File, How: Whole, Reason: r.Reason}}
@@ -192,5 +199,20 @@ func (rd *Reader) plan(ctx context.Context, rb *restore.RestoredBucket) ([]fileR
 		}
 		out = append(out, fr)
 	}
-	return out, nil
+	return out, raw, nil
+}
+
+// rawConvertible is MergeTreeSplitGenerator#splitForBatch's test for reading a bucket's files
+// raw: all above level 0 and without delete rows (a file without a delete row count is taken to
+// have none, as Java does), in a table with deletion vectors or the first-row engine, or all in
+// one level.
+func rawConvertible(files []*meta.DataFileMeta, h how) bool {
+	levels := map[int32]bool{}
+	for _, f := range files {
+		if f.Level == 0 || (f.DeleteRowCount != nil && *f.DeleteRowCount > 0) {
+			return false
+		}
+		levels[f.Level] = true
+	}
+	return h.dvOn || h.merge.Engine == mergetree.FirstRow || len(levels) <= 1
 }

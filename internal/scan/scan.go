@@ -1,9 +1,17 @@
 // Package scan reads the rows of a primary-key table's snapshot as Java Paimon 2.0.0's batch
-// read returns them (AbstractBatchTableScan, MergeFileSplitRead): with deletion vectors enabled
-// (and deletion-vectors.merge-on-read off) level-0 files are skipped (CoreOptions
-// #batchScanSkipLevel0) and every other file is read with its deletion vector applied; without
-// deletion vectors every level is read and merged by primary key with the deduplicate merge
-// engine (the record with the highest sequence number wins, retractions drop the key).
+// read returns them (AbstractBatchTableScan, MergeTreeSplitGenerator, MergeFileSplitRead), for
+// every merge engine Go implements (internal/mergetree.ParseMerge): with deletion vectors enabled
+// (and deletion-vectors.merge-on-read off), and for first-row tables, level-0 files are skipped
+// (CoreOptions#batchScanSkipLevel0). A bucket whose remaining files are all above level 0 and
+// hold no delete rows, in a table with deletion vectors or the first-row engine or all in one
+// level, is read raw (DataSplit#rawConvertible: every row the deletion vectors keep, no merge
+// function applied, as Java's RawFile read does). Any other bucket is merged as
+// MergeFileSplitRead#createMergeReader merges a split: its files cut into sections of
+// overlapping key ranges (IntervalPartition), each section's sorted runs merged by key in the
+// table's record order (sequence.field, then the sequence number), each key's records reduced by
+// the table's merge function (ReducerMergeFunctionWrapper: a key's single record as it is;
+// LookupMergeFunction for tables that need lookup), the deletion vectors applied, and results that
+// are not an insert or update-after dropped (DropDeleteReader).
 package scan
 
 import (
@@ -12,11 +20,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
 	"github.com/paimon-pkft/pkft/internal/dv"
 	"github.com/paimon-pkft/pkft/internal/kvfile"
+	"github.com/paimon-pkft/pkft/internal/mergetree"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/predicate"
 	"github.com/paimon-pkft/pkft/internal/restore"
@@ -87,32 +97,48 @@ type Options struct {
 	Filter *predicate.Predicate
 }
 
-// Check refuses the tables whose batch read Go does not reproduce.
+// Check refuses the tables whose batch read Go does not reproduce: append tables,
+// deletion-vectors.merge-on-read, and the merges internal/mergetree.ParseMerge refuses (with the
+// reason it names).
 func Check(s *schema.TableSchema) error {
+	_, err := parse(s)
+	return err
+}
+
+// how is what a table's batch read does (see the package doc).
+type how struct {
+	merge *mergetree.Merge
+	// dvOn is deletion-vectors.enabled; skipLevel0 is CoreOptions#batchScanSkipLevel0.
+	dvOn, skipLevel0 bool
+}
+
+func parse(s *schema.TableSchema) (how, error) {
 	if len(s.PrimaryKeys) == 0 {
-		return fmt.Errorf("the table has no primary key (append tables are not scanned by Go): %w", ErrUnsupported)
-	}
-	if e := strings.ToLower(strings.TrimSpace(s.Options["merge-engine"])); e != "" && e != "deduplicate" {
-		return fmt.Errorf("merge-engine %q: only deduplicate is merged by Go's scan: %w", e, ErrUnsupported)
-	}
-	if v := strings.TrimSpace(s.Options["sequence.field"]); v != "" {
-		return fmt.Errorf("sequence.field %q: user-defined sequence fields are not merged by Go's scan: %w", v, ErrUnsupported)
+		return how{}, fmt.Errorf("the table has no primary key (append tables are not scanned by Go): %w", ErrUnsupported)
 	}
 	mor, err := schema.BoolOption(s.Options, "deletion-vectors.merge-on-read", false)
 	if err != nil {
-		return err
+		return how{}, err
 	}
 	if mor {
-		return fmt.Errorf("deletion-vectors.merge-on-read = true: level 0 would be merged on read, which Go's scan does not do: %w", ErrUnsupported)
+		return how{}, fmt.Errorf("deletion-vectors.merge-on-read = true: level 0 would be merged on read, which Go's scan does not do: %w", ErrUnsupported)
 	}
-	return nil
+	opts, err := mergetree.ParseOptions(s.Options)
+	if err != nil {
+		return how{}, fmt.Errorf("%v: %w", err, ErrUnsupported)
+	}
+	m, err := mergetree.ParseMerge(s, opts.NeedLookup)
+	if err != nil {
+		return how{}, fmt.Errorf("the table's merge (%s %q): %v: %w", mergetree.OptMergeEngine, s.Options[mergetree.OptMergeEngine], err, ErrUnsupported)
+	}
+	return how{merge: m, dvOn: opts.DeletionVectors, skipLevel0: opts.DeletionVectors || m.Engine == mergetree.FirstRow}, nil
 }
 
 // Reader reads a snapshot's buckets one at a time.
 type Reader struct {
 	r       *restore.Restorer
 	layout  *kvfile.Layout
-	dvOn    bool
+	how     how
 	buckets []*table.Bucket
 	filter  *filter
 }
@@ -125,18 +151,15 @@ func Open(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, opts Opt
 	if err != nil {
 		return nil, err
 	}
-	if err := Check(r.Schema); err != nil {
-		return nil, err
-	}
 	rd := &Reader{r: r}
-	if rd.dvOn, err = schema.BoolOption(r.Schema.Options, "deletion-vectors.enabled", false); err != nil {
+	if rd.how, err = parse(r.Schema); err != nil {
 		return nil, err
 	}
 	if rd.layout, err = kvfile.NewLayout(r.Schema); err != nil {
 		return nil, err
 	}
 	if opts.Filter != nil {
-		if rd.filter, err = newFilter(r.Schema, rd.layout, opts.Filter, rd.dvOn); err != nil {
+		if rd.filter, err = newFilter(r.Schema, rd.layout, opts.Filter, rd.how.skipLevel0); err != nil {
 			return nil, err
 		}
 	}
@@ -165,11 +188,11 @@ func (rd *Reader) ReadBucket(ctx context.Context, i int) (Bucket, error) {
 	if err != nil {
 		return Bucket{}, err
 	}
-	reads, err := rd.plan(ctx, rb)
+	reads, raw, err := rd.plan(ctx, rb)
 	if err != nil {
 		return Bucket{}, fmt.Errorf("bucket %d: %w", b.Bucket, err)
 	}
-	rows, err := readBucket(ctx, rd.r, rb, rd.layout, rd.dvOn, reads)
+	rows, err := rd.readBucket(ctx, rb, reads, raw)
 	if err != nil {
 		return Bucket{}, fmt.Errorf("bucket %d: %w", b.Bucket, err)
 	}
@@ -206,68 +229,128 @@ func Read(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, opts Opt
 	return out, nil
 }
 
-func readBucket(ctx context.Context, r *restore.Restorer, rb *restore.RestoredBucket, layout *kvfile.Layout, dvOn bool, reads []fileRead) ([][]any, error) {
+// readBucket reads the rows of the files reads does not rule out: raw (every row the deletion
+// vectors and the index positions keep) or merged by key with the table's merge function.
+func (rd *Reader) readBucket(ctx context.Context, rb *restore.RestoredBucket, reads []fileRead, raw bool) ([][]any, error) {
 	var dvs map[string]dv.DeletionVector
-	if dvOn && len(rb.DeletionVectorFiles()) > 0 {
+	if rd.how.dvOn && len(rb.DeletionVectorFiles()) > 0 {
 		var err error
-		if dvs, err = rb.ReadDeletionVectors(ctx, r); err != nil {
+		if dvs, err = rb.ReadDeletionVectors(ctx, rd.r); err != nil {
 			return nil, err
 		}
 	}
-	latest := map[string]*kvfile.KeyValue{}
+	var files []*meta.DataFileMeta
+	positions := map[string]*roaring64.Bitmap{}
 	for _, fr := range reads {
-		f := fr.File
 		if fr.How == Pruned || fr.How == NoRows {
 			continue
 		}
+		files = append(files, fr.File)
+		if fr.positions != nil {
+			positions[fr.File.FileName] = fr.positions
+		}
+	}
+	open := func(ctx context.Context, f *meta.DataFileMeta) (*kvfile.Reader, error) {
 		ext := ""
 		if f.ExternalPath != nil {
 			ext = *f.ExternalPath
 		}
-		rd, err := kvfile.Open(ctx, r.Table.FileIO, rb.DataPaths.ToPath(f.FileName, ext), f.FileName, layout)
+		return kvfile.Open(ctx, rd.r.Table.FileIO, rb.DataPaths.ToPath(f.FileName, ext), f.FileName, rd.layout)
+	}
+	if raw {
+		return readRaw(ctx, files, open, dvs, positions)
+	}
+	return rd.readMerged(ctx, files, open, dvs)
+}
+
+// readRaw reads each file's rows as they are, without merging (Java's raw read of a
+// raw-convertible split), ordered by primary key. Such files hold no delete rows; a retraction
+// found anyway (a file without a delete row count) is dropped.
+func readRaw(ctx context.Context, files []*meta.DataFileMeta, open mergetree.OpenFile, dvs map[string]dv.DeletionVector, positions map[string]*roaring64.Bitmap) ([][]any, error) {
+	var kvs []*kvfile.KeyValue
+	for _, f := range files {
+		r, err := open(ctx, f)
 		if err != nil {
 			return nil, err
 		}
-		if rd.NumRows() != f.RowCount {
-			rd.Close()
-			return nil, fmt.Errorf("data file %s has %d rows, its metadata says %d", f.FileName, rd.NumRows(), f.RowCount)
+		if r.NumRows() != f.RowCount {
+			r.Close()
+			return nil, fmt.Errorf("data file %s has %d rows, its metadata says %d", f.FileName, r.NumRows(), f.RowCount)
 		}
-		vec := dvs[f.FileName]
+		vec, sel := dvs[f.FileName], positions[f.FileName]
 		for {
-			kv, pos, err := rd.Next(ctx)
+			kv, pos, err := r.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
 			if err != nil {
-				rd.Close()
-				if errors.Is(err, io.EOF) {
-					break
-				}
+				r.Close()
 				return nil, err
 			}
-			if vec != nil && vec.IsDeleted(pos) {
+			if (vec != nil && vec.IsDeleted(pos)) || (sel != nil && !sel.Contains(uint64(pos))) || kv.IsRetract() {
 				continue
 			}
-			if fr.positions != nil && !fr.positions.Contains(uint64(pos)) {
-				continue
-			}
-			k, err := binrow.Encode(layout.KeyType, kv.Key)
-			if err != nil {
-				rd.Close()
-				return nil, fmt.Errorf("data file %s: key: %w", f.FileName, err)
-			}
-			if old, ok := latest[string(k)]; !ok || kv.Seq >= old.Seq {
-				latest[string(k)] = kv
-			}
-		}
-	}
-	kvs := make([]*kvfile.KeyValue, 0, len(latest))
-	for _, kv := range latest {
-		if kv.Kind == types.Insert || kv.Kind == types.UpdateAfter {
 			kvs = append(kvs, kv)
 		}
+		r.Close()
 	}
-	slices.SortFunc(kvs, func(a, b *kvfile.KeyValue) int { return binrow.CompareKeys(a.Key, b.Key) })
+	slices.SortStableFunc(kvs, func(a, b *kvfile.KeyValue) int { return binrow.CompareKeys(a.Key, b.Key) })
 	rows := make([][]any, len(kvs))
 	for i, kv := range kvs {
 		rows[i] = kv.Value
 	}
 	return rows, nil
+}
+
+// readMerged merges files by key as MergeFileSplitRead#createMergeReader does (see the package
+// doc); the rows come by primary key.
+func (rd *Reader) readMerged(ctx context.Context, files []*meta.DataFileMeta, open mergetree.OpenFile, dvs map[string]dv.DeletionVector) ([][]any, error) {
+	keyed := make([]mergetree.KeyedFile, 0, len(files))
+	for _, f := range files {
+		lo, err := decodeKey(rd.layout.KeyType, f.MinKey)
+		if err != nil {
+			return nil, fmt.Errorf("min key of %s: %w", f.FileName, err)
+		}
+		hi, err := decodeKey(rd.layout.KeyType, f.MaxKey)
+		if err != nil {
+			return nil, fmt.Errorf("max key of %s: %w", f.FileName, err)
+		}
+		keyed = append(keyed, mergetree.KeyedFile{File: f, Min: lo, Max: hi})
+	}
+	var rows [][]any
+	for _, section := range mergetree.IntervalPartition(keyed) {
+		m, err := mergetree.NewMergeReader(ctx, section, open, dvs, nil, rd.how.merge)
+		if err != nil {
+			return nil, err
+		}
+		for {
+			recs, err := m.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				m.Close()
+				return nil, err
+			}
+			kv, err := rd.how.merge.Reduce(recs)
+			if err != nil {
+				m.Close()
+				return nil, fmt.Errorf("merge of key %v: %w", recs[0].KV.Key, err)
+			}
+			if kv != nil && (kv.Kind == types.Insert || kv.Kind == types.UpdateAfter) {
+				rows = append(rows, kv.Value)
+			}
+		}
+		m.Close()
+	}
+	return rows, nil
+}
+
+// decodeKey decodes a serialized key row (a data file's min or max key).
+func decodeKey(keyType types.DataType, b []byte) ([]any, error) {
+	row, err := binrow.DeserializeBinaryRow(b)
+	if err != nil {
+		return nil, err
+	}
+	return row.Decode(keyType)
 }
