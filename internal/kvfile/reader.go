@@ -62,23 +62,30 @@ type chunks struct {
 	row     int64
 }
 
-// fileColumns maps each of cols to the leaf column of pf holding it: by field id, or by name in a
-// file written without field ids; -1 when the file has no such column.
+// fileColumns maps each of cols to the leaf column of pf holding it, -1 when the file has no such
+// column. A file column carrying a Parquet field id is matched by that id only (a renamed or
+// re-added field keeps its id); a file column without one is matched by name, as Java's Parquet
+// reader matches every column (ParquetReaderFactory#clipParquetSchema). Writers differ: Java
+// gives every column its id, paimon-rust only the table fields (not _SEQUENCE_NUMBER or
+// _VALUE_KIND), older writers none.
 func fileColumns(pf *file.Reader, cols []column) []int {
 	byID := map[int32]int{}
 	byName := map[string]int{}
 	sc := pf.MetaData().Schema
 	for i := 0; i < sc.NumColumns(); i++ {
+		if len(sc.Column(i).ColumnPath()) != 1 {
+			continue // a leaf of a nested field: no key-value column
+		}
 		if id := sc.Column(i).SchemaNode().FieldID(); id >= 0 {
 			byID[id] = i
+		} else {
+			byName[sc.Column(i).Name()] = i
 		}
-		byName[sc.Column(i).Name()] = i
 	}
 	out := make([]int, len(cols))
 	for j, c := range cols {
 		idx, ok := byID[int32(c.id)]
-		if !ok && len(byID) == 0 {
-			// A file written without field ids: match by name.
+		if !ok {
 			idx, ok = byName[c.name]
 		}
 		if !ok {
@@ -108,28 +115,48 @@ func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Lay
 	r := &Reader{f: f, layout: layout, chunks: chunks{pf: pf, name: name, rg: -1}}
 	r.cols = layout.columns(0)
 	r.colIdx = fileColumns(pf, r.cols)
-	hasKeys := false
+	if err := r.resolveKeys(); err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// resolveKeys checks the system columns of the file and decides where its keys come from: its
+// _KEY_ columns when it has all of them, else (a thin-mode file, whatever the table option says
+// now) the key fields' value columns, as Java's reader always takes them
+// (FormatReaderMapping#trimKeyFields). A file lacking both is an error naming the column.
+func (r *Reader) resolveKeys() error {
+	nk := len(r.layout.KeyIndexes)
+	allKeys := !r.layout.Thin
 	for j, c := range r.cols {
 		idx := r.colIdx[j]
 		if c.id == SequenceNumberFieldID || c.id == ValueKindFieldID {
 			if idx < 0 {
-				pf.Close()
-				return nil, fmt.Errorf("data file %s has no %s column", name, c.name)
+				return fmt.Errorf("data file %s has no %s column (by field id %d or by name)", r.name, c.name, c.id)
 			}
 		}
-		if idx >= 0 && c.id >= KeyFieldIDStart && c.id < SequenceNumberFieldID-1 && !layout.Thin {
-			hasKeys = true
+		if !r.layout.Thin && j < nk && idx < 0 {
+			allKeys = false
 		}
 	}
-	if !layout.Thin && !hasKeys {
-		// A thin-mode file read by a table no longer in thin mode: keys come from values.
-		r.colIdx = r.colIdx[len(layout.KeyIndexes):]
-		r.cols = r.cols[len(layout.KeyIndexes):]
-		r.keysFromValues()
-	} else if layout.Thin {
-		r.keysFromValues()
+	if allKeys {
+		return nil
 	}
-	return r, nil
+	if !r.layout.Thin {
+		// A file without (all) _KEY_ columns read by a table not in thin mode: keys come from values.
+		r.colIdx = r.colIdx[nk:]
+		r.cols = r.cols[nk:]
+	}
+	r.keysFromValues()
+	first := len(r.cols) - len(r.layout.ValueType.Fields)
+	for k, vi := range r.layout.KeyIndexes {
+		if r.colIdx[first+vi] < 0 {
+			return fmt.Errorf("data file %s has no %s%s column and no %s column to take the key from",
+				r.name, KeyFieldPrefix, r.layout.KeyType.Fields[k].Name, r.cols[first+vi].name)
+		}
+	}
+	return nil
 }
 
 // OpenKeys opens a data file as Open does, but decodes only its key columns, its sequence number
