@@ -102,7 +102,7 @@ func foreignTable(opts map[string]string) *schema.TableSchema {
 
 func readForeign(t *testing.T, s *schema.TableSchema, path string) ([]*kvfile.KeyValue, error) {
 	t.Helper()
-	layout, err := kvfile.NewLayout(s)
+	layout, err := kvfile.NewLayoutForRead(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func Open(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, opts Opt
 	if rd.dvOn, err = schema.BoolOption(r.Schema.Options, "deletion-vectors.enabled", false); err != nil {
 		return nil, err
 	}
-	if rd.layout, err = kvfile.NewLayout(r.Schema); err != nil {
+	if rd.layout, err = kvfile.NewLayoutForRead(r.Schema); err != nil {
 		return nil, err
 	}
 	if opts.Filter != nil {
