@@ -1365,7 +1365,8 @@ const docTableMaintainTable = "on Java-written tables with levels that have no a
 	"data; partitioned by STRING and DATE with two buckets and deletes under deletion vectors; " +
 	"two non-zero levels with `index-file-in-data-file-dir` and ngram; jieba with one bucket " +
 	"already indexed by Java; Java's archives gone stale while the option was removed and the " +
-	"data compacted) and on one whose archives are all Java's and current, Go's `Maintain` " +
+	"data compacted; Java's Avro data files, `file.format = avro`) and on one whose archives are " +
+	"all Java's and current, Go's `Maintain` " +
 	"commits one APPEND snapshot (or, when current, nothing); Java's dump of it equals Go's and" +
 	" Java's own bucket state shows every archive current, Java reads the same rows and Java's " +
 	"search equals Go's; maintaining again commits nothing. Then Java writes (its writers " +
