@@ -169,6 +169,8 @@ var exercises = map[string][]string{
 		"compacted files on two non-zero levels of one bucket", "index-file-in-data-file-dir (archives in the bucket directory)"},
 	"java/ft-jieba-renamed-late": {"primary-key full-text index, jieba analyzer", "the text column renamed after its data was compacted",
 		"pk-full-text.index.columns set after the data (a schema change without a snapshot)", "one bucket with levels that have no archive"},
+	"java/ft-avro": {"file.format = avro: Java's Avro data files", "primary-key full-text index, default analyzer, one bucket",
+		"deletion vectors with updates and deletes after a compaction", "archives maintained by Paimon's writer and compaction"},
 	"java/sorted-types": {"pk-btree (INT, DECIMAL, DOUBLE, STRING) and pk-bitmap (BIGINT, DATE, BOOLEAN, STRING) indexes, one bucket",
 		"sorted payloads on two non-zero levels, built by Paimon's writer and compactions", "deletion vectors over indexed files", "nulls in every indexed column"},
 	"java/sorted-fulltext-partitioned": {"pk-btree (BIGINT, BOOLEAN, DATE), pk-bitmap (INT, DECIMAL, DOUBLE) and pk-full-text indexes together",

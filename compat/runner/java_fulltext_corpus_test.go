@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
@@ -21,6 +22,7 @@ const (
 	ftDefaultTable = "ft-default-partitioned"
 	ftNgramTable   = "ft-ngram-two-levels"
 	ftJiebaTable   = "ft-jieba-renamed-late"
+	ftAvroTable    = "ft-avro"
 )
 
 // javaFullTextCorpus returns fresh (unbuilt) definitions of the full-text tables:
@@ -36,7 +38,10 @@ const (
 //     Paimon refuses to rename a column pk-full-text.index.columns names
 //     (SchemaManager#assertNotUpdatingPrimaryKeyIndexColumn: "Cannot rename primary-key index
 //     column"). Observed: the single row lands on level 4 by an upgrade, keeps file source
-//     APPEND, and so is in no archive.
+//     APPEND, and so is in no archive;
+//   - ft-avro: file.format = avro (Java's Avro data files, which Go scans, searches and maintains
+//     though it writes Parquet only); one bucket, deletion vectors, updates and deletes after a
+//     compaction.
 func javaFullTextCorpus() []*corpusTable {
 	idContent := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 	return []*corpusTable{
@@ -131,6 +136,29 @@ func javaFullTextCorpus() []*corpusTable {
 					return fmt.Errorf("want a bucket with archives and one with levels that have none: %d with, %d without", withArchive, without)
 				}
 				return nil
+			},
+		},
+		{
+			name:        ftAvroTable,
+			fields:      idContent,
+			primaryKeys: []string{"id"},
+			options: map[string]string{
+				"bucket": "1", "deletion-vectors.enabled": "true", "file.format": "avro", pkfulltext.ColumnsOption: "content",
+			},
+			steps: []tableStep{
+				{rows: ftTextRows(401, "content", 0, 60)},
+				{rows: ftTextRows(402, "content", 40, 90)},
+				{},
+				{rows: append(ftTextRows(403, "content", 0, 6), deletes(ftTextRows(404, "content", 20, 24))...)},
+			},
+			exercises: func(path string, d *inspect.Dump) error {
+				if err := dataFilesIn(d, ".avro"); err != nil {
+					return err
+				}
+				if err := hasDVRanges(path, d); err != nil {
+					return err
+				}
+				return ftArchivesCurrent(d, true)
 			},
 		},
 	}
@@ -232,4 +260,22 @@ func ftCorpusTable(name string) *corpusTable {
 		}
 	}
 	panic("no full-text corpus table " + name)
+}
+
+// dataFilesIn checks every data file of d is named with the extension ext (the table's
+// file.format).
+func dataFilesIn(d *inspect.Dump, ext string) error {
+	n := 0
+	for _, b := range d.Buckets {
+		for _, f := range b.DataFiles {
+			if !strings.HasSuffix(f.FileName, ext) {
+				return fmt.Errorf("data file %s is not a %s file", f.FileName, ext)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("no data file")
+	}
+	return nil
 }

@@ -137,6 +137,10 @@ func generateJavaGolden(ctx context.Context, p *Process, root string) error {
 	if err := p.Call(ctx, "ping", nil, &ping); err != nil {
 		return err
 	}
+	generator := fmt.Sprintf("%s runner, Paimon %s (compat/java)", ping.Runner, ping.PaimonVersion)
+	if only := goldenOnly(); len(only) > 0 {
+		return regenerateJavaGoldenTables(ctx, p, root, generator, only)
+	}
 	tables, expected := filepath.Join(root, goldengen.JavaTablesDir), filepath.Join(root, goldengen.JavaExpectedDir)
 	warehouse, err := goldengen.ResetDirs(tables, expected)
 	if err != nil {
@@ -147,7 +151,6 @@ func generateJavaGolden(ctx context.Context, p *Process, root string) error {
 	if err != nil {
 		return err
 	}
-	generator := fmt.Sprintf("%s runner, Paimon %s (compat/java)", ping.Runner, ping.PaimonVersion)
 	var total int64
 	for _, c := range corpus {
 		_, size, err := placeJavaGoldenTable(ctx, p, root, warehouse, generator, c, goldengen.MaxJavaTableBytes)
@@ -164,6 +167,63 @@ func generateJavaGolden(ctx context.Context, p *Process, root string) error {
 	}
 	if err := generateJavaSortedGolden(ctx, p, root, warehouse, generator); err != nil {
 		return err
+	}
+	return checkJavaCorpusSize(root)
+}
+
+// goldenOnlyEnv names the Java golden tables (comma-separated) that TestGolden -update
+// regenerates alone, the rest of the corpus staying as checked in; unset, it regenerates all.
+const goldenOnlyEnv = "PKFT_GOLDEN_ONLY"
+
+// goldenOnly returns the table names of PKFT_GOLDEN_ONLY.
+func goldenOnly() map[string]bool {
+	only := map[string]bool{}
+	for _, name := range strings.Split(os.Getenv(goldenOnlyEnv), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			only[name] = true
+		}
+	}
+	return only
+}
+
+// regenerateJavaGoldenTables regenerates the Java golden tables named in only (of
+// javaGoldenCorpus and javaFullTextCorpus, the full-text ones with their expectations) and
+// leaves every other table and expectation as it is.
+func regenerateJavaGoldenTables(ctx context.Context, p *Process, root, generator string, only map[string]bool) error {
+	warehouse := filepath.Join(root, goldengen.JavaTablesDir, ".warehouse")
+	if err := os.MkdirAll(warehouse, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(warehouse)
+	corpus, err := javaGoldenCorpus()
+	if err != nil {
+		return err
+	}
+	done := map[string]bool{}
+	for _, c := range corpus {
+		if only[c.name] {
+			if _, _, err := placeJavaGoldenTable(ctx, p, root, warehouse, generator, c, goldengen.MaxJavaTableBytes); err != nil {
+				return err
+			}
+			done[c.name] = true
+		}
+	}
+	for _, c := range javaFullTextCorpus() {
+		if only[c.name] {
+			dest, _, err := placeJavaGoldenTable(ctx, p, root, warehouse, generator, c, maxFullTextTableBytes)
+			if err != nil {
+				return err
+			}
+			if err := storeJavaFullTextRecord(ctx, p, root, c.name, dest, generator); err != nil {
+				return err
+			}
+			done[c.name] = true
+		}
+	}
+	for name := range only {
+		if !done[name] {
+			return fmt.Errorf("%s: %s is no table of the Java golden or full-text corpus", goldenOnlyEnv, name)
+		}
 	}
 	return checkJavaCorpusSize(root)
 }

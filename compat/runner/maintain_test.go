@@ -268,6 +268,8 @@ func partitionedFields() []field {
 //     index-file-in-data-file-dir, the ngram analyzer from the column's options set late;
 //   - jieba-mixed: the jieba table of the full-text corpus (one bucket with Java's archives,
 //     one with levels that have none);
+//   - avro: file.format = avro, one bucket, deletion vectors, the index option set after the
+//     data (Go's maintenance reads the text of Java's Avro data files);
 //   - java-current: the default full-text corpus table (every archive Java's and current)
 //     plus a small write: nothing to build.
 func maintainCorpus() []*maintainTable {
@@ -336,6 +338,28 @@ func maintainCorpus() []*maintainTable {
 				exercises: hasStaleArchives,
 			},
 			more: []tableStep{{rows: ftTextRows(515, "content", 3000, 3003)}, {}},
+		},
+		{
+			// file.format = avro: Go's maintenance reads the text column of Java's Avro data
+			// files (the index option set after the data, so no archive exists yet).
+			name: "avro", builds: true,
+			def: &corpusTable{
+				name: "avro", fields: idContent, primaryKeys: []string{"id"},
+				options: map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "file.format": "avro"},
+				steps: indexLater([]tableStep{
+					{rows: ftTextRows(521, "content", 0, 60)},
+					{rows: ftTextRows(522, "content", 40, 90)},
+					{},
+					{rows: append(ftTextRows(523, "content", 0, 6), deletes(ftTextRows(524, "content", 20, 24))...)},
+				}, "content", ""),
+				exercises: func(path string, d *inspect.Dump) error {
+					if err := dataFilesIn(d, ".avro"); err != nil {
+						return err
+					}
+					return hasDVRanges(path, d)
+				},
+			},
+			more: []tableStep{{rows: ftTextRows(525, "content", 100, 106)}, {}},
 		},
 		{
 			name: "java-current", builds: false, def: current,
@@ -1341,7 +1365,8 @@ const docTableMaintainTable = "on Java-written tables with levels that have no a
 	"data; partitioned by STRING and DATE with two buckets and deletes under deletion vectors; " +
 	"two non-zero levels with `index-file-in-data-file-dir` and ngram; jieba with one bucket " +
 	"already indexed by Java; Java's archives gone stale while the option was removed and the " +
-	"data compacted) and on one whose archives are all Java's and current, Go's `Maintain` " +
+	"data compacted; Java's Avro data files, `file.format = avro`) and on one whose archives are " +
+	"all Java's and current, Go's `Maintain` " +
 	"commits one APPEND snapshot (or, when current, nothing); Java's dump of it equals Go's and" +
 	" Java's own bucket state shows every archive current, Java reads the same rows and Java's " +
 	"search equals Go's; maintaining again commits nothing. Then Java writes (its writers " +

@@ -224,8 +224,8 @@ func sameKeyValue(goValue, javaValue any) bool {
 }
 
 // docSearchTable describes search/<table>.
-const docSearchTable = "on six tables (Java's archives, Go's archives, mixed; default, ngram and jieba analyzers; " +
-	"deletes under deletion vectors) the 24 engine queries with limits 7 and 1000: Go's " +
+const docSearchTable = "on eight tables (Java's archives, Go's archives, mixed; default, ngram and jieba analyzers; " +
+	"deletes under deletion vectors; Parquet and Avro data files) the 24 engine queries with limits 7 and 1000: Go's " +
 	"`search.Search` and Paimon's full-text read path return the same physical rows (bucket, " +
 	"data file, position), keys and texts in Paimon's ranked order (`PrimaryKeySearchRanker`: " +
 	"score, then partition, bucket, file, position), scores within 1e-5 relative."

@@ -3,7 +3,9 @@ package kvfile
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/paimon-pkft/pkft/internal/dataformat"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/pqvalue"
 )
@@ -11,12 +13,15 @@ import (
 // ColumnReader streams chosen value fields of one key-value data file in file order with each
 // row's position, reading and decoding only those fields' column chunks: the keys, the sequence
 // numbers, the row kinds and every other field stay unread (a reader of one indexed column does
-// not load the whole file). Fields are matched as Reader matches them (by field id, or by name in
-// a file without field ids); a field the file lacks reads as null.
+// not load the whole file). Fields are matched as Reader matches them (in Parquet by field id
+// where the file's column has one, else by name; in Avro by name); a field the file lacks reads
+// as null. An Avro data file is row-oriented: its records are decoded whole.
 type ColumnReader struct {
 	f fileio.ReadAtFile
 	chunks
 	values []any
+	// first is the batch column of the first field asked for.
+	first int
 }
 
 // OpenColumns opens a data file written with layout's schema (or an older one) to read the value
@@ -39,31 +44,55 @@ func OpenColumns(ctx context.Context, fio fileio.FileIO, path, name string, layo
 			return nil, fmt.Errorf("read data file %s: the table has no field with id %d", name, id)
 		}
 	}
+	format, err := dataformat.Readable(name)
+	if err != nil {
+		return nil, err
+	}
 	f, err := fio.OpenReaderAt(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open data file %s: %w", name, err)
 	}
-	pf, err := pqvalue.OpenReader(f, f.Size())
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read data file %s: %w", name, err)
-	}
-	// A key-value file has its system columns (Reader requires them; here only the footer says so).
+	// A key-value file has its system columns (Reader requires them; here only the footer or
+	// the writer schema says so).
 	system := layout.columns(0)
-	for j, idx := range fileColumns(pf, system) {
-		if c := system[j]; idx < 0 && (c.id == SequenceNumberFieldID || c.id == ValueKindFieldID) {
-			_ = pqvalue.Guard(pf.Close)
+	sys := chunks{name: name, rg: -1, cols: system}
+	if format == dataformat.Avro {
+		// Open for the system columns and the fields asked for: an Avro record is decoded whole.
+		sys.cols = append(slices.Clone(system[len(system)-len(layout.ValueType.Fields)-2:][:2]), cols...)
+		if err := sys.openAvro(ctx, f); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("data file %s has no %s column", name, c.name)
+			return nil, err
+		}
+	} else {
+		pf, err := pqvalue.OpenReader(f, f.Size())
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("read data file %s: %w", name, err)
+		}
+		sys.pf = pf
+		sys.colIdx = fileColumns(pf, system)
+	}
+	for j, c := range sys.cols {
+		if idx := sys.colIdx[j]; idx < 0 && (c.id == SequenceNumberFieldID || c.id == ValueKindFieldID) {
+			sys.closeFile()
+			f.Close()
+			return nil, fmt.Errorf("data file %s has no %s column (by field id %d or by name)", name, c.name, c.id)
 		}
 	}
-	r := &ColumnReader{f: f, chunks: chunks{pf: pf, name: name, cols: cols, colIdx: fileColumns(pf, cols), rg: -1}}
+	r := &ColumnReader{f: f, chunks: chunks{pf: sys.pf, name: name, cols: cols, rg: -1}}
+	if sys.av != nil {
+		// The Avro reader decodes the system columns too: they stay out of the values returned.
+		r.chunks = sys
+		r.first = 2
+	} else {
+		r.colIdx = fileColumns(sys.pf, cols)
+	}
 	r.values = make([]any, len(cols))
 	return r, nil
 }
 
 // NumRows is the number of rows of the file.
-func (r *ColumnReader) NumRows() int64 { return r.pf.NumRows() }
+func (r *ColumnReader) NumRows() int64 { return r.numRows() }
 
 // Next returns the next row's values (one per field asked for, nil for null; the slice is
 // reused by the next call) and its position, or io.EOF after the last row.
@@ -77,7 +106,7 @@ func (r *ColumnReader) Next(ctx context.Context) ([]any, int64, error) {
 		}
 	}
 	for j := range r.values {
-		r.values[j] = r.batch[j][r.pos]
+		r.values[j] = r.batch[r.first+j][r.pos]
 	}
 	r.pos++
 	row := r.row
@@ -87,7 +116,6 @@ func (r *ColumnReader) Next(ctx context.Context) ([]any, int64, error) {
 
 // Close releases the file.
 func (r *ColumnReader) Close() error {
-	r.closeReaders()
-	_ = pqvalue.Guard(func() error { return r.pf.Close() })
+	r.closeFile()
 	return r.f.Close()
 }

@@ -4,7 +4,9 @@
 // _SEQUENCE_NUMBER (BIGINT) and _VALUE_KIND (TINYINT), then every table field, each Parquet field
 // carrying its Paimon field id. The writer computes the file metadata (min/max key, key and value
 // statistics for the table's stats mode, sequence range, delete row count) as Java's writer does;
-// the reader streams the records of a file back in file order.
+// the reader streams the records of a file back in file order, from Parquet data files and from
+// the Avro data files Java writes with file.format=avro (package dataformat); an ORC data file is
+// refused by name.
 //
 // Values use the Go forms of package binrow (int32 for INT and DATE, string for VARCHAR,
 // binrow.Decimal, binrow.Timestamp, ...), nil meaning SQL NULL.
@@ -105,8 +107,16 @@ type Layout struct {
 	fieldModes          map[string]string
 }
 
-// NewLayout resolves the layout of a primary-key table's data files from its schema and options.
-func NewLayout(s *schema.TableSchema) (*Layout, error) {
+// NewLayout resolves the layout of the data files a writer writes for a primary-key table, from
+// its schema and options: Parquet only (a file.format of avro or orc is refused).
+func NewLayout(s *schema.TableSchema) (*Layout, error) { return newLayout(s, true) }
+
+// NewLayoutForRead resolves the layout of a primary-key table's data files to read them: unlike
+// NewLayout it accepts every file.format, since the format of each file is the one its name
+// says (Parquet and Avro are read, ORC is refused by name when a file is opened).
+func NewLayoutForRead(s *schema.TableSchema) (*Layout, error) { return newLayout(s, false) }
+
+func newLayout(s *schema.TableSchema, write bool) (*Layout, error) {
 	if len(s.PrimaryKeys) == 0 {
 		return nil, fmt.Errorf("table has no primary key: key-value files need one")
 	}
@@ -123,7 +133,7 @@ func NewLayout(s *schema.TableSchema) (*Layout, error) {
 		}
 		l.KeyIndexes = append(l.KeyIndexes, i)
 	}
-	if format := strings.ToLower(strings.TrimSpace(s.Options[FileFormatOption])); format != "" && format != "parquet" {
+	if format := strings.ToLower(strings.TrimSpace(s.Options[FileFormatOption])); write && format != "" && format != "parquet" {
 		return nil, fmt.Errorf("file.format %q: only parquet data files are written", format)
 	}
 	if l.Thin, err = schema.BoolOption(s.Options, ThinModeOption, false); err != nil {
@@ -158,7 +168,7 @@ func NewLayout(s *schema.TableSchema) (*Layout, error) {
 	// KeyValueFileWriterFactory picks each level's format from file.format.per.level; Go writes
 	// Parquet only, so a level in another format is refused by name.
 	if _, err := parseLevelMap(s.Options, FormatPerLevel, func(f string) error {
-		if !strings.EqualFold(f, "parquet") {
+		if write && !strings.EqualFold(f, "parquet") {
 			return fmt.Errorf("format %q: the Go writer writes Parquet only", f)
 		}
 		return nil
@@ -177,6 +187,9 @@ func NewLayout(s *schema.TableSchema) (*Layout, error) {
 	}
 	for _, f := range s.Fields {
 		if err := checkWritable(f.Type); err != nil {
+			if !write {
+				return nil, fmt.Errorf("field %s: type %s is not read by the Go key-value file reader", f.Name, f.Type.SQLString())
+			}
 			return nil, fmt.Errorf("field %s: %w", f.Name, err)
 		}
 	}

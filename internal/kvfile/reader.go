@@ -2,6 +2,7 @@ package kvfile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -12,6 +13,7 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/dataformat"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/pqvalue"
 	"github.com/paimon-pkft/pkft/internal/types"
@@ -39,6 +41,11 @@ type Reader struct {
 type chunks struct {
 	pf   *file.Reader
 	name string
+	// av reads an Avro data file (pf is then nil): its records are decoded whole, a batch at a
+	// time, and nothing is skipped.
+	av      *dataformat.AvroReader
+	avRows  int64
+	avValue []any
 	// colIdx maps each wanted column to the file's leaf column index, -1 when the file lacks it
 	// (read as null).
 	colIdx []int
@@ -62,23 +69,30 @@ type chunks struct {
 	row     int64
 }
 
-// fileColumns maps each of cols to the leaf column of pf holding it: by field id, or by name in a
-// file written without field ids; -1 when the file has no such column.
+// fileColumns maps each of cols to the leaf column of pf holding it, -1 when the file has no such
+// column. A file column carrying a Parquet field id is matched by that id only (a renamed or
+// re-added field keeps its id); a file column without one is matched by name, as Java's Parquet
+// reader matches every column (ParquetReaderFactory#clipParquetSchema). Writers differ: Java
+// gives every column its id, paimon-rust only the table fields (not _SEQUENCE_NUMBER or
+// _VALUE_KIND), older writers none.
 func fileColumns(pf *file.Reader, cols []column) []int {
 	byID := map[int32]int{}
 	byName := map[string]int{}
 	sc := pf.MetaData().Schema
 	for i := 0; i < sc.NumColumns(); i++ {
+		if len(sc.Column(i).ColumnPath()) != 1 {
+			continue // a leaf of a nested field: no key-value column
+		}
 		if id := sc.Column(i).SchemaNode().FieldID(); id >= 0 {
 			byID[id] = i
+		} else {
+			byName[sc.Column(i).Name()] = i
 		}
-		byName[sc.Column(i).Name()] = i
 	}
 	out := make([]int, len(cols))
 	for j, c := range cols {
 		idx, ok := byID[int32(c.id)]
-		if !ok && len(byID) == 0 {
-			// A file written without field ids: match by name.
+		if !ok {
 			idx, ok = byName[c.name]
 		}
 		if !ok {
@@ -90,8 +104,13 @@ func fileColumns(pf *file.Reader, cols []column) []int {
 }
 
 // Open opens a data file written with layout's schema (or an older schema whose fields the
-// current one still has: columns are matched by field id, missing ones read as null).
+// current one still has: columns are matched by field id, missing ones read as null). Parquet
+// and Avro data files are read; another format (ORC) is refused by name.
 func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Layout) (_ *Reader, err error) {
+	format, err := dataformat.Readable(name)
+	if err != nil {
+		return nil, err
+	}
 	f, err := fio.OpenReaderAt(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open data file %s: %w", name, err)
@@ -101,35 +120,108 @@ func Open(ctx context.Context, fio fileio.FileIO, path, name string, layout *Lay
 			f.Close()
 		}
 	}()
-	pf, err := pqvalue.OpenReader(f, f.Size())
-	if err != nil {
-		return nil, fmt.Errorf("read data file %s: %w", name, err)
-	}
-	r := &Reader{f: f, layout: layout, chunks: chunks{pf: pf, name: name, rg: -1}}
+	r := &Reader{f: f, layout: layout, chunks: chunks{name: name, rg: -1}}
 	r.cols = layout.columns(0)
-	r.colIdx = fileColumns(pf, r.cols)
-	hasKeys := false
+	if format == dataformat.Avro {
+		if err := r.openAvro(ctx, f); err != nil {
+			return nil, err
+		}
+	} else {
+		pf, err := pqvalue.OpenReader(f, f.Size())
+		if err != nil {
+			return nil, fmt.Errorf("read data file %s: %w", name, err)
+		}
+		r.pf = pf
+		r.colIdx = fileColumns(pf, r.cols)
+	}
+	if err := r.resolveKeys(); err != nil {
+		r.closeFile()
+		return nil, err
+	}
+	return r, nil
+}
+
+// openAvro opens the Avro data file f for r.cols, matching them by name as Java's Avro reader
+// does (an Avro data file carries no field ids).
+func (r *chunks) openAvro(ctx context.Context, f fileio.ReadAtFile) error {
+	cols := make([]dataformat.Column, len(r.cols))
+	for j, c := range r.cols {
+		cols[j] = dataformat.Column{Name: c.name, Type: c.typ}
+	}
+	av, err := dataformat.OpenAvro(ctx, f, f.Size(), r.name, cols)
+	if err != nil {
+		return err
+	}
+	if r.avRows, err = av.NumRows(); err != nil {
+		av.Close()
+		return err
+	}
+	r.av = av
+	r.avValue = make([]any, len(cols))
+	r.colIdx = make([]int, len(cols))
+	for j := range cols {
+		r.colIdx[j] = -1
+		if av.Has(j) {
+			r.colIdx[j] = j
+		}
+	}
+	return nil
+}
+
+// closeFile releases the format reader (not the file).
+func (r *chunks) closeFile() {
+	r.closeReaders()
+	if r.av != nil {
+		_ = r.av.Close()
+	}
+	if r.pf != nil {
+		_ = pqvalue.Guard(func() error { return r.pf.Close() })
+	}
+}
+
+// numRows is the number of rows of the file.
+func (r *chunks) numRows() int64 {
+	if r.av != nil {
+		return r.avRows
+	}
+	return r.pf.NumRows()
+}
+
+// resolveKeys checks the system columns of the file and decides where its keys come from: its
+// _KEY_ columns when it has all of them, else (a thin-mode file, whatever the table option says
+// now) the key fields' value columns, as Java's reader always takes them
+// (FormatReaderMapping#trimKeyFields). A file lacking both is an error naming the column.
+func (r *Reader) resolveKeys() error {
+	nk := len(r.layout.KeyIndexes)
+	allKeys := !r.layout.Thin
 	for j, c := range r.cols {
 		idx := r.colIdx[j]
 		if c.id == SequenceNumberFieldID || c.id == ValueKindFieldID {
 			if idx < 0 {
-				pf.Close()
-				return nil, fmt.Errorf("data file %s has no %s column", name, c.name)
+				return fmt.Errorf("data file %s has no %s column (by field id %d or by name)", r.name, c.name, c.id)
 			}
 		}
-		if idx >= 0 && c.id >= KeyFieldIDStart && c.id < SequenceNumberFieldID-1 && !layout.Thin {
-			hasKeys = true
+		if !r.layout.Thin && j < nk && idx < 0 {
+			allKeys = false
 		}
 	}
-	if !layout.Thin && !hasKeys {
-		// A thin-mode file read by a table no longer in thin mode: keys come from values.
-		r.colIdx = r.colIdx[len(layout.KeyIndexes):]
-		r.cols = r.cols[len(layout.KeyIndexes):]
-		r.keysFromValues()
-	} else if layout.Thin {
-		r.keysFromValues()
+	if allKeys {
+		return nil
 	}
-	return r, nil
+	if !r.layout.Thin {
+		// A file without (all) _KEY_ columns read by a table not in thin mode: keys come from values.
+		r.colIdx = r.colIdx[nk:]
+		r.cols = r.cols[nk:]
+	}
+	r.keysFromValues()
+	first := len(r.cols) - len(r.layout.ValueType.Fields)
+	for k, vi := range r.layout.KeyIndexes {
+		if r.colIdx[first+vi] < 0 {
+			return fmt.Errorf("data file %s has no %s%s column and no %s column to take the key from",
+				r.name, KeyFieldPrefix, r.layout.KeyType.Fields[k].Name, r.cols[first+vi].name)
+		}
+	}
+	return nil
 }
 
 // OpenKeys opens a data file as Open does, but decodes only its key columns, its sequence number
@@ -158,6 +250,9 @@ func OpenKeys(ctx context.Context, fio fileio.FileIO, path, name string, layout 
 		}
 		r.anyValue = true
 	}
+	if r.av != nil {
+		return r, nil // an Avro record is decoded whole: nothing to skip
+	}
 	first := len(r.cols) - nv // the first value column
 	r.skip = make([]bool, len(r.cols))
 	for j := range nv {
@@ -171,13 +266,12 @@ func (r *Reader) keysFromValues() { r.thin = true }
 
 // Close releases the file.
 func (r *Reader) Close() error {
-	r.closeReaders()
-	_ = pqvalue.Guard(func() error { return r.pf.Close() })
+	r.closeFile()
 	return r.f.Close()
 }
 
 // NumRows is the number of rows of the file.
-func (r *Reader) NumRows() int64 { return r.pf.NumRows() }
+func (r *Reader) NumRows() int64 { return r.numRows() }
 
 func (r *chunks) closeReaders() {
 	for _, cr := range r.readers {
@@ -251,6 +345,9 @@ func (r *Reader) record(i int) (*KeyValue, error) {
 }
 
 func (r *chunks) nextBatch() error {
+	if r.av != nil {
+		return r.nextAvroBatch()
+	}
 	for r.left == 0 {
 		r.closeReaders()
 		r.rg++
@@ -308,6 +405,33 @@ func (r *chunks) nextBatch() error {
 	r.batchStart = r.rgRows - r.left
 	r.left -= int64(n)
 	r.pos = 0
+	return nil
+}
+
+// nextAvroBatch decodes the next records of an Avro data file into the batch.
+func (r *chunks) nextAvroBatch() error {
+	if r.batch == nil {
+		r.batch = make([][]any, len(r.colIdx))
+	}
+	for j := range r.batch {
+		r.batch[j] = r.batch[j][:0]
+	}
+	for range readBatch {
+		err := r.av.Next(context.Background(), r.avValue)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		for j, v := range r.avValue {
+			r.batch[j] = append(r.batch[j], v)
+		}
+	}
+	r.pos = 0
+	if len(r.batch[0]) == 0 {
+		return io.EOF
+	}
 	return nil
 }
 

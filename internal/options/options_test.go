@@ -174,7 +174,11 @@ func TestDecideForMaintain(t *testing.T) {
 		{"manifest.compression", "bzip2", Honoured, false, false},
 		{"manifest.format", "orc", Honoured, false, false},
 		{"manifest-sort.enabled", "true", Refused, false, false},
-		{"file.format", "orc", Honoured, false, false},
+		// The maintenance reads each data file in the format its name says: Avro is read, an ORC
+		// file is refused by name when read (not by the option).
+		{"file.format", "orc", Inert, true, false},
+		{"file.format", "avro", Inert, true, false},
+		{"file.format.per.level", "0:avro", Inert, true, false},
 		{"deletion-vectors.bitmap64", "true", Refused, false, false},
 		{"metadata.iceberg.storage", "table-location", Refused, false, false},
 		{"commit.callbacks", "com.example.Cb", Refused, false, false},

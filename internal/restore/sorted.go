@@ -44,7 +44,7 @@ func (r *Restorer) layout() (*kvfile.Layout, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.kvLayout == nil {
-		l, err := kvfile.NewLayout(r.Schema)
+		l, err := kvfile.NewLayoutForRead(r.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("data file layout of schema %d: %w", r.Schema.ID, err)
 		}

@@ -155,7 +155,7 @@ func Open(ctx context.Context, t *table.Table, snap *snapshot.Snapshot, opts Opt
 	if rd.how, err = parse(r.Schema); err != nil {
 		return nil, err
 	}
-	if rd.layout, err = kvfile.NewLayout(r.Schema); err != nil {
+	if rd.layout, err = kvfile.NewLayoutForRead(r.Schema); err != nil {
 		return nil, err
 	}
 	if opts.Filter != nil {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -13,7 +14,7 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
-	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
+	"github.com/paimon-pkft/pkft/internal/dataformat"
 	"github.com/paimon-pkft/pkft/internal/pqvalue"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
@@ -25,20 +26,21 @@ type column struct {
 	typ  types.DataType
 }
 
-// readRows reads the columns of the rows at positions (ascending, distinct) of the Parquet data
-// file held by r (size bytes). Only the requested columns are read, and within them only the
-// row groups holding requested rows; rows in between are skipped, not materialized.
+// readRows reads the columns of the rows at positions (ascending, distinct) of the data file
+// held by r (size bytes). In a Parquet file only the requested columns are read, and within them
+// only the row groups holding requested rows; rows in between are skipped, not materialized. An
+// Avro file is decoded record by record up to the last position; an ORC file is refused.
 func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64) (_ [][]any, err error) {
-	format, err := textreader.FormatOf(fileName)
+	format, err := dataformat.Readable(fileName)
 	if err != nil {
-		return nil, err
-	}
-	if format != "parquet" {
-		return nil, fmt.Errorf("read rows of %s: only parquet data files are supported, not %s", fileName, format)
+		return nil, fmt.Errorf("read rows of %s: %w", fileName, err)
 	}
 	out := make([][]any, len(positions))
 	for i := range out {
 		out[i] = make([]any, len(cols))
+	}
+	if format == dataformat.Avro {
+		return out, readAvroRows(ctx, r, size, fileName, cols, positions, out)
 	}
 	win := &pageWindows{r: r, of: map[int][][2]int64{}}
 	pf, err := pqvalue.OpenReader(win, size)
@@ -77,6 +79,33 @@ func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, c
 		cur.allow(-1)
 	}
 	return out, nil
+}
+
+// readAvroRows reads the rows at positions of the Avro data file held by r into out. An Avro
+// file is row-oriented: the records are decoded in order up to the last position asked.
+func readAvroRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64, out [][]any) error {
+	want := make([]dataformat.Column, len(cols))
+	for j, c := range cols {
+		want[j] = dataformat.Column{Name: c.name, Type: c.typ} // "" names no Avro field: null
+	}
+	av, err := dataformat.OpenAvro(ctx, r, size, fileName, want)
+	if err != nil {
+		return fmt.Errorf("read rows of %s: %w", fileName, err)
+	}
+	defer av.Close()
+	i := 0
+	for pos := int64(0); i < len(positions); pos++ {
+		if err := av.Next(ctx, out[i]); err != nil {
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("read rows of %s: row %d is beyond the file's %d rows", fileName, positions[i], pos)
+			}
+			return fmt.Errorf("read rows of %s: %w", fileName, err)
+		}
+		if positions[i] == pos {
+			i++
+		}
+	}
+	return nil
 }
 
 // cursor reads single rows of one column, moving forward through its row groups.

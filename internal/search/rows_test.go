@@ -3,15 +3,20 @@ package search
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"testing"
+
+	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
+	"github.com/paimon-pkft/pkft/internal/dataformat"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
 
@@ -157,8 +162,9 @@ func TestReadRows(t *testing.T) {
 			}
 		})
 	}
-	if _, err := readRows(context.Background(), bytes.NewReader(nil), 0, "data-x.orc", cols, positions); err == nil {
-		t.Fatal("orc: want an error")
+	if _, err := readRows(context.Background(), bytes.NewReader(nil), 0, "data-x.orc", cols, positions); !errors.Is(err, dataformat.ErrUnreadable) ||
+		!strings.Contains(err.Error(), "data file data-x.orc is ORC: pkft reads parquet and avro data files") {
+		t.Fatalf("orc: %v, want the refusal naming the file", err)
 	}
 	data := rowsFile(t, 10, 10, false)
 	if _, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.parquet", cols[:1], []int64{10}); err == nil {
@@ -166,5 +172,72 @@ func TestReadRows(t *testing.T) {
 	}
 	if _, err := readRows(context.Background(), bytes.NewReader(data[:len(data)/2]), int64(len(data)/2), "data-x.parquet", cols[:1], []int64{1}); err == nil {
 		t.Fatal("truncated file: want an error")
+	}
+}
+
+// TestReadRowsAvro: the rows asked of an Avro data file (several blocks) come back with their
+// columns matched by name, nulls and logical types included; a column the file lacks and an
+// unnamed one read as null; a row past the end is an error.
+func TestReadRowsAvro(t *testing.T) {
+	var buf bytes.Buffer
+	enc, err := ocf.NewEncoder(`{"type":"record","name":"r","fields":[{"name":"_SEQUENCE_NUMBER","type":"long"},
+		{"name":"id","type":"int"},{"name":"content","type":["null","string"]},
+		{"name":"ts","type":["null",{"type":"long","logicalType":"timestamp-micros"}]},
+		{"name":"small","type":["null",{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}]}]}`,
+		&buf, ocf.WithBlockLength(50), ocf.WithCodec(ocf.ZStandard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	for i := 0; i < n; i++ {
+		rec := map[string]any{"_SEQUENCE_NUMBER": int64(i), "id": i, "content": nil,
+			"ts": map[string]any{"long.timestamp-micros": int64(i)*1_000_001 - 5_000_000}}
+		if i%5 != 0 {
+			rec["content"] = map[string]any{"string": fmt.Sprintf("text %d", i)}
+		}
+		small := big.NewInt(int64(i) - 100)
+		b := small.Bytes()
+		if small.Sign() < 0 {
+			b = []byte{byte(int8(i - 100))}
+		} else if len(b) == 0 || b[0]&0x80 != 0 {
+			b = append([]byte{0}, b...)
+		}
+		rec["small"] = map[string]any{"bytes.decimal": b}
+		if err := enc.Encode(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	cols := []column{{name: "id", typ: types.Int()}, {name: "content", typ: types.String()}, {name: "ts", typ: types.Timestamp(6)},
+		{name: "small", typ: types.Decimal(9, 2)}, {name: "missing", typ: types.String()}, {}}
+	positions := []int64{0, 1, 49, 50, 51, 500, 998, 999}
+	rows, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.avro", cols, positions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, pos := range positions {
+		i := int(pos)
+		micros := int64(i)*1_000_001 - 5_000_000
+		ms, rem := micros/1000, micros%1000
+		if rem < 0 {
+			ms--
+			rem += 1000
+		}
+		var text any = fmt.Sprintf("text %d", i)
+		if i%5 == 0 {
+			text = nil
+		}
+		want := []any{int32(i), text, binrow.Timestamp{Millis: ms, NanoOfMilli: int32(rem * 1000)},
+			binrow.Decimal{Unscaled: big.NewInt(int64(i) - 100), Scale: 2}, nil, nil}
+		if got := fmt.Sprint(rows[k]); got != fmt.Sprint(want) {
+			t.Fatalf("row %d = %v, want %v", pos, got, want)
+		}
+	}
+	if _, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.avro", cols[:1], []int64{5, n}); err == nil ||
+		!strings.Contains(err.Error(), "beyond") {
+		t.Fatalf("row past the end: %v", err)
 	}
 }

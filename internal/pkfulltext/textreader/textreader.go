@@ -9,7 +9,8 @@
 // column with that field's name (at that version) is read. A file written
 // before the column existed yields null for every row.
 //
-// Only Parquet data files are supported.
+// Parquet and Avro data files are read (an Avro file's column is found by its name at that
+// version, as Java's Avro reader finds it); another format, as ORC, is refused by name.
 package textreader
 
 import (
@@ -25,6 +26,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/paimon-pkft/pkft/internal/dataformat"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // DefaultBatchSize is the number of values decoded per batch when
@@ -105,6 +109,8 @@ type Reader struct {
 	fileRows int64 // rows the file holds according to its footer
 
 	pf        *file.Reader
+	av        *dataformat.AvroReader // an Avro data file's reader (pf is then nil)
+	avValue   []any
 	col       int   // parquet leaf column index, or -1 when every row is null
 	maxDef    int16 // max definition level of the column
 	batchSize int
@@ -127,30 +133,8 @@ type Reader struct {
 
 // FormatOf returns the format identifier Paimon derives from a data file
 // name: the extension, or the one before a compression extension
-// ("x.csv.gz" -> "csv").
-func FormatOf(fileName string) (string, error) {
-	i := strings.LastIndexByte(fileName, '.')
-	if i < 0 {
-		return "", fmt.Errorf("%s is not a legal file name", fileName)
-	}
-	ext := fileName[i+1:]
-	if isCompressionExtension(ext) {
-		j := strings.LastIndexByte(fileName[:i], '.')
-		if j < 0 {
-			return "", fmt.Errorf("%s is not a legal file name", fileName)
-		}
-		return fileName[j+1 : i], nil
-	}
-	return ext, nil
-}
-
-func isCompressionExtension(ext string) bool {
-	switch strings.ToLower(ext) {
-	case "gz", "bz2", "deflate", "snappy", "lz4", "zst":
-		return true
-	}
-	return false
-}
+// ("x.csv.gz" -> "csv"), in lower case.
+func FormatOf(fileName string) (string, error) { return dataformat.FormatOf(fileName) }
 
 // Open prepares a reader over the data file held by f (size bytes). It
 // resolves the column name through spec.FieldName and reads the Parquet
@@ -167,8 +151,13 @@ func Open(ctx context.Context, f io.ReaderAt, size int64, spec FileSpec) (*Reade
 			return nil, fmt.Errorf("open data file: %w", err)
 		}
 	}
-	if !strings.EqualFold(format, "parquet") {
-		return nil, fmt.Errorf("open data file %s: %w %q: only parquet is supported", spec.FileName, ErrUnsupportedFormat, format)
+	format = strings.ToLower(format)
+	switch format {
+	case dataformat.Parquet, dataformat.Avro:
+	case dataformat.ORC:
+		return nil, fmt.Errorf("data file %s is ORC: pkft reads parquet and avro data files, not orc (%w)", spec.FileName, ErrUnsupportedFormat)
+	default:
+		return nil, fmt.Errorf("data file %s is %q: pkft reads parquet and avro data files (%w)", spec.FileName, format, ErrUnsupportedFormat)
 	}
 	if spec.FieldName == nil {
 		return nil, fmt.Errorf("open data file %s: no field name lookup", spec.FileName)
@@ -187,6 +176,10 @@ func Open(ctx context.Context, f io.ReaderAt, size int64, spec FileSpec) (*Reade
 		present = false
 	} else if err != nil {
 		return nil, fmt.Errorf("open data file %s: resolve field %d in schema %d: %w", spec.FileName, spec.FieldID, spec.SchemaID, err)
+	}
+
+	if format == dataformat.Avro {
+		return openAvro(ctx, f, size, spec, name, present)
 	}
 
 	props := parquet.NewReaderProperties(memory.NewGoAllocator())
@@ -228,6 +221,24 @@ func Open(ctx context.Context, f io.ReaderAt, size int64, spec FileSpec) (*Reade
 		}
 	}
 	return r, nil
+}
+
+// openAvro opens the Avro data file f for the column name (absent: every row is null).
+func openAvro(ctx context.Context, f io.ReaderAt, size int64, spec FileSpec, name string, present bool) (*Reader, error) {
+	if !present {
+		name = "" // no Avro field is called ""
+	}
+	av, err := dataformat.OpenAvro(ctx, f, size, spec.FileName, []dataformat.Column{{Name: name, Type: types.String()}})
+	if err != nil {
+		return nil, fmt.Errorf("open data file %s: %w", spec.FileName, err)
+	}
+	rows, err := av.NumRows()
+	if err != nil {
+		av.Close()
+		return nil, fmt.Errorf("open data file %s: %w", spec.FileName, err)
+	}
+	return &Reader{fileName: spec.FileName, declared: spec.RowCount, fileRows: rows, av: av,
+		avValue: make([]any, 1), col: -1}, nil
 }
 
 // resolveColumn finds the top-level Parquet column called name. Like Paimon's
@@ -281,7 +292,19 @@ func (r *Reader) Next(ctx context.Context) (Row, error) {
 		return Row{}, r.err
 	}
 	row := Row{Pos: r.rowsRead, Null: true}
-	if r.col >= 0 {
+	if r.av != nil {
+		if err := r.av.Next(ctx, r.avValue); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("data file %s %w: its blocks declare %d records", r.fileName, ErrTooFewRows, r.fileRows)
+			}
+			r.err = fmt.Errorf("read data file %s at row %d: %w", r.fileName, r.rowsRead, err)
+			return Row{}, r.err
+		}
+		if v, ok := r.avValue[0].(string); ok {
+			row.Null = false
+			row.Text = []byte(v)
+		}
+	} else if r.col >= 0 {
 		if r.batchPos == r.batchLen {
 			if err := r.fill(ctx); err != nil {
 				r.err = fmt.Errorf("read data file %s at row %d: %w", r.fileName, r.rowsRead, err)
@@ -405,6 +428,9 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	if r.av != nil {
+		_ = r.av.Close()
+	}
 	err := r.closeColumn()
 	r.values, r.defs = nil, nil
 	r.pf = nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/paimon-pkft/pkft/internal/testing/paimonparquet"
 )
@@ -264,7 +265,6 @@ func TestUnsupportedFormat(t *testing.T) {
 		unsupported  bool
 	}{
 		{name: "data-1.orc", unsupported: true},
-		{name: "data-1.avro", unsupported: true},
 		{name: "data-1.csv.gz", unsupported: true},
 		{name: "data-1.parquet", format: "orc", unsupported: true},
 		{name: "data-1", unsupported: false}, // illegal name, not a format
@@ -277,7 +277,8 @@ func TestUnsupportedFormat(t *testing.T) {
 		r, err := Open(context.Background(), bytes.NewReader(data), int64(len(data)), s)
 		switch {
 		case tc.unsupported:
-			if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), tc.name) {
+			if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "data file "+tc.name+" is ") ||
+				!strings.Contains(err.Error(), "pkft reads parquet and avro data files") {
 				t.Errorf("%s/%q: %v, want ErrUnsupportedFormat", tc.name, tc.format, err)
 			}
 		case tc.name == "data-1":
@@ -447,4 +448,84 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAvroDataFile: the text column of an Avro data file is read by its name at the file's
+// schema version, every row in file order with nulls kept; a column the file predates reads as
+// null; a row count the blocks disagree with is an error.
+func TestAvroDataFile(t *testing.T) {
+	var buf bytes.Buffer
+	enc, err := ocf.NewEncoder(`{"type":"record","name":"r","fields":[{"name":"_SEQUENCE_NUMBER","type":"long"},
+		{"name":"n","type":["null","int"]},{"name":"body","type":["null","string"]}]}`, &buf, ocf.WithBlockLength(3), ocf.WithCodec(ocf.Snappy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []any
+	for i := 0; i < 10; i++ {
+		rec := map[string]any{"_SEQUENCE_NUMBER": int64(i), "n": map[string]any{"int": i}, "body": nil}
+		want = append(want, nil)
+		if i%4 != 1 {
+			text := strings.Repeat("ü", i) + "z"
+			rec["body"] = map[string]any{"string": text}
+			want[i] = text
+		}
+		if err := enc.Encode(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	open := func(rows int64, name string) *Reader {
+		t.Helper()
+		s := spec("data-a-0.avro", rows)
+		s.FieldName = func(int64, int32) (string, error) {
+			if name == "" {
+				return "", ErrFieldNotInSchema
+			}
+			return name, nil
+		}
+		r, err := Open(context.Background(), bytes.NewReader(data), int64(len(data)), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, name := range []string{"body", ""} {
+		r := open(10, name)
+		for i := 0; i < 10; i++ {
+			row, err := r.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want[i]
+			if name == "" {
+				w = nil
+			}
+			if row.Pos != int64(i) || row.Null != (w == nil) || (w != nil && row.String() != w) {
+				t.Fatalf("%q row %d: %+v, want %v", name, i, row, w)
+			}
+		}
+		if _, err := r.Next(context.Background()); !errors.Is(err, ErrReadPast) {
+			t.Fatalf("after the last row: %v", err)
+		}
+		_ = r.Close()
+	}
+	r := open(11, "body")
+	var err2 error
+	for i := 0; i < 11 && err2 == nil; i++ {
+		_, err2 = r.Next(context.Background())
+	}
+	if !errors.Is(err2, ErrTooFewRows) {
+		t.Fatalf("11 rows declared of 10: %v", err2)
+	}
+	r = open(9, "body")
+	err2 = nil
+	for i := 0; i < 9 && err2 == nil; i++ {
+		_, err2 = r.Next(context.Background())
+	}
+	if !errors.Is(err2, ErrTooManyRows) {
+		t.Fatalf("9 rows declared of 10: %v", err2)
+	}
 }
