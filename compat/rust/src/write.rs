@@ -18,7 +18,7 @@ use arrow_array::{ArrayRef, Int8Array, RecordBatch};
 use arrow_schema::{DataType as ArrowDataType, Field, Schema as ArrowSchema};
 use paimon::catalog::Identifier;
 use paimon::spec::{DataType, Schema};
-use paimon::{Catalog, CatalogFactory, CatalogOptions, Options};
+use paimon::{CatalogFactory, CatalogOptions, Options};
 use serde_json::{json, Map, Value};
 
 use crate::commands::{open, string_arg, CommandError, CommandResult};
@@ -287,7 +287,8 @@ mod tests {
     }
 
     /// A table created and written through paimon-rust reads back through paimon-rust: new rows,
-    /// an update and a delete, over two commits.
+    /// an update and a delete, over two commits. Without deletion vectors: a batch read of a
+    /// deletion-vector table skips level 0, where everything paimon-rust writes stays.
     #[test]
     fn created_written_and_read_back() {
         let dir = std::env::temp_dir().join(format!("pkft-rust-write-{}", std::process::id()));
@@ -302,7 +303,7 @@ mod tests {
                 "fields": [{"name": "id", "type": "INT NOT NULL"}, {"name": "d", "type": "DATE"},
                            {"name": "price", "type": "DECIMAL(10, 2)"}, {"name": "content", "type": "STRING"}],
                 "primaryKeys": ["id"],
-                "options": {"bucket": "1", "deletion-vectors.enabled": "true"},
+                "options": {"bucket": "1"},
             })))
             .await
             .unwrap();
