@@ -44,7 +44,7 @@ pypaimon-env:
 pypaimon21-env: native
 	@$(TIMED) pypaimon21-env ./scripts/pypaimon21-env.sh
 
-# The paimon-rust 0.4.0 consumer runner (compat/rust, compat/PROTOCOL.md), built with Cargo into
+# The paimon-rust 0.4.0 consumer and writer runner (compat/rust, compat/PROTOCOL.md), built with Cargo into
 # RUST_TARGET_DIR, outside the clone, so that a fresh clone or a second CI run on the same machine
 # compiles nothing (scripts/rust-runner.sh); the program is copied to .cache/rust-runner/.
 # rust-runner-test runs the runner's own unit tests on the same (release) dependencies.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rust-runner.sh [test]: builds the paimon-rust consumer runner (compat/rust: paimon 0.4.0,
+# rust-runner.sh [test]: builds the paimon-rust consumer and writer runner (compat/rust: paimon 0.4.0,
 # paimon-ftindex-core 0.1.0 and tantivy 0.26.1, exactly as compat/rust/Cargo.lock pins them) and
 # copies the program to .cache/rust-runner/pkft-rust-runner, where the conformance suite starts it
 # (compat/PROTOCOL.md); with test, runs the runner's unit tests instead (same release

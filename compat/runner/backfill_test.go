@@ -52,6 +52,9 @@ func casesBackfill(ct *caseTable) {
 		ct.add(caseRow{Name: "write/index-new-rows", Direction: as(p, "go->java"), Doc: docWriteIndexNewRows,
 			Sides: []caseSide{side(p, Writer, Compactor), side("java", Consumer)},
 			Run: func(ctx context.Context, t *testing.T) error {
+				if err := declaresFeature(runners, p, FeatureIndexNewRows); err != nil {
+					return err
+				}
 				g := gf.get(t)
 				if err := g.need(ctx, writeCommands...); err != nil {
 					return err

@@ -309,6 +309,7 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 		report.AddNote(fmt.Sprintf("cases: %d of the %d rows (%s=%s %s=%s, with the rows they need)",
 			len(keep), len(ct.rows), caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles)))
 	}
+	var outcomes needOutcomes
 	for _, c := range ct.rows {
 		if !keep[c.id()] {
 			continue
@@ -317,14 +318,61 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 			c.Before()
 		}
 		if c.Background > 0 {
-			done := runBackground(t, c.Name, c.Direction, c.roles(), c.Background, c.Start)
+			start := func(t *testing.T) func(ctx context.Context) error {
+				if err := outcomes.unsupportedNeed(c); err != nil {
+					return func(context.Context) error { return err }
+				}
+				work := c.Start(t)
+				return func(ctx context.Context) error { return outcomes.record(c, work(ctx)) }
+			}
+			done := runBackground(t, c.Name, c.Direction, c.roles(), c.Background, start)
 			if c.Done != nil {
 				*c.Done = done
 			}
 			continue
 		}
-		runRow(t, c.Name, c.Direction, c.roles(), func(ctx context.Context) error { return c.Run(ctx, t) })
+		runRow(t, c.Name, c.Direction, c.roles(), func(ctx context.Context) error {
+			if err := outcomes.unsupportedNeed(c); err != nil {
+				return err
+			}
+			return outcomes.record(c, c.Run(ctx, t))
+		})
 	}
+}
+
+// needOutcomes remembers which rows ended unsupported, for the rows that need them: a row
+// continuing what an unsupported row would have made (the table an implementation's write
+// leaves, its maintained table) is unsupported too, for the same reason, and does not run.
+type needOutcomes struct {
+	mu          sync.Mutex
+	unsupported map[string]string
+}
+
+// record notes err, the outcome of row c, and returns it.
+func (n *needOutcomes) record(c *caseRow, err error) error {
+	var o outcome
+	if errors.As(err, &o) && o.status == Unsupported {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if n.unsupported == nil {
+			n.unsupported = map[string]string{}
+		}
+		n.unsupported[c.id()] = o.detail
+	}
+	return err
+}
+
+// unsupportedNeed is the unsupported outcome of row c when a row it needs ended unsupported,
+// nil otherwise.
+func (n *needOutcomes) unsupportedNeed(c *caseRow) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, need := range c.Needs {
+		if detail, ok := n.unsupported[need]; ok {
+			return outcome{Unsupported, fmt.Sprintf("it continues %s, which is unsupported: %s", need, detail)}
+		}
+	}
+	return nil
 }
 
 // runRow runs one matrix cell as a subtest and records its outcome.

@@ -93,7 +93,7 @@ func engineCase(ct *caseTable, gf *fixture[*maintainGroup], runners map[string]*
 				return err
 			}
 			if e.path == "" || e.goP == nil {
-				return errors.New("go->java did not pass: no Go-written table to continue")
+				return fmt.Errorf("%s/%s did not pass: no table %s wrote to continue", name, as(p, "go->java"), p)
 			}
 			more := e.more(1)
 			if err := g.proc.Call(ctx, "write", map[string]any{"path": e.path, "rows": more}, nil); err != nil {
@@ -112,7 +112,7 @@ func engineCase(ct *caseTable, gf *fixture[*maintainGroup], runners map[string]*
 			}
 			e.apply(again)
 			if err := e.check(ctx, g, true); err != nil {
-				return fmt.Errorf("after Go's write after Java: %w", err)
+				return fmt.Errorf("after %s's write after Java: %w", p, err)
 			}
 			return nil
 		}})

@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,6 +77,28 @@ func producerRunner(t *testing.T, runners map[string]*implRunner, impl string, c
 		}
 	}
 	return r.get(t)
+}
+
+// declaresFeature is nil when implementation impl's supports file declares the optional feature
+// (OptionalFeatures), and otherwise the case's unsupported outcome, or for go, whose supports file
+// must declare every feature its cases use, an error.
+func declaresFeature(runners map[string]*implRunner, impl, feature string) error {
+	r := runners[impl]
+	if r == nil {
+		return fmt.Errorf("no implementation %s among the implementations (Builtins in impls.go, PKFT_IMPL_<NAME>)", impl)
+	}
+	if r.impl.Supports.Features[feature] {
+		return nil
+	}
+	rel, err := filepath.Rel(r.root, r.impl.Supports.Path)
+	if err != nil {
+		rel = r.impl.Supports.Path
+	}
+	msg := fmt.Sprintf("%s does not declare feature %s, %s", rel, feature, OptionalFeatures[feature])
+	if impl == GoName {
+		return errors.New(msg)
+	}
+	return outcome{Unsupported, msg}
 }
 
 // goRunner is producerRunner for implementation go, for the cases that run Go alone (Go's own
@@ -230,4 +253,63 @@ func TestAs(t *testing.T) {
 			t.Errorf("as(go, %q) = %q", c.in, got)
 		}
 	}
+}
+
+// TestUnsupportedRolesGiveUnsupported runs, for an implementation that declares the writer,
+// compactor and maintainer roles with every compactor and maintainer command unsupported (gow:
+// pkft's own runner under another name, its supports file written here), every row in which it
+// takes the compactor or maintainer role, with the rows they need and the rows continuing them:
+// none fails; each is unsupported, a pass where the row needs the writer's commands alone (gow
+// writes), or a skip where a built-in runner the row needs is missing.
+// A row continuing an unsupported row (java-after-gow) is unsupported too, and
+// write/index-new-rows, whose indexNewRows only pkft's runner declares (feature index-new-rows),
+// is unsupported for gow.
+func TestUnsupportedRolesGiveUnsupported(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs rows of the conformance table")
+	}
+	var sup strings.Builder
+	sup.WriteString("role consumer\nrole writer\nrole compactor\nrole maintainer\n")
+	sup.WriteString("command read\ncommand search\nunsupported list-index not listed\ncommand create-table\ncommand write\n")
+	for _, r := range []string{RoleCompactor, RoleMaintainer} {
+		for _, c := range RoleCommands(r) {
+			fmt.Fprintf(&sup, "unsupported %s gow does not %s\n", c, c)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "gow.supports")
+	if err := os.WriteFile(path, []byte(sup.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(catalogueEnviron(), ImplEnvPrefix+"GOW="+GoCommand, ImplEnvPrefix+"GOW"+supportsSuffix+"="+path)
+	ct := conformanceCases(env)
+	before := len(report.Results())
+	var ran []string
+	t.Run("rows", func(t *testing.T) {
+		ct.run(t, caseFilter{impl: "gow", roles: []Role{Compactor, Maintainer}})
+	})
+	statuses := map[Status]int{}
+	for _, r := range report.Results()[before:] {
+		if !strings.Contains(r.Direction, "gow") {
+			continue
+		}
+		id := r.Case + "/" + r.Direction
+		ran = append(ran, id)
+		statuses[r.Status]++
+		if r.Status == Fail {
+			t.Errorf("%s: %s (%s)", id, r.Status, r.Detail)
+		}
+		if (id == "write/index-new-rows/gow->java" || id == "table/maintain/partitioned/java-after-gow") && r.Status != Unsupported {
+			t.Errorf("%s: %s (%s), want unsupported", id, r.Status, r.Detail)
+		}
+	}
+	if statuses[Unsupported] == 0 {
+		t.Fatalf("no row of gow is unsupported: %v", ran)
+	}
+	for _, id := range []string{"write/index-new-rows/gow->java", "table/maintain/partitioned/java-after-gow"} {
+		if !slices.Contains(ran, id) {
+			t.Errorf("%s did not run; ran %v", id, ran)
+		}
+	}
+	t.Logf("gow: %d unsupported, %d passed (rows of writes alone: gow is pkft's runner), %d skipped, of %d rows",
+		statuses[Unsupported], statuses[Pass], statuses[Skip], len(ran))
 }

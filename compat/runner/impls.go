@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ const (
 	Pypaimon21Supports = "compat/python/pypaimon21.supports"
 )
 
-// The built-in paimon-rust 0.4.0 consumer: what PKFT_IMPL_RUST and PKFT_IMPL_RUST_SUPPORTS default
+// The built-in paimon-rust 0.4.0 consumer and writer: what PKFT_IMPL_RUST and PKFT_IMPL_RUST_SUPPORTS default
 // to. make rust-runner builds compat/rust (its Cargo target directory outside the clone) and
 // copies the program to RustProgram.
 const (
@@ -116,6 +117,19 @@ var Builtins = []Builtin{
 // ranked order is compared with Java's hit for hit, ties across partitions included.
 var ConsumerFeatures = []string{"search-positions"}
 
+// OptionalFeatures are arguments of the protocol's commands that only some runners serve, each
+// declared by a supports file's feature line (feature NAME); a case that needs one runs only for
+// the implementations declaring it, and is unsupported for the others:
+//
+//   - index-new-rows: write's indexNewRows, pkft's own WithIndexNewRows (the write's level-0 files
+//     indexed at its commit), which Paimon's writers do not have (write/index-new-rows).
+var OptionalFeatures = map[string]string{
+	FeatureIndexNewRows: "write's indexNewRows (pkft's WithIndexNewRows: the write's level-0 files indexed at its commit)",
+}
+
+// FeatureIndexNewRows is the optional feature of write's indexNewRows argument.
+const FeatureIndexNewRows = "index-new-rows"
+
 // Impl is one implementation in the consumer cases, started through the protocol of
 // compat/PROTOCOL.md.
 type Impl struct {
@@ -139,7 +153,9 @@ type Supports struct {
 	Roles       []string
 	Commands    map[string]bool
 	Unsupported map[string]string
-	Known       []KnownBug
+	// Features are the optional features (OptionalFeatures) the file declares (feature NAME).
+	Features map[string]bool
+	Known    []KnownBug
 }
 
 // KnownBug is one documented bug of an implementation (a known-upstream line): the command on
@@ -231,13 +247,14 @@ func (s *Supports) KnownBug(command, table string, schema inspect.SchemaDump) (K
 //
 //	role consumer|writer|compactor|maintainer
 //	command NAME
+//	feature NAME
 //	unsupported NAME REASON...
 //	known-upstream COMMAND PRODUCER/TABLE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
 //	known-upstream COMMAND option:KEY=VALUE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
 //	known-upstream COMMAND key-type:TYPE | EXPECTED ERROR TEXT | UPSTREAM FILE | REASON
 //
 // (the second form: every table whose options set KEY to VALUE; the third: every table with a
-// primary-key field of type TYPE).
+// primary-key field of type TYPE). A feature line declares one of OptionalFeatures served.
 //
 // Every command of ConsumerCommands, and every command of each declared role (RoleCommands),
 // must be declared exactly once, by command or unsupported. A file without role lines takes the
@@ -248,7 +265,7 @@ func LoadSupports(path string) (*Supports, error) {
 		return nil, fmt.Errorf("supports file: %w", err)
 	}
 	defer f.Close()
-	s := &Supports{Path: path, Commands: map[string]bool{}, Unsupported: map[string]string{}}
+	s := &Supports{Path: path, Commands: map[string]bool{}, Unsupported: map[string]string{}, Features: map[string]bool{}}
 	sc := bufio.NewScanner(f)
 	n := 0
 	for sc.Scan() {
@@ -274,6 +291,14 @@ func LoadSupports(path string) (*Supports, error) {
 				return nil, bad("want: command NAME")
 			}
 			s.Commands[rest] = true
+		case "feature":
+			if _, ok := OptionalFeatures[rest]; !ok {
+				return nil, bad(fmt.Sprintf("want: feature NAME, NAME one of %v", slices.Sorted(maps.Keys(OptionalFeatures))))
+			}
+			if s.Features[rest] {
+				return nil, bad("feature " + rest + " is declared twice")
+			}
+			s.Features[rest] = true
 		case "unsupported":
 			name, reason, _ := strings.Cut(rest, " ")
 			if name == "" || strings.TrimSpace(reason) == "" {

@@ -441,11 +441,21 @@ func TestLoadSupportsRoles(t *testing.T) {
 		{consumer + "role maintainer\ncommand maintain\n", "role maintainer: command pk-full-text-index-file-build"},
 		{consumer + "role writer\ncommand create-table\ncommand write\nunsupported write twice\n", "role writer: command write"},
 		{consumer + "unsupported frobnicate why\n", "command of a role"},
+		{consumer + "feature frobnicate\n", "want: feature NAME"},
+		{consumer + "feature index-new-rows\nfeature index-new-rows\n", "feature index-new-rows is declared twice"},
 	} {
 		_, err := LoadSupports(writeSupports(t, c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one containing %q", c.text, err, c.want)
 		}
+	}
+	// A feature line declares an optional feature; without it the feature is not served.
+	if s.Features[FeatureIndexNewRows] {
+		t.Fatalf("features of a file without feature lines: %v", s.Features)
+	}
+	s, err = LoadSupports(writeSupports(t, consumer+"feature index-new-rows\n"))
+	if err != nil || !s.Features[FeatureIndexNewRows] {
+		t.Fatalf("feature index-new-rows: %+v, %v", s, err)
 	}
 	// Without the role, its commands need no declaration: a writer's commands may be listed
 	// alone (pypaimon 2.1.0 did before roles).

@@ -196,7 +196,7 @@ func casesMaintainBy(ct *caseTable, gf *fixture[*maintainGroup], corpus []*maint
 					return err
 				}
 				if !mt.goDone {
-					return fmt.Errorf("%s did not pass: no table %s maintained to continue", as(p, "go->java"), p)
+					return fmt.Errorf("table/maintain/%s/%s did not pass: no table %s maintained to continue", mt.name, as(p, "go->java"), p)
 				}
 				pr, err := producerRunner(t, runners, p, "maintain", "search")
 				if err != nil {

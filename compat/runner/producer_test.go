@@ -19,7 +19,7 @@ var ProducerCommands = []string{"create-table", "write"}
 var producerFields = []field{{"region", "STRING NOT NULL"}, {"id", "INT NOT NULL"}, {"d", "DATE"}, {"price", "DECIMAL(10, 2)"}, {"content", "STRING"}}
 
 // casesProducers registers producer/<impl> for every implementation whose supports file declares the
-// producer commands (pypaimon 2.1.0): it creates a partitioned primary-key full-text table and
+// producer commands (pypaimon 2.1.0, paimon-rust 0.4.0): it creates a partitioned primary-key full-text table and
 // writes rounds of rows (new keys and updates) into it, which it leaves on level 0 without
 // archives; Go (and every other implementation taking the compactor and maintainer roles)
 // compacts the table through its runner (building the archives), the implementation writes again and
@@ -207,8 +207,8 @@ func producerRows(lo, hi int, seed uint64, r *rand.Rand) []row {
 }
 
 // docProducerImpl describes producer/<impl>.
-const docProducerImpl = "an implementation that writes (pypaimon 2.1.0, through its own catalog and batch writer: " +
-	"level-0 files, no archives) creates a partitioned full-text table and writes rounds of new" +
+const docProducerImpl = "an implementation that writes (pypaimon 2.1.0 and paimon-rust 0.4.0, through their own catalogs and " +
+	"batch writers: level-0 files, no archives) creates a partitioned full-text table and writes rounds of new" +
 	" rows and updates; Go compacts it and builds the archives, it writes again and Go compacts" +
 	" again; each time Java reads the model's rows, Java's state shows every archive current " +
 	"and Java's searches equal Go's. Then every consumer (pypaimon 2.1.0, paimon-rust 0.4.0) " +

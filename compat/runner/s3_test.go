@@ -189,7 +189,7 @@ func casesS3(ct *caseTable) {
 					return err
 				}
 				if shared == nil {
-					return errors.New("s3/java-written did not pass: no table to continue")
+					return fmt.Errorf("s3/java-written/%s did not pass: no table %s compacted to continue", as(p, "java->go"), p)
 				}
 				goP, err := producerS3(ctx, t, env, p)
 				if err != nil {

@@ -86,7 +86,7 @@ func casesWriteBy(ct *caseTable, gf *fixture[*maintainGroup], impls []Impl, runn
 					return err
 				}
 				if v.path == "" {
-					return errors.New("go->java did not pass: no Go-written table to continue")
+					return fmt.Errorf("scenario/java-reads-go-archives/%s/%s did not pass: no table %s wrote to continue", v.name, as(p, "go->java"), p)
 				}
 				goP, err := producerRunner(t, runners, p, "search")
 				if err != nil {

@@ -56,7 +56,7 @@ impl From<paimon::Error> for CommandError {
 
 pub type CommandResult = Result<Value, CommandError>;
 
-fn string_arg<'a>(
+pub fn string_arg<'a>(
     args: &'a Map<String, Value>,
     name: &str,
 ) -> Result<Option<&'a str>, CommandError> {
@@ -71,7 +71,7 @@ fn string_arg<'a>(
 
 /// Opens the table whose directory is args.path at its latest schema, without a catalog (the
 /// corpus tables are not laid out as a warehouse).
-async fn open(args: &Map<String, Value>) -> Result<Table, CommandError> {
+pub async fn open(args: &Map<String, Value>) -> Result<Table, CommandError> {
     let path = string_arg(args, "path")?
         .filter(|p| !p.is_empty())
         .ok_or_else(|| CommandError::invalid("args.path is required"))?;

@@ -1,4 +1,4 @@
-//! Consumer runner of the pkft conformance suite on paimon-rust, Apache Paimon's Rust
+//! Consumer and writer runner of the pkft conformance suite on paimon-rust, Apache Paimon's Rust
 //! implementation (crate `paimon` with features `fulltext` and `storage-fs`).
 //!
 //! paimon-rust reads primary-key tables and searches their full-text archives itself
@@ -18,14 +18,21 @@
 //!   read    {path} -> {"rows"}: every visible row of the latest snapshot, by primary key
 //!   search  {path, query, column?, limit?, ranked?} -> {"snapshotId", "column", "query",
 //!           "results": [{"key", "text", "score"}]}
+//!   create-table {warehouse, database, table, fields, primaryKeys, partitionKeys?, options?}
+//!           -> {"path"}: the table through paimon-rust's filesystem catalog
+//!   write   {path, rows, stringBytes?, dynamicOptions?} -> {"rows"}: one batch through
+//!           paimon-rust's TableWrite (level-0 files; rows of every row kind) and one commit
 //!
 //! list-index is not served: paimon-rust 0.4.0 decides which archives are current in
-//! crate-private types (PkFullTextBucketState) and exposes no listing.
+//! crate-private types (PkFullTextBucketState) and exposes no listing. compact and the other
+//! compactor and maintainer commands are not served: paimon-rust 0.4.0 writes level-0 files
+//! only (write.rs says which write arguments it refuses).
 //!
 //! Usage: pkft-rust-runner serve
 
 mod commands;
 mod values;
+mod write;
 
 use std::io::{self, BufRead, Write};
 use std::panic::AssertUnwindSafe;
@@ -36,7 +43,7 @@ use serde_json::{json, Map, Value};
 use commands::{CommandError, CommandResult};
 
 /// The commands this runner serves, as ping lists them.
-const COMMANDS: &[&str] = &["ping", "read", "search"];
+const COMMANDS: &[&str] = &["ping", "read", "search", "create-table", "write"];
 
 fn ping() -> CommandResult {
     Ok(json!({
@@ -53,6 +60,8 @@ async fn dispatch(cmd: &str, args: &Map<String, Value>) -> CommandResult {
         "ping" => ping(),
         "read" => commands::read(args).await,
         "search" => commands::search(args).await,
+        "create-table" => write::create_table(args).await,
+        "write" => write::write(args).await,
         _ => Err(CommandError {
             kind: "UnknownCommand".into(),
             message: format!("unknown command: {cmd}"),
@@ -152,7 +161,10 @@ mod tests {
         assert_eq!(v["id"], 1);
         assert_eq!(v["ok"], true);
         assert_eq!(v["result"]["runner"], "rust");
-        assert_eq!(v["result"]["commands"], json!(["ping", "read", "search"]));
+        assert_eq!(
+            v["result"]["commands"],
+            json!(["ping", "read", "search", "create-table", "write"])
+        );
         assert_eq!(v["result"]["tantivyVersion"], "0.26.1");
     }
 
@@ -184,6 +196,21 @@ mod tests {
                 r#"{"id":6,"cmd":"search","args":{"path":"/nonexistent","query":"x"}}"#,
                 json!(6),
                 "InvalidArgument: no table directory",
+            ),
+            (
+                r#"{"id":7,"cmd":"write","args":{"path":"/nonexistent","rows":[],"compact":"full"}}"#,
+                json!(7),
+                "Unsupported: args.compact: paimon-rust 0.4.0",
+            ),
+            (
+                r#"{"id":8,"cmd":"write","args":{"path":"/nonexistent","rows":[{}],"indexNewRows":true}}"#,
+                json!(8),
+                "Unsupported: args.indexNewRows: pkft's own",
+            ),
+            (
+                r#"{"id":9,"cmd":"create-table","args":{"warehouse":"/tmp","database":"d","table":"t","fields":[{"name":"k","type":"NOT A TYPE"}],"primaryKeys":["k"]}}"#,
+                json!(9),
+                "InvalidArgument: field k: paimon-rust does not parse type",
             ),
         ] {
             let v = answer(line);
