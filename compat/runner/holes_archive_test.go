@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -10,8 +13,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/testing/corpus"
 )
 
@@ -46,6 +51,19 @@ func addArchiveHoles(ct *caseTable, p string, gf *fixture[*maintainGroup], runne
 				return err
 			}
 			return hitsAtFileBoundaries(ctx, g, goP)
+		}})
+	ct.add(caseRow{Name: "scenario/go-indexmeta-order", Direction: as(p, "go<->java"), Doc: docHolesIndexMetaOrder,
+		Sides: []caseSide{side(p, Maintainer), side("java", Writer, Compactor, Maintainer)},
+		Run: func(ctx context.Context, t *testing.T) error {
+			g := gf.get(t)
+			if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "pk-full-text-index-file-build", "archive-search"); err != nil {
+				return err
+			}
+			goP, err := producerRunner(t, runners, p, "maintain")
+			if err != nil {
+				return err
+			}
+			return indexMetaOrder(ctx, g, goP)
 		}})
 }
 
@@ -331,4 +349,152 @@ func rankedHits(ctx context.Context, p *Process, path, words string, limit int) 
 		out = append(out, boundaryHit{id: int64(id), dataFile: h.DataFile, pos: h.RowPosition})
 	}
 	return out, nil
+}
+
+// indexMetaOrderOptions are the analyzer options of scenario/go-indexmeta-order: a set whose
+// keys Java's HashMap orders differently from both the written and the sorted order.
+const indexMetaOrderOptions = `{"tokenizer":"default","stem":"false","lower-case":"true"}`
+
+const docHolesIndexMetaOrder = "a case that states what of an archive's `indexMeta` another implementation must match: " +
+	"its meaning, not Java's bytes. Paimon 2.0.0 writes the analyzer options as the flat JSON of a map in Java " +
+	"`HashMap` order (`NativeFullTextIndexOptions#serialize` over `Options#removePrefix`), and never reads them back " +
+	"for a primary-key archive: `PkFullTextBucketIndexState` classifies archives by type, field and source meta, " +
+	"`PrimaryKeyFullTextRead` hands the bytes to `NativeFullTextGlobalIndexReader`, which opens the file only, and " +
+	"the engine takes the analyzer from the archive's own (normalized) configuration. Java writes a table whose " +
+	"column options have three keys that Java orders unlike both the written and the sorted order, the option set " +
+	"after the data; the maintainer builds the level's archive and Java builds the same level: the two `indexMeta` " +
+	"are JSON objects of the same keys and values (in any order), the archives' engine configurations and " +
+	"document counts are equal, Java's state shows the maintainer's archive current, and Java's `archive-search` " +
+	"answers the same on both archives for queries whose hits depend on the options (stemming off)."
+
+// jsonStringMap reads a flat JSON object of strings, returning its keys in order and its members.
+func jsonStringMap(b []byte) ([]string, map[string]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil, fmt.Errorf("%q is not a JSON object", b)
+	}
+	var keys []string
+	m := map[string]string{}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, fmt.Errorf("%q: member %v: %w", b, k, err)
+		}
+		keys = append(keys, k.(string))
+		m[k.(string)] = v
+	}
+	return keys, m, nil
+}
+
+// indexMetaOrder is scenario/go-indexmeta-order (go<->java); see docHolesIndexMetaOrder.
+func indexMetaOrder(ctx context.Context, g *maintainGroup, goP *Process) error {
+	const n = 120
+	var rows []row
+	for i := range n {
+		rows = append(rows, row{"id": i, "content": fmt.Sprintf("Running runners %s io%dz", []string{"run", "RUNNING", "ran"}[i%3], i)})
+	}
+	path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "holes", "indexmeta-order"), "indexmeta-order",
+		[]field{{"id", "INT NOT NULL"}, {"content", "STRING"}}, []string{"id"}, nil,
+		map[string]string{"bucket": "1", "deletion-vectors.enabled": "true"},
+		indexLater([]tableStep{{rows: rows}, {rows: rewritten(rows, 3), compact: true}}, "content", indexMetaOrderOptions))
+	if err != nil {
+		return err
+	}
+	var res maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
+		return fmt.Errorf("maintain: %w", err)
+	}
+	if res.committed() == 0 || len(res.Built) == 0 {
+		return fmt.Errorf("the maintenance built %v in snapshot %d: the level had no archive", res.Built, res.committed())
+	}
+	d, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return err
+	}
+	if err := allCurrent(d); err != nil {
+		return fmt.Errorf("Java's state of the maintained snapshot: %w", err)
+	}
+	tb := table.Open(fileio.NewLocal(), path)
+	snap, err := tb.Latest(ctx)
+	if err != nil {
+		return err
+	}
+	contents, err := tb.Read(ctx, snap)
+	if err != nil {
+		return err
+	}
+	theirMeta := map[string][]byte{}
+	for _, b := range contents.Buckets {
+		for _, f := range b.IndexFiles {
+			if f.GlobalIndex != nil {
+				theirMeta[f.FileName] = f.GlobalIndex.IndexMeta
+			}
+		}
+	}
+	java := RunnerSide{Label: "java", Proc: g.proc}
+	b := d.Buckets[0]
+	same := 0
+	for _, lv := range slices.Sorted(maps.Keys(b.State.Current)) {
+		name := b.State.Current[lv]
+		level, err := strconv.Atoi(lv)
+		if err != nil {
+			return fmt.Errorf("level %q: %w", lv, err)
+		}
+		var j javaIndexFileBuild
+		if err := g.proc.Call(ctx, "pk-full-text-index-file-build", map[string]any{"path": path, "partition": b.Partition,
+			"bucket": b.Bucket, "level": level}, &j); err != nil {
+			return fmt.Errorf("level %s: Java build: %w", lv, err)
+		}
+		if j.IndexFile.GlobalIndex.IndexMeta == nil {
+			return fmt.Errorf("level %s: Java's archive has no index meta", lv)
+		}
+		javaMeta, err := base64.StdEncoding.DecodeString(*j.IndexFile.GlobalIndex.IndexMeta)
+		if err != nil {
+			return err
+		}
+		javaKeys, javaMembers, err := jsonStringMap(javaMeta)
+		if err != nil {
+			return fmt.Errorf("level %s: Java's index meta: %w", lv, err)
+		}
+		if len(javaKeys) < 3 || slices.IsSorted(javaKeys) || slices.Equal(javaKeys, []string{"tokenizer", "stem", "lower-case"}) {
+			return fmt.Errorf("level %s: Java records the options in the order %v: the case no longer has an order of Java's own", lv, javaKeys)
+		}
+		_, theirMembers, err := jsonStringMap(theirMeta[name])
+		if err != nil {
+			return fmt.Errorf("level %s: the maintainer's index meta of %s: %w", lv, name, err)
+		}
+		if !maps.Equal(theirMembers, javaMembers) {
+			return fmt.Errorf("level %s: the maintainer's archive %s records the options %q, Java's build of the level %q: not the same options", lv, name, theirMeta[name], javaMeta)
+		}
+		if string(theirMeta[name]) == string(javaMeta) {
+			same++
+		}
+		rel, err := findFile(path, name)
+		if err != nil {
+			return err
+		}
+		theirs, javas := filepath.Join(path, rel), strings.TrimPrefix(j.ArchivePath, "file:")
+		if err := sameEnvelope(javas, theirs); err != nil {
+			return fmt.Errorf("level %s: %w", lv, err)
+		}
+		for _, q := range []string{archiveMatch("run"), archiveMatch("running"), archiveMatch("ran runners"), archiveMatch("io7z")} {
+			want, err := java.Search(ctx, javas, q, n)
+			if err != nil {
+				return err
+			}
+			got, err := java.Search(ctx, theirs, q, n)
+			if err != nil {
+				return err
+			}
+			if err := sameScoredSet(got, want); err != nil {
+				return fmt.Errorf("level %s: query %s: Java's archive-search of the maintainer's archive %s against Java's archive: %w", lv, q, name, err)
+			}
+		}
+	}
+	report.AddNote(fmt.Sprintf("scenario/go-indexmeta-order: %d of %d levels' index meta byte for byte Java's (not required: the meaning is)", same, len(b.State.Current)))
+	return nil
 }
