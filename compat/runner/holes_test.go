@@ -68,6 +68,7 @@ func casesHoles(ct *caseTable) {
 				}
 				return besideSortedIndexes(ctx, g, goP)
 			}})
+		addArchiveHoles(ct, p, gf, runners)
 	})
 }
 

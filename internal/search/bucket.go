@@ -13,6 +13,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/dv"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/mutation"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
 )
 
@@ -234,6 +235,10 @@ func (req *archiveRequest) rank(hits []fulltext.Hit) ([]Position, error) {
 			continue
 		}
 		i := sort.Search(len(req.sources), func(i int) bool {
+			if mutation.On("boundary-row-previous-file") {
+				// The first row of a source is taken for one past the previous source's last.
+				return req.sources[i].offset+req.sources[i].rowCount >= h.RowID
+			}
 			return req.sources[i].offset+req.sources[i].rowCount > h.RowID
 		})
 		if i == len(req.sources) || !req.sources[i].active {

@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/paimon-pkft/pkft/internal/dv"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/mutation"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
 	"github.com/paimon-pkft/pkft/internal/pkmaintain"
 	sorted "github.com/paimon-pkft/pkft/internal/pksorted/maintainer"
@@ -25,6 +29,14 @@ func newIndexMaintainer(ctx context.Context, r *restore.Restorer, engine fulltex
 		builder, err := r.FullTextBuilder(ctx, rb, indexFile)
 		if err != nil {
 			return nil, err
+		}
+		if mutation.On("archive-skips-deleted-rows") {
+			// The archive indexes only the rows the deletion vectors keep (positions kept).
+			dvs, err := rb.ReadDeletionVectors(ctx, r)
+			if err != nil {
+				return nil, err
+			}
+			builder.Readers = &liveTextReaders{inner: builder.Readers, deletions: dvs}
 		}
 		if wrapText != nil {
 			builder.Readers = wrapText(builder.Readers)
@@ -74,4 +86,32 @@ func runIndexMaintainers(ctx context.Context, r *restore.Restorer, engine fullte
 		return nil, fmt.Errorf("primary-key index maintainers of bucket %d: %w", rb.Bucket, err)
 	}
 	return c, nil
+}
+
+// liveTextReaders is the mutation archive-skips-deleted-rows: every row a deletion vector deletes
+// reads as a null text, so the archive keeps its position but not its text.
+type liveTextReaders struct {
+	inner     pkfulltext.ReaderFactory
+	deletions map[string]dv.DeletionVector
+}
+
+func (l *liveTextReaders) Open(ctx context.Context, file *meta.DataFileMeta) (pkfulltext.TextReader, error) {
+	r, err := l.inner.Open(ctx, file)
+	if err != nil || l.deletions[file.FileName] == nil {
+		return r, err
+	}
+	return &liveTextReader{TextReader: r, deletion: l.deletions[file.FileName]}, nil
+}
+
+type liveTextReader struct {
+	pkfulltext.TextReader
+	deletion dv.DeletionVector
+}
+
+func (r *liveTextReader) Next(ctx context.Context) (textreader.Row, error) {
+	row, err := r.TextReader.Next(ctx)
+	if err == nil && r.deletion.IsDeleted(row.Pos) {
+		row.Null, row.Text = true, nil
+	}
+	return row, err
 }
