@@ -56,7 +56,7 @@ options and comment.
 			return writeJSON(cmd.OutOrStdout(), out)
 		},
 	}
-	cmd.Flags().StringVar(&schemaFile, "schema", "", "the table definition (JSON; see above)")
+	cmd.Flags().StringVar(&schemaFile, "schema", "", "the table definition, a JSON `FILE` (see above)")
 	_ = cmd.MarkFlagRequired("schema")
 	return cmd
 }

@@ -50,8 +50,8 @@ type logSetup struct {
 
 // addFlags adds --log-format and --log-level to root.
 func (l *logSetup) addFlags(root *cobra.Command) {
-	root.PersistentFlags().StringVar(&l.format, "log-format", "text", "format of the logs of long work on stderr: text or json")
-	root.PersistentFlags().StringVar(&l.level, "log-level", "info", "least level of the logs of long work: debug, info, warn or error")
+	root.PersistentFlags().StringVar(&l.format, "log-format", "text", "format of the logs of long work on stderr: `text|json`")
+	root.PersistentFlags().StringVar(&l.level, "log-level", "info", "least level of the logs of long work: `debug|info|warn|error`")
 }
 
 // configure checks the flags and builds the logger.

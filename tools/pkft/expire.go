@@ -61,6 +61,6 @@ expired snapshots reference are deleted, then the snapshot files; the EARLIEST h
 	f.IntVar(&retainMax, "retain-max", 0, "keep at most this many snapshots (default: the table's snapshot.num-retained.max)")
 	f.IntVar(&retainMin, "retain-min", 0, "keep at least this many snapshots (default: the table's snapshot.num-retained.min)")
 	f.IntVar(&maxDeletes, "max-deletes", 0, "expire at most this many snapshots (default: the table's snapshot.expire.limit)")
-	f.StringVar(&olderThan, "older-than", "", `expire only snapshots whose successor is older: "yyyy-mm-dd hh:mm:ss[.fff]" in local time, RFC 3339, epoch milliseconds, or an age (36h, 3d) (default: now minus the table's snapshot.time-retained)`)
+	f.StringVar(&olderThan, "older-than", "", "expire only snapshots whose successor is older than `TIME`: \"yyyy-mm-dd hh:mm:ss[.fff]\" in local time, RFC 3339, epoch milliseconds, or an age (36h, 3d) (default: now minus the table's snapshot.time-retained)")
 	return cmd
 }

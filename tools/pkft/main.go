@@ -142,7 +142,7 @@ func newRoot(out io.Writer, logs *logSetup) *cobra.Command {
 		SilenceErrors: true,
 		Version:       moduleVersion(),
 		Example: `  pkft create /data/db.db/docs --schema docs.json
-  pkft write /data/db.db/docs --format parquet rows.parquet
+  pkft write /data/db.db/docs --index-new-rows < rows.jsonl
   pkft scan /data/db.db/docs --limit 10
   pkft maintain /data/db.db/docs
   pkft search /data/db.db/docs --query "lake format"`,

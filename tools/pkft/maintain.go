@@ -132,17 +132,17 @@ deleting what an interrupted round wrote.`,
 	}
 	f := cmd.Flags()
 	sharding.add(f, "maintain")
-	f.StringArrayVar(&partitions, "partition", nil, "maintain only partition k=v[,k=v...] (repeatable; DATE as yyyy-mm-dd or day number)")
+	f.StringArrayVar(&partitions, "partition", nil, "maintain only partition `k=v[,k=v...]` (repeatable; DATE as yyyy-mm-dd or day number)")
 	f.Int32SliceVar(&buckets, "bucket", nil, "maintain only bucket N (repeatable or comma-separated)")
 	f.IntVar(&parallel, "parallel", 0, "buckets maintained at once (default: one per CPU)")
 	f.BoolVar(&dryRun, "dry-run", false, "show what would be built and retired; write nothing")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr: auto (when stderr is a terminal), always, never")
-	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr: `auto|always|never` (auto: when stderr is a terminal)")
+	f.StringVar(&user, "commit-user", "", "the snapshot's commit `USER` (default: a random UUID)")
 	f.BoolVar(&watch.enabled, "watch", false, "keep running: maintain every new snapshot other writers commit (a sidecar)")
 	f.DurationVar(&watch.poll, "poll-interval", pkft.DefaultWatchPollInterval, "with --watch: how often to look for a new snapshot")
 	f.DurationVar(&watch.maxBackoff, "max-backoff", pkft.DefaultWatchMaxBackoff, "with --watch: the longest wait after failed rounds")
-	f.StringVar(&watch.listen, "listen", defaultWatchListen, "with --watch: address of /metrics and /healthz (port 0: any free port)")
+	f.StringVar(&watch.listen, "listen", defaultWatchListen, "with --watch: the `ADDRESS` of /metrics and /healthz (port 0: any free port)")
 	return cmd
 }
 

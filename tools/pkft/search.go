@@ -47,8 +47,9 @@ compaction rewrote above level 0. Rows on level 0, in files a compaction moved u
 rewriting them, or on levels without a current archive (or with duplicate archives of concurrent
 maintainers) are not searched; when the searched snapshot and partitions hold such rows, a notice
 on stderr counts them by reason (--json: "coverage"), and pkft state lists them per bucket. pkft
-maintain builds the missing archives; level-0 and moved-up rows wait for a compaction that
-rewrites them.
+maintain builds the missing archives; pkft compact --strategy uncovered rewrites the moved-up
+files in place and indexes them; level-0 rows wait for a compaction (pkft compact); pkft write
+--index-new-rows has a write's rows searched from its commit on.
 
 Queries are bounded (--max-query-bytes, --max-query-terms, --max-query-depth; -1 lifts a bound)
 and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is searching.`,
@@ -111,10 +112,10 @@ and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is s
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&query, "query", "q", "", "plain words (a match query) or the engine's JSON query")
-	f.StringVar(&column, "column", "", "the text column (default: the table's full-text column)")
+	f.StringVarP(&query, "query", "q", "", "the query `Q`: plain words (a match query) or the engine's JSON query")
+	f.StringVar(&column, "column", "", "the text `COLUMN` (default: the table's full-text column)")
 	f.IntVar(&limit, "limit", pkft.DefaultLimit, "number of hits")
-	f.StringArrayVar(&partitions, "partition", nil, "search only partition k=v[,k=v...] (repeatable)")
+	f.StringArrayVar(&partitions, "partition", nil, "search only partition `k=v[,k=v...]` (repeatable)")
 	f.Int64Var(&snapshotID, "snapshot", 0, "search this snapshot instead of the latest")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.BoolVar(&full, "full", false, "print long values whole in the table (default: cut after 200 characters)")

@@ -29,7 +29,7 @@ func writeCommand() *cobra.Command {
 		indexNew     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "write TABLE_PATH [--format parquet FILE...]",
+		Use:   "write TABLE_PATH [FILE...]",
 		Short: "Write rows from stdin into a primary-key table, compacting at commit as Java's writer",
 		Long: `Read rows from stdin and commit them to the table as a Java batch writer does: Java's bucket of
 each row, level-0 data files committed as an APPEND snapshot, then the compaction Java's writer
@@ -182,12 +182,12 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "jsonl", "input format: jsonl, csv (stdin) or parquet (files)")
+	f.StringVar(&format, "format", "jsonl", "input format `jsonl|csv|parquet`: jsonl and csv on stdin, parquet from the FILE arguments")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
+	f.StringVar(&user, "commit-user", "", "the snapshot's commit `USER` (default: a random UUID)")
 	f.BoolVar(&indexNew, "index-new-rows", false, "rewrite the level-0 files at commit instead of moving them up, so the rows are searched at commit")
 	f.BoolVar(&quiet, "quiet", false, "draw no progress (same as --progress never)")
-	f.StringVar(&progressFlag, "progress", string(progressAuto), "rows and bytes read with their rate on stderr: auto (when stderr is a terminal), always, never")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "rows and bytes read with their rate on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	f.BoolVar(&writeOnly, "write-only", false, "commit level-0 files without the compaction at commit (Paimon's write-only)")
 	return cmd
 }
