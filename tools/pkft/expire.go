@@ -19,8 +19,10 @@ to the table's option (snapshot.num-retained.max, snapshot.num-retained.min, sna
 before now, snapshot.expire.limit). Snapshots tags hold and snapshots consumers still read are
 protected. The data, changelog, deletion-vector and index files, manifests and statistics that only
 expired snapshots reference are deleted, then the snapshot files; the EARLIEST hint moves. Prints
-{"expired": N, "earliestSnapshotId": ID} (the id only when something expired).`,
-		Example: `  pkft expire-snapshots /data/db.db/docs --retain-max 5
+{"expired": N, "earliestSnapshotId": ID} (the id only when something expired). A retain max
+below the retain min (snapshot.num-retained.min, 10 by default) is refused, as Java's procedure
+refuses it: to keep the latest 5 snapshots, give both.`,
+		Example: `  pkft expire-snapshots /data/db.db/docs --retain-max 5 --retain-min 5
   pkft expire-snapshots /data/db.db/docs --older-than "2026-01-31 00:00:00" --retain-min 2`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
