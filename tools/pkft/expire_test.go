@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // TestExpireSnapshotsCommand creates a table, writes to it four times, and expires with the
@@ -140,6 +143,45 @@ func TestCreateRefusesRetentionAsJava(t *testing.T) {
 		}
 		if code != exitFailed || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "not supported") {
 			t.Errorf("options %s: exit %d, %q, want %q", c.options, code, errOut, c.want)
+		}
+	}
+}
+
+// TestSnapshotFlagNamesExpiry: --snapshot of an expired snapshot says it expired and which is
+// the earliest, and of one not committed yet which is the latest, for every command taking it;
+// never a bare file-system error.
+func TestSnapshotFlagNamesExpiry(t *testing.T) {
+	testenv.Native(t)
+	dir := filepath.Join(t.TempDir(), "docs")
+	schemaFile := filepath.Join(t.TempDir(), "schema.json")
+	if err := os.WriteFile(schemaFile, []byte(`{"columns":[{"name":"id","type":"BIGINT"},{"name":"content","type":"STRING"}],
+		"primaryKeys":["id"],"options":{"bucket":"1","deletion-vectors.enabled":"true","pk-full-text.index.columns":"content",
+		"snapshot.num-retained.max":"2","snapshot.num-retained.min":"1"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := pkftRun(t, "create", dir, "--schema", schemaFile); code != exitOK {
+		t.Fatal(errOut)
+	}
+	for i := range 4 {
+		if _, err := pkftRunIn(t, `{"id":`+strconv.Itoa(i+1)+`,"content":"x"}`+"\n", "write", dir, "--quiet"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	latest := latestID(t, dir)
+	earliest := latest - 1
+	for _, c := range []struct {
+		id   int64
+		want string
+	}{
+		{1, fmt.Sprintf("snapshot 1 has expired; the earliest is %d", earliest)},
+		{latest + 5, fmt.Sprintf("snapshot %d does not exist; the latest is %d", latest+5, latest)},
+	} {
+		for _, cmd := range [][]string{{"scan", dir}, {"dump", dir}, {"state", dir}, {"search", dir, "--query", "x"}} {
+			args := append(cmd, "--snapshot", strconv.FormatInt(c.id, 10))
+			code, _, errOut := pkftRun(t, args...)
+			if code != exitFailed || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "no such file") {
+				t.Errorf("pkft %v: exit %d, %q, want %q", args, code, errOut, c.want)
+			}
 		}
 	}
 }
