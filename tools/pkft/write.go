@@ -212,7 +212,8 @@ func skipBOM(r io.Reader) *bufio.Reader {
 // readJSONLines calls emit for each non-blank line of r, parsed as a JSON object; a line
 // longer than maxLine bytes is an error.
 func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]any) error) error {
-	sc := bufio.NewScanner(skipBOM(r))
+	tr := &readErrReader{r: r}
+	sc := bufio.NewScanner(skipBOM(tr))
 	sc.Buffer(make([]byte, min(1<<20, maxLine)), maxLine)
 	line := 0
 	for sc.Scan() {
@@ -225,6 +226,10 @@ func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]
 		dec.UseNumber()
 		var rec map[string]any
 		if err := dec.Decode(&rec); err != nil {
+			if tr.err != nil {
+				// The input failed (an interrupt) within this line: the line is cut, not wrong.
+				return fmt.Errorf("read stdin after line %d: %w", line-1, tr.err)
+			}
 			return fmt.Errorf("line %d: not a JSON object: %w", line, err)
 		}
 		if dec.More() {
@@ -240,6 +245,21 @@ func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]
 		return fmt.Errorf("line %d: read stdin: %w", line+1, err)
 	}
 	return nil
+}
+
+// readErrReader remembers the error other than io.EOF its reader returned: a line the scanner
+// hands over after it was cut by that error is no line of the input.
+type readErrReader struct {
+	r   io.Reader
+	err error
+}
+
+func (t *readErrReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF {
+		t.err = err
+	}
+	return n, err
 }
 
 // readCSV calls emit for each row of a CSV with a header line.
