@@ -119,6 +119,7 @@ func Create(ctx context.Context, path string, def TableDefinition, opts ...Creat
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", path, err)
 	}
+	path = tablePath(path, openConfigOf(cfg.open))
 	fio, err := fileIOFor(path, openConfigOf(cfg.open))
 	if err != nil {
 		return nil, fmt.Errorf("create table: %w", err)
