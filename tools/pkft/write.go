@@ -224,13 +224,17 @@ func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]
 		}
 		dec := json.NewDecoder(bytes.NewReader(text))
 		dec.UseNumber()
-		var rec map[string]any
-		if err := dec.Decode(&rec); err != nil {
+		var v any
+		if err := dec.Decode(&v); err != nil {
 			if tr.err != nil {
 				// The input failed (an interrupt) within this line: the line is cut, not wrong.
 				return fmt.Errorf("read stdin after line %d: %w", line-1, tr.err)
 			}
 			return fmt.Errorf("line %d: not a JSON object: %w", line, err)
+		}
+		rec, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("line %d: not a JSON object but %s (a row is an object of column names and values)", line, jsonKind(v))
 		}
 		if dec.More() {
 			return fmt.Errorf("line %d: more than one JSON value", line)
@@ -245,6 +249,23 @@ func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]
 		return fmt.Errorf("line %d: read stdin: %w", line+1, err)
 	}
 	return nil
+}
+
+// jsonKind names the kind of a decoded JSON value other than an object.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("a %T", v)
 }
 
 // readErrReader remembers the error other than io.EOF its reader returned: a line the scanner
