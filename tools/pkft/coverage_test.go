@@ -138,7 +138,7 @@ func TestCoverageCLI_UnsearchableRows(t *testing.T) {
 		t.Errorf("state --json coverage:\n%s", out)
 	}
 
-	notice := "pkft: 5 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
+	notice := "notice: 5 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
 		"(level-0: 2 rows in 1 file, moved-up: 3 rows in 1 file); see `pkft state`\n"
 	code, out, errs = pkftRun(t, "search", dir, "--query", "zebra")
 	if code != 0 || !strings.HasSuffix(out, "0 hit(s) in snapshot 3\n") || errs != notice {
@@ -198,7 +198,7 @@ func TestCoverageCLI_DuplicateArchives(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := pkftRun(t, "search", dir, "--query", "zebra")
-	notice := "pkft: 3 rows in 1 file are not covered by a full-text archive, so this search did not see them " +
+	notice := "notice: 3 rows in 1 file are not covered by a full-text archive, so this search did not see them " +
 		"(duplicate-archives: 3 rows in 1 file); `pkft maintain` indexes 3 rows; see `pkft state`\n"
 	if code != 0 || !strings.HasSuffix(out, "0 hit(s) in snapshot 3\n") || errs != notice {
 		t.Errorf("search: exit %d\n%s\nstderr %q, want %q", code, out, errs, notice)
@@ -229,7 +229,7 @@ func TestCoverageNotice(t *testing.T) {
 		{Reason: pkft.UncoveredLevel0, Levels: []int32{0}, Files: 1, Rows: 1},
 		{Reason: pkft.UncoveredNoArchive, Levels: []int32{3}, Files: 1, Rows: 2},
 	}})
-	want := "pkft: 3 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
+	want := "notice: 3 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
 		"(level-0: 1 row in 1 file, no-archive: 2 rows in 1 file); `pkft maintain` indexes 2 rows; see `pkft state`"
 	if got != want {
 		t.Errorf("notice\n got %q\nwant %q", got, want)
