@@ -174,9 +174,13 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "committed snapshot %d: %d rows read, %d records in %d files, %d archives built, %d retired\n",
-				res.SnapshotID, rows, res.Rows, res.Files, res.ArchivesBuilt, res.ArchivesRetired)
+				res.SnapshotID, rows, res.Rows, res.Files, res.ArchivesBuilt-res.CompactArchivesBuilt, res.ArchivesRetired-res.CompactArchivesRetired)
 			if err == nil && res.CompactSnapshotID != 0 {
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "committed snapshot %d: compaction at commit of %d bucket(s)\n", res.CompactSnapshotID, len(res.Compactions))
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "committed snapshot %d: compaction at commit of %d bucket(s), %d archives built, %d retired\n",
+					res.CompactSnapshotID, len(res.Compactions), res.CompactArchivesBuilt, res.CompactArchivesRetired)
+			}
+			if notice := writeCoverageNotice(res); err == nil && notice != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), notice)
 			}
 			return err
 		},
@@ -190,6 +194,36 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 	f.StringVar(&progressFlag, "progress", string(progressAuto), "rows and bytes read with their rate on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	f.BoolVar(&writeOnly, "write-only", false, "commit level-0 files without the compaction at commit (Paimon's write-only)")
 	return cmd
+}
+
+// writeCoverageNotice says how many of the rows a write committed no archive covers, why, and
+// what covers them; "" when every one is covered (or the table has no full-text index).
+func writeCoverageNotice(res *pkft.WriteResult) string {
+	c := res.Coverage
+	if c == nil || c.UncoveredRows == 0 && c.UncoveredFiles == 0 {
+		return ""
+	}
+	last := res.SnapshotID
+	if res.CompactSnapshotID != 0 {
+		last = res.CompactSnapshotID
+	}
+	notice := fmt.Sprintf("notice: %s this write committed %s not searchable at snapshot %d: no full-text archive covers them (%s)",
+		rowsInFiles(c.UncoveredRows, c.UncoveredFiles), isOrAre(c.UncoveredRows), last, formatUncovered(c.Uncovered))
+	var fixes []string
+	for _, u := range c.Uncovered {
+		switch u.Reason {
+		case pkft.UncoveredLevel0:
+			fixes = append(fixes, "`pkft compact` rewrites level 0")
+		case pkft.UncoveredMovedUp:
+			fixes = append(fixes, "the compaction at commit moved them up without rewriting them: `pkft compact --strategy uncovered` indexes them (next time: `write --index-new-rows`)")
+		case pkft.UncoveredNoArchive, pkft.UncoveredDuplicateArchives:
+			fixes = append(fixes, "`pkft maintain` builds their archives")
+		}
+	}
+	if len(fixes) > 0 {
+		notice += "; " + strings.Join(fixes, "; ")
+	}
+	return notice
 }
 
 // maxLineBytes bounds one input line of pkft write.
