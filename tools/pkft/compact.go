@@ -87,7 +87,7 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 			}
 			res, err := tbl.Compact(ctx, opts...)
 			if bar != nil {
-				bar.finish()
+				bar.finish(err == nil)
 			}
 			if err != nil {
 				return err
@@ -106,7 +106,7 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit `USER` (default: a random UUID)")
 	f.StringVar(&strategy, "strategy", "full", "`full|minor|uncovered`: full compacts every bucket into the top level, minor lets the table's compaction strategy pick, uncovered rewrites only the files no archive can cover")
-	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr (buckets done): `auto|always|never` (auto: when stderr is a terminal)")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress on stderr (buckets done): `auto|always|never|json` (auto: a bar when stderr is a terminal; json: a JSON object a line)")
 	return cmd
 }
 

@@ -133,6 +133,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				meter.update(rows, in.bytes)
 				return nil
 			}
+			var readBytes int64
 			switch format {
 			case "parquet":
 				var read int64
@@ -145,17 +146,22 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 					}
 				}
 				meter.finish(rows, read)
+				readBytes = read
 			case "csv":
 				err = readCSV(stdinOf(in, format), sch, emit)
 				meter.finish(rows, in.bytes)
+				readBytes = in.bytes
 			default:
 				err = readJSONLines(stdinOf(in, format), maxLineBytes, emit)
 				meter.finish(rows, in.bytes)
+				readBytes = in.bytes
 			}
 			if err != nil {
 				return err
 			}
+			meter.committing(rows, readBytes)
 			res, err := w.Commit(ctx)
+			meter.committed(err == nil)
 			if err != nil {
 				if res != nil {
 					// The append committed; its compaction did not. Nothing is left to abort.
@@ -191,7 +197,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit `USER` (default: a random UUID)")
 	f.BoolVar(&indexNew, "index-new-rows", false, "rewrite the level-0 files at commit instead of moving them up, so the rows are searched at commit")
 	f.BoolVar(&quiet, "quiet", false, "draw no progress (same as --progress never)")
-	f.StringVar(&progressFlag, "progress", string(progressAuto), "rows and bytes read with their rate on stderr: `auto|always|never` (auto: when stderr is a terminal)")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress on stderr, rows and bytes read with their rate, then the commit: `auto|always|never|json` (auto: when stderr is a terminal; json: a JSON object a line)")
 	f.BoolVar(&writeOnly, "write-only", false, "commit level-0 files without the compaction at commit (Paimon's write-only)")
 	return cmd
 }
