@@ -18,11 +18,11 @@
 //	                        and why, the archived levels, stale archives and next plan; --json adds
 //	                        the eligible files per level and each pk-btree/pk-bitmap definition's
 //	                        groups, rejected payloads and next plan
-//	pkft write TABLE_PATH [--format jsonl|csv] [--progress auto|always|never] [--quiet] [--index-new-rows] [--json] < rows
+//	pkft write TABLE_PATH [--format jsonl|csv] [--progress auto|always|never|json] [--quiet] [--index-new-rows] [--json] < rows
 //	pkft write TABLE_PATH --format parquet FILE... [--json]
 //	                        commit rows as Java's batch writer, compacting at commit; progress of
-//	                        rows and bytes read on stderr when it is a terminal; a notice counts
-//	                        the committed rows no archive covers
+//	                        the rows and bytes read, then of the commit, on stderr when it is a
+//	                        terminal; a notice counts the committed rows no archive covers
 //	pkft compact TABLE_PATH [--partition k=v,...] [--bucket N] [--strategy full|minor|uncovered] [--json]
 //	                        compact, maintaining the index archives; a bar counts buckets done
 //	pkft create TABLE_PATH --schema FILE
