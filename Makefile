@@ -167,7 +167,8 @@ faults-run:
 	sed -n 's/.*faults| //p' $$out; rm -f $$out; exit $$rc
 
 # test: formatting, vet, actionlint on the CI workflows, the Java runner's and the Rust runner's unit
-# tests, every Go test under the race detector, then the conformance suite.
+# tests, the Go tests (under the race detector but for compat/runner's and the crash points'), the
+# crash-point suites, the short fuzzing, then the conformance suite.
 test: check-fmt vet actionlint runner-test rust-runner-test gotest faults fuzz-short
 	$(MAKE) --no-print-directory conformance
 

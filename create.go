@@ -119,6 +119,7 @@ func Create(ctx context.Context, path string, def TableDefinition, opts ...Creat
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", path, err)
 	}
+	path = tablePath(path, openConfigOf(cfg.open))
 	fio, err := fileIOFor(path, openConfigOf(cfg.open))
 	if err != nil {
 		return nil, fmt.Errorf("create table: %w", err)
@@ -196,6 +197,9 @@ func validateOptions(opts map[string]string) error {
 	// The retention bounds Java's SchemaValidation checks together (num-retained.min at least
 	// 1 and at most num-retained.max), and a changelog retention the expiry cannot honour.
 	if _, err := expire.FromOptions(opts); err != nil {
+		if _, ok := errors.AsType[*expire.RetentionError](err); ok {
+			return err // Java refuses it as well: no limitation of the Go writer
+		}
 		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	return nil

@@ -367,3 +367,28 @@ func TestWithoutErrorHandling(t *testing.T) {
 		t.Error("error handling the rewrite does not know was left in without an error")
 	}
 }
+
+// TestDocCodeFences checks every fenced code block of the README, of docs/ and of the runner
+// protocol is closed, and every fence stands on a line of its own: a fence glued to code
+// ("}```") is no fence, and the rest of the page would render as code.
+func TestDocCodeFences(t *testing.T) {
+	for _, p := range markdownFiles(t) {
+		open := 0
+		for i, line := range strings.Split(readText(t, p), "\n") {
+			if fence.MatchString(line) {
+				if open == 0 {
+					open = i + 1
+				} else {
+					open = 0
+				}
+				continue
+			}
+			if strings.Contains(line, "```") {
+				t.Errorf("%s:%d: a code fence not on a line of its own: %q", p, i+1, line)
+			}
+		}
+		if open != 0 {
+			t.Errorf("%s:%d: the code block opened here is never closed", p, open)
+		}
+	}
+}

@@ -101,6 +101,16 @@ func (t *Table) ExpireSnapshots(ctx context.Context, opts ...ExpireOption) (*Exp
 		cfg.TimeRetained = 0
 		nowMillis = c.olderThan.UnixMilli()
 	}
+	if cfg.RetainMax < cfg.RetainMin && cfg.RetainMin >= 1 {
+		from := "the table's " + expire.OptNumRetainedMin
+		if c.retainMin != nil {
+			from = "given"
+		} else if _, set := s.Options[expire.OptNumRetainedMin]; !set {
+			from = "the default of " + expire.OptNumRetainedMin
+		}
+		return nil, fmt.Errorf("expire snapshots of %s: retain max %d is less than retain min %d (%s): Java Paimon's expire_snapshots refuses this too (retainMax must not be less than retainMin); give a retain min of at most %d as well (WithRetainMin; pkft expire-snapshots --retain-min)",
+			t.path, cfg.RetainMax, cfg.RetainMin, from, cfg.RetainMax)
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("expire snapshots of %s: %w", t.path, err)
 	}

@@ -160,6 +160,16 @@ func fileIOFor(path string, cfg openconfig.Config) (fileio.FileIO, error) {
 	return resolve.ForPath(path, cfg.FSOptions, nil)
 }
 
+// tablePath is path as a table is opened at it: on the file systems pkft picks, a local path
+// whose first component holds a colon (a:b) is made absolute, so that no layer takes it for a
+// URI scheme.
+func tablePath(path string, cfg openconfig.Config) string {
+	if cfg.FileIO != nil {
+		return path
+	}
+	return resolve.LocalForm(path)
+}
+
 // KeepArchivesOpen makes the table keep the full-text archives its searches open, for the
 // searches after them: a long-lived handle (a service answering queries) then opens each archive
 // once instead of once per query, which on an object store saves the requests that fetch the
@@ -187,6 +197,7 @@ func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) 
 	if path == "" {
 		return nil, errors.New("open table: empty path")
 	}
+	path = tablePath(path, cfg)
 	fio, err := fileIOFor(path, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open table: %w", err)

@@ -1,6 +1,8 @@
 package pkft
 
 import (
+	"maps"
+
 	"github.com/paimon-pkft/pkft/internal/convert"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/types"
@@ -95,6 +97,9 @@ type Schema struct {
 	Columns []Column
 	// PrimaryKeys and PartitionKeys name the primary key and partition columns.
 	PrimaryKeys, PartitionKeys []string
+	// Options are the table options the schema sets (never nil); Comment is the table comment.
+	Options map[string]string
+	Comment string
 }
 
 // Column returns the column called name.
@@ -109,7 +114,13 @@ func (s *Schema) Column(name string) (Column, bool) {
 
 func schemaOf(s *schema.TableSchema) *Schema {
 	out := &Schema{Columns: make([]Column, len(s.Fields)), PrimaryKeys: orEmpty(s.PrimaryKeys),
-		PartitionKeys: orEmpty(s.PartitionKeys)}
+		PartitionKeys: orEmpty(s.PartitionKeys), Options: maps.Clone(s.Options)}
+	if out.Options == nil {
+		out.Options = map[string]string{}
+	}
+	if s.Comment != nil {
+		out.Comment = *s.Comment
+	}
 	for i, f := range s.Fields {
 		out.Columns[i] = Column{Name: f.Name, Type: DataType{Kind: kindOfRoot[f.Type.Root], Precision: f.Type.Precision,
 			Scale: f.Type.Scale, Length: f.Type.Length, NotNull: f.Type.NotNull, sql: f.Type.SQLString()}}

@@ -42,6 +42,7 @@ func TableOptions(ctx context.Context, path string, opts ...OpenOption) ([]Optio
 	if path == "" {
 		return nil, errors.New("table options: empty path")
 	}
+	path = tablePath(path, openConfigOf(opts))
 	fio, err := fileIOFor(path, openConfigOf(opts))
 	if err != nil {
 		return nil, fmt.Errorf("table options: %w", err)

@@ -8,7 +8,10 @@ import (
 
 	"github.com/paimon-pkft/pkft/internal/convert"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
+	"github.com/paimon-pkft/pkft/internal/inspect"
+	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
 	"github.com/paimon-pkft/pkft/internal/types"
@@ -133,9 +136,20 @@ type WriteResult struct {
 	// of the same key).
 	Files int   `json:"files"`
 	Rows  int64 `json:"records"`
-	// ArchivesBuilt and ArchivesRetired count the full-text maintainers' changes.
-	ArchivesBuilt   int `json:"archivesBuilt"`
-	ArchivesRetired int `json:"archivesRetired"`
+	// ArchivesBuilt and ArchivesRetired count the full-text maintainers' changes, in both
+	// snapshots; CompactArchivesBuilt and CompactArchivesRetired those of them in the COMPACT
+	// snapshot (CompactSnapshotID).
+	ArchivesBuilt          int `json:"archivesBuilt"`
+	ArchivesRetired        int `json:"archivesRetired"`
+	CompactArchivesBuilt   int `json:"compactArchivesBuilt"`
+	CompactArchivesRetired int `json:"compactArchivesRetired"`
+	// Coverage counts the rows of the data files this write committed that are still in the
+	// table at its last snapshot (those the compaction at commit moved up or left on level 0;
+	// rewritten ones are the compaction's) and which of them no current full-text archive
+	// covers, and why: new rows are searched once a compaction rewrites their files
+	// ([WithIndexNewRows] at the write, [WithUncoveredCompaction] after it). Nil when the table
+	// has no full-text index or nothing was committed.
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Buckets has one entry per bucket written.
 	Buckets []WriteBucket `json:"buckets"`
 	// Commit counts the conflicts, re-plans and retries of the commit.
@@ -221,12 +235,59 @@ func (w *Writer) Commit(ctx context.Context) (*WriteResult, error) {
 		res.Rows += wb.Rows
 		res.ArchivesBuilt += len(wb.Built)
 		res.ArchivesRetired += len(wb.Retired)
+		res.CompactArchivesBuilt += len(b.CompactBuilt)
+		res.CompactArchivesRetired += len(b.CompactRetired)
 		res.Buckets = append(res.Buckets, wb)
 	}
 	if cerr != nil {
 		return res, opError(cerr, "commit write to %s", w.t.path)
 	}
+	last := r.CompactSnapshot
+	if last == nil {
+		last = r.Snapshot
+	}
+	if last != nil {
+		if res.Coverage, err = w.writtenCoverage(ctx, last, r.Buckets); err != nil {
+			return res, fmt.Errorf("commit write to %s: committed as snapshot %d: %w", w.t.path, last.ID, err)
+		}
+	}
 	return res, nil
+}
+
+// writtenCoverage is the coverage, at snapshot last, of the data files the write committed
+// (buckets) that are still there; nil when the table has no full-text index.
+func (w *Writer) writtenCoverage(ctx context.Context, last *snapshot.Snapshot, buckets []tableops.BucketWrite) (*Coverage, error) {
+	s, err := w.t.latestSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	field, ok := inspect.FullTextField(s)
+	if !ok {
+		return nil, nil
+	}
+	written := map[bucketID]map[string]bool{}
+	for _, b := range buckets {
+		id := bucketID{string(b.Partition), b.Bucket}
+		for _, f := range b.NewFiles {
+			if written[id] == nil {
+				written[id] = map[string]bool{}
+			}
+			written[id][f.FileName] = true
+		}
+	}
+	contents, err := w.t.t.Read(ctx, last)
+	if err != nil {
+		return nil, fmt.Errorf("coverage of the written rows at snapshot %d: %w", last.ID, err)
+	}
+	total := &inspect.CoverageDump{Uncovered: []inspect.UncoveredDump{}}
+	for _, b := range contents.Buckets {
+		names := written[bucketID{string(b.Partition), b.Bucket}]
+		if names == nil {
+			continue
+		}
+		total.Add(inspect.FilesCoverage(field, b, func(f *meta.DataFileMeta) bool { return names[f.FileName] }))
+	}
+	return coverageOf(total), nil
 }
 
 // Abort discards everything written and deletes every generated file.

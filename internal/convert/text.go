@@ -36,6 +36,10 @@ func ParseValue(t types.DataType, v any) (any, error) {
 			return nil, fmt.Errorf("boolean %v for type %s", x, t.SQLString())
 		}
 		return x, nil
+	case map[string]any:
+		return nil, fmt.Errorf("a JSON object cannot be a %s", t.SQLString())
+	case []any:
+		return nil, fmt.Errorf("a JSON array cannot be a %s", t.SQLString())
 	default:
 		return nil, fmt.Errorf("value %v (%T) cannot be a %s", v, v, t.SQLString())
 	}

@@ -47,6 +47,33 @@ const (
 // changelog files through ExpireChangelogImpl, which pkft does not port).
 var ErrDecoupledChangelog = errors.New("changelog lifecycle decoupled from snapshots (changelog.num-retained.*, changelog.time-retained) is not supported by pkft's snapshot expiry")
 
+// RetentionError is a retention Java Paimon refuses as well: the table options
+// SchemaValidation checks at creation and alteration, or a procedure's bounds ExpireSnapshotsImpl
+// checks. It is not a limitation of pkft.
+type RetentionError struct{ msg string }
+
+func (e *RetentionError) Error() string { return e.msg }
+
+// checkOptionBounds checks the retention options as Java's SchemaValidation does, with its
+// messages; set names the options the table sets (the others are at their defaults).
+func checkOptionBounds(c Config, set map[string]bool) error {
+	val := func(key string, v int) string {
+		if set[key] {
+			return fmt.Sprintf("%s is %d", key, v)
+		}
+		return fmt.Sprintf("%s is %d, its default", key, v)
+	}
+	if c.RetainMin < 1 {
+		return &RetentionError{fmt.Sprintf("%s should be at least 1 (%s); Java Paimon's SchemaValidation refuses it too",
+			OptNumRetainedMin, val(OptNumRetainedMin, c.RetainMin))}
+	}
+	if c.RetainMin > c.RetainMax {
+		return &RetentionError{fmt.Sprintf("%s should not be larger than %s (%s, %s); Java Paimon's SchemaValidation refuses it too: set %s to at most %d as well",
+			OptNumRetainedMin, OptNumRetainedMax, val(OptNumRetainedMin, c.RetainMin), val(OptNumRetainedMax, c.RetainMax), OptNumRetainedMin, c.RetainMax)}
+	}
+	return nil
+}
+
 // Config is what one expiry keeps (Java's ExpireConfig, snapshot half).
 type Config struct {
 	// RetainMin is the fewest snapshots kept (snapshot.num-retained.min); at least 1.
@@ -73,7 +100,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%s must be at least 1, got %d", OptNumRetainedMin, c.RetainMin)
 	}
 	if c.RetainMax < c.RetainMin {
-		return fmt.Errorf("retainMax (%d) must not be less than retainMin (%d)", c.RetainMax, c.RetainMin)
+		return &RetentionError{fmt.Sprintf("retain max %d is less than retain min %d; Java Paimon refuses it too (retainMax (%d) must not be less than retainMin (%d))",
+			c.RetainMax, c.RetainMin, c.RetainMax, c.RetainMin)}
 	}
 	if c.MaxDeletes < 1 {
 		return fmt.Errorf("%s must be at least 1, got %d", OptExpireLimit, c.MaxDeletes)
@@ -135,10 +163,18 @@ func FromOptions(opts map[string]string) (Config, error) {
 			return c, err
 		}
 	}
+	if err := checkOptionBounds(c, map[string]bool{OptNumRetainedMin: hasKey(opts, OptNumRetainedMin), OptNumRetainedMax: hasKey(opts, OptNumRetainedMax)}); err != nil {
+		return c, err
+	}
 	if err := checkChangelogCoupled(opts, c); err != nil {
 		return c, err
 	}
 	return c, c.Validate()
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // checkChangelogCoupled refuses what CoreOptions#changelogLifecycleDecoupled calls decoupled: a

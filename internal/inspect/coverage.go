@@ -65,13 +65,42 @@ type UncoveredDump struct {
 // wrote it. A current archive whose source meta has no readable level makes the coverage that of
 // a failed state (FailedCoverage).
 func BucketCoverage(files, eligible []*meta.DataFileMeta, state *pkfulltext.BucketIndexState) *CoverageDump {
+	return bucketCoverage(files, eligible, state, nil)
+}
+
+// FilesCoverage is the coverage of the data files of bucket b that keep selects, each judged as
+// in the whole bucket's full-text state (fieldID as FullTextField returns it): what a writer
+// learns of the files it committed.
+func FilesCoverage(fieldID int32, b *table.Bucket, keep func(*meta.DataFileMeta) bool) *CoverageDump {
+	if fieldID >= 0 {
+		if view, err := pkfulltext.InspectBucket(fieldID, b.DataFiles, b.IndexFiles); err == nil {
+			return bucketCoverage(b.DataFiles, view.Eligible, view.State, keep)
+		}
+	}
+	var kept []*meta.DataFileMeta
+	for _, f := range b.DataFiles {
+		if keep(f) {
+			kept = append(kept, f)
+		}
+	}
+	return FailedCoverage(kept)
+}
+
+// bucketCoverage is BucketCoverage of the files keep selects (nil: all).
+func bucketCoverage(files, eligible []*meta.DataFileMeta, state *pkfulltext.BucketIndexState, keep func(*meta.DataFileMeta) bool) *CoverageDump {
 	current := map[int32]bool{}
 	var duplicate map[int32][]*meta.IndexFileMeta
 	if state != nil {
 		for _, p := range state.CurrentPayloads() {
 			level, _, ok := pkindex.PeekSourceMeta(p.GlobalIndex.SourceMeta)
 			if !ok {
-				return FailedCoverage(files)
+				var kept []*meta.DataFileMeta
+				for _, f := range files {
+					if keep == nil || keep(f) {
+						kept = append(kept, f)
+					}
+				}
+				return FailedCoverage(kept)
 			}
 			current[level] = true
 		}
@@ -80,6 +109,9 @@ func BucketCoverage(files, eligible []*meta.DataFileMeta, state *pkfulltext.Buck
 	isEligible := eligibleIn(files, eligible)
 	var t tally
 	for i, f := range files {
+		if keep != nil && !keep(f) {
+			continue
+		}
 		fed := isEligible(i)
 		var reason int
 		switch _, dup := duplicate[f.Level]; {

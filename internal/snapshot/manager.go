@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strconv"
 	"time"
@@ -53,6 +54,9 @@ func (m *Manager) Snapshot(ctx context.Context, id int64) (*Snapshot, error) {
 	p := m.Path(id)
 	data, err := m.fio.ReadFile(ctx, p)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, m.missing(ctx, id, err)
+		}
 		return nil, fmt.Errorf("read snapshot %d: %w", id, err)
 	}
 	s, err := Parse(data)
@@ -63,6 +67,30 @@ func (m *Manager) Snapshot(ctx context.Context, id int64) (*Snapshot, error) {
 		return nil, fmt.Errorf("read snapshot %d from %s: the file records id %d, which disagrees with its name", id, p, s.ID)
 	}
 	return s, nil
+}
+
+// missingError is a snapshot that does not exist, said in the table's terms (expired, not yet
+// committed); it unwraps to the file system's error.
+type missingError struct {
+	msg string
+	err error
+}
+
+func (e *missingError) Error() string { return e.msg }
+func (e *missingError) Unwrap() error { return e.err }
+
+// missing explains why snapshot id, whose file read failed with err (not found), is not there:
+// expired when it is below the earliest snapshot, not committed yet when above the latest.
+func (m *Manager) missing(ctx context.Context, id int64, err error) error {
+	if earliest, ok, e := m.EarliestID(ctx); e == nil && ok && id < earliest {
+		return &missingError{fmt.Sprintf("snapshot %d has expired; the earliest is %d", id, earliest), err}
+	}
+	if latest, ok, e := m.LatestID(ctx); e == nil && ok && id > latest {
+		return &missingError{fmt.Sprintf("snapshot %d does not exist; the latest is %d", id, latest), err}
+	} else if e == nil && !ok {
+		return &missingError{fmt.Sprintf("snapshot %d does not exist; the table has no snapshot", id), err}
+	}
+	return fmt.Errorf("read snapshot %d: %w", id, err)
 }
 
 // Exists reports whether snapshot id exists.

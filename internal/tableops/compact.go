@@ -369,6 +369,9 @@ func (c *compaction) Plan(ctx context.Context, contents *table.Contents, keys []
 			mu.Unlock()
 		}
 	}
+	if len(jobs) > 0 {
+		report() // the buckets to compact are known: a bar can start at 0 of them
+	}
 	changes := make([]*commit.Change, len(jobs))
 	for i, j := range jobs {
 		wg.Add(1)

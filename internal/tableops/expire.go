@@ -39,7 +39,9 @@ func newAtCommitExpiry(sch *schema.TableSchema, c maintainConfig) (*atCommitExpi
 		return nil, fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	cfg, err := expire.FromOptions(sch.Options)
-	if err != nil {
+	if _, ok := errors.AsType[*expire.RetentionError](err); ok {
+		return nil, err // Java refuses it as well: no limitation of the Go writer
+	} else if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
 	}
 	now := c.now

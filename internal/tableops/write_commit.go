@@ -43,8 +43,10 @@ type BucketWrite struct {
 	Bucket    int32
 	// NewFiles are the level-0 data files written.
 	NewFiles []*meta.DataFileMeta
-	// Built and Retired are the archive changes the bucket's full-text maintainer made.
-	Built, Retired []*meta.IndexFileMeta
+	// Built and Retired are the archive changes the bucket's full-text maintainer made;
+	// CompactBuilt and CompactRetired those of them the COMPACT snapshot carries.
+	Built, Retired               []*meta.IndexFileMeta
+	CompactBuilt, CompactRetired []*meta.IndexFileMeta
 }
 
 // Commit prepares (if not done yet) and commits everything written as Java's batch commit does:
@@ -102,8 +104,10 @@ func (w *Writer) commitSnapshots(ctx context.Context) (_ *WriteResult, err error
 		bw := BucketWrite{Partition: m.Partition, Bucket: m.Bucket, NewFiles: m.NewFiles,
 			Built: m.NewIndexFiles, Retired: m.DeletedIndexFiles}
 		if cch := w.compacted[bucketKey{string(m.Partition), m.Bucket}]; cch != nil {
-			bw.Built = slices.Concat(bw.Built, w.buckets[bucketKey{string(m.Partition), m.Bucket}].compaction.Built)
-			bw.Retired = slices.Concat(bw.Retired, w.buckets[bucketKey{string(m.Partition), m.Bucket}].compaction.Retired)
+			bw.CompactBuilt = w.buckets[bucketKey{string(m.Partition), m.Bucket}].compaction.Built
+			bw.CompactRetired = w.buckets[bucketKey{string(m.Partition), m.Bucket}].compaction.Retired
+			bw.Built = slices.Concat(bw.Built, bw.CompactBuilt)
+			bw.Retired = slices.Concat(bw.Retired, bw.CompactRetired)
 		}
 		res.Buckets = append(res.Buckets, bw)
 	}

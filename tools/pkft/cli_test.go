@@ -360,7 +360,7 @@ func TestErrors(t *testing.T) {
 		{"unknown partition key", []string{"maintain", dir, "--partition", "nope=1", "--dry-run"}, exitFailed, "not a partition key"},
 		{"negative bucket", []string{"maintain", dir, "--bucket", "-1"}, exitUsage, "want a bucket number"},
 		{"negative parallel", []string{"maintain", dir, "--parallel", "-2"}, exitUsage, "want a positive number"},
-		{"bad progress", []string{"maintain", dir, "--progress", "sometimes"}, exitUsage, "want auto, always or never"},
+		{"bad progress", []string{"maintain", dir, "--progress", "sometimes"}, exitUsage, "want auto, always, never or json"},
 		{"unknown flag", []string{"maintain", dir, "--force"}, exitUsage, "unknown flag"},
 		{"no query", []string{"search", dir}, exitUsage, "--query is required"},
 		{"zero limit", []string{"search", dir, "-q", "x", "--limit", "0"}, exitUsage, "want a positive number"},

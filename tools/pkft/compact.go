@@ -87,7 +87,7 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 			}
 			res, err := tbl.Compact(ctx, opts...)
 			if bar != nil {
-				bar.finish()
+				bar.finish(err == nil)
 			}
 			if err != nil {
 				return err
@@ -100,13 +100,13 @@ JSON); a progress bar of buckets done is drawn on stderr when it is a terminal (
 	}
 	f := cmd.Flags()
 	sharding.add(f, "compact")
-	f.StringArrayVar(&partitions, "partition", nil, "compact only partition k=v[,k=v...] (repeatable)")
+	f.StringArrayVar(&partitions, "partition", nil, "compact only partition `k=v[,k=v...]` (repeatable)")
 	f.Int32SliceVar(&buckets, "bucket", nil, "compact only bucket N (repeatable or comma-separated)")
 	f.IntVar(&parallel, "parallel", 0, "buckets compacted at once (default: one per CPU)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
-	f.StringVar(&strategy, "strategy", "full", "full (every bucket into the top level), minor (the table's compaction strategy picks) or uncovered (rewrite only the files no archive can cover)")
-	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr (buckets done): auto (when stderr is a terminal), always, never")
+	f.StringVar(&user, "commit-user", "", "the snapshot's commit `USER` (default: a random UUID)")
+	f.StringVar(&strategy, "strategy", "full", "`full|minor|uncovered`: full compacts every bucket into the top level, minor lets the table's compaction strategy pick, uncovered rewrites only the files no archive can cover")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress on stderr (buckets done): `auto|always|never|json` (auto: a bar when stderr is a terminal; json: a JSON object a line)")
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -138,7 +139,7 @@ func TestCoverageCLI_UnsearchableRows(t *testing.T) {
 		t.Errorf("state --json coverage:\n%s", out)
 	}
 
-	notice := "pkft: 5 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
+	notice := "notice: 5 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
 		"(level-0: 2 rows in 1 file, moved-up: 3 rows in 1 file); see `pkft state`\n"
 	code, out, errs = pkftRun(t, "search", dir, "--query", "zebra")
 	if code != 0 || !strings.HasSuffix(out, "0 hit(s) in snapshot 3\n") || errs != notice {
@@ -198,7 +199,7 @@ func TestCoverageCLI_DuplicateArchives(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := pkftRun(t, "search", dir, "--query", "zebra")
-	notice := "pkft: 3 rows in 1 file are not covered by a full-text archive, so this search did not see them " +
+	notice := "notice: 3 rows in 1 file are not covered by a full-text archive, so this search did not see them " +
 		"(duplicate-archives: 3 rows in 1 file); `pkft maintain` indexes 3 rows; see `pkft state`\n"
 	if code != 0 || !strings.HasSuffix(out, "0 hit(s) in snapshot 3\n") || errs != notice {
 		t.Errorf("search: exit %d\n%s\nstderr %q, want %q", code, out, errs, notice)
@@ -229,7 +230,7 @@ func TestCoverageNotice(t *testing.T) {
 		{Reason: pkft.UncoveredLevel0, Levels: []int32{0}, Files: 1, Rows: 1},
 		{Reason: pkft.UncoveredNoArchive, Levels: []int32{3}, Files: 1, Rows: 2},
 	}})
-	want := "pkft: 3 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
+	want := "notice: 3 rows in 2 files are not covered by a full-text archive, so this search did not see them " +
 		"(level-0: 1 row in 1 file, no-archive: 2 rows in 1 file); `pkft maintain` indexes 2 rows; see `pkft state`"
 	if got != want {
 		t.Errorf("notice\n got %q\nwant %q", got, want)
@@ -294,5 +295,83 @@ func TestCoverageCLI_Backfill(t *testing.T) {
 	code, out, errs = pkftRun(t, "compact", dir, "--strategy", "uncovered", "--json", "--progress", "never")
 	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || res.SnapshotID != 0 {
 		t.Errorf("a second compact --strategy uncovered: exit %d, %v, want nothing committed\n%s\n%s", code, err, out, errs)
+	}
+}
+
+// TestWriteReportsUncoveredRows: a write of new keys into a compacted table ends with a notice
+// counting the rows it committed that no archive covers (moved up by the compaction at commit),
+// at the write's last snapshot, with what covers them; --json carries the same coverage; each
+// stdout line credits the archives its own snapshot built. search --require-coverage exits 3
+// on that table (its hits printed) and 0 once compact --strategy uncovered indexed the rows.
+func TestWriteReportsUncoveredRows(t *testing.T) {
+	testenv.Native(t)
+	dir := filepath.Join(t.TempDir(), "docs")
+	schemaFile := filepath.Join(t.TempDir(), "schema.json")
+	if err := os.WriteFile(schemaFile, []byte(`{"columns":[{"name":"id","type":"BIGINT"},{"name":"content","type":"STRING"}],
+		"primaryKeys":["id"],"options":{"bucket":"1","deletion-vectors.enabled":"true","pk-full-text.index.columns":"content"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := pkftRun(t, "create", dir, "--schema", schemaFile); code != exitOK {
+		t.Fatal(errOut)
+	}
+	var rows strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&rows, `{"id":%d,"content":"row %d of the lake"}`+"\n", i, i)
+	}
+	write := func(in string, args ...string) (string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := runWith(t.Context(), append([]string{"write", dir, "--quiet"}, args...), strings.NewReader(in), &out, &errb); code != exitOK {
+			t.Fatalf("write: exit %d, %s", code, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	write(rows.String(), "--index-new-rows") // a compacted, fully covered table
+	if code, _, errOut := pkftRun(t, "search", dir, "--query", "lake", "--require-coverage"); code != exitOK || errOut != "" {
+		t.Fatalf("search --require-coverage of a covered table: exit %d, %q", code, errOut)
+	}
+
+	out, notice := write(`{"id":1000,"content":"a zebra"}` + "\n" + `{"id":1001,"content":"another zebra"}` + "\n")
+	last := latestID(t, dir)
+	want := fmt.Sprintf("notice: 2 rows in 1 file this write committed are not searchable at snapshot %d: no full-text archive covers them (moved-up: 2 rows in 1 file); "+
+		"the compaction at commit moved them up without rewriting them: `pkft compact --strategy uncovered` indexes them", last)
+	if !strings.HasPrefix(notice, want) || strings.Count(notice, "\n") != 1 {
+		t.Errorf("write of new keys into a compacted table: stderr %q, want %q...", notice, want)
+	}
+	if !strings.Contains(out, fmt.Sprintf("committed snapshot %d: compaction at commit", last)) {
+		t.Errorf("write printed %q, want its COMPACT snapshot %d", out, last)
+	}
+
+	// search --require-coverage: the hits, the notice, then status 3.
+	code, hits, errOut := pkftRun(t, "search", dir, "--query", "lake", "--require-coverage")
+	if code != exitUncovered || !strings.Contains(hits, "hit(s)") || !strings.Contains(errOut, "notice: 2 rows in 1 file are not covered") ||
+		!strings.Contains(errOut, "pkft: --require-coverage: 2 rows in 1 file of the searched snapshot and partitions are not covered") {
+		t.Errorf("search --require-coverage with uncovered rows: exit %d, stdout %q, stderr %q", code, hits, errOut)
+	}
+	if code, _, _ := pkftRun(t, "search", dir, "--query", "lake"); code != exitOK {
+		t.Errorf("search without --require-coverage: exit %d, want 0 as documented", code)
+	}
+
+	// An update of an indexed key: the compaction at commit rewrites, and the archives it built
+	// are credited to the COMPACT snapshot's line, none to the APPEND snapshot's.
+	var res pkft.WriteResult
+	jsonOut, notice := write(`{"id":5,"content":"row 5 rewritten"}`+"\n", "--json")
+	if err := json.Unmarshal([]byte(jsonOut), &res); err != nil {
+		t.Fatalf("%v: %s", err, jsonOut)
+	}
+	if res.Coverage == nil || notice != "" && res.Coverage.UncoveredRows == 0 {
+		t.Errorf("write --json: coverage %+v, stderr %q", res.Coverage, notice)
+	}
+	out, _ = write(`{"id":6,"content":"row 6 rewritten"}` + "\n")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], "0 archives built, 0 retired") || strings.Contains(lines[1], " 0 archives built") {
+		t.Errorf("write of an update printed %q, want the archives on the COMPACT snapshot's line", out)
+	}
+
+	if code, _, errOut := pkftRun(t, "compact", dir, "--strategy", "uncovered"); code != exitOK {
+		t.Fatalf("compact --strategy uncovered: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := pkftRun(t, "search", dir, "--query", "zebra", "--require-coverage"); code != exitOK || errOut != "" {
+		t.Errorf("search --require-coverage after the backfill: exit %d, %q", code, errOut)
 	}
 }

@@ -24,7 +24,8 @@ does. The schema file is either pkft's form
 TIMESTAMP(p), ...; primary-key columns become NOT NULL) or the JSON of a Java schema file
 (schema/schema-N: its fields, keys, options and comment; ids and times are assigned anew).
 A directory that already holds a schema is refused, and so is every table option pkft does not
-know or implement (see pkft options). Prints the table's schema as JSON.
+know or implement (see pkft options). Prints the table's schema as JSON: its columns, keys,
+options and comment.
 
 ` + indexSupport() + `
 ` + mergeEngineSupport(),
@@ -48,14 +49,14 @@ know or implement (see pkft options). Prints the table's schema as JSON.
 			if err != nil {
 				return err
 			}
-			out := pkft.TableDefinition{PrimaryKeys: s.PrimaryKeys, PartitionKeys: s.PartitionKeys}
+			out := pkft.TableDefinition{PrimaryKeys: s.PrimaryKeys, PartitionKeys: s.PartitionKeys, Options: s.Options, Comment: s.Comment}
 			for _, c := range s.Columns {
 				out.Columns = append(out.Columns, pkft.ColumnDefinition{Name: c.Name, Type: c.Type.String()})
 			}
 			return writeJSON(cmd.OutOrStdout(), out)
 		},
 	}
-	cmd.Flags().StringVar(&schemaFile, "schema", "", "the table definition (JSON; see above)")
+	cmd.Flags().StringVar(&schemaFile, "schema", "", "the table definition, a JSON `FILE` (see above)")
 	_ = cmd.MarkFlagRequired("schema")
 	return cmd
 }

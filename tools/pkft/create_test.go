@@ -31,6 +31,15 @@ func TestCreate_BothSchemaForms(t *testing.T) {
 			t.Fatalf("create %s: status %d, stderr %s", c[1], code, errOut)
 		} else if !strings.Contains(out, `"STRING NOT NULL"`) {
 			t.Errorf("create printed %s, want the schema with the keys NOT NULL", out)
+		} else {
+			var printed pkft.TableDefinition
+			if err := json.Unmarshal([]byte(out), &printed); err != nil {
+				t.Fatalf("create printed %s: %v", out, err)
+			}
+			if printed.Options["bucket"] != "2" || printed.Options["deletion-vectors.enabled"] != "true" ||
+				strings.Join(printed.PartitionKeys, ",") != "region,dt" {
+				t.Errorf("create printed %s, want the schema with its partition keys and options", out)
+			}
 		}
 	}
 	read := func(p string) []byte {

@@ -15,8 +15,18 @@ const (
 	exitOK          = 0
 	exitFailed      = 1
 	exitUsage       = 2
+	exitUncovered   = 3
 	exitInterrupted = 130
 )
+
+// uncoveredError ends a search --require-coverage whose searched snapshot and partitions hold
+// rows no archive covers: the hits are printed, the exit status is exitUncovered.
+type uncoveredError struct{ rows, files int64 }
+
+func (e uncoveredError) Error() string {
+	return fmt.Sprintf("--require-coverage: %s of the searched snapshot and partitions %s not covered by a full-text archive",
+		rowsInFiles(e.rows, e.files), isOrAre(e.rows))
+}
 
 // exitStatus is one row of the documented exit-status table.
 type exitStatus struct {
@@ -29,6 +39,7 @@ var exitStatuses = []exitStatus{
 	{exitOK, "success"},
 	{exitFailed, "the operation failed (no table at the path, a refused input, query or option, an I/O error, a failed commit); what it wrote is deleted, and the error says if an earlier step was committed"},
 	{exitUsage, "usage error: unknown command or flag, a flag value out of its range or set, a missing required flag or argument, too many arguments; nothing was read or written"},
+	{exitUncovered, "search --require-coverage: the search ran and printed its hits, but rows of the searched snapshot and partitions are in no full-text archive, so it did not see them (the notice counts them by reason)"},
 	{exitInterrupted, "interrupted by SIGINT or SIGTERM; what the operation had written is deleted"},
 }
 
@@ -50,8 +61,8 @@ type logSetup struct {
 
 // addFlags adds --log-format and --log-level to root.
 func (l *logSetup) addFlags(root *cobra.Command) {
-	root.PersistentFlags().StringVar(&l.format, "log-format", "text", "format of the logs of long work on stderr: text or json")
-	root.PersistentFlags().StringVar(&l.level, "log-level", "info", "least level of the logs of long work: debug, info, warn or error")
+	root.PersistentFlags().StringVar(&l.format, "log-format", "text", "format of the logs of long work on stderr: `text|json`")
+	root.PersistentFlags().StringVar(&l.level, "log-level", "info", "least level of the logs of long work: `debug|info|warn|error`")
 }
 
 // configure checks the flags and builds the logger.

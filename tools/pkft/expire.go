@@ -19,8 +19,10 @@ to the table's option (snapshot.num-retained.max, snapshot.num-retained.min, sna
 before now, snapshot.expire.limit). Snapshots tags hold and snapshots consumers still read are
 protected. The data, changelog, deletion-vector and index files, manifests and statistics that only
 expired snapshots reference are deleted, then the snapshot files; the EARLIEST hint moves. Prints
-{"expired": N, "earliestSnapshotId": ID} (the id only when something expired).`,
-		Example: `  pkft expire-snapshots /data/db.db/docs --retain-max 5
+{"expired": N, "earliestSnapshotId": ID} (the id only when something expired). A retain max
+below the retain min (snapshot.num-retained.min, 10 by default) is refused, as Java's procedure
+refuses it: to keep the latest 5 snapshots, give both.`,
+		Example: `  pkft expire-snapshots /data/db.db/docs --retain-max 5 --retain-min 5
   pkft expire-snapshots /data/db.db/docs --older-than "2026-01-31 00:00:00" --retain-min 2`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,6 +63,6 @@ expired snapshots reference are deleted, then the snapshot files; the EARLIEST h
 	f.IntVar(&retainMax, "retain-max", 0, "keep at most this many snapshots (default: the table's snapshot.num-retained.max)")
 	f.IntVar(&retainMin, "retain-min", 0, "keep at least this many snapshots (default: the table's snapshot.num-retained.min)")
 	f.IntVar(&maxDeletes, "max-deletes", 0, "expire at most this many snapshots (default: the table's snapshot.expire.limit)")
-	f.StringVar(&olderThan, "older-than", "", `expire only snapshots whose successor is older: "yyyy-mm-dd hh:mm:ss[.fff]" in local time, RFC 3339, epoch milliseconds, or an age (36h, 3d) (default: now minus the table's snapshot.time-retained)`)
+	f.StringVar(&olderThan, "older-than", "", "expire only snapshots whose successor is older than `TIME`: \"yyyy-mm-dd hh:mm:ss[.fff]\" in local time, RFC 3339, epoch milliseconds, or an age (36h, 3d) (default: now minus the table's snapshot.time-retained)")
 	return cmd
 }

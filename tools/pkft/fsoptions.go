@@ -34,7 +34,7 @@ func addFileSystemFlag(root *cobra.Command) {
 	var raw []string
 	var engineLib string
 	root.PersistentFlags().StringArrayVar(&raw, "fs-option", nil,
-		"file-system option KEY=VALUE of the table's file system (repeatable): for s3:// and s3a:// tables "+
+		"file-system option `KEY=VALUE` of the table's file system (repeatable): for s3:// and s3a:// tables "+
 			"s3.endpoint, s3.region, s3.access-key, s3.secret-key, s3.session.token, s3.path.style.access, "+
 			"s3.multipart.size, s3.conditional-writes; the AWS_* environment variables apply too")
 	root.PersistentFlags().StringVar(&engineLib, "engine-lib", "", engineLibHelp)

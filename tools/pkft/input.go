@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -73,6 +74,11 @@ type readMeter struct {
 	last     time.Time
 	interval time.Duration
 	drawn    bool
+	// json: a JSON object a line per report (--progress json) instead of a redrawn line.
+	json        bool
+	rows        int
+	bytes       int64
+	commitStart time.Time
 }
 
 // newReadMeter returns the meter drawing on w, or nil when none is drawn.
@@ -81,7 +87,51 @@ func newReadMeter(w io.Writer, mode progressMode) *readMeter {
 		return nil
 	}
 	now := time.Now()
-	return &readMeter{w: w, start: now, last: now, interval: 200 * time.Millisecond}
+	return &readMeter{w: w, start: now, last: now, interval: 200 * time.Millisecond, json: mode == progressJSON}
+}
+
+// writeProgressLine is one line of write --progress json.
+type writeProgressLine struct {
+	Op    string `json:"op"`
+	Phase string `json:"phase"`
+	Rows  int    `json:"rows"`
+	Bytes int64  `json:"bytes"`
+}
+
+func (m *readMeter) jsonLine(phase string, rows int, bytes int64) {
+	b, _ := json.Marshal(writeProgressLine{Op: "write", Phase: phase, Rows: rows, Bytes: bytes})
+	fmt.Fprintf(m.w, "%s\n", b)
+}
+
+// committing says the input is read and the commit (the compaction at commit, the archive
+// builds, the snapshots) runs: the phase that follows the read, silent otherwise.
+func (m *readMeter) committing(rows int, bytes int64) {
+	if m == nil {
+		return
+	}
+	m.rows, m.bytes = rows, bytes
+	m.commitStart = time.Now()
+	if m.json {
+		m.jsonLine("commit", rows, bytes)
+		return
+	}
+	fmt.Fprint(m.w, "committing: compaction at commit, archive builds, snapshots ...")
+}
+
+// committed ends the commit phase: how long it took, or that it failed.
+func (m *readMeter) committed(ok bool) {
+	if m == nil {
+		return
+	}
+	phase := "done"
+	if !ok {
+		phase = "failed"
+	}
+	if m.json {
+		m.jsonLine(phase, m.rows, m.bytes)
+		return
+	}
+	fmt.Fprintf(m.w, " %s in %s\n", phase, time.Since(m.commitStart).Round(10*time.Millisecond))
 }
 
 // update redraws the line if the interval has passed since the last draw.
@@ -101,10 +151,16 @@ func (m *readMeter) finish(rows int, bytes int64) {
 		return
 	}
 	m.draw(rows, bytes)
-	fmt.Fprintln(m.w)
+	if !m.json {
+		fmt.Fprintln(m.w)
+	}
 }
 
 func (m *readMeter) draw(rows int, bytes int64) {
+	if m.json {
+		m.jsonLine("read", rows, bytes)
+		return
+	}
 	secs := max(time.Since(m.start).Seconds(), 1e-3)
 	fmt.Fprintf(m.w, "\rread %d rows, %s (%.0f rows/s, %s/s)   ", rows, formatBytes(bytes), float64(rows)/secs, formatBytes(int64(float64(bytes)/secs)))
 	m.drawn = true

@@ -5,10 +5,11 @@
 //	                        build missing and stale archives, commit them as one snapshot
 //	pkft search TABLE_PATH --query Q [--column C] [--limit N] [--timeout D] [--max-query-bytes N]
 //	                        [--max-query-terms N] [--max-query-depth N] [--json]
-//	                        [--full] [--explain]
+//	                        [--full] [--explain] [--require-coverage]
 //	                        search the current archives (Q: plain words or the engine's JSON query,
 //	                        checked before the table is read; --explain: the engine query Q becomes);
 //	                        a notice on stderr counts the rows no current archive covers
+//	                        (--require-coverage: then exit status 3)
 //	pkft dump  TABLE_PATH [--snapshot N] [--json]
 //	                        the canonical dump of the latest snapshot (JSON; a table with no
 //	                        snapshot: {"snapshotId": 0, ...})
@@ -17,10 +18,11 @@
 //	                        and why, the archived levels, stale archives and next plan; --json adds
 //	                        the eligible files per level and each pk-btree/pk-bitmap definition's
 //	                        groups, rejected payloads and next plan
-//	pkft write TABLE_PATH [--format jsonl|csv] [--progress auto|always|never] [--quiet] [--index-new-rows] [--json] < rows
+//	pkft write TABLE_PATH [--format jsonl|csv] [--progress auto|always|never|json] [--quiet] [--index-new-rows] [--json] < rows
 //	pkft write TABLE_PATH --format parquet FILE... [--json]
 //	                        commit rows as Java's batch writer, compacting at commit; progress of
-//	                        rows and bytes read on stderr when it is a terminal
+//	                        the rows and bytes read, then of the commit, on stderr when it is a
+//	                        terminal; a notice counts the committed rows no archive covers
 //	pkft compact TABLE_PATH [--partition k=v,...] [--bucket N] [--strategy full|minor|uncovered] [--json]
 //	                        compact, maintaining the index archives; a bar counts buckets done
 //	pkft create TABLE_PATH --schema FILE
@@ -46,7 +48,7 @@
 // Errors are plain lines on stderr, the first starting "pkft: ". The exit status is 0 on
 // success, 1 when the operation failed, 2 for a usage error (unknown command or flag, a bad flag
 // value, a missing required flag or argument, too many arguments; a JSON query outside the
-// engine's language) and 130 when SIGINT or SIGTERM interrupted it (maintain --watch: 0, its
+// engine's language), 3 when search --require-coverage found rows no archive covers, and 130 when SIGINT or SIGTERM interrupted it (maintain --watch: 0, its
 // normal stop). SIGINT and SIGTERM stop any command promptly (a search also while the engine is
 // inside an archive, a write also while it waits for stdin). --log-format text|json and
 // --log-level debug|info|warn|error configure the logs of long work (maintain --watch, a rebased
@@ -130,6 +132,9 @@ func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if isUsageError(err) {
 		return exitUsage
 	}
+	if _, ok := errors.AsType[uncoveredError](err); ok {
+		return exitUncovered
+	}
 	return exitFailed
 }
 
@@ -142,7 +147,7 @@ func newRoot(out io.Writer, logs *logSetup) *cobra.Command {
 		SilenceErrors: true,
 		Version:       moduleVersion(),
 		Example: `  pkft create /data/db.db/docs --schema docs.json
-  pkft write /data/db.db/docs --format parquet rows.parquet
+  pkft write /data/db.db/docs --index-new-rows < rows.jsonl
   pkft scan /data/db.db/docs --limit 10
   pkft maintain /data/db.db/docs
   pkft search /data/db.db/docs --query "lake format"`,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,9 @@ const (
 	progressAuto   progressMode = "auto"
 	progressAlways progressMode = "always"
 	progressNever  progressMode = "never"
+	// progressJSON writes one JSON object a line on stderr for each report, terminal or not:
+	// progress for machines.
+	progressJSON progressMode = "json"
 )
 
 func maintainCommand(logs *logSetup) *cobra.Command {
@@ -115,7 +119,7 @@ deleting what an interrupted round wrote.`,
 			}
 			res, err := tbl.Maintain(ctx, opts...)
 			if bar != nil {
-				bar.finish()
+				bar.finish(err == nil)
 			}
 			if err != nil {
 				return err
@@ -132,17 +136,17 @@ deleting what an interrupted round wrote.`,
 	}
 	f := cmd.Flags()
 	sharding.add(f, "maintain")
-	f.StringArrayVar(&partitions, "partition", nil, "maintain only partition k=v[,k=v...] (repeatable; DATE as yyyy-mm-dd or day number)")
+	f.StringArrayVar(&partitions, "partition", nil, "maintain only partition `k=v[,k=v...]` (repeatable; DATE as yyyy-mm-dd or day number)")
 	f.Int32SliceVar(&buckets, "bucket", nil, "maintain only bucket N (repeatable or comma-separated)")
 	f.IntVar(&parallel, "parallel", 0, "buckets maintained at once (default: one per CPU)")
 	f.BoolVar(&dryRun, "dry-run", false, "show what would be built and retired; write nothing")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress bar on stderr: auto (when stderr is a terminal), always, never")
-	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress on stderr: `auto|always|never|json` (auto: a bar when stderr is a terminal; json: a JSON object a line)")
+	f.StringVar(&user, "commit-user", "", "the snapshot's commit `USER` (default: a random UUID)")
 	f.BoolVar(&watch.enabled, "watch", false, "keep running: maintain every new snapshot other writers commit (a sidecar)")
 	f.DurationVar(&watch.poll, "poll-interval", pkft.DefaultWatchPollInterval, "with --watch: how often to look for a new snapshot")
 	f.DurationVar(&watch.maxBackoff, "max-backoff", pkft.DefaultWatchMaxBackoff, "with --watch: the longest wait after failed rounds")
-	f.StringVar(&watch.listen, "listen", defaultWatchListen, "with --watch: address of /metrics and /healthz (port 0: any free port)")
+	f.StringVar(&watch.listen, "listen", defaultWatchListen, "with --watch: the `ADDRESS` of /metrics and /healthz (port 0: any free port)")
 	return cmd
 }
 
@@ -175,8 +179,8 @@ func scopeOptions(partitions []string, buckets []int32) ([]scopeOption, error) {
 // parseProgressMode checks the --progress flag.
 func parseProgressMode(flag string) (progressMode, error) {
 	mode := progressMode(flag)
-	if mode != progressAuto && mode != progressAlways && mode != progressNever {
-		return "", usagef("--progress %q: want auto, always or never", flag)
+	if mode != progressAuto && mode != progressAlways && mode != progressNever && mode != progressJSON {
+		return "", usagef("--progress %q: want auto, always, never or json", flag)
 	}
 	return mode, nil
 }
@@ -213,65 +217,84 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progress draws maintenance progress (rows indexed out of rows planned, buckets done) as a
-// progress bar.
+// progress bar, or writes it as JSON lines (--progress json).
 type progress struct {
 	mu  sync.Mutex
 	bar *progressbar.ProgressBar
-	// buckets: the bar counts buckets (compact), not rows (maintain); it is made on w at the
-	// first report.
+	// buckets: the bar counts buckets (compact), not rows (maintain). The bar is made on w at the
+	// first report with something to count, so that a run with nothing to do draws nothing.
 	buckets bool
 	w       io.Writer
+	// json: a JSON line per report instead of a bar; op names the command in each line.
+	json bool
+	op   string
+	last pkft.Progress
 }
 
-// newProgress returns the progress bar for w, or nil when none is drawn.
+// newProgress returns maintain's progress for w, or nil when none is drawn.
 func newProgress(w io.Writer, mode progressMode) *progress {
+	return newProgressOf(w, mode, "maintain", false)
+}
+
+// newBucketProgress returns compact's progress for w, counting buckets done out of the selected
+// ones (compaction reports no rows), or nil when none is drawn.
+func newBucketProgress(w io.Writer, mode progressMode) *progress {
+	return newProgressOf(w, mode, "compact", true)
+}
+
+func newProgressOf(w io.Writer, mode progressMode, op string, buckets bool) *progress {
 	if mode == progressNever || (mode == progressAuto && !isTerminal(w)) {
 		return nil
 	}
-	bar := progressbar.NewOptions64(-1,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("planning"),
-		progressbar.OptionSetItsString("rows"),
+	return &progress{w: w, buckets: buckets, json: mode == progressJSON, op: op}
+}
+
+// progressLine is one line of --progress json.
+type progressLine struct {
+	Op           string `json:"op"`
+	Phase        string `json:"phase"`
+	BucketsDone  int    `json:"bucketsDone"`
+	BucketsTotal int    `json:"bucketsTotal"`
+	RowsIndexed  int64  `json:"rowsIndexed"`
+	RowsPlanned  int64  `json:"rowsPlanned"`
+}
+
+func (p *progress) writeLine(phase string, r pkft.Progress) {
+	b, _ := json.Marshal(progressLine{Op: p.op, Phase: phase, BucketsDone: r.BucketsDone, BucketsTotal: r.BucketsTotal,
+		RowsIndexed: r.RowsIndexed, RowsPlanned: r.RowsPlanned})
+	fmt.Fprintf(p.w, "%s\n", b)
+}
+
+func (p *progress) newBar(max int64, desc, its string) *progressbar.ProgressBar {
+	return progressbar.NewOptions64(max,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionSetItsString(its),
 		progressbar.OptionShowIts(),
 		progressbar.OptionShowCount(),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionClearOnFinish(),
 		// No spinner ticker: progressbar's ticker goroutine (unknown length) reads the bar's state
 		// without its lock, a data race; the bar is redrawn on every report instead.
 		progressbar.OptionSetSpinnerChangeInterval(0),
 	)
-	return &progress{bar: bar}
-}
-
-// newBucketProgress returns compact's progress bar for w, counting buckets done out of the
-// selected ones (compaction reports no rows), or nil when none is drawn.
-func newBucketProgress(w io.Writer, mode progressMode) *progress {
-	if mode == progressNever || (mode == progressAuto && !isTerminal(w)) {
-		return nil
-	}
-	// The bar is made at the first report, which gives the number of buckets: an unknown
-	// maximum would be drawn as "0/-".
-	return &progress{w: w, buckets: true}
 }
 
 func (p *progress) update(r pkft.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.last = r
+	if p.json {
+		p.writeLine("running", r)
+		return
+	}
 	if p.buckets {
+		if r.BucketsTotal == 0 {
+			return
+		}
 		if p.bar == nil {
-			p.bar = progressbar.NewOptions64(int64(r.BucketsTotal),
-				progressbar.OptionSetWriter(p.w),
-				progressbar.OptionSetDescription("compacting"),
-				progressbar.OptionSetItsString("buckets"),
-				progressbar.OptionShowIts(),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetWidth(30),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionClearOnFinish(),
-				progressbar.OptionSetSpinnerChangeInterval(0),
-			)
+			p.bar = p.newBar(int64(r.BucketsTotal), "compacting", "buckets")
 		}
 		if p.bar.GetMax64() != int64(r.BucketsTotal) {
 			p.bar.ChangeMax64(int64(r.BucketsTotal))
@@ -279,20 +302,41 @@ func (p *progress) update(r pkft.Progress) {
 		_ = p.bar.Set64(int64(r.BucketsDone))
 		return
 	}
+	if r.RowsPlanned <= 0 {
+		return // nothing to build (yet): no bar of an unknown length
+	}
+	if p.bar == nil {
+		p.bar = p.newBar(r.RowsPlanned, "", "rows")
+	}
 	p.bar.Describe(fmt.Sprintf("buckets %d/%d", r.BucketsDone, r.BucketsTotal))
-	if r.RowsPlanned > 0 && p.bar.GetMax64() != r.RowsPlanned {
+	if p.bar.GetMax64() != r.RowsPlanned {
 		p.bar.ChangeMax64(r.RowsPlanned)
 	}
 	_ = p.bar.Set64(r.RowsIndexed)
 }
 
-func (p *progress) finish() {
+// finish ends the progress: the bar drawn at its end (ok: the work finished) and its line ended;
+// in JSON a last line of phase "done" (or "failed"). A run that reported nothing to count draws
+// nothing: its summary says it had nothing to do.
+func (p *progress) finish(ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.json {
+		phase := "done"
+		if !ok {
+			phase = "failed"
+		}
+		p.writeLine(phase, p.last)
+		return
+	}
 	if p.bar == nil {
 		return
 	}
+	if ok {
+		_ = p.bar.Set64(p.bar.GetMax64())
+	}
 	_ = p.bar.Exit()
+	fmt.Fprintln(p.w)
 }
 
 // writeMaintainSummary prints one line per bucket and the totals.

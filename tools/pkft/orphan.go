@@ -76,11 +76,11 @@ the result as JSON, paths relative to the table directory).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&olderThan, "older-than", "", "delete only files modified before this timestamp or age (default: 1d)")
+	f.StringVar(&olderThan, "older-than", "", "delete only files modified before this `TIME`, a timestamp or an age (default: 1d)")
 	f.BoolVar(&dryRun, "dry-run", false, "list the orphan files, delete nothing")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.IntVar(&parallel, "parallel", 0, "manifests read at once (default: one per CPU)")
-	f.StringVar(&mode, "mode", "local", "local (the only mode pkft runs)")
+	f.StringVar(&mode, "mode", "local", "`local`, the only mode pkft runs")
 	return cmd
 }
 

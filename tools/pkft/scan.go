@@ -136,9 +136,9 @@ otherwise a table whose cells are printed as search prints them: control charact
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 0, "print at most N rows (0: all)")
-	cmd.Flags().StringArrayVar(&where, "where", nil, "partition filter k=v[,k=v...] or a predicate such as \"price >= 3 AND tag = 'x'\" (repeatable)")
+	cmd.Flags().StringArrayVar(&where, "where", nil, "a `FILTER`: partition equalities k=v[,k=v...] or a predicate such as \"price >= 3 AND tag = 'x'\" (repeatable)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print how each data file was read (whole, narrowed by the sorted index, no-rows, pruned) instead of the rows")
-	cmd.Flags().StringSliceVar(&columns, "columns", nil, "columns to print, in order (default all)")
+	cmd.Flags().StringSliceVar(&columns, "columns", nil, "the `COLUMNS` to print, comma-separated, in order (default all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per row")
 	cmd.Flags().BoolVar(&full, "full", false, "print long values whole in the table (default: cut after 200 characters)")
 	cmd.Flags().Int64Var(&snapshot, "snapshot", 0, "scan this snapshot instead of the latest")

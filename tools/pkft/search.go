@@ -28,6 +28,7 @@ func searchCommand() *cobra.Command {
 		full       bool
 		timeout    time.Duration
 		bounds     pkft.QueryBounds
+		requireCov bool
 	)
 	cmd := &cobra.Command{
 		Use:   "search TABLE_PATH --query Q",
@@ -47,8 +48,11 @@ compaction rewrote above level 0. Rows on level 0, in files a compaction moved u
 rewriting them, or on levels without a current archive (or with duplicate archives of concurrent
 maintainers) are not searched; when the searched snapshot and partitions hold such rows, a notice
 on stderr counts them by reason (--json: "coverage"), and pkft state lists them per bucket. pkft
-maintain builds the missing archives; level-0 and moved-up rows wait for a compaction that
-rewrites them.
+maintain builds the missing archives; pkft compact --strategy uncovered rewrites the moved-up
+files in place and indexes them; level-0 rows wait for a compaction (pkft compact); pkft write
+--index-new-rows has a write's rows searched from its commit on. The exit status stays 0, unless
+--require-coverage is given: then it is 3 when any such row exists (scripts and health checks
+can rely on it).
 
 Queries are bounded (--max-query-bytes, --max-query-terms, --max-query-depth; -1 lifts a bound)
 and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is searching.`,
@@ -102,19 +106,24 @@ and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is s
 				fmt.Fprintln(cmd.ErrOrStderr(), notice)
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), struct {
+				err = writeJSON(cmd.OutOrStdout(), struct {
 					Query string `json:"query"`
 					*pkft.SearchResult
 				}{query, res})
+			} else {
+				err = writeHits(cmd.OutOrStdout(), res, full)
 			}
-			return writeHits(cmd.OutOrStdout(), res, full)
+			if err == nil && requireCov && (res.Coverage.UncoveredRows > 0 || res.Coverage.UncoveredFiles > 0) {
+				return uncoveredError{res.Coverage.UncoveredRows, res.Coverage.UncoveredFiles}
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&query, "query", "q", "", "plain words (a match query) or the engine's JSON query")
-	f.StringVar(&column, "column", "", "the text column (default: the table's full-text column)")
+	f.StringVarP(&query, "query", "q", "", "the query `Q`: plain words (a match query) or the engine's JSON query")
+	f.StringVar(&column, "column", "", "the text `COLUMN` (default: the table's full-text column)")
 	f.IntVar(&limit, "limit", pkft.DefaultLimit, "number of hits")
-	f.StringArrayVar(&partitions, "partition", nil, "search only partition k=v[,k=v...] (repeatable)")
+	f.StringArrayVar(&partitions, "partition", nil, "search only partition `k=v[,k=v...]` (repeatable)")
 	f.Int64Var(&snapshotID, "snapshot", 0, "search this snapshot instead of the latest")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.BoolVar(&full, "full", false, "print long values whole in the table (default: cut after 200 characters)")
@@ -122,6 +131,7 @@ and a search stops at --timeout or on SIGINT/SIGTERM, also while the engine is s
 	f.DurationVar(&timeout, "timeout", 0, "stop the search after this long, e.g. 30s (default: no deadline)")
 	f.IntVar(&bounds.MaxBytes, "max-query-bytes", pkft.DefaultMaxQueryBytes, "refuse longer queries (bytes; -1: no bound)")
 	f.IntVar(&bounds.MaxTerms, "max-query-terms", pkft.DefaultMaxQueryTerms, "refuse queries with more words (-1: no bound)")
+	f.BoolVar(&requireCov, "require-coverage", false, "exit with status 3 after the hits when rows of the searched snapshot and partitions are in no full-text archive")
 	f.IntVar(&bounds.MaxDepth, "max-query-depth", pkft.DefaultMaxQueryDepth, "refuse JSON queries nested deeper (objects and arrays; -1: no bound)")
 	return cmd
 }

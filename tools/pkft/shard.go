@@ -20,8 +20,8 @@ type shardFlags struct {
 }
 
 func (s *shardFlags) add(f *pflag.FlagSet, verb string) {
-	f.StringVar(&s.ranges, "buckets", "", verb+" only the buckets in these ranges: N or A-B, comma-separated (for example 0-99,200-299)")
-	f.StringVar(&s.shard, "shard", "", verb+" only shard I/N of the table's (partition, bucket) pairs (0 <= I < N; see pkft.ShardOf): N workers with shards 0..N-1 split the table with no overlap and no gap")
+	f.StringVar(&s.ranges, "buckets", "", verb+" only the buckets in these `RANGES`: N or A-B, comma-separated (for example 0-99,200-299)")
+	f.StringVar(&s.shard, "shard", "", verb+" only shard `I/N` of the table's (partition, bucket) pairs (0 <= I < N; see pkft.ShardOf): N workers with shards 0..N-1 split the table with no overlap and no gap")
 }
 
 // options returns the selections the flags give.

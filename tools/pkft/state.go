@@ -221,7 +221,7 @@ func coverageNotice(c pkft.Coverage) string {
 	if c.UncoveredRows == 0 && c.UncoveredFiles == 0 {
 		return ""
 	}
-	notice := fmt.Sprintf("pkft: %s %s not covered by a full-text archive, so this search did not see them (%s)",
+	notice := fmt.Sprintf("notice: %s %s not covered by a full-text archive, so this search did not see them (%s)",
 		rowsInFiles(c.UncoveredRows, c.UncoveredFiles), isOrAre(c.UncoveredRows), formatUncovered(c.Uncovered))
 	maintainable := int64(0)
 	for _, u := range c.Uncovered {

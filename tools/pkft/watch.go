@@ -36,6 +36,7 @@ type watchMetrics struct {
 	unindexed, inRound               prometheus.Gauge
 	rounds, built, retired, failures prometheus.Counter
 	commitRetries, rowsIndexed       prometheus.Counter
+	uncoveredRows, uncoveredFiles    *prometheus.GaugeVec
 
 	mu      sync.Mutex
 	lastErr error // the last round's error; nil once a round succeeds
@@ -64,8 +65,34 @@ func newWatchMetrics() *watchMetrics {
 	m.failures = counter("failures_total", "Maintenance rounds that failed.")
 	m.commitRetries = counter("commit_retries_total", "Publication attempts beyond the first (another writer committed first).")
 	m.rowsIndexed = counter("rows_indexed_total", "Source rows read into committed archives.")
+	m.uncoveredRows = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "pkft", Subsystem: "watch", Name: "uncovered_rows",
+		Help: "Rows of the selected buckets no current full-text archive covers after the last round, by reason (as pkft state counts them)."}, []string{"reason"})
+	m.uncoveredFiles = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "pkft", Subsystem: "watch", Name: "uncovered_files",
+		Help: "Data files of the selected buckets no current full-text archive covers after the last round, by reason."}, []string{"reason"})
+	m.registry.MustRegister(m.uncoveredRows, m.uncoveredFiles)
+	m.setCoverage(nil)
 	m.registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
+}
+
+// uncoveredReasons are the reasons the uncovered metrics are labelled with, each always present.
+var uncoveredReasons = []pkft.UncoveredReason{pkft.UncoveredLevel0, pkft.UncoveredMovedUp, pkft.UncoveredNoArchive,
+	pkft.UncoveredDuplicateArchives, pkft.UncoveredStateError}
+
+// setCoverage sets the uncovered metrics from a round's coverage (nil: none counted yet, or a
+// table without a full-text index: zero).
+func (m *watchMetrics) setCoverage(c *pkft.Coverage) {
+	rows, files := map[pkft.UncoveredReason]int64{}, map[pkft.UncoveredReason]int64{}
+	if c != nil {
+		for _, u := range c.Uncovered {
+			rows[u.Reason] += u.Rows
+			files[u.Reason] += u.Files
+		}
+	}
+	for _, r := range uncoveredReasons {
+		m.uncoveredRows.WithLabelValues(string(r)).Set(float64(rows[r]))
+		m.uncoveredFiles.WithLabelValues(string(r)).Set(float64(files[r]))
+	}
 }
 
 // observe updates the metrics from one event of the watcher.
@@ -91,6 +118,9 @@ func (m *watchMetrics) observe(e pkft.WatchEvent) {
 		m.rowsIndexed.Add(float64(rows))
 		if e.Result.Attempts > 1 {
 			m.commitRetries.Add(float64(e.Result.Attempts - 1))
+		}
+		if e.Result.CoverageError == "" {
+			m.setCoverage(e.Result.Coverage)
 		}
 		m.setErr(nil)
 	case pkft.WatchRoundFailed:
@@ -145,9 +175,16 @@ func runWatch(ctx context.Context, tbl *pkft.Table, f watchFlags, maintain []pkf
 		switch e.Kind {
 		case pkft.WatchRoundDone:
 			built, retired, _ := e.Result.Totals()
+			var uncovered int64
+			if e.Result.Coverage != nil {
+				uncovered = e.Result.Coverage.UncoveredRows
+			}
 			if built+retired > 0 || e.Result.SnapshotID > 0 {
 				logger.Info("maintained", "table", tbl.Path(), "snapshot", e.Result.SnapshotID, "base", e.Result.BaseSnapshotID,
-					"built", built, "retired", retired, "attempts", e.Result.Attempts)
+					"built", built, "retired", retired, "attempts", e.Result.Attempts, "uncovered_rows", uncovered)
+			} else {
+				// A round that had nothing to build: logged at debug, so a quiet sidecar can be seen polling.
+				logger.Debug("round committed nothing", "table", tbl.Path(), "base", e.Result.BaseSnapshotID, "uncovered_rows", uncovered)
 			}
 		case pkft.WatchRoundFailed:
 			logger.Warn("maintenance round failed; backing off", "table", tbl.Path(), "err", e.Err, "backoff", e.Backoff)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -225,4 +226,58 @@ func TestMaintainWatchFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 (usage)\n%s", args, code, stderr.String())
 		}
 	}
+}
+
+// TestMaintainWatchUncoveredMetricsAgreeWithState: on a table whose rows are partly on level 0
+// (a write-only write) and partly moved up (a write's compaction at commit), the sidecar's
+// pkft_watch_uncovered_rows and _files by reason equal what pkft state counts, and its round,
+// which has nothing to build, is logged at debug.
+func TestMaintainWatchUncoveredMetricsAgreeWithState(t *testing.T) {
+	testenv.Native(t)
+	bin := buildPkft(t)
+	dir := zebraTable(t, nil)
+	for _, w := range []struct{ in, flag string }{
+		{`{"id": 1, "content": "a zebra"}` + "\n" + `{"id": 2, "content": "a lake"}` + "\n", "--quiet"},
+		{`{"id": 3, "content": "a river"}` + "\n", "--write-only"},
+	} {
+		if _, err := pkftRunIn(t, w.in, "write", dir, w.flag); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := pkftRun(t, "state", dir, "--json")
+	if code != 0 {
+		t.Fatalf("state --json: %s", errs)
+	}
+	var st struct {
+		Coverage *coverageJSON `json:"coverage"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Coverage.Uncovered) < 2 {
+		t.Fatalf("state counts %v, want level-0 and moved-up rows", st.Coverage.reasons())
+	}
+	w := startWatch(t, bin, dir, nil, "--log-level", "debug")
+	deadline := time.Now().Add(2 * time.Minute)
+	for w.metric(t, "pkft_watch_rounds_total") < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no round finished:\n%s", w.log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	want := map[string][2]float64{}
+	for _, u := range st.Coverage.Uncovered {
+		want[u.Reason] = [2]float64{float64(u.Rows), float64(u.Files)}
+	}
+	for _, reason := range []string{"level-0", "moved-up", "no-archive", "duplicate-archives", "error"} {
+		rows := w.metric(t, `pkft_watch_uncovered_rows{reason="`+reason+`"}`)
+		files := w.metric(t, `pkft_watch_uncovered_files{reason="`+reason+`"}`)
+		if rows != want[reason][0] || files != want[reason][1] {
+			t.Errorf("reason %s: metrics %v rows, %v files; pkft state %v", reason, rows, files, want[reason])
+		}
+	}
+	if !strings.Contains(w.log(), `level=DEBUG msg="round committed nothing"`) {
+		t.Errorf("the round that committed nothing is not logged at debug:\n%s", w.log())
+	}
+	w.stop(t, 30*time.Second)
 }

@@ -29,7 +29,7 @@ func writeCommand() *cobra.Command {
 		indexNew     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "write TABLE_PATH [--format parquet FILE...]",
+		Use:   "write TABLE_PATH [FILE...]",
 		Short: "Write rows from stdin into a primary-key table, compacting at commit as Java's writer",
 		Long: `Read rows from stdin and commit them to the table as a Java batch writer does: Java's bucket of
 each row, level-0 data files committed as an APPEND snapshot, then the compaction Java's writer
@@ -133,6 +133,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				meter.update(rows, in.bytes)
 				return nil
 			}
+			var readBytes int64
 			switch format {
 			case "parquet":
 				var read int64
@@ -145,17 +146,22 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 					}
 				}
 				meter.finish(rows, read)
+				readBytes = read
 			case "csv":
 				err = readCSV(stdinOf(in, format), sch, emit)
 				meter.finish(rows, in.bytes)
+				readBytes = in.bytes
 			default:
 				err = readJSONLines(stdinOf(in, format), maxLineBytes, emit)
 				meter.finish(rows, in.bytes)
+				readBytes = in.bytes
 			}
 			if err != nil {
 				return err
 			}
+			meter.committing(rows, readBytes)
 			res, err := w.Commit(ctx)
+			meter.committed(err == nil)
 			if err != nil {
 				if res != nil {
 					// The append committed; its compaction did not. Nothing is left to abort.
@@ -174,22 +180,56 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "committed snapshot %d: %d rows read, %d records in %d files, %d archives built, %d retired\n",
-				res.SnapshotID, rows, res.Rows, res.Files, res.ArchivesBuilt, res.ArchivesRetired)
+				res.SnapshotID, rows, res.Rows, res.Files, res.ArchivesBuilt-res.CompactArchivesBuilt, res.ArchivesRetired-res.CompactArchivesRetired)
 			if err == nil && res.CompactSnapshotID != 0 {
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "committed snapshot %d: compaction at commit of %d bucket(s)\n", res.CompactSnapshotID, len(res.Compactions))
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "committed snapshot %d: compaction at commit of %d bucket(s), %d archives built, %d retired\n",
+					res.CompactSnapshotID, len(res.Compactions), res.CompactArchivesBuilt, res.CompactArchivesRetired)
+			}
+			if notice := writeCoverageNotice(res); err == nil && notice != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), notice)
 			}
 			return err
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "jsonl", "input format: jsonl, csv (stdin) or parquet (files)")
+	f.StringVar(&format, "format", "jsonl", "input format `jsonl|csv|parquet`: jsonl and csv on stdin, parquet from the FILE arguments")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	f.StringVar(&user, "commit-user", "", "the snapshot's commit user (default: a random UUID)")
+	f.StringVar(&user, "commit-user", "", "the snapshot's commit `USER` (default: a random UUID)")
 	f.BoolVar(&indexNew, "index-new-rows", false, "rewrite the level-0 files at commit instead of moving them up, so the rows are searched at commit")
 	f.BoolVar(&quiet, "quiet", false, "draw no progress (same as --progress never)")
-	f.StringVar(&progressFlag, "progress", string(progressAuto), "rows and bytes read with their rate on stderr: auto (when stderr is a terminal), always, never")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress on stderr, rows and bytes read with their rate, then the commit: `auto|always|never|json` (auto: when stderr is a terminal; json: a JSON object a line)")
 	f.BoolVar(&writeOnly, "write-only", false, "commit level-0 files without the compaction at commit (Paimon's write-only)")
 	return cmd
+}
+
+// writeCoverageNotice says how many of the rows a write committed no archive covers, why, and
+// what covers them; "" when every one is covered (or the table has no full-text index).
+func writeCoverageNotice(res *pkft.WriteResult) string {
+	c := res.Coverage
+	if c == nil || c.UncoveredRows == 0 && c.UncoveredFiles == 0 {
+		return ""
+	}
+	last := res.SnapshotID
+	if res.CompactSnapshotID != 0 {
+		last = res.CompactSnapshotID
+	}
+	notice := fmt.Sprintf("notice: %s this write committed %s not searchable at snapshot %d: no full-text archive covers them (%s)",
+		rowsInFiles(c.UncoveredRows, c.UncoveredFiles), isOrAre(c.UncoveredRows), last, formatUncovered(c.Uncovered))
+	var fixes []string
+	for _, u := range c.Uncovered {
+		switch u.Reason {
+		case pkft.UncoveredLevel0:
+			fixes = append(fixes, "`pkft compact` rewrites level 0")
+		case pkft.UncoveredMovedUp:
+			fixes = append(fixes, "the compaction at commit moved them up without rewriting them: `pkft compact --strategy uncovered` indexes them (next time: `write --index-new-rows`)")
+		case pkft.UncoveredNoArchive, pkft.UncoveredDuplicateArchives:
+			fixes = append(fixes, "`pkft maintain` builds their archives")
+		}
+	}
+	if len(fixes) > 0 {
+		notice += "; " + strings.Join(fixes, "; ")
+	}
+	return notice
 }
 
 // maxLineBytes bounds one input line of pkft write.
@@ -212,7 +252,8 @@ func skipBOM(r io.Reader) *bufio.Reader {
 // readJSONLines calls emit for each non-blank line of r, parsed as a JSON object; a line
 // longer than maxLine bytes is an error.
 func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]any) error) error {
-	sc := bufio.NewScanner(skipBOM(r))
+	tr := &readErrReader{r: r}
+	sc := bufio.NewScanner(skipBOM(tr))
 	sc.Buffer(make([]byte, min(1<<20, maxLine)), maxLine)
 	line := 0
 	for sc.Scan() {
@@ -223,9 +264,17 @@ func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]
 		}
 		dec := json.NewDecoder(bytes.NewReader(text))
 		dec.UseNumber()
-		var rec map[string]any
-		if err := dec.Decode(&rec); err != nil {
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			if tr.err != nil {
+				// The input failed (an interrupt) within this line: the line is cut, not wrong.
+				return fmt.Errorf("read stdin after line %d: %w", line-1, tr.err)
+			}
 			return fmt.Errorf("line %d: not a JSON object: %w", line, err)
+		}
+		rec, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("line %d: not a JSON object but %s (a row is an object of column names and values)", line, jsonKind(v))
 		}
 		if dec.More() {
 			return fmt.Errorf("line %d: more than one JSON value", line)
@@ -240,6 +289,38 @@ func readJSONLines(r io.Reader, maxLine int, emit func(line int, rec map[string]
 		return fmt.Errorf("line %d: read stdin: %w", line+1, err)
 	}
 	return nil
+}
+
+// jsonKind names the kind of a decoded JSON value other than an object.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// readErrReader remembers the error other than io.EOF its reader returned: a line the scanner
+// hands over after it was cut by that error is no line of the input.
+type readErrReader struct {
+	r   io.Reader
+	err error
+}
+
+func (t *readErrReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF {
+		t.err = err
+	}
+	return n, err
 }
 
 // readCSV calls emit for each row of a CSV with a header line.

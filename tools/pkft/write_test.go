@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/table"
@@ -173,5 +175,31 @@ func TestReadJSONLinesTooLong(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
+	}
+}
+
+// TestWriteInterruptedMidLineBlamesNoLine: SIGINT while write reads a line (its first half
+// read, the rest never comes) ends with the interruption, exit 130, naming the last whole line
+// read and blaming no line of the input as malformed; nothing is committed.
+func TestWriteInterruptedMidLineBlamesNoLine(t *testing.T) {
+	dir := goldenTable(t, "ft-default-partitioned", false)
+	before := tableFiles(t, dir)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		_, _ = pw.Write([]byte(`{"id": 900, "region": "eu", "dt": "2024-01-31", "content": "whole"}` + "\n" + `{"id": 901, "reg`))
+		time.Sleep(200 * time.Millisecond)
+		cancel(errors.New("interrupt signal received"))
+	}()
+	var out, errb bytes.Buffer
+	code := runWith(ctx, []string{"write", dir, "--quiet"}, pr, &out, &errb)
+	stderr := errb.String()
+	if code != exitInterrupted || strings.Contains(stderr, "not a JSON object") || strings.Contains(stderr, "line 2") ||
+		!strings.Contains(stderr, "after line 1") || !strings.Contains(stderr, "interrupt signal received") {
+		t.Errorf("write interrupted mid-line: exit %d, stderr %q", code, stderr)
+	}
+	if !sameFiles(before, tableFiles(t, dir)) {
+		t.Error("the interrupted write changed the table")
 	}
 }

@@ -6,6 +6,7 @@ package resolve
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -13,14 +14,39 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fileio/s3io"
 )
 
-// scheme returns the URI scheme of p ("" for a plain path): a colon before the first slash.
+// knownSchemes are the schemes a path names without "//" (file:/tmp/t, hdfs:/t): pkft's and
+// those of the other file systems Paimon reads, refused by name.
+var knownSchemes = map[string]bool{"file": true, "s3": true, "s3a": true, "s3n": true, "hdfs": true, "viewfs": true,
+	"oss": true, "gs": true, "abfs": true, "abfss": true, "wasb": true, "wasbs": true, "cosn": true, "obs": true, "jfs": true}
+
+// scheme returns the URI scheme of p ("" for a plain path): a colon before the first slash,
+// followed by "//" or after a scheme pkft knows. Any other colon is part of a local path
+// (./2024-01-31T10:00, a:b): a path is not taken for a URI of an unknown scheme.
 func scheme(p string) string {
 	colon := strings.IndexByte(p, ':')
 	slash := strings.IndexByte(p, '/')
 	if colon < 0 || (slash >= 0 && slash < colon) {
 		return ""
 	}
-	return strings.ToLower(p[:colon])
+	s := strings.ToLower(p[:colon])
+	if strings.HasPrefix(p[colon+1:], "//") || knownSchemes[s] {
+		return s
+	}
+	return ""
+}
+
+// LocalForm returns p, or, when p is a local path whose first component holds a colon (a:b,
+// 2024-01-31T10:00/t) and so would read as a URI to the layers below, p made absolute.
+func LocalForm(p string) string {
+	colon := strings.IndexByte(p, ':')
+	slash := strings.IndexByte(p, '/')
+	if colon < 0 || (slash >= 0 && slash < colon) || scheme(p) != "" {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return "./" + p
 }
 
 // ForPath returns the FileIO for the table at path. opts are file-system options (the S3 ones:

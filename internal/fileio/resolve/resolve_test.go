@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 )
 
 func TestForPath(t *testing.T) {
-	for _, p := range []string{"/tmp/t", "rel/t", "file:/tmp/t", "file:///tmp/t", "FILE:/tmp/t"} {
+	for _, p := range []string{"/tmp/t", "rel/t", "file:/tmp/t", "file:///tmp/t", "FILE:/tmp/t", "a:b", "2024-01-31T10:00/t", "x:y:z"} {
 		fio, err := ForPath(p, nil, nil)
 		if _, ok := fio.(fileio.Local); err != nil || !ok {
 			t.Errorf("ForPath(%q) = %T, %v; want the local FileIO", p, fio, err)
@@ -25,6 +26,8 @@ func TestForPath(t *testing.T) {
 	for p, want := range map[string]string{
 		"gs://b/t":  `scheme "gs" is not supported`,
 		"hdfs:/t":   `scheme "hdfs" is not supported`,
+		"gs:b/t":    `scheme "gs" is not supported`,
+		"abc://b/t": `scheme "abc" is not supported`,
 		"s3://b/t?": "",
 	} {
 		_, err := ForPath(p, nil, env)
@@ -36,6 +39,22 @@ func TestForPath(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ForPath(%q): %v, want %q", p, err, want)
+		}
+	}
+}
+
+// TestLocalForm: a local path whose first component holds a colon is made absolute (so no
+// layer takes the colon for a scheme's); URIs and other paths are kept as they are.
+func TestLocalForm(t *testing.T) {
+	for _, p := range []string{"/tmp/a:b", "rel/a:b", "file:/tmp/t", "s3://b/t", "hdfs:/t", "gs://b/t"} {
+		if got := LocalForm(p); got != p {
+			t.Errorf("LocalForm(%q) = %q, want it unchanged", p, got)
+		}
+	}
+	for _, p := range []string{"a:b", "2024-01-31T10:00/t"} {
+		got := LocalForm(p)
+		if !filepath.IsAbs(got) || !strings.HasSuffix(got, "/"+p) {
+			t.Errorf("LocalForm(%q) = %q, want it absolute", p, got)
 		}
 	}
 }
