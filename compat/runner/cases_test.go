@@ -320,7 +320,7 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 		if c.Background > 0 {
 			start := func(t *testing.T) func(ctx context.Context) error {
 				if err := outcomes.unsupportedNeed(c); err != nil {
-					return func(context.Context) error { return err }
+					return func(context.Context) error { return outcomes.record(c, err) }
 				}
 				work := c.Start(t)
 				return func(ctx context.Context) error { return outcomes.record(c, work(ctx)) }
@@ -333,7 +333,7 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 		}
 		runRow(t, c.Name, c.Direction, c.roles(), func(ctx context.Context) error {
 			if err := outcomes.unsupportedNeed(c); err != nil {
-				return err
+				return outcomes.record(c, err) // and so for the rows that continue it in turn
 			}
 			return outcomes.record(c, c.Run(ctx, t))
 		})

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -312,4 +313,32 @@ func TestUnsupportedRolesGiveUnsupported(t *testing.T) {
 	}
 	t.Logf("gow: %d unsupported, %d passed (rows of writes alone: gow is pkft's runner), %d skipped, of %d rows",
 		statuses[Unsupported], statuses[Pass], statuses[Skip], len(ran))
+}
+
+// TestUnsupportedNeedsPropagate: a row continuing an unsupported row is unsupported without
+// running, and so is a row continuing that one in turn (a consumer row reading what a java-after
+// row left, where the implementation's own row before it is unsupported).
+func TestUnsupportedNeedsPropagate(t *testing.T) {
+	ct := &caseTable{family: "needs"}
+	a := caseRow{Name: "needs/x", Direction: "gow->java", Sides: []caseSide{side("gow", Maintainer)},
+		Run: func(context.Context, *testing.T) error { return outcome{Unsupported, "gow does not maintain"} }}
+	ran := func(context.Context, *testing.T) error {
+		return errors.New("ran although a row it continues is unsupported")
+	}
+	b := caseRow{Name: "needs/x", Direction: "java-after-gow", Sides: []caseSide{side("gow", Consumer)}, Needs: []string{a.id()}, Run: ran}
+	c := caseRow{Name: "needs/x/read", Direction: "gow+java->gow", Sides: []caseSide{side("gow", Consumer)}, Needs: []string{b.id()}, Run: ran}
+	for _, r := range []caseRow{a, b, c} {
+		ct.add(r)
+	}
+	before := len(report.Results())
+	t.Run("rows", func(t *testing.T) { ct.run(t, caseFilter{}) })
+	got := report.Results()[before:]
+	if len(got) != 3 {
+		t.Fatalf("%d results, want 3: %+v", len(got), got)
+	}
+	for _, r := range got {
+		if r.Status != Unsupported || !strings.Contains(r.Detail, "gow does not maintain") {
+			t.Errorf("%s/%s: %s (%s), want unsupported with the first row's reason", r.Case, r.Direction, r.Status, r.Detail)
+		}
+	}
 }
