@@ -3,20 +3,17 @@ package dataformat
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"math/big"
 
-	"github.com/golang/snappy"
 	"github.com/hamba/avro/v2"
-	"github.com/klauspost/compress/zstd"
 
+	"github.com/paimon-pkft/pkft/internal/avrocodec"
 	"github.com/paimon-pkft/pkft/internal/binrow"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
@@ -216,8 +213,12 @@ func (a *AvroReader) readHeader(cr *countingReader) error {
 	if c, ok := meta["avro.codec"]; ok {
 		codec = string(c)
 	}
-	a.decode, a.release, err = decompressor(codec)
-	return err
+	dec, err := avrocodec.New(codec, maxBlockBytes)
+	if err != nil {
+		return err
+	}
+	a.decode, a.release = dec.Decode, dec.Close
+	return nil
 }
 
 func (a *AvroReader) nextBlock() error {
@@ -574,62 +575,4 @@ func noEOF(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
-}
-
-// decompressor returns the block decoder of an Avro codec name.
-func decompressor(codec string) (func([]byte) ([]byte, error), func(), error) {
-	switch codec {
-	case "null":
-		return func(b []byte) ([]byte, error) { return b, nil }, nil, nil
-	case "deflate":
-		return func(b []byte) ([]byte, error) {
-			fr := flate.NewReader(bytes.NewReader(b))
-			defer fr.Close()
-			return readLimited(fr)
-		}, nil, nil
-	case "snappy":
-		return decodeSnappy, nil, nil
-	case "zstandard":
-		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlockBytes))
-		if err != nil {
-			return nil, nil, fmt.Errorf("zstd decoder: %w", err)
-		}
-		return func(b []byte) ([]byte, error) { return dec.DecodeAll(b, nil) }, dec.Close, nil
-	}
-	return nil, nil, fmt.Errorf("avro codec %q is not supported", codec)
-}
-
-func readLimited(r io.Reader) ([]byte, error) {
-	out, err := io.ReadAll(io.LimitReader(r, maxBlockBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(out) > maxBlockBytes {
-		return nil, fmt.Errorf("decompressed block exceeds %d bytes", maxBlockBytes)
-	}
-	return out, nil
-}
-
-// decodeSnappy decodes Avro's snappy block: raw snappy data then the big-endian CRC32 of the
-// uncompressed bytes.
-func decodeSnappy(b []byte) ([]byte, error) {
-	if len(b) < 4 {
-		return nil, errors.New("block too short for its snappy checksum")
-	}
-	body := b[:len(b)-4]
-	n, err := snappy.DecodedLen(body)
-	if err != nil {
-		return nil, err
-	}
-	if n > maxBlockBytes {
-		return nil, fmt.Errorf("decompressed block exceeds %d bytes", maxBlockBytes)
-	}
-	out, err := snappy.Decode(nil, body)
-	if err != nil {
-		return nil, err
-	}
-	if crc32.ChecksumIEEE(out) != binary.BigEndian.Uint32(b[len(b)-4:]) {
-		return nil, errors.New("snappy checksum mismatch")
-	}
-	return out, nil
 }

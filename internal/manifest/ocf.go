@@ -2,22 +2,19 @@ package manifest
 
 import (
 	"bytes"
-	"compress/bzip2"
 	"compress/flate"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"reflect"
 	"sort"
 	"strings"
 
-	"github.com/golang/snappy"
 	"github.com/hamba/avro/v2"
 	"github.com/hamba/avro/v2/ocf"
 	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
+
+	"github.com/paimon-pkft/pkft/internal/avrocodec"
 )
 
 // Compression names accepted by the writers; they are the values of Paimon's
@@ -306,11 +303,11 @@ func parseOCF(data []byte) (*ocfContents, error) {
 	if c, ok := metadata["avro.codec"]; ok {
 		codec = string(c)
 	}
-	decompress, closeCodec, err := decompressor(codec)
+	dec, err := avrocodec.New(codec, maxBlockBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer closeCodec()
+	defer dec.Close()
 
 	out := &ocfContents{schema: schema, schemaJSON: string(schemaJSON)}
 	for i := 0; r.off < len(r.b); i++ {
@@ -339,7 +336,7 @@ func parseOCF(data []byte) (*ocfContents, error) {
 		if count == 0 {
 			continue
 		}
-		plain, err := decompress(raw)
+		plain, err := dec.Decode(raw)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %s decompression: %w", i, codec, err)
 		}
@@ -383,78 +380,6 @@ func readMetadata(r *byteReader) (map[string][]byte, error) {
 			m[string(k)] = v
 		}
 	}
-}
-
-// decompressor returns the block decoder of an Avro codec name, bounding output size.
-func decompressor(codec string) (func([]byte) ([]byte, error), func(), error) {
-	noop := func() {}
-	switch codec {
-	case "null":
-		return func(b []byte) ([]byte, error) { return b, nil }, noop, nil
-	case "deflate":
-		return func(b []byte) ([]byte, error) {
-			fr := flate.NewReader(bytes.NewReader(b))
-			defer fr.Close()
-			return readLimited(fr)
-		}, noop, nil
-	case "snappy":
-		return decodeSnappy, noop, nil
-	case "bzip2":
-		// Avro Java's BZip2Codec writes each block as one bzip2 stream.
-		return func(b []byte) ([]byte, error) { return readLimited(bzip2.NewReader(bytes.NewReader(b))) }, noop, nil
-	case "xz":
-		// Avro Java's XZCodec writes each block as one xz stream.
-		return func(b []byte) ([]byte, error) {
-			xr, err := xz.NewReader(bytes.NewReader(b))
-			if err != nil {
-				return nil, err
-			}
-			return readLimited(xr)
-		}, noop, nil
-	case "zstandard":
-		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlockBytes))
-		if err != nil {
-			return nil, nil, fmt.Errorf("zstd decoder: %w", err)
-		}
-		return func(b []byte) ([]byte, error) { return dec.DecodeAll(b, nil) }, dec.Close, nil
-	default:
-		return nil, nil, fmt.Errorf("unsupported Avro codec %q", codec)
-	}
-}
-
-func readLimited(r io.Reader) ([]byte, error) {
-	out, err := io.ReadAll(io.LimitReader(r, maxBlockBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(out) > maxBlockBytes {
-		return nil, fmt.Errorf("decompressed block exceeds %d bytes", maxBlockBytes)
-	}
-	return out, nil
-}
-
-// decodeSnappy decodes Avro's snappy block: raw snappy data followed by the big-endian CRC32
-// of the uncompressed bytes.
-func decodeSnappy(b []byte) ([]byte, error) {
-	if len(b) < 4 {
-		return nil, errors.New("block too short for snappy checksum")
-	}
-	body := b[:len(b)-4]
-	n, err := snappy.DecodedLen(body)
-	if err != nil {
-		return nil, err
-	}
-	if n > maxBlockBytes {
-		return nil, fmt.Errorf("decompressed block exceeds %d bytes", maxBlockBytes)
-	}
-	out, err := snappy.Decode(nil, body)
-	if err != nil {
-		return nil, err
-	}
-	if crc32.ChecksumIEEE(out) != binary.BigEndian.Uint32(b[len(b)-4:]) {
-		return nil, errors.New("snappy checksum mismatch")
-	}
-	return out, nil
 }
 
 // decodeOCF parses data as a container file and decodes every record into T using the file's
