@@ -70,6 +70,7 @@ func casesHoles(ct *caseTable) {
 			}})
 		addArchiveHoles(ct, p, gf, runners)
 		addSchemaHoles(ct, p, gf, runners)
+		addExternalPathHoles(ct, p, gf, runners)
 	})
 }
 
