@@ -36,9 +36,9 @@ const docHolesExternalIndexPath = "a case that closes a hole of the second mutat
 	"`global-index.external-path` an index file lives under that root and its `IndexFileMeta` records the full " +
 	"path (Paimon's `IndexPathFactory#isExternalPath`; readers resolve a recorded external path, else the table's " +
 	"own index directory). Java writes one bucket with the option and fully compacts it, the index option set " +
-	"after; the maintainer builds the level's archive; Java's state shows them current, each " +
-	"archive's meta records an external path under the root where the file is (and the table's index directory " +
-	"does not hold it), Java's ranked search of rows' own terms hits each row, and Java's build of each level " +
+	"after; the maintainer builds the level's archive; Java's state shows it current, its meta (Java's dump) " +
+	"records an external path under the root where the file is (and the table's index directory does not hold " +
+	"it), Java's ranked search of rows' own terms hits each row, and Java's build of the level " +
 	"(`pk-full-text-index-file-build`) records its external path under the same root and answers Java's " +
 	"`archive-search` as the maintainer's archive does."
 
