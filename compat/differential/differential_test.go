@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -106,6 +107,41 @@ func TestGenerateIsDeterministicValidAndVaried(t *testing.T) {
 	for _, w := range want {
 		if seen[w] < 3 {
 			t.Errorf("%d seeds produce %q only %d times", seedsPerRun, w, seen[w])
+		}
+	}
+}
+
+// TestGenerateCoversEverySourceAndLevel counts, over the seeds a run checks, the data files of
+// each combination of file source and level that Java's PrimaryKeyIndexSourcePolicy separates
+// (APPEND, COMPACT or no source; level 0 or above): every one must occur among the restored
+// files and in the steps' increments, so that a maintainer deciding any of them differently from
+// Java (a COMPACT file on level 0 taken for an index source, say) meets it.
+func TestGenerateCoversEverySourceAndLevel(t *testing.T) {
+	type combo struct {
+		source Source
+		above0 bool
+	}
+	restored, stepped := map[combo]int{}, map[combo]int{}
+	for seed := int64(1); seed <= seedsPerRun; seed++ {
+		s := Generate(seed)
+		for _, f := range s.Restore.DataFiles {
+			restored[combo{f.Source, f.Level > 0}]++
+		}
+		for _, st := range s.Steps {
+			for _, f := range slices.Concat(st.Append, st.CompactAfter) {
+				stepped[combo{f.Source, f.Level > 0}]++
+			}
+		}
+	}
+	for _, src := range []Source{SourceAppend, SourceCompact, SourceNone} {
+		for _, above0 := range []bool{false, true} {
+			c := combo{src, above0}
+			name := fmt.Sprintf("source %q on level %s", src, map[bool]string{false: "0", true: "> 0"}[above0])
+			t.Logf("%s: %d restored, %d in increments", name, restored[c], stepped[c])
+			if restored[c] < 10 || stepped[c] < 10 {
+				t.Errorf("%d seeds generate %s %d times among restored files and %d times in increments, want 10 or more of each",
+					seedsPerRun, name, restored[c], stepped[c])
+			}
 		}
 	}
 }

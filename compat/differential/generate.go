@@ -13,7 +13,8 @@ import (
 const maxLevel = 4
 
 // Generate returns the scenario of seed: a bucket restored from data files on levels 0..4
-// (eligible compaction output, level-0 appends, upgraded appends, files without a source) and
+// (eligible compaction output, level-0 appends, upgraded appends, files without a source, and
+// compaction output or files without a source on level 0) and
 // from payloads that are current, stale, contested or corrupt; then appends, compactions moving
 // files up (new files, re-levelled files, files that disappear, files re-added with other row
 // counts, unknown names), waiting and non-waiting calls, builds that fail, complete with output
@@ -64,13 +65,21 @@ func (g *generator) rows() int64 {
 	return 1 + g.r.Int64N(5)
 }
 
-// newFile returns a new file on level: level 0 is append output, higher levels are mostly
-// compaction output.
+// newFile returns a new file on level: level 0 is mostly append output, higher levels are
+// mostly compaction output; every file source occurs on both (Java's PrimaryKeyIndexSourcePolicy
+// separates the six combinations: only COMPACT above level 0 is an index source).
 func (g *generator) newFile(level int32) DataFile {
 	f := DataFile{Name: g.name(), Level: level, Rows: g.rows(), Source: SourceCompact}
 	switch {
 	case level == 0:
-		f.Source = SourceAppend
+		switch k := g.r.IntN(100); {
+		case k < 10:
+			// Compaction output on level 0: not an index source either.
+		case k < 15:
+			f.Source = SourceNone
+		default:
+			f.Source = SourceAppend
+		}
 	case g.chance(8):
 		f.Source = SourceAppend // an upgraded append file: not an index source
 	case g.chance(3):

@@ -139,7 +139,8 @@ const docMaintainerInvariants = "the same 1,000 scripts checked against invarian
 	" or deleted exactly once, routing, abort restores the state)."
 
 // docMaintainerDifferential describes maintainer/differential.
-const docMaintainerDifferential = "1,000 seeded scripts (restores with stale and corrupt payloads, appends, compactions, " +
+const docMaintainerDifferential = "1,000 seeded scripts (restores with stale and corrupt payloads, data files of every file " +
+	"source (APPEND, COMPACT, none) on level 0 and above, appends, compactions, " +
 	"failed and late builds, aborts) run by Paimon's own `BucketedFullTextIndexMaintainer` in " +
 	"the Java runner and by Go's maintainer with the same deterministic builder: increments, " +
 	"routing, error classes, deletions and state after every step are identical. A divergence " +

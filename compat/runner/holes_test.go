@@ -69,6 +69,8 @@ func casesHoles(ct *caseTable) {
 				return besideSortedIndexes(ctx, g, goP)
 			}})
 		addArchiveHoles(ct, p, gf, runners)
+		addSchemaHoles(ct, p, gf, runners)
+		addExternalPathHoles(ct, p, gf, runners)
 	})
 }
 

@@ -155,7 +155,9 @@ func (f *IndexFile) Build(ctx context.Context, sources []Source, fieldID int32, 
 			SourceMeta:    encodedMeta,
 		},
 	}
-	if f.Paths.IsExternalPath() {
+	if f.Paths.IsExternalPath() && !mutation.On("external-path-unrecorded") {
+		// (The mutation leaves the external path out of the meta: readers look for the file
+		// in the table's own index directory.)
 		archive.ExternalPath = &path
 	}
 	return archive, nil

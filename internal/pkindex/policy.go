@@ -19,5 +19,9 @@ func ShouldReadDataFile(f *meta.DataFileMeta) bool {
 	if mutation.On("eligibility-ignores-source") {
 		return f.Level > 0
 	}
+	if mutation.On("level0-compact-eligible") {
+		// Every compaction output is taken for an index source, level 0 included.
+		return f.FileSource != nil && *f.FileSource == meta.FileSourceCompact
+	}
 	return f.FileSource != nil && ShouldWrite(*f.FileSource, f.Level)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/kvfile"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/mutation"
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext/textreader"
@@ -205,6 +206,12 @@ func (r *Restorer) PartitionSpec(partition []byte) ([]paths.PartitionKV, error) 
 
 // fieldName is the textreader.FieldNameFunc over the table's schema files.
 func (r *Restorer) fieldName(ctx context.Context) textreader.FieldNameFunc {
+	if mutation.On("text-column-latest-name") && r.FullText != nil {
+		// The text column is looked up by its name in the latest schema, whatever schema the
+		// data file was written with.
+		column := r.FullText.Column
+		return func(int64, int32) (string, error) { return column, nil }
+	}
 	return func(schemaID int64, fieldID int32) (string, error) {
 		r.mu.Lock()
 		if r.schemas == nil {

@@ -97,9 +97,11 @@ final class TableCommands {
     }
 
     /**
-     * args: path, setOptions {key: value}, removeOptions [key], renameColumns {old: new}.
-     * Commits one new schema with Paimon's SchemaManager (the next snapshot uses it). Result:
-     * {schemaId}.
+     * args: path, setOptions {key: value}, removeOptions [key], renameColumns {old: new},
+     * addColumns [{name, type, first?, after?, before?}] (a new nullable column, last unless
+     * placed), moveColumns [{name, first?, after?, before?, last?}]. The changes apply in that
+     * order, each list in its order, as one new schema committed with Paimon's SchemaManager
+     * (the next snapshot uses it). Result: {schemaId}.
      */
     private static JsonNode alterTable(JsonNode args) throws Exception {
         FileStoreTable table = open(args);
@@ -107,8 +109,38 @@ final class TableCommands {
         args.path("setOptions").fields().forEachRemaining(e -> changes.add(SchemaChange.setOption(e.getKey(), e.getValue().asText())));
         args.path("removeOptions").forEach(k -> changes.add(SchemaChange.removeOption(k.asText())));
         args.path("renameColumns").fields().forEachRemaining(e -> changes.add(SchemaChange.renameColumn(e.getKey(), e.getValue().asText())));
+        for (JsonNode c : args.path("addColumns")) {
+            String name = c.path("name").asText();
+            changes.add(SchemaChange.addColumn(
+                    name, DataTypeJsonParser.parseAtomicTypeSQLString(c.path("type").asText()), null, move(name, c, false)));
+        }
+        for (JsonNode c : args.path("moveColumns")) {
+            String name = c.path("name").asText();
+            SchemaChange.Move move = move(name, c, true);
+            if (move == null) {
+                throw new IllegalArgumentException("moveColumns: " + name + " has no first, after, before or last");
+            }
+            changes.add(SchemaChange.updateColumnPosition(move));
+        }
         TableSchema schema = table.schemaManager().commitChanges(changes);
         return Main.JSON.createObjectNode().put("schemaId", schema.id());
+    }
+
+    /** The position c asks for column name (first, after, before, or last if allowed); null if none. */
+    private static SchemaChange.Move move(String name, JsonNode c, boolean lastAllowed) {
+        if (c.path("first").asBoolean(false)) {
+            return SchemaChange.Move.first(name);
+        }
+        if (c.hasNonNull("after")) {
+            return SchemaChange.Move.after(name, c.path("after").asText());
+        }
+        if (c.hasNonNull("before")) {
+            return SchemaChange.Move.before(name, c.path("before").asText());
+        }
+        if (lastAllowed && c.path("last").asBoolean(false)) {
+            return SchemaChange.Move.last(name);
+        }
+        return null;
     }
 
     private static List<String> strings(JsonNode array) {
