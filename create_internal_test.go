@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +38,18 @@ func TestCreateWritesJavaSchemaBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := filepath.Join(t.TempDir(), name)
+			if f := js.Options["file.format"]; f != "" && f != "parquet" {
+				// Go writes Parquet alone: a table of another format (ft-avro) is refused by
+				// name, with nothing written; pkft reads it (TestConformance/table/scan/ft-avro).
+				_, err := Create(ctx, dir, def, createNow(time.UnixMilli(js.TimeMillis)))
+				if err == nil || !strings.Contains(err.Error(), "file.format") {
+					t.Fatalf("create with file.format=%s: %v, want a refusal naming file.format", f, err)
+				}
+				if _, statErr := os.Stat(dir); !errors.Is(statErr, os.ErrNotExist) {
+					t.Fatalf("a refused create left %s (%v)", dir, statErr)
+				}
+				return
+			}
 			if _, err := Create(ctx, dir, def, createNow(time.UnixMilli(js.TimeMillis))); err != nil {
 				t.Fatal(err)
 			}
