@@ -10,6 +10,8 @@
 #
 # Environment:
 #   MUTATIONS_AUTO_PACKAGES   space-separated package directories (default: packages below)
+#   MUTATIONS_AUTO_MATCH      run only the mutants whose "file:line:column TYPE" matches this
+#                             regular expression (awk's, extended), e.g. one survivor again
 #   MUTATIONS_AUTO_MAX        run only the first N mutants, in package then file order (a sample)
 #   MUTATIONS_AUTO_DIR        work directory (default .cache/mutations-auto: the tree copy, logs)
 #   MUTATIONS_AUTO_REPORT     the report (default compat/report/mutations-auto.md)
@@ -102,6 +104,11 @@ for p in $packages; do
 		>"$logs/gremlins-${p//\//_}.log" 2>&1 || { echo "mutants: gremlins failed on $p (see $logs)" >&2; exit 2; }
 	"$work/auto" list -root "$tree" -pkg "$p" "$work/gremlins.json" >>"$work/mutants.tsv" 2>>"$logs/dropped.log" || exit 2
 done
+if [ -n "${MUTATIONS_AUTO_MATCH:-}" ]; then
+	awk -F '\t' -v re="$MUTATIONS_AUTO_MATCH" '($1 ":" $2 ":" $3 " " $4) ~ re' "$work/mutants.tsv" >"$work/match.tsv" &&
+		mv "$work/match.tsv" "$work/mutants.tsv" || exit 2
+	packages="$packages matching $MUTATIONS_AUTO_MATCH"
+fi
 total=$(wc -l <"$work/mutants.tsv")
 if [ "$max" -gt 0 ] && [ "$max" -lt "$total" ]; then
 	echo "mutants: a sample: the first $max of $total mutants of $packages"
