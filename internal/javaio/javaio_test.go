@@ -133,6 +133,10 @@ func TestWriteUTFVectors(t *testing.T) {
 		{"truncated rune", "\xe4\xb8", []byte{0x00, 0x06, 0xEF, 0xBF, 0xBD, 0xEF, 0xBF, 0xBD}},
 		// A WTF-8 lone surrogate is written as that one code unit.
 		{"lone surrogate", "\xed\xa0\x80", []byte{0x00, 0x03, 0xED, 0xA0, 0x80}},
+		// The start of a surrogate's three bytes cut by the end of the string, after other
+		// text, is bad bytes, each one U+FFFD (the check reads no byte past the end).
+		{"cut surrogate, one byte", "ab\xed", []byte{0x00, 0x05, 'a', 'b', 0xEF, 0xBF, 0xBD}},
+		{"cut surrogate, two bytes", "ab\xed\xa0", []byte{0x00, 0x08, 'a', 'b', 0xEF, 0xBF, 0xBD, 0xEF, 0xBF, 0xBD}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
