@@ -12,6 +12,8 @@
 #   MUTATIONS_AUTO_PACKAGES   space-separated package directories (default: packages below)
 #   MUTATIONS_AUTO_MATCH      run only the mutants whose "file:line:column TYPE" matches this
 #                             regular expression (awk's, extended), e.g. one survivor again
+#   MUTATIONS_AUTO_EXCLUDE    leave out the mutants whose name matches this (e.g. those triaged
+#                             equivalent, which would run every family to the end)
 #   MUTATIONS_AUTO_MAX        run only the first N mutants, in package then file order (a sample)
 #   MUTATIONS_AUTO_DIR        work directory (default .cache/mutations-auto: the tree copy, logs)
 #   MUTATIONS_AUTO_REPORT     the report (default compat/report/mutations-auto.md)
@@ -108,6 +110,11 @@ if [ -n "${MUTATIONS_AUTO_MATCH:-}" ]; then
 	awk -F '\t' -v re="$MUTATIONS_AUTO_MATCH" '($1 ":" $2 ":" $3 " " $4) ~ re' "$work/mutants.tsv" >"$work/match.tsv" &&
 		mv "$work/match.tsv" "$work/mutants.tsv" || exit 2
 	packages="$packages matching $MUTATIONS_AUTO_MATCH"
+fi
+if [ -n "${MUTATIONS_AUTO_EXCLUDE:-}" ]; then
+	awk -F '\t' -v re="$MUTATIONS_AUTO_EXCLUDE" '($1 ":" $2 ":" $3 " " $4) !~ re' "$work/mutants.tsv" >"$work/match.tsv" &&
+		mv "$work/match.tsv" "$work/mutants.tsv" || exit 2
+	packages="$packages but $MUTATIONS_AUTO_EXCLUDE"
 fi
 total=$(wc -l <"$work/mutants.tsv")
 if [ "$max" -gt 0 ] && [ "$max" -lt "$total" ]; then
