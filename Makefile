@@ -198,6 +198,17 @@ conformance: native pypaimon-env pypaimon21-env rust-runner go-runner runner sea
 mutations: native pypaimon-env pypaimon21-env rust-runner runner seaweedfs
 	@$(TIMED) mutations ./scripts/mutations.sh
 
+# mutations-auto: the automatic mutation run beside the catalogue (docs/conformance.md, "The gate's
+# teeth"): gremlins (built by the Go toolchain at a pinned version) lists the operator and boundary
+# mutants of the maintainer's packages; each runs against its package's unit tests and, when it
+# survives them, through the Go runner rebuilt from it against the families make mutations runs.
+# Prints "mutants: N killed of M (score S%)", writes the survivors with their diffs to
+# compat/report/mutations-auto.md. Hours over every package: not part of make test. A sample:
+# MUTATIONS_AUTO_PACKAGES=internal/javaio MUTATIONS_AUTO_MAX=5.
+.PHONY: mutations-auto
+mutations-auto: native pypaimon-env pypaimon21-env rust-runner runner seaweedfs
+	@$(TIMED) mutations-auto ./scripts/mutations-auto.sh
+
 # conformance-compile compiles the suite (into the build cache) without running it.
 conformance-compile:
 	@$(TIMED) conformance-compile $(GO) test -c -o /dev/null ./compat/runner/

@@ -99,9 +99,35 @@ func TestSortStableByJavaString(t *testing.T) {
 	}
 }
 
+// TestSortFewKeys checks the sorts on the smallest inputs, which the random sizes of
+// TestSortStableByJavaString rarely draw.
+func TestSortFewKeys(t *testing.T) {
+	for _, tt := range []struct {
+		in, want []string
+		distinct bool
+	}{
+		{nil, nil, true},
+		{[]string{"a"}, []string{"a"}, true},
+		{[]string{"b", "a"}, []string{"a", "b"}, true},
+		{[]string{"a", "a"}, []string{"a", "a"}, false},
+		{[]string{"\uffff", "\U0001F600"}, []string{"\U0001F600", "\uffff"}, true},
+	} {
+		got := slices.Clone(tt.in)
+		distinct := SortByDistinctJavaStrings(got, func(s string) string { return s })
+		if !slices.Equal(got, tt.want) || distinct != tt.distinct {
+			t.Errorf("SortByDistinctJavaStrings(%q) = %q, %v, want %q, %v", tt.in, got, distinct, tt.want, tt.distinct)
+		}
+		got = slices.Clone(tt.in)
+		if SortStableByJavaString(got, func(s string) string { return s }); !slices.Equal(got, tt.want) {
+			t.Errorf("SortStableByJavaString(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 // TestEncodedUTFLengthASCII checks the ASCII shortcut against the encoder.
 func TestEncodedUTFLengthASCII(t *testing.T) {
-	for _, s := range []string{"", "data-1.parquet", "\x00", "a\x00b\x00", "\x7f"} {
+	// 80, the least byte that is no ASCII, is a bad byte: U+FFFD, three bytes.
+	for _, s := range []string{"", "data-1.parquet", "\x00", "a\x00b\x00", "\x7f", "\x80", "a\x80b"} {
 		if got, want := EncodedUTFLength(s), len(AppendModifiedUTF8(nil, s)); got != want {
 			t.Errorf("EncodedUTFLength(%q) = %d, encoded %d bytes", s, got, want)
 		}

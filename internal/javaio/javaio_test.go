@@ -133,6 +133,10 @@ func TestWriteUTFVectors(t *testing.T) {
 		{"truncated rune", "\xe4\xb8", []byte{0x00, 0x06, 0xEF, 0xBF, 0xBD, 0xEF, 0xBF, 0xBD}},
 		// A WTF-8 lone surrogate is written as that one code unit.
 		{"lone surrogate", "\xed\xa0\x80", []byte{0x00, 0x03, 0xED, 0xA0, 0x80}},
+		// The start of a surrogate's three bytes cut by the end of the string, after other
+		// text, is bad bytes, each one U+FFFD (the check reads no byte past the end).
+		{"cut surrogate, one byte", "ab\xed", []byte{0x00, 0x05, 'a', 'b', 0xEF, 0xBF, 0xBD}},
+		{"cut surrogate, two bytes", "ab\xed\xa0", []byte{0x00, 0x08, 'a', 'b', 0xEF, 0xBF, 0xBD, 0xEF, 0xBF, 0xBD}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,6 +174,8 @@ func TestReadUTFVectors(t *testing.T) {
 		{"lone low surrogate", []byte{0x00, 0x03, 0xED, 0xB0, 0x80}, "\xed\xb0\x80"},
 		{"high at end", []byte{0x00, 0x04, 'a', 0xED, 0xA0, 0x80}, "a\xed\xa0\x80"},
 		{"two highs then low", []byte{0x00, 0x09, 0xED, 0xA0, 0x80, 0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80}, "\xed\xa0\x80😀"},
+		// DBFF, the last high surrogate, with DFFF, the last low one.
+		{"U+10FFFF", []byte{0x00, 0x06, 0xED, 0xAF, 0xBF, 0xED, 0xBF, 0xBF}, "\U0010FFFF"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -336,6 +342,15 @@ func TestCompareJava(t *testing.T) {
 		// A lone high surrogate is a prefix of the pair it starts.
 		{"\xed\xa0\xbd", "\U0001F600", -1},
 		{"\U0001F600x", "\U0001F600", 1},
+		// A character cut short is bad bytes (U+FFFD each), not a prefix of the whole one:
+		// E4 B8 against E4 B8 80 (U+4E00) is FFFD FFFD against 4E00. The byte after the
+		// common prefix, 80, is no ASCII.
+		{"\xe4\xb8", "\xe4\xb8\x80", 1},
+		{"\xe4\xb8\x80", "\xe4\xb8", -1},
+		// The same with an ASCII byte on the other side: E4 B8 80 (U+4E00) against E4 B8 41
+		// (FFFD FFFD A).
+		{"\xe4\xb8\x80", "\xe4\xb8A", -1},
+		{"\xe4\xb8A", "\xe4\xb8\x80", 1},
 	}
 	for _, tt := range tests {
 		got := CompareJava(tt.a, tt.b)

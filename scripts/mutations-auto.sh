@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# mutations-auto.sh: the automatic mutation run beside the hand-written catalogue (make
+# mutations-auto; docs/conformance.md, "The gate's teeth"). gremlins lists the operator and boundary
+# mutants of the maintainer's packages; each mutant is applied to a copy of the tree
+# (compat/mutations/auto), run against its package's unit tests, and, when it survives them, the Go
+# runner is rebuilt from the mutated copy and the conformance families that exercise the
+# maintainer run through it with -failfast (as scripts/mutations.sh runs them). Prints one line a
+# mutant, then "mutants: N killed of M (score S%)", and writes the survivors with their diffs to
+# the report. Takes hours over every package; not part of make test.
+#
+# Environment:
+#   MUTATIONS_AUTO_PACKAGES   space-separated package directories (default: packages below)
+#   MUTATIONS_AUTO_MATCH      run only the mutants whose "file:line:column TYPE" matches this
+#                             regular expression (awk's, extended), e.g. one survivor again
+#   MUTATIONS_AUTO_EXCLUDE    leave out the mutants whose name matches this (e.g. those triaged
+#                             equivalent, which would run every family to the end)
+#   MUTATIONS_AUTO_MAX        run only the first N mutants, in package then file order (a sample)
+#   MUTATIONS_AUTO_DIR        work directory (default .cache/mutations-auto: the tree copy, logs)
+#   MUTATIONS_AUTO_REPORT     the report (default compat/report/mutations-auto.md)
+#   MUTATIONS_AUTO_BASELINE   0 skips the conformance run without a mutation (which must pass)
+#   MUTATION_RUN, MUTATION_TIMEOUT   the -run selection and go test -timeout of a conformance run
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# The maintainer's packages (each with its subpackages, as gremlins walks them).
+packages="internal/pkfulltext internal/pkindex internal/search internal/restore internal/tableops internal/paths internal/javaio"
+# The conformance families a surviving mutant runs: those of scripts/mutations.sh.
+families='^TestConformance$/^(scenario|source-meta|index-file|maintainer|table|producer)$'
+# The unit tests a mutant does not run: the crash-point suites, which make faults runs (make
+# gotest skips them too).
+unit_skip='^TestCrashPoints(S3|S3Siblings)?$'
+# gremlins, pinned, and its mutators: its defaults (arithmetic base, conditionals boundary and
+# negation, increment/decrement, invert negatives) and the swap of && and ||.
+gremlins_module=github.com/go-gremlins/gremlins/cmd/gremlins
+gremlins_version=v0.6.0
+gremlins_flags="--invert-logical"
+triage=compat/mutations/auto-triage.md
+
+go=${GO:-go}
+packages=${MUTATIONS_AUTO_PACKAGES:-$packages}
+max=${MUTATIONS_AUTO_MAX:-0}
+work=${MUTATIONS_AUTO_DIR:-.cache/mutations-auto}
+report=${MUTATIONS_AUTO_REPORT:-compat/report/mutations-auto.md}
+run=${MUTATION_RUN:-$families}
+timeout=${MUTATION_TIMEOUT:-30m}
+
+mkdir -p "$work" "$(dirname "$report")" || exit 2
+work=$(cd "$work" && pwd)
+repo=$(pwd)
+tree=$work/tree logs=$work/logs diffs=$work/diffs results=$work/results.tsv
+bin=.cache/gremlins-$gremlins_version
+
+# Tools: gremlins built by the Go toolchain at its pinned version, the helper, the test binary
+# of the conformance suite (built from the unmutated tree: only the runner under test is wrong).
+if [ ! -x "$bin/gremlins" ]; then
+	echo "mutants: building gremlins $gremlins_version"
+	GOBIN="$repo/$bin" "$go" install "$gremlins_module@$gremlins_version" || exit 2
+fi
+gremlins=$repo/$bin/gremlins
+"$go" build -o "$work/auto" ./compat/mutations/auto || exit 2
+rm -rf "$logs" "$diffs" && mkdir -p "$logs" "$diffs" || exit 2
+"$go" test -c -o "$work/runner.test" ./compat/runner || exit 2
+
+# The copy of the tree mutants are applied to: the files git tracks or would (not .cache, not
+# reports), as they are in the working tree.
+rm -rf "$tree" && mkdir -p "$tree" || exit 2
+git ls-files -z --cached --others --exclude-standard |
+	while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+	tar --null -T - -cf - | tar -xf - -C "$tree" || exit 2
+
+export PKFT_TABLE_DIFF_N=${PKFT_TABLE_DIFF_N:-5}
+export PKFT_DIFFERENTIAL_SEED=${PKFT_DIFFERENTIAL_SEED:-1}
+export PKFT_REQUIRE_GO=1
+runner=$work/pkft-runner
+
+# conformance runs the families through the runner built from the copy, into the log $1.
+conformance() {
+	(cd "$tree" && "$go" build -o "$runner" ./compat/go) >"$1" 2>&1 || return 3
+	(cd compat/runner && PKFT_IMPL_GO="$runner serve" "$work/runner.test" -test.count=1 -test.failfast \
+		-test.timeout "$timeout" -test.v -test.run "$run") >>"$1" 2>&1
+}
+
+# first_failed: the first failing case of a log (as scripts/mutations.sh finds it).
+first_failed() {
+	sed -n -E 's/^[[:space:]]*--- FAIL: ([^ ]*).*/\1/p' "$1" |
+		awk '{ n[NR] = $0 } END { for (i = 1; i <= NR; i++) { leaf = 1; for (j = 1; j <= NR; j++) if (index(n[j], n[i] "/") == 1) leaf = 0; if (leaf) { print n[i]; exit } } }'
+}
+
+# The mutants, and each package's unit tests without a mutation: they must pass, and their time
+# sets the unit tests' timeout of a mutant (five times it, at least a minute).
+: >"$work/mutants.tsv"
+declare -A unit_timeout
+for p in $packages; do
+	if [ ! -d "$tree/$p" ]; then
+		echo "mutants: $p is not a directory of the module" >&2
+		exit 2
+	fi
+	start=$(date +%s)
+	if ! (cd "$tree" && "$go" test -count=1 -vet=off -skip "$unit_skip" "./$p/...") >"$logs/unit-baseline-${p//\//_}.log" 2>&1; then
+		echo "mutants: the unit tests of $p fail without a mutation (see $logs); fix that first" >&2
+		exit 2
+	fi
+	t=$((5 * ($(date +%s) - start)))
+	[ "$t" -ge 60 ] || t=60
+	for d in $(cd "$tree" && "$go" list -f '{{.Dir}}' "./$p/..."); do
+		unit_timeout[${d#"$tree/"}]=$t
+	done
+	(cd "$tree" && "$gremlins" unleash --dry-run --workers 1 $gremlins_flags -o "$work/gremlins.json" "./$p") \
+		>"$logs/gremlins-${p//\//_}.log" 2>&1 || { echo "mutants: gremlins failed on $p (see $logs)" >&2; exit 2; }
+	"$work/auto" list -root "$tree" -pkg "$p" "$work/gremlins.json" >>"$work/mutants.tsv" 2>>"$logs/dropped.log" || exit 2
+done
+if [ -n "${MUTATIONS_AUTO_MATCH:-}" ]; then
+	awk -F '\t' -v re="$MUTATIONS_AUTO_MATCH" '($1 ":" $2 ":" $3 " " $4) ~ re' "$work/mutants.tsv" >"$work/match.tsv" &&
+		mv "$work/match.tsv" "$work/mutants.tsv" || exit 2
+	packages="$packages matching $MUTATIONS_AUTO_MATCH"
+fi
+if [ -n "${MUTATIONS_AUTO_EXCLUDE:-}" ]; then
+	awk -F '\t' -v re="$MUTATIONS_AUTO_EXCLUDE" '($1 ":" $2 ":" $3 " " $4) !~ re' "$work/mutants.tsv" >"$work/match.tsv" &&
+		mv "$work/match.tsv" "$work/mutants.tsv" || exit 2
+	packages="$packages but $MUTATIONS_AUTO_EXCLUDE"
+fi
+total=$(wc -l <"$work/mutants.tsv")
+if [ "$max" -gt 0 ] && [ "$max" -lt "$total" ]; then
+	echo "mutants: a sample: the first $max of $total mutants of $packages"
+	head -n "$max" "$work/mutants.tsv" >"$work/sample.tsv" && mv "$work/sample.tsv" "$work/mutants.tsv"
+	title="A sample: the first $max of the $total mutants of $packages."
+else
+	echo "mutants: $total mutants of $packages"
+	title="Every mutant ($total) of $packages."
+fi
+
+if [ "${MUTATIONS_AUTO_BASELINE:-1}" != 0 ]; then
+	if ! conformance "$logs/baseline.log"; then
+		echo "mutants: the conformance cases fail without a mutation (see $logs/baseline.log); fix that first" >&2
+		exit 2
+	fi
+	echo "mutants: conformance baseline passed (no mutation)"
+fi
+
+: >"$results"
+i=0
+while IFS=$'\t' read -r file line col type status <&3; do
+	i=$((i + 1))
+	id="$file:$line:$col $type"
+	name=$(printf '%s' "$id" | tr '/: ' '___')
+	pkg=$(dirname "$file")
+	cp "$tree/$file" "$work/orig.go" || exit 2
+	start=$(date +%s)
+	result="" detail=""
+	"$work/auto" apply -root "$tree" "$file" "$line" "$col" "$type" 2>"$logs/$name.apply.log"
+	case $? in
+	0) ;;
+	3) result=no-change ;;
+	*) echo "mutants: cannot apply $id (see $logs/$name.apply.log)" >&2; exit 2 ;;
+	esac
+	if [ -z "$result" ]; then
+		diff -u --label "a/$file" --label "b/$file" "$work/orig.go" "$tree/$file" >"$diffs/$name.diff"
+		if ! (cd "$tree" && "$go" build "./$pkg") >"$logs/$name.unit.log" 2>&1; then
+			result=not-viable
+		elif ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" -timeout "${unit_timeout[$pkg]:-60}s" "./$pkg") >>"$logs/$name.unit.log" 2>&1; then
+			result=killed-unit
+			grep -q '^panic: test timed out' "$logs/$name.unit.log" && result=killed-unit-timeout
+			detail=$(sed -n -E 's/^--- FAIL: ([^ ]*).*/\1/p' "$logs/$name.unit.log" | head -n 1)
+		else
+			conformance "$logs/$name.conformance.log"
+			rc=$?
+			first=$(first_failed "$logs/$name.conformance.log")
+			if [ "$rc" -eq 3 ]; then
+				echo "mutants: the Go runner does not build with $id (see $logs/$name.conformance.log)" >&2
+				cp "$work/orig.go" "$tree/$file"
+				exit 2
+			elif [ -n "$first" ]; then
+				result=killed-conformance detail=$first
+			elif [ "$rc" -ne 0 ]; then
+				result=undecided detail="no case failed, the run did (exit $rc): $logs/$name.conformance.log"
+			else
+				result=lived
+			fi
+		fi
+	fi
+	cp "$work/orig.go" "$tree/$file" || exit 2
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$file" "$line" "$col" "$type" "$result" "$detail" >>"$results"
+	printf 'mutant %-60s %s%s (%ds)\n' "$id" "$result" "${detail:+ by $detail}" "$(($(date +%s) - start))"
+done 3<"$work/mutants.tsv"
+
+"$work/auto" report -triage "$triage" -diffs "$diffs" -title "$title" -o "$report" "$results" | tee "$work/score.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 2
+echo "mutants: report in $report"
+# A survivor no triage calls equivalent is a hole in the gate (or an equivalent to triage).
+! grep -q '^mutants: survived ' "$work/score.txt"
