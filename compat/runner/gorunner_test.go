@@ -332,7 +332,12 @@ func TestUnsupportedNeedsPropagate(t *testing.T) {
 	}
 	before := len(report.Results())
 	t.Run("rows", func(t *testing.T) { ct.run(t, caseFilter{}) })
-	got := report.Results()[before:]
+	var got []Result
+	for _, r := range report.Results()[before:] {
+		if strings.HasPrefix(r.Case, "needs/") { // other tests' background rows may report meanwhile
+			got = append(got, r)
+		}
+	}
 	if len(got) != 3 {
 		t.Fatalf("%d results, want 3: %+v", len(got), got)
 	}
