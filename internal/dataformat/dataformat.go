@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/paimon-pkft/pkft/internal/paths"
 )
 
 // Formats of data files.
@@ -22,30 +24,12 @@ const (
 // ErrUnreadable reports a data file in a format pkft does not read.
 var ErrUnreadable = errors.New("data file format not read by pkft")
 
-// FormatOf returns the format identifier Paimon derives from a data file name: the extension,
-// or the one before a compression extension ("x.csv.gz" -> "csv"), in lower case.
+// FormatOf returns the format identifier Paimon derives from a data file name (the extension, or
+// the one before a compression extension: "x.csv.gz" -> "csv"; paths.FormatIdentifier), in lower
+// case.
 func FormatOf(fileName string) (string, error) {
-	i := strings.LastIndexByte(fileName, '.')
-	if i < 0 {
-		return "", fmt.Errorf("%s is not a legal file name", fileName)
-	}
-	ext := fileName[i+1:]
-	if isCompressionExtension(ext) {
-		j := strings.LastIndexByte(fileName[:i], '.')
-		if j < 0 {
-			return "", fmt.Errorf("%s is not a legal file name", fileName)
-		}
-		ext = fileName[j+1 : i]
-	}
-	return strings.ToLower(ext), nil
-}
-
-func isCompressionExtension(ext string) bool {
-	switch strings.ToLower(ext) {
-	case "gz", "bz2", "deflate", "snappy", "lz4", "zst":
-		return true
-	}
-	return false
+	f, err := paths.FormatIdentifier(fileName)
+	return strings.ToLower(f), err
 }
 
 // Readable returns the format of the data file fileName when pkft reads it (Parquet or Avro),
