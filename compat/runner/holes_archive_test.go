@@ -134,19 +134,9 @@ func archivesOverDeletedRows(ctx context.Context, g *maintainGroup, goP *Process
 	if err != nil {
 		return err
 	}
-	var res maintained
-	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
-		return fmt.Errorf("maintain: %w", err)
-	}
-	if res.committed() == 0 || len(res.Built) == 0 {
-		return fmt.Errorf("the maintenance built %v in snapshot %d: the levels had no archive", res.Built, res.committed())
-	}
-	after, err := javaDump(ctx, g.proc, path)
+	res, after, err := maintainAllCurrent(ctx, g, goP, path)
 	if err != nil {
 		return err
-	}
-	if err := allCurrent(after); err != nil {
-		return fmt.Errorf("Java's state of the maintained snapshot: %w", err)
 	}
 	var queries []string
 	for _, i := range slices.Sorted(maps.Keys(changed)) {
@@ -270,19 +260,9 @@ func hitsAtFileBoundaries(ctx context.Context, g *maintainGroup, goP *Process) e
 	if err != nil {
 		return err
 	}
-	var res maintained
-	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
-		return fmt.Errorf("maintain: %w", err)
-	}
-	if res.committed() == 0 || len(res.Built) == 0 {
-		return fmt.Errorf("the maintenance built %v in snapshot %d: the level had no archive", res.Built, res.committed())
-	}
-	d, err := javaDump(ctx, g.proc, path)
+	_, d, err := maintainAllCurrent(ctx, g, goP, path)
 	if err != nil {
 		return err
-	}
-	if err := allCurrent(d); err != nil {
-		return fmt.Errorf("Java's state of the maintained snapshot: %w", err)
 	}
 	rowCounts := map[string]int64{}
 	for _, f := range d.Buckets[0].DataFiles {
@@ -404,19 +384,9 @@ func indexMetaOrder(ctx context.Context, g *maintainGroup, goP *Process) error {
 	if err != nil {
 		return err
 	}
-	var res maintained
-	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
-		return fmt.Errorf("maintain: %w", err)
-	}
-	if res.committed() == 0 || len(res.Built) == 0 {
-		return fmt.Errorf("the maintenance built %v in snapshot %d: the level had no archive", res.Built, res.committed())
-	}
-	d, err := javaDump(ctx, g.proc, path)
+	_, d, err := maintainAllCurrent(ctx, g, goP, path)
 	if err != nil {
 		return err
-	}
-	if err := allCurrent(d); err != nil {
-		return fmt.Errorf("Java's state of the maintained snapshot: %w", err)
 	}
 	tb := table.Open(fileio.NewLocal(), path)
 	snap, err := tb.Latest(ctx)
@@ -497,4 +467,25 @@ func indexMetaOrder(ctx context.Context, g *maintainGroup, goP *Process) error {
 	}
 	report.AddNote(fmt.Sprintf("scenario/go-indexmeta-order: %d of %d levels' index meta byte for byte Java's (not required: the meaning is)", same, len(b.State.Current)))
 	return nil
+}
+
+// maintainAllCurrent has the maintainer's runner maintain the table at path, checks that it built
+// and committed archives, and returns what it built with Java's dump of the maintained snapshot,
+// in which every archive must be current.
+func maintainAllCurrent(ctx context.Context, g *maintainGroup, goP *Process, path string) (maintained, *inspect.Dump, error) {
+	var res maintained
+	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
+		return res, nil, fmt.Errorf("maintain: %w", err)
+	}
+	if res.committed() == 0 || len(res.Built) == 0 {
+		return res, nil, fmt.Errorf("the maintenance built %v in snapshot %d: no level had an archive to build", res.Built, res.committed())
+	}
+	d, err := javaDump(ctx, g.proc, path)
+	if err != nil {
+		return res, nil, err
+	}
+	if err := allCurrent(d); err != nil {
+		return res, nil, fmt.Errorf("Java's state of the maintained snapshot: %w", err)
+	}
+	return res, d, nil
 }

@@ -101,19 +101,9 @@ func evolvedSchema(ctx context.Context, g *maintainGroup, goP *Process) error {
 	if err != nil {
 		return err
 	}
-	var res maintained
-	if err := goP.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
-		return fmt.Errorf("maintain: %w", err)
-	}
-	if res.committed() == 0 || len(res.Built) == 0 {
-		return fmt.Errorf("the maintenance built %v in snapshot %d: the level had no archive", res.Built, res.committed())
-	}
-	d, err := javaDump(ctx, g.proc, path)
+	res, d, err := maintainAllCurrent(ctx, g, goP, path)
 	if err != nil {
 		return err
-	}
-	if err := allCurrent(d); err != nil {
-		return fmt.Errorf("Java's state of the maintained snapshot: %w", err)
 	}
 	b := d.Buckets[0]
 	name, ok := b.State.Current[strconv.Itoa(int(level))]
