@@ -18,6 +18,9 @@
 #   MUTATIONS_AUTO_DIR        work directory (default .cache/mutations-auto: the tree copy, logs)
 #   MUTATIONS_AUTO_REPORT     the report (default compat/report/mutations-auto.md)
 #   MUTATIONS_AUTO_BASELINE   0 skips the conformance run without a mutation (which must pass)
+#   MUTATIONS_AUTO_CONFORMANCE  0 runs the unit tests alone: a mutant they do not kill is counted
+#                             lived ("unit tests only") without the conformance run, a quick
+#                             first pass that lists what the unit tests miss (a lower bound)
 #   MUTATION_RUN, MUTATION_TIMEOUT   the -run selection and go test -timeout of a conformance run
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -129,7 +132,11 @@ else
 	title="Every mutant ($total) of $packages."
 fi
 
-if [ "${MUTATIONS_AUTO_BASELINE:-1}" != 0 ]; then
+conformance_stage=${MUTATIONS_AUTO_CONFORMANCE:-1}
+if [ "$conformance_stage" = 0 ]; then
+	title="$title Unit tests only: the conformance stage was not run, so every survivor of the unit tests counts as lived."
+fi
+if [ "$conformance_stage" != 0 ] && [ "${MUTATIONS_AUTO_BASELINE:-1}" != 0 ]; then
 	if ! conformance "$logs/baseline.log"; then
 		echo "mutants: the conformance cases fail without a mutation (see $logs/baseline.log); fix that first" >&2
 		exit 2
@@ -161,6 +168,8 @@ while IFS=$'\t' read -r file line col type status <&3; do
 			result=killed-unit
 			grep -q '^panic: test timed out' "$logs/$name.unit.log" && result=killed-unit-timeout
 			detail=$(sed -n -E 's/^--- FAIL: ([^ ]*).*/\1/p' "$logs/$name.unit.log" | head -n 1)
+		elif [ "$conformance_stage" = 0 ]; then
+			result=lived detail="unit tests only (conformance not run)"
 		else
 			conformance "$logs/$name.conformance.log"
 			rc=$?

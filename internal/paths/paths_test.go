@@ -324,6 +324,9 @@ func TestFormatIdentifier(t *testing.T) {
 		{"data-u-0.json.zst", "json", false},
 		{"noext", "", true},
 		{"x.zst", "", true},
+		// The dot Java looks for may be the name's first character (lastIndexOf is 0, not -1).
+		{".parquet", "parquet", false},
+		{".csv.gz", "csv", false},
 	}
 	for _, tt := range tests {
 		got, err := FormatIdentifier(tt.in)
