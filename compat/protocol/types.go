@@ -650,8 +650,8 @@ type PingResponse struct {
 	FtindexVersion *string `json:"ftindexVersion,omitempty"`
 	// TantivyVersion: paimon-rust runner: the tantivy version.
 	TantivyVersion *string `json:"tantivyVersion,omitempty"`
-	// PkftVersion: Go runner: the pkft module version it was built from.
-	PkftVersion *string `json:"pkftVersion,omitempty"`
+	// PKFTVersion: Go runner: the pkft module version it was built from.
+	PKFTVersion *string `json:"pkftVersion,omitempty"`
 }
 
 // PKFullTextIndexFileBuildRequest is the args of command pk-full-text-index-file-build

@@ -435,7 +435,7 @@ func singularOf(name string) string {
 // initialisms are the words Go spells in capitals.
 var initialisms = map[string]string{
 	"id": "ID", "ids": "IDs", "pk": "PK", "dv": "DV", "cpu": "CPU", "s3": "S3", "ok": "OK",
-	"json": "JSON", "url": "URL", "rss": "RSS", "io": "IO",
+	"json": "JSON", "url": "URL", "pkft": "PKFT", "rss": "RSS", "io": "IO",
 }
 
 // words splits a JSON name (camelCase, kebab-case or snake_case) into its lower-case words.
