@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"sort"
 
+	"github.com/paimon-pkft/pkft/compat/differential"
 	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 
@@ -51,27 +52,34 @@ func argErrorf(format string, a ...any) error { return &argError{fmt.Sprintf(for
 // commands are the served commands by name; searches share the handles of tables.
 func commands(tables *searchTables) map[string]command {
 	return map[string]command{
-		"ping":                          nil, // answered by serve, which knows the names
-		"read":                          typed(cmdRead),
-		"search":                        typed(tables.cmdSearch),
-		"list-index":                    typed(cmdListIndex),
-		"create-table":                  typed(cmdCreateTable),
-		"write":                         typed(cmdWrite),
-		"compact":                       typed(cmdCompact),
-		"minor-compact":                 typed(cmdMinorCompact),
-		"maintain":                      typed(cmdMaintain),
-		"configure-s3":                  typed(cmdConfigureS3),
-		"expire-snapshots":              typed(cmdExpireSnapshots),
-		"remove-orphan-files":           typed(cmdRemoveOrphanFiles),
-		"rewrite-metadata":              typed(cmdRewriteMetadata),
-		"manifest-values":               typed(cmdManifestValues),
-		"maintainer-scenario":           cmdMaintainerScenario,
-		"sorted-maintainer-scenario":    cmdSortedMaintainerScenario,
+		"ping":                nil, // answered by serve, which knows the names
+		"read":                typed(cmdRead),
+		"search":              typed(tables.cmdSearch),
+		"list-index":          typed(cmdListIndex),
+		"create-table":        typed(cmdCreateTable),
+		"write":               typed(cmdWrite),
+		"compact":             typed(cmdCompact),
+		"minor-compact":       typed(cmdMinorCompact),
+		"maintain":            typed(cmdMaintain),
+		"configure-s3":        typed(cmdConfigureS3),
+		"expire-snapshots":    typed(cmdExpireSnapshots),
+		"remove-orphan-files": typed(cmdRemoveOrphanFiles),
+		"rewrite-metadata":    typed(cmdRewriteMetadata),
+		"manifest-values":     typed(cmdManifestValues),
+		// maintainer-scenario runs a full-text script on Go's full-text maintainer
+		// (pkfulltext.Maintainer), as the Java runner's does on Paimon's
+		// BucketedFullTextIndexMaintainer; sorted-maintainer-scenario a sorted-family script
+		// (btree or bitmap) on Go's sorted maintainer, as the Java runner's does on Paimon's
+		// BucketedSortedIndexMaintainer.
+		"maintainer-scenario": runScenario[protocol.MaintainerScenarioRequest, protocol.MaintainerScenarioResponse](
+			"maintainer-scenario", differential.FamilyFullText),
+		"sorted-maintainer-scenario": runScenario[protocol.SortedMaintainerScenarioRequest, protocol.SortedMaintainerScenarioResponse](
+			"sorted-maintainer-scenario", differential.FamilyBTree, differential.FamilyBitmap),
 		"source-meta-encode":            typed(cmdSourceMetaEncode),
 		"source-meta-decode":            typed(cmdSourceMetaDecode),
 		"pk-full-text-index-file-build": typed(cmdIndexFileBuild),
 		"bucket":                        typed(cmdBucket),
-		"pick":                          cmdPick,
+		"pick":                          typed(cmdPick),
 		"sorted-index-build":            typed(cmdSortedIndexBuild),
 		"sorted-index-options":          typed(cmdSortedIndexOptions),
 		"sorted-index-write":            typed(cmdSortedIndexWrite),

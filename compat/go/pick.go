@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,35 +27,29 @@ type pickArgs struct {
 // Result: {zone, layouts [{error} | {strategy, maxCompactInterval?, numLevels, needLookup,
 // writeOnly, forceRewriteAllFiles, stopTrigger, steps [...]}]}, each step {millis, hour,
 // hourChanged} with {error}, {unit, task} or, after an update, {unit: null, task: null, runs}.
-func cmdPick(_ context.Context, raw json.RawMessage) (json.RawMessage, error) {
-	if raw == nil {
-		return nil, argErrorf("args.layouts is required")
-	}
-	var req protocol.PickRequest
-	if err := decodeArgs(raw, &req); err != nil {
-		return nil, err
-	}
+func cmdPick(_ context.Context, req protocol.PickRequest) (protocol.PickResponse, error) {
+	var none protocol.PickResponse
 	if req.Layouts == nil {
-		return nil, argErrorf("args.layouts is required")
+		return none, argErrorf("args.layouts is required")
 	}
 	// The protocol leaves a layout free-form; the Go runner takes compat/pickdiff's, strictly.
 	var args pickArgs
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
+	if err := reshape(req, &args, true); err != nil {
+		return none, argErrorf("args: %v", err)
 	}
 	for i, l := range args.Layouts {
 		for j, s := range l.Steps {
 			switch s.Mode {
 			case "normal", "full":
 				if s.Before != nil || s.After != nil {
-					return nil, argErrorf("layout %d, step %d: before and after belong to update steps, not to mode %s", i, j, s.Mode)
+					return none, argErrorf("layout %d, step %d: before and after belong to update steps, not to mode %s", i, j, s.Mode)
 				}
 			case "update":
 				if s.Files != nil || s.DeletionVectors != nil {
-					return nil, argErrorf("layout %d, step %d: an update step takes before and after, not files or deletionVectors", i, j)
+					return none, argErrorf("layout %d, step %d: an update step takes before and after, not files or deletionVectors", i, j)
 				}
 			default:
-				return nil, argErrorf("layout %d, step %d: mode %q is none of normal, full, update", i, j, s.Mode)
+				return none, argErrorf("layout %d, step %d: mode %q is none of normal, full, update", i, j, s.Mode)
 			}
 		}
 	}
@@ -65,7 +58,7 @@ func cmdPick(_ context.Context, raw json.RawMessage) (json.RawMessage, error) {
 	for i, l := range args.Layouts {
 		out[i] = layoutJSON(pickdiff.Run(l, time.Local, now))
 	}
-	return json.Marshal(protocol.PickResponse{Zone: zoneName(), Layouts: out})
+	return protocol.PickResponse{Zone: zoneName(), Layouts: out}, nil
 }
 
 // layoutJSON is a layout's result in the shape of the Java runner's: a failure before the first

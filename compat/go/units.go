@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/paimon-pkft/pkft/compat/differential"
 	"github.com/paimon-pkft/pkft/compat/protocol"
@@ -16,38 +17,36 @@ import (
 // The maintainer's unit-level commands. Package pkft exposes no maintainer and no source meta,
 // so these run the Go code the harness's in-process cases run (see the package doc).
 
-// runScenario decodes a decision-differential script, checks its family is one of families, and
-// runs it on the Go maintainer of that family (differential.RunGo). Result: its trace. The
-// protocol leaves the script's restore and steps and the trace's states free-form: they are
-// decoded into, and rendered from, compat/differential's Script and Trace.
-func runScenario(ctx context.Context, raw json.RawMessage, cmd string, families ...string) (json.RawMessage, error) {
-	if raw == nil {
-		return nil, argErrorf("args: a decision-differential script is required")
+// runScenario is the command that decodes a decision-differential script (Req, the command's
+// request type), checks its family is one of families, runs it on the Go maintainer of that
+// family (differential.RunGo) and answers its trace (Resp). The protocol leaves the script's
+// restore and steps and the trace's states free-form: they are decoded into, and rendered from,
+// compat/differential's Script and Trace.
+func runScenario[Req, Resp any](cmd string, families ...string) command {
+	run := typed(func(ctx context.Context, req Req) (Resp, error) {
+		var resp Resp
+		var s differential.Script
+		if err := reshape(req, &s, false); err != nil {
+			return resp, argErrorf("args: not a decision-differential script: %v", err)
+		}
+		if !slices.Contains(families, s.Family) {
+			return resp, argErrorf("%s runs scripts of family %q, not %q", cmd, families, s.Family)
+		}
+		tr, err := differential.RunGo(ctx, s)
+		if err != nil {
+			return resp, err
+		}
+		if err := reshape(tr, &resp, true); err != nil {
+			return resp, fmt.Errorf("rendering the trace: %w", err)
+		}
+		return resp, nil
+	})
+	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		if raw == nil {
+			return nil, argErrorf("args: a decision-differential script is required")
+		}
+		return run(ctx, raw)
 	}
-	var req protocol.MaintainerScenarioRequest
-	if err := decodeArgs(raw, &req); err != nil {
-		return nil, err
-	}
-	var s differential.Script
-	if err := reshape(req, &s, false); err != nil {
-		return nil, argErrorf("args: not a decision-differential script: %v", err)
-	}
-	ok := false
-	for _, f := range families {
-		ok = ok || s.Family == f
-	}
-	if !ok {
-		return nil, argErrorf("%s runs scripts of family %q, not %q", cmd, families, s.Family)
-	}
-	tr, err := differential.RunGo(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	var resp protocol.MaintainerScenarioResponse
-	if err := reshape(tr, &resp, true); err != nil {
-		return nil, fmt.Errorf("rendering the trace: %w", err)
-	}
-	return json.Marshal(resp)
 }
 
 // reshape re-encodes v as out, through its JSON: numbers stay exact (json.Number in a free-form
@@ -63,20 +62,6 @@ func reshape(v, out any, strict bool) error {
 		dec.DisallowUnknownFields()
 	}
 	return dec.Decode(out)
-}
-
-// cmdMaintainerScenario runs a full-text decision-differential script on Go's full-text
-// maintainer (pkfulltext.Maintainer) and answers its trace, as the Java runner's
-// maintainer-scenario does on Paimon's BucketedFullTextIndexMaintainer.
-func cmdMaintainerScenario(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
-	return runScenario(ctx, raw, "maintainer-scenario", differential.FamilyFullText)
-}
-
-// cmdSortedMaintainerScenario runs a sorted-family script (btree or bitmap) on Go's sorted
-// maintainer and answers its trace, as the Java runner's sorted-maintainer-scenario does on
-// Paimon's BucketedSortedIndexMaintainer.
-func cmdSortedMaintainerScenario(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
-	return runScenario(ctx, raw, "sorted-maintainer-scenario", differential.FamilyBTree, differential.FamilyBitmap)
 }
 
 // cmdSourceMetaEncode encodes {level, files [{fileName, rowCount}]} as Paimon's
