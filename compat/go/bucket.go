@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/bucketfunc"
 	"github.com/paimon-pkft/pkft/internal/convert"
 	"github.com/paimon-pkft/pkft/internal/fileio"
@@ -14,13 +14,6 @@ import (
 	"github.com/paimon-pkft/pkft/internal/tableops"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
-
-// bucketArgs are bucket's arguments, as the Java runner's BucketCommands takes them.
-type bucketArgs struct {
-	Path     string           `json:"path"`
-	Rows     []map[string]any `json:"rows"`
-	Function *string          `json:"function"`
-}
 
 // cmdBucket answers the bucket pkft's writer assigns to each row of a fixed-bucket table, as the
 // Java runner's bucket answers Paimon's FixedBucketRowKeyExtractor: rows (objects by field name
@@ -31,23 +24,20 @@ type bucketArgs struct {
 // function refused for the bucket-key types is an error whatever the rows, as Paimon refuses it
 // when it creates the extractor. The table is read from the local file system. Result:
 // {buckets}.
-func cmdBucket(ctx context.Context, raw json.RawMessage) (any, error) {
-	var args bucketArgs
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
-	}
+func cmdBucket(ctx context.Context, args protocol.BucketRequest) (protocol.BucketResponse, error) {
+	var none protocol.BucketResponse
 	if args.Path == "" {
-		return nil, argErrorf("args.path (the table directory) is required")
+		return none, argErrorf("args.path (the table directory) is required")
 	}
 	if _, ok := objectStoreBucket(args.Path); ok {
-		return nil, argErrorf("args.path %s: the Go runner's bucket reads tables of the local file system only", args.Path)
+		return none, argErrorf("args.path %s: the Go runner's bucket reads tables of the local file system only", args.Path)
 	}
 	if args.Rows == nil {
-		return nil, argErrorf("args.rows is required")
+		return none, argErrorf("args.rows is required")
 	}
 	sch, err := table.Open(fileio.NewLocal(), args.Path).LatestSchema(ctx)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	s := *sch
 	if args.Function != nil {
@@ -56,25 +46,27 @@ func cmdBucket(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	bucketOf, err := tableops.NewBucketer(&s)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", bucketfunc.Option, s.Options[bucketfunc.Option], err)
+		return none, fmt.Errorf("%s %s: %w", bucketfunc.Option, s.Options[bucketfunc.Option], err)
 	}
-	buckets := make([]int, len(args.Rows))
+	buckets := make([]int64, len(args.Rows))
 	for i, r := range args.Rows {
 		vals, err := rowValues(s.Fields, r)
 		if err != nil {
-			return nil, argErrorf("row %d: %v", i, err)
+			return none, argErrorf("row %d: %v", i, err)
 		}
-		if buckets[i], err = bucketOf(vals); err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
+		b, err := bucketOf(vals)
+		if err != nil {
+			return none, fmt.Errorf("row %d: %w", i, err)
 		}
+		buckets[i] = int64(b)
 	}
-	return map[string]any{"buckets": buckets}, nil
+	return protocol.BucketResponse{Buckets: buckets}, nil
 }
 
 // rowValues are the values of a row object (write's form) in the order of fields, in the form
 // pkft's writer holds them: pkft.ParseValue's Go value turned into Paimon's as Writer.Write
 // turns it. A key that is no field (nor _rowKind) is refused.
-func rowValues(fields []types.DataField, r map[string]any) ([]any, error) {
+func rowValues(fields []types.DataField, r protocol.Object) ([]any, error) {
 	for k := range r {
 		if k == pkft.RowKindColumn {
 			str, _ := r[k].(string)

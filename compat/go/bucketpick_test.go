@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/paimon-pkft/pkft/compat/pickdiff"
+	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 
 // TestBucketCommand: bucket answers one bucket per row of the table's latest schema, by the
@@ -17,39 +17,36 @@ import (
 func TestBucketCommand(t *testing.T) {
 	wh := t.TempDir()
 	path := filepath.Join(wh, "db.db", "t")
-	rows := []map[string]any{}
-	for _, k := range []int{0, 1, 12, 13, 27, -1, -14, 2147483647, -2147483648} {
-		rows = append(rows, map[string]any{"k": k, "v": "x"})
+	rows := []protocol.Object{}
+	for _, k := range []int64{0, 1, 12, 13, 27, -1, -14, 2147483647, -2147483648} {
+		rows = append(rows, protocol.Object{"k": k, "v": "x"})
 	}
 	resps := session(t,
-		[2]any{"create-table", map[string]any{"warehouse": wh, "database": "db", "table": "t",
-			"fields":      []map[string]string{{"name": "k", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"}},
-			"primaryKeys": []string{"k"}, "partitionKeys": []string{}, "options": map[string]string{"bucket": "13"}}},
-		[2]any{"bucket", map[string]any{"path": path, "rows": rows}},
-		[2]any{"bucket", map[string]any{"path": path, "rows": rows, "function": "mod"}},
-		[2]any{"bucket", map[string]any{"path": path, "rows": []map[string]any{}, "function": "no-such"}},
-		[2]any{"bucket", map[string]any{"path": path, "rows": []map[string]any{{"k": 1, "w": "x"}}}},
-		[2]any{"bucket", map[string]any{"path": "s3://b/t", "rows": rows}},
+		[2]any{"create-table", protocol.CreateTableRequest{Warehouse: wh, Database: "db", Table: "t",
+			Fields:      []protocol.CreateTableRequestField{{Name: "k", Type: "INT NOT NULL"}, {Name: "v", Type: "STRING"}},
+			PrimaryKeys: []string{"k"}, PartitionKeys: []string{}, Options: map[string]string{"bucket": "13"}}},
+		[2]any{"bucket", protocol.BucketRequest{Path: path, Rows: rows}},
+		[2]any{"bucket", protocol.BucketRequest{Path: path, Rows: rows, Function: new("mod")}},
+		[2]any{"bucket", protocol.BucketRequest{Path: path, Rows: []protocol.Object{}, Function: new("no-such")}},
+		[2]any{"bucket", protocol.BucketRequest{Path: path, Rows: []protocol.Object{{"k": 1, "w": "x"}}}},
+		[2]any{"bucket", protocol.BucketRequest{Path: "s3://b/t", Rows: rows}},
 	)
 	for i, r := range resps[:3] {
 		if !r.OK {
-			t.Fatalf("request %d: %s", i+1, r.Error)
+			t.Fatalf("request %d: %s", i+1, errText(r))
 		}
 	}
-	buckets := func(r response) []int {
-		var res struct {
-			Buckets []int `json:"buckets"`
-		}
-		b, _ := json.Marshal(r.Result)
-		if err := json.Unmarshal(b, &res); err != nil || len(res.Buckets) != len(rows) {
-			t.Fatalf("bucket: %+v (%v): want %d buckets", r.Result, err, len(rows))
+	buckets := func(r protocol.EnvelopeResponse) []int64 {
+		var res protocol.BucketResponse
+		if result(t, "bucket", r, &res); len(res.Buckets) != len(rows) {
+			t.Fatalf("bucket: %s: want %d buckets", r.Result, len(rows))
 		}
 		return res.Buckets
 	}
 	byDefault, byMod := buckets(resps[1]), buckets(resps[2])
-	distinct := map[int]bool{}
+	distinct := map[int64]bool{}
 	for i, r := range rows {
-		k := r["k"].(int)
+		k := r["k"].(int64)
 		if want := ((k % 13) + 13) % 13; byMod[i] != want {
 			t.Errorf("mod bucket of %d: %d, want %d", k, byMod[i], want)
 		}
@@ -62,7 +59,7 @@ func TestBucketCommand(t *testing.T) {
 		t.Errorf("default buckets %v: the keys fell into %d buckets", byDefault, len(distinct))
 	}
 	for i, want := range []string{"no-such", "no column w", "local file system only"} {
-		if r := resps[3+i]; r.OK || !strings.Contains(r.Error, want) {
+		if r := resps[3+i]; r.OK || !strings.Contains(errText(r), want) {
 			t.Errorf("request %d: %+v, want an error with %q", 4+i, r, want)
 		}
 	}
@@ -80,17 +77,12 @@ func TestPickCommand(t *testing.T) {
 	bad := pickdiff.Generate(1, now)
 	bad.Steps[0].Mode = "minor"
 	resps := session(t,
-		[2]any{"pick", map[string]any{"layouts": layouts}},
-		[2]any{"pick", map[string]any{"layouts": []pickdiff.Layout{bad}}},
+		[2]any{"pick", pickRequest(t, layouts...)},
+		[2]any{"pick", pickRequest(t, bad)},
 	)
-	if !resps[0].OK {
-		t.Fatalf("pick: %s", resps[0].Error)
-	}
+	// The protocol leaves the layouts' results free-form; compat/pickdiff reads them.
 	var res pickdiff.Result
-	b, _ := json.Marshal(resps[0].Result)
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	result(t, "pick", resps[0], &res)
 	if res.Zone == "" || len(res.Layouts) != len(layouts) {
 		t.Fatalf("pick: zone %q, %d layouts for %d", res.Zone, len(res.Layouts), len(layouts))
 	}
@@ -103,7 +95,19 @@ func TestPickCommand(t *testing.T) {
 	if st.Units == 0 || st.None == 0 || st.Updates == 0 || st.Tasks == 0 {
 		t.Errorf("the layouts exercised too little: %+v", st)
 	}
-	if r := resps[1]; r.OK || !strings.Contains(r.Error, `mode "minor"`) {
+	if r := resps[1]; r.OK || !strings.Contains(errText(r), `mode "minor"`) {
 		t.Errorf("pick with mode minor: %+v", r)
 	}
+}
+
+// pickRequest is pick's request of layouts, which the protocol leaves free-form.
+func pickRequest(t *testing.T, layouts ...pickdiff.Layout) protocol.PickRequest {
+	t.Helper()
+	var req protocol.PickRequest
+	if err := reshape(struct {
+		Layouts []pickdiff.Layout `json:"layouts"`
+	}{layouts}, &req, true); err != nil {
+		t.Fatal(err)
+	}
+	return req
 }

@@ -43,6 +43,12 @@
 // compat/pickdiff's Run, internal/mergetree's strategies and TriggerCompaction over the
 // request's level layouts, on the runner's own clock and zone.
 //
+// Every command is a function of its request and response types of package compat/protocol
+// (generated from the protocol's JSON Schemas): the request is decoded into the one, unknown
+// arguments refused by name, and the result is the other. Where the schemas leave a part
+// free-form (a pick's layouts, a scenario's script and trace, a sorted build's sources), the
+// runner decodes it further into the Go types it runs on (compat/pickdiff's, compat/differential's).
+//
 // Not served: the Java runner's other commands (dump, alter-table, ...). An unknown
 // command is the error "unknown command: NAME"; the runner stays usable after any error.
 package main

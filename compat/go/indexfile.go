@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"slices"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/inspect"
@@ -20,14 +21,6 @@ import (
 	"github.com/paimon-pkft/pkft/internal/table"
 )
 
-// indexFileBuildArgs are pk-full-text-index-file-build's arguments.
-type indexFileBuildArgs struct {
-	Path      string          `json:"path"`
-	Partition json.RawMessage `json:"partition"`
-	Bucket    *int32          `json:"bucket"`
-	Level     *int32          `json:"level"`
-}
-
 // cmdIndexFileBuild builds the full-text archive of one level of one (partition, bucket) of the
 // latest snapshot, as the Java runner's pk-full-text-index-file-build builds it with Paimon's
 // PkFullTextIndexFile: over the level's eligible files (ordered by file name as Java's String
@@ -36,67 +29,73 @@ type indexFileBuildArgs struct {
 // Result: {sources [{fileName, rowCount}], archivePath, indexFile {indexType, fileName, fileSize,
 // rowCount, externalPath, globalIndex {rowRangeStart, rowRangeEnd, indexFieldId, extraFieldIds,
 // indexMeta (base64), sourceMeta (base64)}}}.
-func cmdIndexFileBuild(ctx context.Context, raw json.RawMessage) (any, error) {
-	var args indexFileBuildArgs
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
-	}
+func cmdIndexFileBuild(ctx context.Context, args protocol.PKFullTextIndexFileBuildRequest) (protocol.PKFullTextIndexFileBuildResponse, error) {
+	var none protocol.PKFullTextIndexFileBuildResponse
 	if args.Path == "" {
-		return nil, argErrorf("args.path (the table directory) is required")
+		return none, argErrorf("args.path (the table directory) is required")
 	}
-	if args.Bucket == nil || args.Level == nil {
-		return nil, argErrorf("args.bucket and args.level are required")
-	}
-	want, err := normalizedPartition(args.Partition)
+	bucketArg, err := int32Arg("args.bucket", args.Bucket)
 	if err != nil {
-		return nil, argErrorf("args.partition: %v", err)
+		return none, err
+	}
+	level, err := int32Arg("args.level", args.Level)
+	if err != nil {
+		return none, err
+	}
+	partition, err := json.Marshal(args.Partition)
+	if err != nil {
+		return none, err
+	}
+	want, err := normalizedPartition(partition)
+	if err != nil {
+		return none, argErrorf("args.partition: %v", err)
 	}
 	tb := table.Open(fileio.NewLocal(), args.Path)
 	snap, err := tb.Latest(ctx)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	if snap == nil {
-		return nil, fmt.Errorf("table has no snapshot")
+		return none, fmt.Errorf("table has no snapshot")
 	}
 	sch, err := tb.LatestSchema(ctx)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	cols := pkfulltext.IndexColumns(sch.Options)
 	if len(cols) != 1 {
-		return nil, argErrorf("the table schema defines no primary-key full-text index of one column (%v)", cols)
+		return none, argErrorf("the table schema defines no primary-key full-text index of one column (%v)", cols)
 	}
 	field, ok := sch.FieldByName(cols[0])
 	if !ok {
-		return nil, fmt.Errorf("the full-text column %s is not in the schema", cols[0])
+		return none, fmt.Errorf("the full-text column %s is not in the schema", cols[0])
 	}
 	analyzer, err := pkfulltext.ResolveAnalyzerOptions(sch.Options, cols[0])
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	dump, err := inspect.TableDump(ctx, tb, inspect.FullTextState)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	contents, err := tb.Read(ctx, snap)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	if len(contents.Buckets) != len(dump.Buckets) {
-		return nil, fmt.Errorf("%d buckets, the dump has %d", len(contents.Buckets), len(dump.Buckets))
+		return none, fmt.Errorf("%d buckets, the dump has %d", len(contents.Buckets), len(dump.Buckets))
 	}
 	var bucket *table.Bucket
 	for i, b := range contents.Buckets {
 		part, err := json.Marshal(dump.Buckets[i].Partition)
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		got, err := normalizedPartition(part)
 		if err != nil {
-			return nil, err
+			return none, err
 		}
-		if b.Bucket == *args.Bucket && bytes.Equal(got, want) {
+		if b.Bucket == bucketArg && bytes.Equal(got, want) {
 			bucket = b
 		}
 	}
@@ -104,29 +103,29 @@ func cmdIndexFileBuild(ctx context.Context, raw json.RawMessage) (any, error) {
 	if bucket != nil {
 		view, err := pkfulltext.InspectBucket(int32(field.ID), bucket.DataFiles, bucket.IndexFiles)
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		for _, f := range view.Eligible {
-			if f.Level == *args.Level {
+			if f.Level == level {
 				files = append(files, f)
 			}
 		}
 	}
 	if len(files) == 0 {
-		return nil, argErrorf("no eligible data file on level %d of bucket %d in partition %s", *args.Level, *args.Bucket, args.Partition)
+		return none, argErrorf("no eligible data file on level %d of bucket %d in partition %s", level, bucketArg, partition)
 	}
 	slices.SortFunc(files, func(a, b *meta.DataFileMeta) int { return javaio.CompareJava(a.FileName, b.FileName) })
 	restorer, err := restore.NewRestorer(ctx, tb)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	rb, err := restorer.RestoreBucket(bucket)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	lib, err := native.Load(ctx, "")
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	fieldName := func(schemaID int64, id int32) (string, error) {
 		s, err := tb.Schema(ctx, schemaID)
@@ -147,11 +146,11 @@ func cmdIndexFileBuild(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	archive, err := builder.Build(ctx, files)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	sources := make([]sourceFileJSON, len(files))
+	sources := make([]protocol.PKFullTextIndexFileBuildResponseSource, len(files))
 	for i, f := range files {
-		sources[i] = sourceFileJSON{f.FileName, f.RowCount}
+		sources[i] = protocol.PKFullTextIndexFileBuildResponseSource{FileName: f.FileName, RowCount: f.RowCount}
 	}
 	ext := ""
 	if archive.ExternalPath != nil {
@@ -166,15 +165,15 @@ func cmdIndexFileBuild(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	g := archive.GlobalIndex
 	if g == nil {
-		return nil, fmt.Errorf("the archive %s has no global index meta", archive.FileName)
+		return none, fmt.Errorf("the archive %s has no global index meta", archive.FileName)
 	}
-	return map[string]any{
-		"sources":     sources,
-		"archivePath": rb.IndexPaths.ToPathOf(archive.FileName, ext),
-		"indexFile": map[string]any{
+	return protocol.PKFullTextIndexFileBuildResponse{
+		Sources:     sources,
+		ArchivePath: rb.IndexPaths.ToPathOf(archive.FileName, ext),
+		IndexFile: protocol.Object{
 			"indexType": archive.IndexType, "fileName": archive.FileName, "fileSize": archive.FileSize,
 			"rowCount": archive.RowCount, "externalPath": archive.ExternalPath,
-			"globalIndex": map[string]any{
+			"globalIndex": protocol.Object{
 				"rowRangeStart": g.RowRangeStart, "rowRangeEnd": g.RowRangeEnd, "indexFieldId": g.IndexFieldID,
 				"extraFieldIds": g.ExtraFieldIDs, "indexMeta": b64(g.IndexMeta), "sourceMeta": b64(g.SourceMeta),
 			},
@@ -185,7 +184,7 @@ func cmdIndexFileBuild(ctx context.Context, raw json.RawMessage) (any, error) {
 // normalizedPartition is a partition object (as the dump renders it) in a canonical JSON form:
 // numbers by value, as the Java runner compares them; absent or null is the empty partition.
 func normalizedPartition(raw json.RawMessage) ([]byte, error) {
-	m := map[string]any{}
+	m := protocol.Object{}
 	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()

@@ -11,25 +11,35 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+
+	"github.com/paimon-pkft/pkft/compat/differential"
+	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 
-// request is one line of the harness: {"id", "cmd", "args"}.
-type request struct {
-	ID   int64           `json:"id"`
-	Cmd  string          `json:"cmd"`
-	Args json.RawMessage `json:"args"`
-}
+// command serves one protocol command: its arguments (nil when absent) in, the JSON of its
+// result out. Each is a typed function of the command's protocol types, adapted by typed.
+type command func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 
-// response answers one request: a result or an error, never both.
-type response struct {
-	ID     int64  `json:"id"`
-	OK     bool   `json:"ok"`
-	Result any    `json:"result,omitempty"`
-	Error  string `json:"error,omitempty"`
+// typed adapts f, a command of the protocol's request type Req and response type Resp
+// (package compat/protocol), to a command: the args are decoded into a Req by decodeArgs, and
+// the Resp f answers is encoded as the result.
+func typed[Req, Resp any](f func(context.Context, Req) (Resp, error)) command {
+	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		var req Req
+		if err := decodeArgs(raw, &req); err != nil {
+			return nil, err
+		}
+		resp, err := f(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(resp)
+		if err != nil {
+			return nil, fmt.Errorf("rendering the result: %w", err)
+		}
+		return b, nil
+	}
 }
-
-// command serves one protocol command: its arguments (nil when absent) in, a JSON result out.
-type command func(ctx context.Context, args json.RawMessage) (any, error)
 
 // argError is a request the runner refuses: a missing or malformed argument, or one it does not
 // honour. It is reported as "IllegalArgumentException: ..." as the Java runner reports them.
@@ -42,31 +52,38 @@ func argErrorf(format string, a ...any) error { return &argError{fmt.Sprintf(for
 // commands are the served commands by name; searches share the handles of tables.
 func commands(tables *searchTables) map[string]command {
 	return map[string]command{
-		"ping":                          nil, // answered by serve, which knows the names
-		"read":                          cmdRead,
-		"search":                        tables.cmdSearch,
-		"list-index":                    cmdListIndex,
-		"create-table":                  cmdCreateTable,
-		"write":                         cmdWrite,
-		"compact":                       cmdCompact,
-		"minor-compact":                 cmdMinorCompact,
-		"maintain":                      cmdMaintain,
-		"configure-s3":                  cmdConfigureS3,
-		"expire-snapshots":              cmdExpireSnapshots,
-		"remove-orphan-files":           cmdRemoveOrphanFiles,
-		"rewrite-metadata":              cmdRewriteMetadata,
-		"manifest-values":               cmdManifestValues,
-		"maintainer-scenario":           cmdMaintainerScenario,
-		"sorted-maintainer-scenario":    cmdSortedMaintainerScenario,
-		"source-meta-encode":            cmdSourceMetaEncode,
-		"source-meta-decode":            cmdSourceMetaDecode,
-		"pk-full-text-index-file-build": cmdIndexFileBuild,
-		"bucket":                        cmdBucket,
-		"pick":                          cmdPick,
-		"sorted-index-build":            cmdSortedIndexBuild,
-		"sorted-index-options":          cmdSortedIndexOptions,
-		"sorted-index-write":            cmdSortedIndexWrite,
-		"sorted-state":                  cmdSortedState,
+		"ping":                nil, // answered by serve, which knows the names
+		"read":                typed(cmdRead),
+		"search":              typed(tables.cmdSearch),
+		"list-index":          typed(cmdListIndex),
+		"create-table":        typed(cmdCreateTable),
+		"write":               typed(cmdWrite),
+		"compact":             typed(cmdCompact),
+		"minor-compact":       typed(cmdMinorCompact),
+		"maintain":            typed(cmdMaintain),
+		"configure-s3":        typed(cmdConfigureS3),
+		"expire-snapshots":    typed(cmdExpireSnapshots),
+		"remove-orphan-files": typed(cmdRemoveOrphanFiles),
+		"rewrite-metadata":    typed(cmdRewriteMetadata),
+		"manifest-values":     typed(cmdManifestValues),
+		// maintainer-scenario runs a full-text script on Go's full-text maintainer
+		// (pkfulltext.Maintainer), as the Java runner's does on Paimon's
+		// BucketedFullTextIndexMaintainer; sorted-maintainer-scenario a sorted-family script
+		// (btree or bitmap) on Go's sorted maintainer, as the Java runner's does on Paimon's
+		// BucketedSortedIndexMaintainer.
+		"maintainer-scenario": runScenario[protocol.MaintainerScenarioRequest, protocol.MaintainerScenarioResponse](
+			"maintainer-scenario", differential.FamilyFullText),
+		"sorted-maintainer-scenario": runScenario[protocol.SortedMaintainerScenarioRequest, protocol.SortedMaintainerScenarioResponse](
+			"sorted-maintainer-scenario", differential.FamilyBTree, differential.FamilyBitmap),
+		"source-meta-encode":            typed(cmdSourceMetaEncode),
+		"source-meta-decode":            typed(cmdSourceMetaDecode),
+		"pk-full-text-index-file-build": typed(cmdIndexFileBuild),
+		"bucket":                        typed(cmdBucket),
+		"pick":                          typed(cmdPick),
+		"sorted-index-build":            typed(cmdSortedIndexBuild),
+		"sorted-index-options":          typed(cmdSortedIndexOptions),
+		"sorted-index-write":            typed(cmdSortedIndexWrite),
+		"sorted-state":                  typed(cmdSortedState),
 	}
 }
 
@@ -105,7 +122,7 @@ func serve(ctx context.Context, in io.Reader, out, errOut io.Writer) (err error)
 			resp := handle(ctx, cmds, names, line, errOut)
 			b, merr := json.Marshal(resp)
 			if merr != nil {
-				b, _ = json.Marshal(response{ID: resp.ID, Error: "Error: rendering the result: " + merr.Error()})
+				b, _ = json.Marshal(errorResponse(resp.ID, "Error: rendering the result: "+merr.Error()))
 			}
 			if _, werr := w.Write(append(b, '\n')); werr != nil {
 				return werr
@@ -124,27 +141,31 @@ func serve(ctx context.Context, in io.Reader, out, errOut io.Writer) (err error)
 }
 
 // handle answers one request line.
-func handle(ctx context.Context, cmds map[string]command, names []string, line []byte, errOut io.Writer) (resp response) {
-	var req request
+func handle(ctx context.Context, cmds map[string]command, names []string, line []byte, errOut io.Writer) (resp protocol.EnvelopeResponse) {
+	var req protocol.EnvelopeRequest
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	if err := dec.Decode(&req); err != nil {
-		return response{Error: "IllegalArgumentException: malformed request: " + err.Error()}
+		return errorResponse(0, "IllegalArgumentException: malformed request: "+err.Error())
 	}
 	resp.ID = req.ID
+	var (
+		cmd command
+		ok  bool
+	)
 	defer func() {
 		// A bug of this runner must not end it: report it as an error, stack on stderr.
 		if p := recover(); p != nil {
 			fmt.Fprintf(errOut, "pkft-runner: %s panicked: %v\n%s", req.Cmd, p, debug.Stack())
-			resp = response{ID: req.ID, Error: fmt.Sprintf("RuntimeException: %s panicked: %v", req.Cmd, p)}
+			resp = errorResponse(req.ID, fmt.Sprintf("RuntimeException: %s panicked: %v", req.Cmd, p))
 		}
 	}()
 	if req.Cmd == "ping" {
-		return response{ID: req.ID, OK: true, Result: map[string]any{"runner": "go", "commands": names, "pkftVersion": version()}}
-	}
-	cmd, ok := cmds[req.Cmd]
-	if !ok {
-		return response{ID: req.ID, Error: "unknown command: " + req.Cmd}
+		cmd = typed(func(context.Context, protocol.PingRequest) (protocol.PingResponse, error) {
+			return protocol.PingResponse{Runner: "go", Commands: names, PKFTVersion: new(version())}, nil
+		})
+	} else if cmd, ok = cmds[req.Cmd]; !ok {
+		return errorResponse(req.ID, "unknown command: "+req.Cmd)
 	}
 	args := req.Args
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
@@ -158,9 +179,14 @@ func handle(ctx context.Context, cmds map[string]command, names []string, line [
 		if errors.As(err, &ae) {
 			kind = "IllegalArgumentException"
 		}
-		return response{ID: req.ID, Error: kind + ": " + err.Error()}
+		return errorResponse(req.ID, kind+": "+err.Error())
 	}
-	return response{ID: req.ID, OK: true, Result: res}
+	return protocol.EnvelopeResponse{ID: req.ID, OK: true, Result: res}
+}
+
+// errorResponse is the response of a failed request.
+func errorResponse(id int64, msg string) protocol.EnvelopeResponse {
+	return protocol.EnvelopeResponse{ID: id, Error: &msg}
 }
 
 // version is the pkft module version the program was built from ("(devel)" in a checkout).

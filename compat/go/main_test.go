@@ -12,15 +12,22 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
-// session serves the requests (cmd, args) in one runner and returns the decoded responses.
-func session(t *testing.T, reqs ...[2]any) []response {
+// session serves the requests (cmd, args) in one runner and returns the decoded responses. The
+// args are a request type of package protocol, or a map where a test sends what no request type
+// can hold (an unknown argument).
+func session(t *testing.T, reqs ...[2]any) []protocol.EnvelopeResponse {
 	t.Helper()
 	var in bytes.Buffer
 	for i, r := range reqs {
-		b, err := json.Marshal(map[string]any{"id": i + 1, "cmd": r[0], "args": r[1]})
+		args, err := json.Marshal(r[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(protocol.EnvelopeRequest{ID: int64(i + 1), Cmd: r[0].(string), Args: args})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,11 +37,10 @@ func session(t *testing.T, reqs ...[2]any) []response {
 	if err := serve(t.Context(), &in, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	var resps []response
+	var resps []protocol.EnvelopeResponse
 	dec := json.NewDecoder(&out)
-	dec.UseNumber()
 	for dec.More() {
-		var r response
+		var r protocol.EnvelopeResponse
 		if err := dec.Decode(&r); err != nil {
 			t.Fatalf("stdout is not JSON lines: %v\n%s", err, out.String())
 		}
@@ -51,6 +57,25 @@ func session(t *testing.T, reqs ...[2]any) []response {
 	return resps
 }
 
+// errText is the error of a response, "" for none.
+func errText(r protocol.EnvelopeResponse) string {
+	if r.Error == nil {
+		return ""
+	}
+	return *r.Error
+}
+
+// result decodes a response's result into v, failing unless the response is OK.
+func result(t *testing.T, name string, r protocol.EnvelopeResponse, v any) {
+	t.Helper()
+	if !r.OK {
+		t.Fatalf("%s: %s", name, errText(r))
+	}
+	if err := json.Unmarshal(r.Result, v); err != nil {
+		t.Fatalf("%s: %v in %s", name, err, r.Result)
+	}
+}
+
 // TestServeFraming: ping lists every command; an unknown command, a malformed argument or one
 // the runner does not honour is an error response naming it, and the runner answers the next
 // request.
@@ -58,24 +83,22 @@ func TestServeFraming(t *testing.T) {
 	resps := session(t,
 		[2]any{"ping", nil},
 		[2]any{"no-such-command", nil},
+		// An unknown argument is sent as a map: no request type holds one.
 		[2]any{"read", map[string]any{"path": "x", "snapshot": 3}},
-		[2]any{"write", map[string]any{"path": "x", "compact": "full"}},
-		[2]any{"write", map[string]any{"path": "x", "dynamicOptions": map[string]any{"bucket": "3"}}},
-		[2]any{"compact", map[string]any{"path": "x", "dynamicOptions": map[string]any{"write-only": "false"}}},
-		[2]any{"search", map[string]any{"path": "x", "query": " "}},
-		[2]any{"maintainer-scenario", map[string]any{"family": "btree"}},
-		[2]any{"source-meta-decode", map[string]any{"bytes": "%%"}},
+		[2]any{"write", protocol.WriteRequest{Path: "x", Compact: "full"}},
+		[2]any{"write", protocol.WriteRequest{Path: "x", DynamicOptions: map[string]*string{"bucket": new("3")}}},
+		[2]any{"compact", protocol.CompactRequest{Path: "x", DynamicOptions: map[string]*string{"write-only": new("false")}}},
+		[2]any{"search", protocol.SearchRequest{Path: "x", Query: " "}},
+		[2]any{"maintainer-scenario", protocol.MaintainerScenarioRequest{Family: new("btree")}},
+		[2]any{"source-meta-decode", protocol.SourceMetaDecodeRequest{Bytes: "%%"}},
 		[2]any{"configure-s3", map[string]any{"bucket": "b", "endpoint": "http://127.0.0.1:1", "accessKey": "a", "secretKey": "s", "sessionToken": "t"}},
-		[2]any{"configure-s3", map[string]any{"bucket": "b", "endpoint": "http://127.0.0.1:1", "accessKey": "a", "secretKey": "s", "pathStyle": true}},
+		[2]any{"configure-s3", protocol.ConfigureS3Request{Bucket: "b", Endpoint: "http://127.0.0.1:1", AccessKey: "a", SecretKey: "s", PathStyle: new(true)}},
 		[2]any{"ping", nil},
 	)
-	var ping struct {
-		Runner   string   `json:"runner"`
-		Commands []string `json:"commands"`
-	}
-	b, _ := json.Marshal(resps[0].Result)
-	if err := json.Unmarshal(b, &ping); err != nil || !resps[0].OK || ping.Runner != "go" {
-		t.Fatalf("ping: %+v %v", resps[0], err)
+	var ping protocol.PingResponse
+	result(t, "ping", resps[0], &ping)
+	if ping.Runner != "go" || ping.PKFTVersion == nil {
+		t.Fatalf("ping: %+v", ping)
 	}
 	if len(ping.Commands) != len(commands(&searchTables{})) {
 		t.Fatalf("ping lists %v, the runner serves %d commands", ping.Commands, len(commands(&searchTables{})))
@@ -92,12 +115,13 @@ func TestServeFraming(t *testing.T) {
 		`IllegalArgumentException: args: json: unknown field "sessionToken"`,
 	} {
 		r := resps[i+1]
-		if r.OK || !strings.HasPrefix(r.Error, want) && !strings.Contains(r.Error, want) {
+		if r.OK || !strings.HasPrefix(errText(r), want) && !strings.Contains(errText(r), want) {
 			t.Errorf("request %d: %+v, want an error with %q", i+2, r, want)
 		}
 	}
-	if r := resps[len(resps)-2]; !r.OK || fmt.Sprint(r.Result) != "map[bucket:b]" {
-		t.Fatalf("configure-s3: %+v", r)
+	var configured protocol.ConfigureS3Response
+	if result(t, "configure-s3", resps[len(resps)-2], &configured); configured.Bucket != "b" {
+		t.Fatalf("configure-s3: %+v", configured)
 	}
 	if !resps[len(resps)-1].OK {
 		t.Fatalf("the runner does not answer after errors: %+v", resps[len(resps)-1])
@@ -141,119 +165,93 @@ func TestTableCommands(t *testing.T) {
 	testenv.Native(t)
 	wh := t.TempDir()
 	path := filepath.Join(wh, "db.db", "t")
-	rows := []map[string]any{}
+	rows := []protocol.Object{}
 	for i := range 20 {
-		rows = append(rows, map[string]any{"id": i, "d": fmt.Sprintf("2024-01-%02d", 1+i%28), "price": fmt.Sprintf("%d.5", i),
+		rows = append(rows, protocol.Object{"id": i, "d": fmt.Sprintf("2024-01-%02d", 1+i%28), "price": fmt.Sprintf("%d.5", i),
 			"content": fmt.Sprintf("apache paimon row %d", i)})
 	}
 	resps := session(t,
-		[2]any{"create-table", map[string]any{"warehouse": wh, "database": "db", "table": "t",
-			"fields": []map[string]string{{"name": "id", "type": "INT NOT NULL"}, {"name": "d", "type": "DATE"},
-				{"name": "price", "type": "DECIMAL(10, 2)"}, {"name": "content", "type": "STRING"}},
-			"primaryKeys": []string{"id"}, "partitionKeys": []string{},
-			"options": map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}},
-		[2]any{"write", map[string]any{"path": path, "rows": rows}},
+		[2]any{"create-table", protocol.CreateTableRequest{Warehouse: wh, Database: "db", Table: "t",
+			Fields: []protocol.CreateTableRequestField{{Name: "id", Type: "INT NOT NULL"}, {Name: "d", Type: "DATE"},
+				{Name: "price", Type: "DECIMAL(10, 2)"}, {Name: "content", Type: "STRING"}},
+			PrimaryKeys: []string{"id"}, PartitionKeys: []string{},
+			Options: map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}},
+		[2]any{"write", protocol.WriteRequest{Path: path, Rows: rows}},
 		// content of id 4 as base64 of its bytes (stringBytes): read back as the text.
-		[2]any{"write", map[string]any{"path": path, "stringBytes": []string{"content"}, "rows": []map[string]any{
+		[2]any{"write", protocol.WriteRequest{Path: path, StringBytes: []string{"content"}, Rows: []protocol.Object{
 			{"_rowKind": "-D", "id": 3}, {"_rowKind": "+U", "id": 4, "content": "bGFrZSBmb3JtYXQ="}}}},
-		[2]any{"compact", map[string]any{"path": path}},
-		[2]any{"read", map[string]any{"path": path}},
-		[2]any{"search", map[string]any{"path": path, "query": "paimon", "limit": 100}},
-		[2]any{"search", map[string]any{"path": path, "query": "lake", "ranked": true}},
-		[2]any{"list-index", map[string]any{"path": path}},
-		[2]any{"maintain", map[string]any{"path": path}},
-		[2]any{"rewrite-metadata", map[string]any{"path": path}},
-		[2]any{"read", map[string]any{"path": path}},
-		[2]any{"expire-snapshots", map[string]any{"path": path, "retainMax": 1, "retainMin": 1, "olderThanMillis": time.Now().Add(time.Hour).UnixMilli()}},
-		[2]any{"remove-orphan-files", map[string]any{"path": path, "olderThanMillis": time.Now().Add(-time.Minute).UnixMilli(), "dryRun": true}},
+		[2]any{"compact", protocol.CompactRequest{Path: path}},
+		[2]any{"read", protocol.ReadRequest{Path: path}},
+		[2]any{"search", protocol.SearchRequest{Path: path, Query: "paimon", Limit: 100}},
+		[2]any{"search", protocol.SearchRequest{Path: path, Query: "lake", Ranked: new(true)}},
+		[2]any{"list-index", protocol.ListIndexRequest{Path: path}},
+		[2]any{"maintain", protocol.MaintainRequest{Path: path}},
+		[2]any{"rewrite-metadata", protocol.RewriteMetadataRequest{Path: path}},
+		[2]any{"read", protocol.ReadRequest{Path: path}},
+		[2]any{"expire-snapshots", protocol.ExpireSnapshotsRequest{Path: path, RetainMax: new(int64(1)), RetainMin: new(int64(1)), OlderThanMillis: new(time.Now().Add(time.Hour).UnixMilli())}},
+		[2]any{"remove-orphan-files", protocol.RemoveOrphanFilesRequest{Path: path, OlderThanMillis: time.Now().Add(-time.Minute).UnixMilli(), DryRun: new(true)}},
 		// stringBytes naming a column that is not a string is refused by name.
-		[2]any{"write", map[string]any{"path": path, "stringBytes": []string{"price"}, "rows": []map[string]any{{"id": 1}}}},
+		[2]any{"write", protocol.WriteRequest{Path: path, StringBytes: []string{"price"}, Rows: []protocol.Object{{"id": 1}}}},
 	)
-	if last := resps[len(resps)-1]; last.OK || !strings.Contains(last.Error, "stringBytes: price") {
+	if last := resps[len(resps)-1]; last.OK || !strings.Contains(errText(last), "stringBytes: price") {
 		t.Fatalf("write with stringBytes [price]: %+v", last)
 	}
 	resps = resps[:len(resps)-1]
 	for i, r := range resps {
 		if !r.OK {
-			t.Fatalf("request %d: %s (%s)", i+1, r.Error, path)
+			t.Fatalf("request %d: %s (%s)", i+1, errText(r), path)
 		}
 	}
-	var got struct {
-		Path string           `json:"path"`
-		Rows []map[string]any `json:"rows"`
-		Res  []struct {
-			Key      map[string]any `json:"key"`
-			Text     *string        `json:"text"`
-			Score    float64        `json:"score"`
-			DataFile string         `json:"dataFile"`
-		} `json:"results"`
-		Archives []map[string]any `json:"archives"`
-		Snapshot int64            `json:"snapshotId"`
-		Before   int64            `json:"snapshotBefore"`
-		After    int64            `json:"snapshotAfter"`
-		Kind     string           `json:"commitKind"`
+	var created protocol.CreateTableResponse
+	if result(t, "create-table", resps[0], &created); created.Path != path {
+		t.Fatalf("create-table path %s, want %s", created.Path, path)
 	}
-	decode := func(i int) {
-		got.Rows, got.Res, got.Archives = nil, nil, nil
-		b, _ := json.Marshal(resps[i].Result)
-		if err := json.Unmarshal(b, &got); err != nil {
-			t.Fatal(err)
-		}
+	var read protocol.ReadResponse
+	result(t, "read", resps[4], &read)
+	if len(read.Rows) != 19 || read.Rows[0]["id"] != float64(0) || read.Rows[0]["d"] != "2024-01-01" || read.Rows[0]["price"] != "0.50" {
+		t.Fatalf("read: %v", read.Rows)
 	}
-	decode(0)
-	if got.Path != path {
-		t.Fatalf("create-table path %s, want %s", got.Path, path)
-	}
-	decode(4)
-	if len(got.Rows) != 19 || got.Rows[0]["id"] != float64(0) || got.Rows[0]["d"] != "2024-01-01" || got.Rows[0]["price"] != "0.50" {
-		t.Fatalf("read: %v", got.Rows)
-	}
-	for _, r := range got.Rows {
+	for _, r := range read.Rows {
 		if r["id"] == float64(3) || (r["id"] == float64(4) && (r["content"] != "lake format" || r["d"] != nil)) {
 			t.Fatalf("read after the delete and update: %v", r)
 		}
 	}
-	decode(5)
-	if len(got.Res) != 18 || got.Res[0].DataFile != "" {
-		t.Fatalf("search paimon: %+v", got.Res)
+	var found protocol.SearchResponse
+	result(t, "search paimon", resps[5], &found)
+	if len(found.Results) != 18 || found.Results[0].DataFile != "" {
+		t.Fatalf("search paimon: %+v", found.Results)
 	}
-	for i := 1; i < len(got.Res); i++ {
-		if got.Res[i].Score > got.Res[i-1].Score {
-			t.Fatalf("search results not by score: %+v", got.Res)
+	for i := 1; i < len(found.Results); i++ {
+		if found.Results[i].Score > found.Results[i-1].Score {
+			t.Fatalf("search results not by score: %+v", found.Results)
 		}
 	}
-	decode(6)
-	if len(got.Res) != 1 || got.Res[0].Key["id"] != float64(4) || got.Res[0].DataFile == "" || *got.Res[0].Text != "lake format" {
-		t.Fatalf("ranked search lake: %+v", got.Res)
+	result(t, "ranked search lake", resps[6], &found)
+	if len(found.Results) != 1 || found.Results[0].Key["id"] != float64(4) || found.Results[0].DataFile == "" || string(found.Results[0].Text) != `"lake format"` {
+		t.Fatalf("ranked search lake: %+v", found.Results)
 	}
-	decode(7)
-	if len(got.Archives) != 1 || got.Archives[0]["status"] != "current" {
-		t.Fatalf("list-index after a full compaction: %v", got.Archives)
+	var listed protocol.ListIndexResponse
+	if result(t, "list-index", resps[7], &listed); len(listed.Archives) != 1 || listed.Archives[0].Status != "current" {
+		t.Fatalf("list-index after a full compaction: %v", listed.Archives)
 	}
-	decode(8)
-	if got.Before == 0 || got.After != got.Before {
-		t.Fatalf("maintain after a full compaction: snapshot %d -> %d, want no commit", got.Before, got.After)
+	var maintained protocol.MaintainResponse
+	if result(t, "maintain", resps[8], &maintained); maintained.SnapshotBefore == 0 || maintained.SnapshotAfter != maintained.SnapshotBefore {
+		t.Fatalf("maintain after a full compaction: snapshot %d -> %d, want no commit", maintained.SnapshotBefore, maintained.SnapshotAfter)
 	}
-	maintained := got.After
-	decode(9)
-	if got.Before != maintained || got.After != maintained+1 || got.Kind != "COMPACT" {
-		t.Fatalf("rewrite-metadata on snapshot %d: %d -> %d (%s), want the next snapshot, COMPACT", maintained, got.Before, got.After, got.Kind)
+	var rewritten protocol.RewriteMetadataResponse
+	result(t, "rewrite-metadata", resps[9], &rewritten)
+	if m := maintained.SnapshotAfter; rewritten.SnapshotBefore != m || rewritten.SnapshotAfter != m+1 || rewritten.CommitKind != "COMPACT" {
+		t.Fatalf("rewrite-metadata on snapshot %d: %d -> %d (%s), want the next snapshot, COMPACT", m, rewritten.SnapshotBefore, rewritten.SnapshotAfter, rewritten.CommitKind)
 	}
-	var cleaned struct {
-		Deleted      json.RawMessage `json:"deleted"`
-		DeletedCount *int            `json:"deletedCount"`
+	var expired protocol.ExpireSnapshotsResponse
+	if result(t, "expire-snapshots", resps[11], &expired); expired.Deleted == 0 {
+		t.Fatalf("expire-snapshots with retainMax 1 on a table of several snapshots: %s", resps[11].Result)
 	}
-	cb, _ := json.Marshal(resps[11].Result)
-	if err := json.Unmarshal(cb, &cleaned); err != nil || string(cleaned.Deleted) == "0" {
-		t.Fatalf("expire-snapshots with retainMax 1 on a table of several snapshots: %s", cb)
+	var cleaned protocol.RemoveOrphanFilesResponse
+	if result(t, "remove-orphan-files", resps[12], &cleaned); cleaned.DeletedCount != int64(len(cleaned.Deleted)) {
+		t.Fatalf("remove-orphan-files (dry run) after an expiry: %s", resps[12].Result)
 	}
-	cb, _ = json.Marshal(resps[12].Result)
-	if err := json.Unmarshal(cb, &cleaned); err != nil || cleaned.DeletedCount == nil {
-		t.Fatalf("remove-orphan-files (dry run) after an expiry: %s", cb)
-	}
-	before, _ := json.Marshal(resps[4].Result)
-	after, _ := json.Marshal(resps[10].Result)
-	if !bytes.Equal(before, after) || !bytes.Contains(after, []byte("lake format")) {
+	if before, after := resps[4].Result, resps[10].Result; !bytes.Equal(before, after) || !bytes.Contains(after, []byte("lake format")) {
 		t.Fatalf("rows changed across rewrite-metadata: %s, then %s", before, after)
 	}
 	// The full compaction left every file on the top level: build that level's archive again.
@@ -277,27 +275,22 @@ func TestTableCommands(t *testing.T) {
 		t.Fatalf("dump: %v %s", err, raw)
 	}
 	level := dump.Buckets[0].DataFiles[0].Level
-	resps = session(t, [2]any{"pk-full-text-index-file-build", map[string]any{"path": path, "partition": map[string]any{}, "bucket": 0, "level": level}})
-	if !resps[0].OK {
-		t.Fatalf("pk-full-text-index-file-build of level %d: %s", level, resps[0].Error)
+	resps = session(t, [2]any{"pk-full-text-index-file-build", protocol.PKFullTextIndexFileBuildRequest{Path: path, Partition: protocol.Object{}, Bucket: 0, Level: int64(level)}})
+	var build protocol.PKFullTextIndexFileBuildResponse
+	result(t, fmt.Sprintf("pk-full-text-index-file-build of level %d", level), resps[0], &build)
+	// The schema leaves the index file free-form (the Java runner's IndexFileMeta as it renders it).
+	var indexFile struct {
+		IndexType   string `json:"indexType"`
+		RowCount    int64  `json:"rowCount"`
+		GlobalIndex struct {
+			SourceMeta string `json:"sourceMeta"`
+		} `json:"globalIndex"`
 	}
-	var build struct {
-		Sources     []sourceFileJSON `json:"sources"`
-		ArchivePath string           `json:"archivePath"`
-		IndexFile   struct {
-			IndexType   string `json:"indexType"`
-			RowCount    int64  `json:"rowCount"`
-			GlobalIndex struct {
-				SourceMeta string `json:"sourceMeta"`
-			} `json:"globalIndex"`
-		} `json:"indexFile"`
-	}
-	b, _ := json.Marshal(resps[0].Result)
-	if err := json.Unmarshal(b, &build); err != nil {
+	if err := reshape(build.IndexFile, &indexFile, false); err != nil {
 		t.Fatal(err)
 	}
-	if len(build.Sources) == 0 || build.IndexFile.IndexType != "full-text" || build.IndexFile.RowCount != 19 ||
-		build.IndexFile.GlobalIndex.SourceMeta == "" || !strings.HasPrefix(build.ArchivePath, filepath.Join(path, "index")) {
+	if len(build.Sources) == 0 || indexFile.IndexType != "full-text" || indexFile.RowCount != 19 ||
+		indexFile.GlobalIndex.SourceMeta == "" || !strings.HasPrefix(build.ArchivePath, filepath.Join(path, "index")) {
 		t.Fatalf("pk-full-text-index-file-build of level %d: %+v", level, build)
 	}
 	if _, err := os.Stat(build.ArchivePath); err != nil {
@@ -313,48 +306,39 @@ func TestMinorCompact(t *testing.T) {
 	wh := t.TempDir()
 	path := filepath.Join(wh, "db.db", "t")
 	write := func(lo, hi int) [2]any {
-		rows := []map[string]any{}
+		rows := []protocol.Object{}
 		for i := lo; i < hi; i++ {
-			rows = append(rows, map[string]any{"id": i, "content": fmt.Sprintf("minor row %d", i)})
+			rows = append(rows, protocol.Object{"id": i, "content": fmt.Sprintf("minor row %d", i)})
 		}
-		return [2]any{"write", map[string]any{"path": path, "rows": rows}}
+		return [2]any{"write", protocol.WriteRequest{Path: path, Rows: rows}}
 	}
 	resps := session(t,
-		[2]any{"create-table", map[string]any{"warehouse": wh, "database": "db", "table": "t",
-			"fields":      []map[string]string{{"name": "id", "type": "INT NOT NULL"}, {"name": "content", "type": "STRING"}},
-			"primaryKeys": []string{"id"}, "partitionKeys": []string{},
-			"options": map[string]string{"bucket": "1", "write-only": "true", "num-sorted-run.compaction-trigger": "3"}}},
+		[2]any{"create-table", protocol.CreateTableRequest{Warehouse: wh, Database: "db", Table: "t",
+			Fields:      []protocol.CreateTableRequestField{{Name: "id", Type: "INT NOT NULL"}, {Name: "content", Type: "STRING"}},
+			PrimaryKeys: []string{"id"}, PartitionKeys: []string{},
+			Options: map[string]string{"bucket": "1", "write-only": "true", "num-sorted-run.compaction-trigger": "3"}}},
 		write(0, 10),
-		[2]any{"minor-compact", map[string]any{"path": path}},
+		[2]any{"minor-compact", protocol.MinorCompactRequest{Path: path}},
 		write(5, 15), write(10, 20),
-		[2]any{"minor-compact", map[string]any{"path": path}},
+		[2]any{"minor-compact", protocol.MinorCompactRequest{Path: path}},
 		[2]any{"minor-compact", map[string]any{"path": "", "x": 1}},
 	)
-	var got []struct {
-		Before   int64            `json:"snapshotBefore"`
-		After    int64            `json:"snapshotAfter"`
-		Messages []map[string]any `json:"messages"`
-	}
+	var got []protocol.MinorCompactResponse
 	for i, r := range resps[:6] {
 		if !r.OK {
-			t.Fatalf("request %d: %s", i+1, r.Error)
+			t.Fatalf("request %d: %s", i+1, errText(r))
 		}
-		var g struct {
-			Before   int64            `json:"snapshotBefore"`
-			After    int64            `json:"snapshotAfter"`
-			Messages []map[string]any `json:"messages"`
-		}
-		b, _ := json.Marshal(r.Result)
-		if err := json.Unmarshal(b, &g); err != nil {
-			t.Fatal(err)
+		var g protocol.MinorCompactResponse
+		if i == 2 || i == 5 {
+			result(t, "minor-compact", r, &g)
 		}
 		got = append(got, g)
 	}
-	if resps[6].OK || !strings.Contains(resps[6].Error, "x") {
+	if resps[6].OK || !strings.Contains(errText(resps[6]), "x") {
 		t.Fatalf("minor-compact with an unknown argument: %+v", resps[6])
 	}
 	one := got[2]
-	if one.Before != 1 || one.After != 1 || len(one.Messages) != 1 {
+	if one.SnapshotBefore != 1 || one.SnapshotAfter != 1 || len(one.Messages) != 1 {
 		t.Fatalf("minor-compact of one sorted run: %+v, want no commit and one message", one)
 	}
 	for k, v := range one.Messages[0] {
@@ -363,7 +347,7 @@ func TestMinorCompact(t *testing.T) {
 		}
 	}
 	three := got[5]
-	if three.Before != 3 || three.After != 4 || len(three.Messages) != 1 {
+	if three.SnapshotBefore != 3 || three.SnapshotAfter != 4 || len(three.Messages) != 1 {
 		t.Fatalf("minor-compact of three sorted runs: %+v, want one commit and one message", three)
 	}
 	m := three.Messages[0]
@@ -423,24 +407,26 @@ func TestPkftOptions(t *testing.T) {
 	wh := t.TempDir()
 	path := filepath.Join(wh, "db.db", "t")
 	resps := session(t,
-		[2]any{"create-table", map[string]any{"warehouse": wh, "database": "db", "table": "t",
-			"fields":      []map[string]string{{"name": "id", "type": "INT NOT NULL"}, {"name": "content", "type": "STRING"}},
-			"primaryKeys": []string{"id"}, "partitionKeys": []string{},
-			"options": map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}},
-		[2]any{"write", map[string]any{"path": path, "indexNewRows": true, "rows": []map[string]any{{"id": 1, "content": "new indexed row"}}}},
-		[2]any{"search", map[string]any{"path": path, "query": "indexed"}},
-		[2]any{"compact", map[string]any{"path": path, "uncovered": true}},
-		[2]any{"list-index", map[string]any{"path": path}},
+		[2]any{"create-table", protocol.CreateTableRequest{Warehouse: wh, Database: "db", Table: "t",
+			Fields:      []protocol.CreateTableRequestField{{Name: "id", Type: "INT NOT NULL"}, {Name: "content", Type: "STRING"}},
+			PrimaryKeys: []string{"id"}, PartitionKeys: []string{},
+			Options: map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "pk-full-text.index.columns": "content"}}},
+		[2]any{"write", protocol.WriteRequest{Path: path, IndexNewRows: new(true), Rows: []protocol.Object{{"id": 1, "content": "new indexed row"}}}},
+		[2]any{"search", protocol.SearchRequest{Path: path, Query: "indexed"}},
+		[2]any{"compact", protocol.CompactRequest{Path: path, Uncovered: new(true)}},
+		[2]any{"list-index", protocol.ListIndexRequest{Path: path}},
 	)
 	for i, r := range resps {
 		if !r.OK {
-			t.Fatalf("request %d: %s", i+1, r.Error)
+			t.Fatalf("request %d: %s", i+1, errText(r))
 		}
 	}
-	if b, _ := json.Marshal(resps[2].Result); !bytes.Contains(b, []byte("new indexed row")) {
-		t.Fatalf("search after a write with indexNewRows: %s", b)
+	var found protocol.SearchResponse
+	if result(t, "search", resps[2], &found); len(found.Results) != 1 || string(found.Results[0].Text) != `"new indexed row"` {
+		t.Fatalf("search after a write with indexNewRows: %s", resps[2].Result)
 	}
-	if b, _ := json.Marshal(resps[4].Result); !bytes.Contains(b, []byte(`"current"`)) {
-		t.Fatalf("list-index after the uncovered compaction: %s", b)
+	var listed protocol.ListIndexResponse
+	if result(t, "list-index", resps[4], &listed); len(listed.Archives) == 0 || listed.Archives[0].Status != "current" {
+		t.Fatalf("list-index after the uncovered compaction: %s", resps[4].Result)
 	}
 }

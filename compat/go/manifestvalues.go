@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/table"
@@ -20,169 +21,196 @@ import (
 // size], entries [every ManifestEntry of those manifests, unmerged], indexEntries [every entry
 // of the index manifest]}. Binary rows and bytes are base64; each list is sorted by the
 // canonical JSON of its elements (object keys sorted, no whitespace).
-func cmdManifestValues(ctx context.Context, raw json.RawMessage) (any, error) {
-	var args pathArgs
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
-	}
+func cmdManifestValues(ctx context.Context, args protocol.ManifestValuesRequest) (protocol.ManifestValuesResponse, error) {
+	var none protocol.ManifestValuesResponse
 	if args.Path == "" {
-		return nil, argErrorf("args.path (the table directory) is required")
+		return none, argErrorf("args.path (the table directory) is required")
 	}
 	tb := table.Open(fileio.NewLocal(), args.Path)
 	snap, err := tb.Latest(ctx)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	if snap == nil {
-		return nil, fmt.Errorf("table has no snapshot")
+		return none, fmt.Errorf("table has no snapshot")
 	}
 	contents, err := tb.Read(ctx, snap)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	var manifests, entries, indexEntries []any
+	out := protocol.ManifestValuesResponse{SnapshotID: snap.ID,
+		DataManifests: []protocol.ManifestValuesResponseDataManifest{},
+		Entries:       []protocol.ManifestValuesResponseEntry{},
+		IndexEntries:  []protocol.ManifestValuesResponseIndexEntry{}}
 	for _, list := range [][]meta.ManifestFileMeta{contents.BaseManifests, contents.DeltaManifests} {
 		for _, m := range list {
-			manifests = append(manifests, manifestValue(m))
+			out.DataManifests = append(out.DataManifests, manifestValue(m))
 			es, err := tb.ReadManifest(ctx, m.FileName)
 			if err != nil {
-				return nil, err
+				return none, err
 			}
 			for _, e := range es {
-				entries = append(entries, entryValue(e))
+				out.Entries = append(out.Entries, entryValue(e))
 			}
 		}
 	}
 	for _, e := range contents.IndexEntries {
-		indexEntries = append(indexEntries, indexEntryValue(e))
+		out.IndexEntries = append(out.IndexEntries, indexEntryValue(e))
 	}
-	out := map[string]any{"snapshotId": snap.ID}
-	for name, list := range map[string][]any{"dataManifests": manifests, "entries": entries, "indexEntries": indexEntries} {
-		if out[name], err = canonicalOrder(list); err != nil {
-			return nil, err
+	for _, err := range []error{canonicalOrder(out.DataManifests), canonicalOrder(out.Entries), canonicalOrder(out.IndexEntries)} {
+		if err != nil {
+			return none, err
 		}
 	}
 	return out, nil
 }
 
-// canonicalOrder returns values sorted by their canonical JSON: object keys sorted (as
-// encoding/json writes maps), no whitespace, no HTML escaping.
-func canonicalOrder(values []any) ([]any, error) {
-	keys := make([]string, len(values))
+// canonicalOrder sorts values by their canonical JSON (canonicalJSON), stably.
+func canonicalOrder[T any](values []T) error {
+	type keyed struct {
+		key string
+		v   T
+	}
+	byKey := make([]keyed, len(values))
 	for i, v := range values {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return nil, err
+		k, err := canonicalJSON(v)
+		if err != nil {
+			return err
 		}
-		keys[i] = string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		byKey[i] = keyed{k, v}
 	}
-	idx := make([]int, len(values))
-	for i := range idx {
-		idx[i] = i
+	sort.SliceStable(byKey, func(a, b int) bool { return byKey[a].key < byKey[b].key })
+	for i := range byKey {
+		values[i] = byKey[i].v
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
-	out := make([]any, 0, len(values))
-	for _, i := range idx {
-		out = append(out, values[i])
-	}
-	return out, nil
+	return nil
 }
 
-func manifestValue(m meta.ManifestFileMeta) map[string]any {
-	return map[string]any{
-		"numAddedFiles":   m.NumAddedFiles,
-		"numDeletedFiles": m.NumDeletedFiles,
-		"partitionStats":  statsValue(m.PartitionStats),
-		"schemaId":        m.SchemaID,
-		"minBucket":       m.MinBucket,
-		"maxBucket":       m.MaxBucket,
-		"minLevel":        m.MinLevel,
-		"maxLevel":        m.MaxLevel,
-		"minRowId":        m.MinRowID,
-		"maxRowId":        m.MaxRowID,
+// canonicalJSON is v's JSON with object keys sorted (as encoding/json writes maps), no
+// whitespace, no HTML escaping, numbers as they are.
+func canonicalJSON(v any) (string, error) {
+	var tree any
+	if err := reshape(v, &tree, false); err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(tree); err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// manifestValue is a ManifestFileMeta but its file name and size.
+func manifestValue(m meta.ManifestFileMeta) protocol.ManifestValuesResponseDataManifest {
+	return protocol.ManifestValuesResponseDataManifest{
+		NumAddedFiles:   m.NumAddedFiles,
+		NumDeletedFiles: m.NumDeletedFiles,
+		PartitionStats:  statsValue(m.PartitionStats),
+		SchemaID:        m.SchemaID,
+		MinBucket:       widen(m.MinBucket),
+		MaxBucket:       widen(m.MaxBucket),
+		MinLevel:        widen(m.MinLevel),
+		MaxLevel:        widen(m.MaxLevel),
+		MinRowID:        widen(m.MinRowID),
+		MaxRowID:        widen(m.MaxRowID),
 	}
 }
 
-func entryValue(e meta.ManifestEntry) map[string]any {
+// entryValue is a ManifestEntry.
+func entryValue(e meta.ManifestEntry) protocol.ManifestValuesResponseEntry {
 	f := e.File
 	var source *string
 	if f.FileSource != nil {
-		s := f.FileSource.String()
-		source = &s
+		source = new(f.FileSource.String())
 	}
 	extra := f.ExtraFiles
 	if extra == nil {
 		extra = []string{} // Java's extra files are never null; Go writes nil as an empty array
 	}
-	return map[string]any{
-		"kind":         e.Kind.String(),
-		"partition":    b64(e.Partition),
-		"bucket":       e.Bucket,
-		"totalBuckets": e.TotalBuckets,
-		"file": map[string]any{
-			"fileName":          f.FileName,
-			"fileSize":          f.FileSize,
-			"rowCount":          f.RowCount,
-			"minKey":            b64(f.MinKey),
-			"maxKey":            b64(f.MaxKey),
-			"keyStats":          statsValue(f.KeyStats),
-			"valueStats":        statsValue(f.ValueStats),
-			"minSequenceNumber": f.MinSequenceNumber,
-			"maxSequenceNumber": f.MaxSequenceNumber,
-			"schemaId":          f.SchemaID,
-			"level":             f.Level,
-			"extraFiles":        extra,
-			"creationTime":      f.CreationTime,
-			"deleteRowCount":    f.DeleteRowCount,
-			"embeddedIndex":     b64(f.EmbeddedIndex),
-			"fileSource":        source,
-			"valueStatsCols":    f.ValueStatsCols,
-			"externalPath":      f.ExternalPath,
-			"firstRowId":        f.FirstRowID,
-			"writeCols":         f.WriteCols,
+	return protocol.ManifestValuesResponseEntry{
+		Kind:         e.Kind.String(),
+		Partition:    base64.StdEncoding.EncodeToString(e.Partition),
+		Bucket:       int64(e.Bucket),
+		TotalBuckets: int64(e.TotalBuckets),
+		File: protocol.ManifestValuesResponseEntryFile{
+			FileName:          f.FileName,
+			FileSize:          f.FileSize,
+			RowCount:          f.RowCount,
+			MinKey:            base64.StdEncoding.EncodeToString(f.MinKey),
+			MaxKey:            base64.StdEncoding.EncodeToString(f.MaxKey),
+			KeyStats:          statsValue(f.KeyStats),
+			ValueStats:        statsValue(f.ValueStats),
+			MinSequenceNumber: f.MinSequenceNumber,
+			MaxSequenceNumber: f.MaxSequenceNumber,
+			SchemaID:          f.SchemaID,
+			Level:             int64(f.Level),
+			ExtraFiles:        extra,
+			CreationTime:      f.CreationTime,
+			DeleteRowCount:    f.DeleteRowCount,
+			EmbeddedIndex:     b64(f.EmbeddedIndex),
+			FileSource:        source,
+			ValueStatsCols:    f.ValueStatsCols,
+			ExternalPath:      f.ExternalPath,
+			FirstRowID:        f.FirstRowID,
+			WriteCols:         f.WriteCols,
 		},
 	}
 }
 
-func indexEntryValue(e meta.IndexManifestEntry) map[string]any {
+// indexEntryValue is an IndexManifestEntry.
+func indexEntryValue(e meta.IndexManifestEntry) protocol.ManifestValuesResponseIndexEntry {
 	f := e.IndexFile
-	out := map[string]any{
-		"kind":         e.Kind.String(),
-		"partition":    b64(e.Partition),
-		"bucket":       e.Bucket,
-		"indexType":    f.IndexType,
-		"fileName":     f.FileName,
-		"fileSize":     f.FileSize,
-		"rowCount":     f.RowCount,
-		"dvRanges":     nil,
-		"externalPath": f.ExternalPath,
-		"globalIndex":  nil,
+	out := protocol.ManifestValuesResponseIndexEntry{
+		Kind:         e.Kind.String(),
+		Partition:    base64.StdEncoding.EncodeToString(e.Partition),
+		Bucket:       int64(e.Bucket),
+		IndexType:    f.IndexType,
+		FileName:     f.FileName,
+		FileSize:     f.FileSize,
+		RowCount:     f.RowCount,
+		ExternalPath: f.ExternalPath,
 	}
 	if f.DVRanges != nil {
-		ranges := make([]any, 0, len(f.DVRanges))
+		out.DVRanges = make([]protocol.ManifestValuesResponseIndexEntryDVRange, 0, len(f.DVRanges))
 		for _, dv := range f.DVRanges {
-			ranges = append(ranges, map[string]any{"dataFileName": dv.DataFileName, "offset": dv.Offset,
-				"length": dv.Length, "cardinality": dv.Cardinality})
+			out.DVRanges = append(out.DVRanges, protocol.ManifestValuesResponseIndexEntryDVRange{
+				DataFileName: dv.DataFileName, Offset: int64(dv.Offset), Length: int64(dv.Length), Cardinality: dv.Cardinality})
 		}
-		out["dvRanges"] = ranges
 	}
 	if g := f.GlobalIndex; g != nil {
-		out["globalIndex"] = map[string]any{
-			"rowRangeStart": g.RowRangeStart,
-			"rowRangeEnd":   g.RowRangeEnd,
-			"indexFieldId":  g.IndexFieldID,
-			"extraFieldIds": g.ExtraFieldIDs,
-			"indexMeta":     b64(g.IndexMeta),
-			"sourceMeta":    b64(g.SourceMeta),
+		var extra []int64
+		if g.ExtraFieldIDs != nil {
+			extra = make([]int64, len(g.ExtraFieldIDs))
+			for i, id := range g.ExtraFieldIDs {
+				extra[i] = int64(id)
+			}
+		}
+		out.GlobalIndex = &protocol.ManifestValuesResponseIndexEntryGlobalIndex{
+			RowRangeStart: g.RowRangeStart,
+			RowRangeEnd:   g.RowRangeEnd,
+			IndexFieldID:  int64(g.IndexFieldID),
+			ExtraFieldIDs: extra,
+			IndexMeta:     b64(g.IndexMeta),
+			SourceMeta:    b64(g.SourceMeta),
 		}
 	}
 	return out
 }
 
-func statsValue(s meta.SimpleStats) map[string]any {
-	return map[string]any{"minValues": b64(s.MinValues), "maxValues": b64(s.MaxValues), "nullCounts": s.NullCounts}
+// statsValue is a SimpleStats: its binary rows in base64, its null counts.
+func statsValue(s meta.SimpleStats) protocol.ManifestValuesStats {
+	return protocol.ManifestValuesStats{MinValues: base64.StdEncoding.EncodeToString(s.MinValues),
+		MaxValues: base64.StdEncoding.EncodeToString(s.MaxValues), NullCounts: s.NullCounts}
+}
+
+// widen is an optional integer as the protocol's int64.
+func widen[T int32 | int64](p *T) *int64 {
+	if p == nil {
+		return nil
+	}
+	return new(int64(*p))
 }
 
 // b64 is b in standard base64, or nil for nil.
@@ -190,6 +218,5 @@ func b64(b []byte) *string {
 	if b == nil {
 		return nil
 	}
-	s := base64.StdEncoding.EncodeToString(b)
-	return &s
+	return new(base64.StdEncoding.EncodeToString(b))
 }

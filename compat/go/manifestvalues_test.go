@@ -13,14 +13,6 @@ import (
 	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 )
 
-// manifestValues is manifest-values' result, decoded.
-type manifestValues struct {
-	SnapshotID    int64            `json:"snapshotId"`
-	DataManifests []map[string]any `json:"dataManifests"`
-	Entries       []map[string]any `json:"entries"`
-	IndexEntries  []map[string]any `json:"indexEntries"`
-}
-
 // TestManifestValues: on a copy of every golden table of every producer, manifest-values
 // answers what the response schema describes, with every manifest's entries (as many as its
 // added and deleted files), each list in canonical order; after rewrite-metadata it answers the
@@ -55,14 +47,14 @@ func TestManifestValues(t *testing.T) {
 				t.Fatal(err)
 			}
 			resps := session(t,
-				[2]any{"manifest-values", map[string]any{"path": path}},
-				[2]any{"rewrite-metadata", map[string]any{"path": path}},
-				[2]any{"manifest-values", map[string]any{"path": path}},
+				[2]any{"manifest-values", protocol.ManifestValuesRequest{Path: path}},
+				[2]any{"rewrite-metadata", protocol.RewriteMetadataRequest{Path: path}},
+				[2]any{"manifest-values", protocol.ManifestValuesRequest{Path: path}},
 			)
-			var vals [2]manifestValues
-			for i, r := range []response{resps[0], resps[2]} {
+			var vals [2]protocol.ManifestValuesResponse
+			for i, r := range []protocol.EnvelopeResponse{resps[0], resps[2]} {
 				if !r.OK {
-					t.Fatalf("manifest-values: %s", r.Error)
+					t.Fatalf("manifest-values: %s", errText(r))
 				}
 				line, err := json.Marshal(r)
 				if err != nil {
@@ -71,14 +63,10 @@ func TestManifestValues(t *testing.T) {
 				if err := schemas.ValidateResponse("manifest-values", line); err != nil {
 					t.Fatal(err)
 				}
-				if err := json.Unmarshal(line, &struct {
-					Result *manifestValues `json:"result"`
-				}{&vals[i]}); err != nil {
-					t.Fatal(err)
-				}
+				result(t, "manifest-values", r, &vals[i])
 			}
 			if !resps[1].OK {
-				t.Fatalf("rewrite-metadata: %s", resps[1].Error)
+				t.Fatalf("rewrite-metadata: %s", errText(resps[1]))
 			}
 			before, after := vals[0], vals[1]
 			if len(before.DataManifests) == 0 || len(before.Entries) == 0 {
@@ -86,16 +74,24 @@ func TestManifestValues(t *testing.T) {
 			}
 			var files int
 			for _, m := range before.DataManifests {
-				files += int(m["numAddedFiles"].(float64) + m["numDeletedFiles"].(float64))
+				files += int(m.NumAddedFiles + m.NumDeletedFiles)
 			}
 			if files != len(before.Entries) {
 				t.Errorf("the manifests count %d added and deleted files, their entries are %d", files, len(before.Entries))
 			}
-			for name, list := range map[string][]map[string]any{"dataManifests": before.DataManifests, "entries": before.Entries, "indexEntries": before.IndexEntries} {
+			for name, list := range map[string][]any{"dataManifests": elems(before.DataManifests), "entries": elems(before.Entries), "indexEntries": elems(before.IndexEntries)} {
 				keys := make([]string, len(list))
 				for i, v := range list {
+					// Keys sorted as encoding/json writes a map's.
+					var tree any
 					b, err := json.Marshal(v)
 					if err != nil {
+						t.Fatal(err)
+					}
+					if err := json.Unmarshal(b, &tree); err != nil {
+						t.Fatal(err)
+					}
+					if b, err = json.Marshal(tree); err != nil {
 						t.Fatal(err)
 					}
 					keys[i] = string(b)
@@ -119,12 +115,21 @@ func TestManifestValues(t *testing.T) {
 // an error naming what is missing.
 func TestManifestValuesRefusals(t *testing.T) {
 	resps := session(t,
-		[2]any{"manifest-values", map[string]any{}},
-		[2]any{"manifest-values", map[string]any{"path": t.TempDir()}},
+		[2]any{"manifest-values", protocol.ManifestValuesRequest{}},
+		[2]any{"manifest-values", protocol.ManifestValuesRequest{Path: t.TempDir()}},
 	)
 	for i, want := range []string{"args.path", "no snapshot"} {
-		if resps[i].OK || !strings.Contains(resps[i].Error, want) {
+		if resps[i].OK || !strings.Contains(errText(resps[i]), want) {
 			t.Errorf("request %d: %+v, want an error containing %q", i, resps[i], want)
 		}
 	}
+}
+
+// elems are the elements of a list as values of any type.
+func elems[T any](list []T) []any {
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = v
+	}
+	return out
 }

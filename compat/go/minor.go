@@ -8,14 +8,15 @@ import (
 	"sort"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 
 // dumpFiles is the part of Table.Dump a minor compaction's messages are read from: per
 // (partition, bucket) its live data files (name and level) and index files (type and name).
 type dumpFiles struct {
 	Buckets []struct {
-		Partition map[string]any `json:"partition"`
-		Bucket    int32          `json:"bucket"`
+		Partition map[string]json.RawMessage `json:"partition"`
+		Bucket    int32                      `json:"bucket"`
 		DataFiles []struct {
 			FileName string `json:"fileName"`
 			Level    int32  `json:"level"`
@@ -83,24 +84,25 @@ func liveFiles(ctx context.Context, t *pkft.Table) (map[string]*bucketFiles, int
 // compactNewIndexFiles and compactDeletedIndexFiles (type:name); its data increment and
 // changelog lists are empty. The lists are read from the table's dumps before and after (files
 // that left or joined the bucket's live files), the API a Go user has.
-func cmdMinorCompact(ctx context.Context, raw json.RawMessage) (any, error) {
-	t, err := openPathArgs(ctx, raw)
+func cmdMinorCompact(ctx context.Context, args protocol.MinorCompactRequest) (protocol.MinorCompactResponse, error) {
+	var none protocol.MinorCompactResponse
+	t, err := openTable(ctx, args.Path)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	defer t.Close()
 	before, snapBefore, err := liveFiles(ctx, t)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	res, err := t.Compact(ctx, pkft.WithMinorCompaction())
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	after, snapAfter := before, snapBefore
 	if res.SnapshotID != 0 {
 		if after, snapAfter, err = liveFiles(ctx, t); err != nil {
-			return nil, err
+			return none, err
 		}
 	}
 	keys := make([]string, 0, len(before))
@@ -108,14 +110,14 @@ func cmdMinorCompact(ctx context.Context, raw json.RawMessage) (any, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	messages := []map[string]any{}
+	messages := []protocol.Object{}
 	for _, k := range keys {
 		b := before[k]
 		a := after[k]
 		if a == nil {
 			a = &bucketFiles{data: map[string]string{}, index: map[string]bool{}}
 		}
-		messages = append(messages, map[string]any{
+		messages = append(messages, protocol.Object{
 			"bucket":                   b.bucket,
 			"newFiles":                 []string{},
 			"deletedFiles":             []string{},
@@ -129,7 +131,7 @@ func cmdMinorCompact(ctx context.Context, raw json.RawMessage) (any, error) {
 			"compactDeletedIndexFiles": indexMinus(b.index, a.index),
 		})
 	}
-	return map[string]any{"snapshotBefore": snapBefore, "snapshotAfter": snapAfter, "messages": messages}, nil
+	return protocol.MinorCompactResponse{SnapshotBefore: snapBefore, SnapshotAfter: snapAfter, Messages: messages}, nil
 }
 
 // dataMinus is the names of the data files of x (name@level) that y lacks, sorted.

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/paimon-pkft/pkft/compat/pickdiff"
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/mergetree"
 )
 
@@ -27,50 +27,49 @@ type pickArgs struct {
 // Result: {zone, layouts [{error} | {strategy, maxCompactInterval?, numLevels, needLookup,
 // writeOnly, forceRewriteAllFiles, stopTrigger, steps [...]}]}, each step {millis, hour,
 // hourChanged} with {error}, {unit, task} or, after an update, {unit: null, task: null, runs}.
-func cmdPick(_ context.Context, raw json.RawMessage) (any, error) {
+func cmdPick(_ context.Context, req protocol.PickRequest) (protocol.PickResponse, error) {
+	var none protocol.PickResponse
+	if req.Layouts == nil {
+		return none, argErrorf("args.layouts is required")
+	}
+	// The protocol leaves a layout free-form; the Go runner takes compat/pickdiff's, strictly.
 	var args pickArgs
-	if raw == nil {
-		return nil, argErrorf("args.layouts is required")
-	}
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
-	}
-	if args.Layouts == nil {
-		return nil, argErrorf("args.layouts is required")
+	if err := reshape(req, &args, true); err != nil {
+		return none, argErrorf("args: %v", err)
 	}
 	for i, l := range args.Layouts {
 		for j, s := range l.Steps {
 			switch s.Mode {
 			case "normal", "full":
 				if s.Before != nil || s.After != nil {
-					return nil, argErrorf("layout %d, step %d: before and after belong to update steps, not to mode %s", i, j, s.Mode)
+					return none, argErrorf("layout %d, step %d: before and after belong to update steps, not to mode %s", i, j, s.Mode)
 				}
 			case "update":
 				if s.Files != nil || s.DeletionVectors != nil {
-					return nil, argErrorf("layout %d, step %d: an update step takes before and after, not files or deletionVectors", i, j)
+					return none, argErrorf("layout %d, step %d: an update step takes before and after, not files or deletionVectors", i, j)
 				}
 			default:
-				return nil, argErrorf("layout %d, step %d: mode %q is none of normal, full, update", i, j, s.Mode)
+				return none, argErrorf("layout %d, step %d: mode %q is none of normal, full, update", i, j, s.Mode)
 			}
 		}
 	}
 	now := func(int) mergetree.Clock { return mergetree.ClockAt(time.Now()) }
-	out := make([]any, len(args.Layouts))
+	out := make([]protocol.Object, len(args.Layouts))
 	for i, l := range args.Layouts {
 		out[i] = layoutJSON(pickdiff.Run(l, time.Local, now))
 	}
-	return map[string]any{"zone": zoneName(), "layouts": out}, nil
+	return protocol.PickResponse{Zone: zoneName(), Layouts: out}, nil
 }
 
 // layoutJSON is a layout's result in the shape of the Java runner's: a failure before the first
 // pick is {error} alone.
-func layoutJSON(r pickdiff.LayoutResult) any {
+func layoutJSON(r pickdiff.LayoutResult) protocol.Object {
 	if r.Error != "" {
-		return map[string]any{"error": r.Error}
+		return protocol.Object{"error": r.Error}
 	}
-	steps := make([]map[string]any, len(r.Steps))
+	steps := make([]protocol.Object, len(r.Steps))
 	for i, s := range r.Steps {
-		st := map[string]any{"millis": s.Millis, "hour": s.Hour, "hourChanged": s.HourChanged}
+		st := protocol.Object{"millis": s.Millis, "hour": s.Hour, "hourChanged": s.HourChanged}
 		switch {
 		case s.Error != "":
 			st["error"] = s.Error
@@ -81,7 +80,7 @@ func layoutJSON(r pickdiff.LayoutResult) any {
 		}
 		steps[i] = st
 	}
-	out := map[string]any{"strategy": r.Strategy, "numLevels": r.NumLevels, "needLookup": r.NeedLookup,
+	out := protocol.Object{"strategy": r.Strategy, "numLevels": r.NumLevels, "needLookup": r.NeedLookup,
 		"writeOnly": r.WriteOnly, "forceRewriteAllFiles": r.ForceRewrite, "stopTrigger": r.StopTrigger, "steps": steps}
 	if r.MaxCompactInterval != nil {
 		out["maxCompactInterval"] = *r.MaxCompactInterval

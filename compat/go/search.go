@@ -8,16 +8,8 @@ import (
 	"strings"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/compat/protocol"
 )
-
-// searchArgs are search's arguments.
-type searchArgs struct {
-	Path   string `json:"path"`
-	Query  string `json:"query"`
-	Column string `json:"column"`
-	Limit  *int   `json:"limit"`
-	Ranked bool   `json:"ranked"`
-}
 
 // engineQuery is the engine query of q as the Java runner sends it: q itself when it is a JSON
 // object, else the match query of its words.
@@ -28,7 +20,13 @@ func engineQuery(q string) (string, error) {
 	if strings.HasPrefix(strings.TrimSpace(q), "{") {
 		return q, nil
 	}
-	b, err := json.Marshal(map[string]any{"match": map[string]string{"query": q}})
+	var match struct {
+		Match struct {
+			Query string `json:"query"`
+		} `json:"match"`
+	}
+	match.Match.Query = q
+	b, err := json.Marshal(match)
 	return string(b), err
 }
 
@@ -36,64 +34,57 @@ func engineQuery(q string) (string, error) {
 // Table.Search. Result: {snapshotId, column, query, results: [{key, text, score}]}, results by
 // score descending, ties by primary key ascending; with ranked, in pkft's (Paimon's) ranked
 // order, each with its position: bucket, dataFile, rowPosition.
-func (st *searchTables) cmdSearch(ctx context.Context, raw json.RawMessage) (any, error) {
-	var args searchArgs
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
-	}
+func (st *searchTables) cmdSearch(ctx context.Context, args protocol.SearchRequest) (protocol.SearchResponse, error) {
+	var none protocol.SearchResponse
 	query, err := engineQuery(args.Query)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	limit := 10
-	if args.Limit != nil {
-		limit = *args.Limit
+	if args.Limit != 0 {
+		limit = int(args.Limit)
 	}
+	ranked := args.Ranked != nil && *args.Ranked
 	t, err := st.table(ctx, args.Path)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	column := args.Column
 	if column == "" {
 		if column, err = indexColumn(t); err != nil {
-			return nil, err
+			return none, err
 		}
 	}
 	sch, err := t.Schema(ctx)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	res, err := t.Search(ctx, query, pkft.WithColumn(column), pkft.WithLimit(limit))
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	type result struct {
-		Key         map[string]any `json:"key"`
-		Text        *string        `json:"text"`
-		Score       float32        `json:"score"`
-		Bucket      *int32         `json:"bucket,omitempty"`
-		DataFile    string         `json:"dataFile,omitempty"`
-		RowPosition *int64         `json:"rowPosition,omitempty"`
-	}
-	results := make([]result, 0, len(res.Hits))
+	results := make([]protocol.SearchResponseResult, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		r := result{Key: map[string]any{}, Text: h.Text, Score: h.Score}
+		text, err := json.Marshal(h.Text)
+		if err != nil {
+			return none, err
+		}
+		r := protocol.SearchResponseResult{Key: protocol.Object{}, Text: text, Score: float64(h.Score)}
 		for i, k := range res.KeyColumns {
 			c, ok := sch.Column(k)
 			if !ok || i >= len(h.Key) {
-				return nil, argErrorf("the search's key column %s is not in the schema", k)
+				return none, argErrorf("the search's key column %s is not in the schema", k)
 			}
 			if r.Key[k], err = renderGo(c.Type, h.Key[i]); err != nil {
-				return nil, err
+				return none, err
 			}
 		}
-		if args.Ranked {
-			b, pos := h.Bucket, h.RowPosition
-			r.Bucket, r.DataFile, r.RowPosition = &b, h.DataFile, &pos
+		if ranked {
+			r.Bucket, r.DataFile, r.RowPosition = new(int64(h.Bucket)), h.DataFile, new(h.RowPosition)
 		}
 		results = append(results, r)
 	}
-	if !args.Ranked {
+	if !ranked {
 		sort.SliceStable(results, func(a, b int) bool {
 			if results[a].Score != results[b].Score {
 				return results[a].Score > results[b].Score
@@ -106,35 +97,34 @@ func (st *searchTables) cmdSearch(ctx context.Context, raw json.RawMessage) (any
 			return false
 		})
 	}
-	return map[string]any{"snapshotId": res.SnapshotID, "column": column, "query": query, "results": results}, nil
+	return protocol.SearchResponse{SnapshotID: res.SnapshotID, Column: column, Query: query, Results: results}, nil
 }
 
 // cmdListIndex lists every primary-key full-text archive of the latest snapshot with its status
 // as Table.State classifies it (current: it serves its level; stale otherwise). Result:
 // {archives: [{partition, bucket, fileName, status}]}.
-func cmdListIndex(ctx context.Context, raw json.RawMessage) (any, error) {
-	t, err := openPathArgs(ctx, raw)
+func cmdListIndex(ctx context.Context, args protocol.ListIndexRequest) (protocol.ListIndexResponse, error) {
+	var none protocol.ListIndexResponse
+	t, err := openTable(ctx, args.Path)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	defer t.Close()
 	st, err := t.State(ctx)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	type archive struct {
-		Partition pkft.Partition `json:"partition"`
-		Bucket    int32          `json:"bucket"`
-		FileName  string         `json:"fileName"`
-		Status    string         `json:"status"`
+	archives := []protocol.ListIndexResponseArchive{}
+	archive := func(p pkft.Partition, bucket int32, fileName, status string) (protocol.ListIndexResponseArchive, error) {
+		a := protocol.ListIndexResponseArchive{Bucket: int64(bucket), FileName: fileName, Status: status}
+		return a, reshape(p, &a.Partition, true)
 	}
-	archives := []archive{}
 	for _, b := range st.Buckets {
 		if b.State == nil {
 			continue
 		}
 		if b.State.Error != "" {
-			return nil, &stateError{b.Partition, b.Bucket, b.State.Error}
+			return none, &stateError{b.Partition, b.Bucket, b.State.Error}
 		}
 		levels := make([]int, 0, len(b.State.Current))
 		for l := range b.State.Current {
@@ -142,13 +132,21 @@ func cmdListIndex(ctx context.Context, raw json.RawMessage) (any, error) {
 		}
 		sort.Ints(levels)
 		for _, l := range levels {
-			archives = append(archives, archive{b.Partition, b.Bucket, b.State.Current[int32(l)], "current"})
+			a, err := archive(b.Partition, b.Bucket, b.State.Current[int32(l)], "current")
+			if err != nil {
+				return none, err
+			}
+			archives = append(archives, a)
 		}
 		for _, f := range b.State.Stale {
-			archives = append(archives, archive{b.Partition, b.Bucket, f, "stale"})
+			a, err := archive(b.Partition, b.Bucket, f, "stale")
+			if err != nil {
+				return none, err
+			}
+			archives = append(archives, a)
 		}
 	}
-	return map[string]any{"archives": archives}, nil
+	return protocol.ListIndexResponse{Archives: archives}, nil
 }
 
 // stateError is a bucket whose full-text state cannot be computed.

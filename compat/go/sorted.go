@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/binrow"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/meta"
@@ -28,18 +29,11 @@ import (
 	"github.com/paimon-pkft/pkft/internal/types"
 )
 
-// sortedBuildArgs are sorted-index-build's arguments.
-type sortedBuildArgs struct {
-	IndexType string            `json:"indexType"`
-	Type      string            `json:"type"`
-	FieldID   *int32            `json:"fieldId"`
-	Options   map[string]string `json:"options"`
-	Dir       string            `json:"dir"`
-	Level     *int32            `json:"level"`
-	Sources   []struct {
-		FileName string    `json:"fileName"`
-		Values   []*string `json:"values"`
-	} `json:"sources"`
+// sortedSource is one source of sorted-index-build's args (the protocol leaves it free-form):
+// a data file's name and the key of each of its rows in order, as keyValue reads them.
+type sortedSource struct {
+	FileName string    `json:"fileName"`
+	Values   []*string `json:"values"`
 }
 
 // cmdSortedIndexBuild builds one level's pk-btree or pk-bitmap payload into dir, as the Java
@@ -49,13 +43,21 @@ type sortedBuildArgs struct {
 // fieldId, the given options. Result: the payload's IndexFileMeta fields {indexType, fileName,
 // fileSize, rowCount, rowRangeStart, rowRangeEnd, indexFieldId, indexMeta, sourceMeta (base64),
 // externalPath}.
-func cmdSortedIndexBuild(ctx context.Context, raw json.RawMessage) (any, error) {
-	var args sortedBuildArgs
-	if err := decodeArgs(raw, &args); err != nil {
+func cmdSortedIndexBuild(ctx context.Context, args protocol.SortedIndexBuildRequest) (protocol.SortedIndexBuildResponse, error) {
+	if args.IndexType == "" || args.Type == "" || args.Dir == "" {
+		return nil, argErrorf("args.indexType, type, fieldId, dir and level are required")
+	}
+	fieldID, err := int32Arg("args.fieldId", args.FieldID)
+	if err != nil {
 		return nil, err
 	}
-	if args.IndexType == "" || args.Type == "" || args.Dir == "" || args.FieldID == nil || args.Level == nil {
-		return nil, argErrorf("args.indexType, type, fieldId, dir and level are required")
+	level, err := int32Arg("args.level", args.Level)
+	if err != nil {
+		return nil, err
+	}
+	options, err := stringOptions(args.Options)
+	if err != nil {
+		return nil, err
 	}
 	typ, err := types.ParseSQLString(args.Type)
 	if err != nil {
@@ -64,7 +66,11 @@ func cmdSortedIndexBuild(ctx context.Context, raw json.RawMessage) (any, error) 
 	readers := sortedValues{}
 	files := make([]*meta.DataFileMeta, 0, len(args.Sources))
 	src := meta.FileSourceCompact
-	for _, s := range args.Sources {
+	for i, raw := range args.Sources {
+		var s sortedSource
+		if err := decodeArgs(raw, &s); err != nil {
+			return nil, argErrorf("args.sources[%d]: %v", i, err)
+		}
 		if _, dup := readers[s.FileName]; dup || s.FileName == "" {
 			return nil, argErrorf("args.sources: file name %q empty or repeated", s.FileName)
 		}
@@ -75,16 +81,12 @@ func cmdSortedIndexBuild(ctx context.Context, raw json.RawMessage) (any, error) 
 			}
 		}
 		readers[s.FileName] = vs
-		files = append(files, &meta.DataFileMeta{FileName: s.FileName, FileSize: 100, RowCount: int64(len(vs)), Level: *args.Level, FileSource: &src})
-	}
-	options := args.Options
-	if options == nil {
-		options = map[string]string{}
+		files = append(files, &meta.DataFileMeta{FileName: s.FileName, FileSize: 100, RowCount: int64(len(vs)), Level: level, FileSource: &src})
 	}
 	b := &indexfile.Builder{
 		IndexFile: &indexfile.IndexFile{FileIO: fileio.NewLocal(), Paths: paths.NewDirIndexPathFactory(args.Dir)},
 		Readers:   readers,
-		Field:     types.DataField{ID: int(*args.FieldID), Name: "k", Type: typ},
+		Field:     types.DataField{ID: int(fieldID), Name: "k", Type: typ},
 		IndexType: args.IndexType,
 		Options:   options,
 	}
@@ -96,7 +98,7 @@ func cmdSortedIndexBuild(ctx context.Context, raw json.RawMessage) (any, error) 
 	if g == nil {
 		return nil, fmt.Errorf("the payload %s has no global index meta", p.FileName)
 	}
-	return map[string]any{
+	return protocol.SortedIndexBuildResponse{
 		"indexType": p.IndexType, "fileName": p.FileName, "fileSize": p.FileSize, "rowCount": p.RowCount,
 		"rowRangeStart": g.RowRangeStart, "rowRangeEnd": g.RowRangeEnd, "indexFieldId": g.IndexFieldID,
 		"indexMeta":    base64.StdEncoding.EncodeToString(g.IndexMeta),
@@ -189,26 +191,18 @@ func keyValue(t types.DataType, s *string) (any, error) {
 // primaryKeyBitmapIndexOptions: internal/pksorted/definition's IndexOptions. Result: {options}
 // or {error} with the refusal's message (pkft's own refusals of values Java re-serializes
 // included).
-func cmdSortedIndexOptions(_ context.Context, raw json.RawMessage) (any, error) {
-	var args struct {
-		Options   map[string]string `json:"options"`
-		Column    *string           `json:"column"`
-		IndexType *string           `json:"indexType"`
+func cmdSortedIndexOptions(_ context.Context, args protocol.SortedIndexOptionsRequest) (protocol.SortedIndexOptionsResponse, error) {
+	if args.Options == nil {
+		return protocol.SortedIndexOptionsResponse{}, argErrorf("args.options, column and indexType are required")
 	}
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
-	}
-	if args.Options == nil || args.Column == nil || args.IndexType == nil {
-		return nil, argErrorf("args.options, column and indexType are required")
-	}
-	got, err := definition.IndexOptions(args.Options, *args.Column, *args.IndexType)
+	got, err := definition.IndexOptions(args.Options, args.Column, args.IndexType)
 	if err != nil {
-		return map[string]any{"error": err.Error()}, nil
+		return protocol.SortedIndexOptionsResponse{Error: new(err.Error())}, nil
 	}
 	if got == nil {
 		got = map[string]string{}
 	}
-	return map[string]any{"options": got}, nil
+	return protocol.SortedIndexOptionsResponse{Options: got}, nil
 }
 
 // cmdSortedState classifies a bucket's sorted payloads against its data files, as the Java
@@ -217,47 +211,49 @@ func cmdSortedIndexOptions(_ context.Context, raw json.RawMessage) (any, error) 
 // compact}; payloads {indexType, fileName, rowCount, fieldId, rowRangeStart, rowRangeEnd,
 // sourceMeta (base64 or null)}, each of file size 100 and index meta {1} as the Java runner makes
 // them. Result: {groups [{level, sources, payloads}], covered, uncovered, rejected} by file name.
-func cmdSortedState(_ context.Context, raw json.RawMessage) (any, error) {
-	var args struct {
-		FieldID   *int32  `json:"fieldId"`
-		IndexType *string `json:"indexType"`
-		DataFiles []struct {
-			FileName string `json:"fileName"`
-			RowCount int64  `json:"rowCount"`
-			Level    int32  `json:"level"`
-			Compact  bool   `json:"compact"`
-		} `json:"dataFiles"`
-		Payloads []struct {
-			IndexType     string  `json:"indexType"`
-			FileName      string  `json:"fileName"`
-			RowCount      int64   `json:"rowCount"`
-			FieldID       int32   `json:"fieldId"`
-			RowRangeStart int64   `json:"rowRangeStart"`
-			RowRangeEnd   int64   `json:"rowRangeEnd"`
-			SourceMeta    *string `json:"sourceMeta"`
-		} `json:"payloads"`
+func cmdSortedState(_ context.Context, args protocol.SortedStateRequest) (protocol.SortedStateResponse, error) {
+	var none protocol.SortedStateResponse
+	fieldID, err := int32Arg("args.fieldId", args.FieldID)
+	if err != nil {
+		return none, err
 	}
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
+	// The protocol leaves the data files and payloads free-form; the Go runner takes these.
+	var dataFiles []struct {
+		FileName string `json:"fileName"`
+		RowCount int64  `json:"rowCount"`
+		Level    int32  `json:"level"`
+		Compact  bool   `json:"compact"`
 	}
-	if args.FieldID == nil || args.IndexType == nil {
-		return nil, argErrorf("args.fieldId and indexType are required")
+	var payloadArgs []struct {
+		IndexType     string  `json:"indexType"`
+		FileName      string  `json:"fileName"`
+		RowCount      int64   `json:"rowCount"`
+		FieldID       int32   `json:"fieldId"`
+		RowRangeStart int64   `json:"rowRangeStart"`
+		RowRangeEnd   int64   `json:"rowRangeEnd"`
+		SourceMeta    *string `json:"sourceMeta"`
 	}
-	files := make([]*meta.DataFileMeta, 0, len(args.DataFiles))
-	for _, f := range args.DataFiles {
+	if err := decodeEach(args.DataFiles, &dataFiles, "args.dataFiles"); err != nil {
+		return none, err
+	}
+	if err := decodeEach(args.Payloads, &payloadArgs, "args.payloads"); err != nil {
+		return none, err
+	}
+	files := make([]*meta.DataFileMeta, 0, len(dataFiles))
+	for _, f := range dataFiles {
 		src := meta.FileSourceAppend
 		if f.Compact {
 			src = meta.FileSourceCompact
 		}
 		files = append(files, &meta.DataFileMeta{FileName: f.FileName, FileSize: 100, RowCount: f.RowCount, Level: f.Level, FileSource: &src})
 	}
-	payloads := make([]*meta.IndexFileMeta, 0, len(args.Payloads))
-	for i, p := range args.Payloads {
+	payloads := make([]*meta.IndexFileMeta, 0, len(payloadArgs))
+	for i, p := range payloadArgs {
 		var sm []byte
 		if p.SourceMeta != nil {
 			b, err := base64.StdEncoding.DecodeString(*p.SourceMeta)
 			if err != nil {
-				return nil, argErrorf("args.payloads[%d].sourceMeta: %v", i, err)
+				return none, argErrorf("args.payloads[%d].sourceMeta: %v", i, err)
 			}
 			sm = b
 		}
@@ -265,7 +261,7 @@ func cmdSortedState(_ context.Context, raw json.RawMessage) (any, error) {
 			GlobalIndex: &meta.GlobalIndexMeta{RowRangeStart: p.RowRangeStart, RowRangeEnd: p.RowRangeEnd, IndexFieldID: p.FieldID,
 				IndexMeta: []byte{1}, SourceMeta: sm}})
 	}
-	st := state.FromActiveDataFiles(*args.FieldID, *args.IndexType, files, payloads)
+	st := state.FromActiveDataFiles(fieldID, args.IndexType, files, payloads)
 	type groupJSON struct {
 		Level    int32    `json:"level"`
 		Sources  []string `json:"sources"`
@@ -290,7 +286,16 @@ func cmdSortedState(_ context.Context, raw json.RawMessage) (any, error) {
 	for i, p := range st.Rejected {
 		rejected[i] = p.FileName
 	}
-	return map[string]any{"groups": groups, "covered": names(st.Covered), "uncovered": names(st.Uncovered), "rejected": rejected}, nil
+	var resp protocol.SortedStateResponse
+	for _, part := range []struct {
+		to   *[]json.RawMessage
+		from any
+	}{{&resp.Groups, groups}, {&resp.Covered, names(st.Covered)}, {&resp.Uncovered, names(st.Uncovered)}, {&resp.Rejected, rejected}} {
+		if err := reshape(part.from, part.to, true); err != nil {
+			return none, err
+		}
+	}
+	return resp, nil
 }
 
 // cmdSortedIndexWrite writes one pk-btree or pk-bitmap index file of the given rows into dir, as
@@ -300,34 +305,30 @@ func cmdSortedState(_ context.Context, raw json.RawMessage) (any, error) {
 // the Java runner names it. Result: {fileName, rowCount, meta (base64 SortedIndexFileMeta)}, or
 // {empty: true} when the writer writes no file (a bitmap of no rows; Go's btree writer refuses
 // an empty file). A write that fails leaves no file.
-func cmdSortedIndexWrite(_ context.Context, raw json.RawMessage) (any, error) {
-	var args struct {
-		IndexType string            `json:"indexType"`
-		Type      string            `json:"type"`
-		Options   map[string]string `json:"options"`
-		Dir       string            `json:"dir"`
-		Rows      []struct {
-			Key   *string `json:"key"`
-			RowID *int64  `json:"rowId"`
-		} `json:"rows"`
+func cmdSortedIndexWrite(_ context.Context, args protocol.SortedIndexWriteRequest) (protocol.SortedIndexWriteResponse, error) {
+	var none protocol.SortedIndexWriteResponse
+	// The protocol leaves a row free-form; the Go runner takes a key and a row id.
+	var rows []struct {
+		Key   *string `json:"key"`
+		RowID *int64  `json:"rowId"`
 	}
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
+	if err := reshape(args.Rows, &rows, true); err != nil {
+		return none, argErrorf("args.rows: %v", err)
 	}
 	if args.IndexType == "" || args.Type == "" || args.Dir == "" {
-		return nil, argErrorf("args.indexType, type and dir are required")
+		return none, argErrorf("args.indexType, type and dir are required")
 	}
 	typ, err := types.ParseSQLString(args.Type)
 	if err != nil {
-		return nil, argErrorf("args.type: %v", err)
+		return none, argErrorf("args.type: %v", err)
 	}
 	ser, err := sortkey.New(typ)
 	if err != nil {
-		return nil, argErrorf("args.type: %v", err)
+		return none, argErrorf("args.type: %v", err)
 	}
-	options := args.Options
-	if options == nil {
-		options = map[string]string{}
+	options, err := stringOptions(args.Options)
+	if err != nil {
+		return none, err
 	}
 	var buf bytes.Buffer
 	var write func(key any, rowID int64) error
@@ -336,22 +337,22 @@ func cmdSortedIndexWrite(_ context.Context, raw json.RawMessage) (any, error) {
 	case btree.Identifier:
 		opts, err := btree.ParseOptions(options)
 		if err != nil {
-			return nil, argErrorf("args.options: %v", err)
+			return none, argErrorf("args.options: %v", err)
 		}
 		w, err := btree.NewWriter(&buf, ser, opts)
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		write = w.Write
 		finish = func() (filemeta.Meta, int64, bool, error) { r, err := w.Finish(); return r.Meta, r.RowCount, true, err }
 	case bitmap.Identifier:
 		opts, err := bitmap.ParseOptions(options)
 		if err != nil {
-			return nil, argErrorf("args.options: %v", err)
+			return none, argErrorf("args.options: %v", err)
 		}
 		w, err := bitmap.NewWriter(&buf, ser, opts)
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		write = w.Write
 		finish = func() (filemeta.Meta, int64, bool, error) {
@@ -359,32 +360,63 @@ func cmdSortedIndexWrite(_ context.Context, raw json.RawMessage) (any, error) {
 			return r.Meta, r.RowCount, ok, err
 		}
 	default:
-		return nil, argErrorf("args.indexType %q is neither %s nor %s", args.IndexType, btree.Identifier, bitmap.Identifier)
+		return none, argErrorf("args.indexType %q is neither %s nor %s", args.IndexType, btree.Identifier, bitmap.Identifier)
 	}
-	for i, row := range args.Rows {
+	for i, row := range rows {
 		if row.RowID == nil {
-			return nil, argErrorf("args.rows[%d].rowId is required", i)
+			return none, argErrorf("args.rows[%d].rowId is required", i)
 		}
 		key, err := keyValue(typ, row.Key)
 		if err != nil {
-			return nil, argErrorf("args.rows[%d].key: %v", i, err)
+			return none, argErrorf("args.rows[%d].key: %v", i, err)
 		}
 		if err := write(key, *row.RowID); err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
+			return none, fmt.Errorf("row %d: %w", i, err)
 		}
 	}
-	m, rows, ok, err := finish()
+	m, count, ok, err := finish()
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	if !ok {
-		return map[string]any{"empty": true}, nil
+		return protocol.SortedIndexWriteResponse{Empty: true}, nil
 	}
 	name := args.IndexType + "-index-file"
 	path := filepath.Join(args.Dir, name)
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		_ = os.Remove(path)
-		return nil, err
+		return none, err
 	}
-	return map[string]any{"fileName": name, "rowCount": rows, "meta": base64.StdEncoding.EncodeToString(m.Encode())}, nil
+	encoded, err := json.Marshal(base64.StdEncoding.EncodeToString(m.Encode()))
+	if err != nil {
+		return none, err
+	}
+	return protocol.SortedIndexWriteResponse{FileName: name, RowCount: new(count), Meta: encoded}, nil
+}
+
+// stringOptions are the options of a request whose schema leaves them free-form: every value
+// must be a string. Absent or null options are none.
+func stringOptions(o protocol.Object) (map[string]string, error) {
+	out := make(map[string]string, len(o))
+	for k, v := range o {
+		s, ok := v.(string)
+		if !ok {
+			return nil, argErrorf("args.options: %s is not a string", k)
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
+// decodeEach decodes the free-form elements of a request's array, each refusing unknown
+// fields, into out (a pointer to a slice).
+func decodeEach(elems []json.RawMessage, out any, name string) error {
+	b, err := json.Marshal(elems)
+	if err != nil {
+		return err
+	}
+	if err := decodeArgs(b, out); err != nil {
+		return argErrorf("%s: %v", name, err)
+	}
+	return nil
 }

@@ -10,24 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
 	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 )
-
-// result decodes a response's result into v, failing unless the response is OK.
-func result(t *testing.T, name string, r response, v any) {
-	t.Helper()
-	if !r.OK {
-		t.Fatalf("%s: %+v", name, r)
-	}
-	b, err := json.Marshal(r.Result)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v in %s", name, err, b)
-	}
-}
 
 // TestSortedCommands: sorted-index-build, sorted-index-options, sorted-state and
 // sorted-index-write answer with the Java runner's result shapes (a bitmap of no rows is
@@ -37,13 +23,25 @@ func result(t *testing.T, name string, r response, v any) {
 func TestSortedCommands(t *testing.T) {
 	dir := t.TempDir()
 	s := func(v string) *string { return &v }
-	sources := []map[string]any{
-		{"fileName": "data-b", "values": []*string{s("3"), nil, s("-7"), s("3")}},
-		{"fileName": "data-a", "values": []*string{s("12"), s("0")}},
+	// The protocol leaves sources, data files, payloads and rows free-form: raw renders them.
+	raw := func(v ...any) []json.RawMessage {
+		out := make([]json.RawMessage, len(v))
+		for i, e := range v {
+			b, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = b
+		}
+		return out
 	}
-	build := func(index, sub string, values []map[string]any) map[string]any {
-		return map[string]any{"indexType": index, "type": "INT", "fieldId": 5, "options": map[string]string{},
-			"dir": filepath.Join(dir, sub), "level": 2, "sources": values}
+	sources := raw(
+		sortedSource{FileName: "data-b", Values: []*string{s("3"), nil, s("-7"), s("3")}},
+		sortedSource{FileName: "data-a", Values: []*string{s("12"), s("0")}},
+	)
+	build := func(index, sub string, sources []json.RawMessage) protocol.SortedIndexBuildRequest {
+		return protocol.SortedIndexBuildRequest{IndexType: index, Type: "INT", FieldID: 5, Options: protocol.Object{},
+			Dir: filepath.Join(dir, sub), Level: 2, Sources: sources}
 	}
 	opts := map[string]string{"fields.c.pk-btree.index.options": `{"block-size":"4 kb"}`}
 	refused := map[string]string{"fields.c.pk-btree.index.options": `[1]`}
@@ -64,18 +62,18 @@ func TestSortedCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stateArgs := map[string]any{"fieldId": 5, "indexType": "btree",
-		"dataFiles": []map[string]any{
-			{"fileName": "data-b", "rowCount": 2, "level": 1, "compact": true},
-			{"fileName": "data-a", "rowCount": 3, "level": 1, "compact": true},
-			{"fileName": "data-c", "rowCount": 4, "level": 2, "compact": true},
-		},
-		"payloads": []map[string]any{
-			{"indexType": "btree", "fileName": "index-good", "rowCount": 5, "fieldId": 5, "rowRangeStart": 0, "rowRangeEnd": 4, "sourceMeta": sm64},
-			{"indexType": "btree", "fileName": "index-other-field", "rowCount": 4, "fieldId": 6, "rowRangeStart": 0, "rowRangeEnd": 3,
+	stateArgs := protocol.SortedStateRequest{FieldID: 5, IndexType: "btree",
+		DataFiles: raw(
+			protocol.Object{"fileName": "data-b", "rowCount": 2, "level": 1, "compact": true},
+			protocol.Object{"fileName": "data-a", "rowCount": 3, "level": 1, "compact": true},
+			protocol.Object{"fileName": "data-c", "rowCount": 4, "level": 2, "compact": true},
+		),
+		Payloads: raw(
+			protocol.Object{"indexType": "btree", "fileName": "index-good", "rowCount": 5, "fieldId": 5, "rowRangeStart": 0, "rowRangeEnd": 4, "sourceMeta": sm64},
+			protocol.Object{"indexType": "btree", "fileName": "index-other-field", "rowCount": 4, "fieldId": 6, "rowRangeStart": 0, "rowRangeEnd": 3,
 				"sourceMeta": base64.StdEncoding.EncodeToString(sm2Bytes)},
-			{"indexType": "btree", "fileName": "index-no-meta", "rowCount": 5, "fieldId": 5, "rowRangeStart": 0, "rowRangeEnd": 4, "sourceMeta": nil},
-		},
+			protocol.Object{"indexType": "btree", "fileName": "index-no-meta", "rowCount": 5, "fieldId": 5, "rowRangeStart": 0, "rowRangeEnd": 4, "sourceMeta": nil},
+		),
 	}
 	for _, sub := range []string{"btree", "bitmap"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
@@ -85,17 +83,19 @@ func TestSortedCommands(t *testing.T) {
 	resps := session(t,
 		[2]any{"sorted-index-build", build("btree", "btree", sources)},
 		[2]any{"sorted-index-build", build("bitmap", "bitmap", sources)},
-		[2]any{"sorted-index-build", build("btree", "btree", []map[string]any{{"fileName": "data-a", "values": []*string{s("x")}}})},
+		[2]any{"sorted-index-build", build("btree", "btree", raw(sortedSource{FileName: "data-a", Values: []*string{s("x")}}))},
+		// An unknown argument is sent as a map: no request type holds one.
 		[2]any{"sorted-index-build", map[string]any{"indexType": "btree", "type": "INT", "fieldId": 5, "dir": dir, "level": 2, "sources": nil, "compact": true}},
-		[2]any{"sorted-index-options", map[string]any{"options": opts, "column": "c", "indexType": "btree"}},
-		[2]any{"sorted-index-options", map[string]any{"options": refused, "column": "c", "indexType": "btree"}},
+		[2]any{"sorted-index-options", protocol.SortedIndexOptionsRequest{Options: opts, Column: "c", IndexType: "btree"}},
+		[2]any{"sorted-index-options", protocol.SortedIndexOptionsRequest{Options: refused, Column: "c", IndexType: "btree"}},
 		[2]any{"sorted-state", stateArgs},
-		[2]any{"sorted-index-write", map[string]any{"indexType": "btree", "type": "STRING", "options": map[string]string{}, "dir": filepath.Join(dir, "btree"),
-			"rows": []map[string]any{{"key": "a", "rowId": 2}, {"key": nil, "rowId": 1}, {"key": "b", "rowId": 0}}}},
-		[2]any{"sorted-index-write", map[string]any{"indexType": "bitmap", "type": "STRING", "dir": filepath.Join(dir, "bitmap"), "rows": nil}},
-		[2]any{"sorted-index-write", map[string]any{"indexType": "btree", "type": "INT", "dir": filepath.Join(dir, "btree"), "rows": []map[string]any{{"key": "1.5", "rowId": 0}}}},
+		[2]any{"sorted-index-write", protocol.SortedIndexWriteRequest{IndexType: "btree", Type: "STRING", Options: protocol.Object{}, Dir: filepath.Join(dir, "btree"),
+			Rows: []protocol.Object{{"key": "a", "rowId": 2}, {"key": nil, "rowId": 1}, {"key": "b", "rowId": 0}}}},
+		[2]any{"sorted-index-write", protocol.SortedIndexWriteRequest{IndexType: "bitmap", Type: "STRING", Dir: filepath.Join(dir, "bitmap")}},
+		[2]any{"sorted-index-write", protocol.SortedIndexWriteRequest{IndexType: "btree", Type: "INT", Dir: filepath.Join(dir, "btree"), Rows: []protocol.Object{{"key": "1.5", "rowId": 0}}}},
 	)
 	for i, index := range []string{"btree", "bitmap"} {
+		// The schema leaves a build's result free-form (the Java runner's payload meta).
 		var p struct {
 			IndexType     string  `json:"indexType"`
 			FileName      string  `json:"fileName"`
@@ -134,14 +134,11 @@ func TestSortedCommands(t *testing.T) {
 		}
 	}
 	for i, want := range []string{"IllegalArgumentException: args.sources data-a value 0", `IllegalArgumentException: args: json: unknown field "compact"`} {
-		if r := resps[2+i]; r.OK || !strings.HasPrefix(r.Error, want) {
+		if r := resps[2+i]; r.OK || !strings.HasPrefix(errText(r), want) {
 			t.Errorf("refused build %d: %+v, want %q", i, r, want)
 		}
 	}
-	var o struct {
-		Options map[string]string `json:"options"`
-		Error   *string           `json:"error"`
-	}
+	var o protocol.SortedIndexOptionsResponse
 	result(t, "options", resps[4], &o)
 	want, err := definition.IndexOptions(opts, "c", "btree")
 	if err != nil || o.Error != nil || !maps.Equal(o.Options, want) || o.Options["btree-index.block-size"] != "4 kb" {
@@ -153,6 +150,7 @@ func TestSortedCommands(t *testing.T) {
 	if o.Options != nil || o.Error == nil || werr == nil || *o.Error != werr.Error() {
 		t.Errorf("refused options: %+v, definition refuses with %v", o, werr)
 	}
+	// The schema leaves a state's groups free-form.
 	var st struct {
 		Groups []struct {
 			Level    int32    `json:"level"`
@@ -169,28 +167,27 @@ func TestSortedCommands(t *testing.T) {
 		!slices.Equal(st.Uncovered, []string{"data-c"}) || !slices.Equal(st.Rejected, []string{"index-no-meta", "index-other-field"}) {
 		t.Errorf("state: %+v", st)
 	}
-	var w struct {
-		FileName string `json:"fileName"`
-		RowCount int64  `json:"rowCount"`
-		Meta     string `json:"meta"`
-	}
+	var w protocol.SortedIndexWriteResponse
 	result(t, "write", resps[7], &w)
-	meta, err := base64.StdEncoding.DecodeString(w.Meta)
-	if err != nil || w.FileName != "btree-index-file" || w.RowCount != 3 || len(meta) == 0 {
+	var meta64 string
+	if err := json.Unmarshal(w.Meta, &meta64); err != nil {
+		t.Fatalf("write: meta %s: %v", w.Meta, err)
+	}
+	meta, err := base64.StdEncoding.DecodeString(meta64)
+	if err != nil || w.FileName != "btree-index-file" || w.RowCount == nil || *w.RowCount != 3 || len(meta) == 0 {
 		t.Errorf("write: %+v, %v", w, err)
 	}
 	if st, err := os.Stat(filepath.Join(dir, "btree", w.FileName)); err != nil || st.Size() == 0 {
 		t.Errorf("write: the file: %v, %v", st, err)
 	}
-	var empty map[string]any
-	result(t, "empty write", resps[8], &empty)
-	if len(empty) != 1 || empty["empty"] != true {
-		t.Errorf("a bitmap of no rows: %v, want {empty: true}", empty)
+	var empty protocol.SortedIndexWriteResponse
+	if result(t, "empty write", resps[8], &empty); string(resps[8].Result) != `{"empty":true}` || !empty.Empty {
+		t.Errorf("a bitmap of no rows: %s, want {empty: true}", resps[8].Result)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "bitmap", "bitmap-index-file")); !os.IsNotExist(err) {
 		t.Errorf("a bitmap of no rows left a file: %v", err)
 	}
-	if r := resps[9]; r.OK || !strings.HasPrefix(r.Error, "IllegalArgumentException: args.rows[0].key") {
+	if r := resps[9]; r.OK || !strings.HasPrefix(errText(r), "IllegalArgumentException: args.rows[0].key") {
 		t.Errorf("an INT key 1.5: %+v", r)
 	}
 }

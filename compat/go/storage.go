@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 
 // storage is the S3 settings configure-s3 gave the session, by bucket: later commands open the
@@ -54,40 +54,27 @@ func openOptions(ctx context.Context, path string) []pkft.OpenOption {
 	return nil
 }
 
-// configureS3Args are configure-s3's arguments, as the Java runner's StorageCommands takes them.
-type configureS3Args struct {
-	Bucket    string `json:"bucket"`
-	Endpoint  string `json:"endpoint"`
-	AccessKey string `json:"accessKey"`
-	SecretKey string `json:"secretKey"`
-	PathStyle *bool  `json:"pathStyle"`
-	Region    string `json:"region"`
-}
-
 // cmdConfigureS3 records the S3 settings of one bucket for the commands after it: the tables of
 // s3://BUCKET/... and s3a://BUCKET/... paths are opened with pkft's s3.endpoint, s3.access-key,
 // s3.secret-key, s3.path.style.access and s3.region. Result: {bucket}.
-func cmdConfigureS3(ctx context.Context, raw json.RawMessage) (any, error) {
-	var args configureS3Args
-	if err := decodeArgs(raw, &args); err != nil {
-		return nil, err
-	}
+func cmdConfigureS3(ctx context.Context, args protocol.ConfigureS3Request) (protocol.ConfigureS3Response, error) {
+	var none protocol.ConfigureS3Response
 	if args.Bucket == "" || args.Endpoint == "" {
-		return nil, argErrorf("args.bucket and args.endpoint are required")
+		return none, argErrorf("args.bucket and args.endpoint are required")
 	}
 	st, _ := ctx.Value(storageKey{}).(*storage)
 	if st == nil {
-		return nil, argErrorf("configure-s3 outside a session")
+		return none, argErrorf("configure-s3 outside a session")
 	}
 	opts := map[string]string{"s3.endpoint": args.Endpoint, "s3.access-key": args.AccessKey, "s3.secret-key": args.SecretKey}
 	if args.PathStyle != nil {
 		opts["s3.path.style.access"] = strconv.FormatBool(*args.PathStyle)
 	}
-	if args.Region != "" {
-		opts["s3.region"] = args.Region
+	if args.Region != nil && *args.Region != "" {
+		opts["s3.region"] = *args.Region
 	}
 	st.mu.Lock()
 	st.buckets[args.Bucket] = opts
 	st.mu.Unlock()
-	return map[string]any{"bucket": args.Bucket}, nil
+	return protocol.ConfigureS3Response{Bucket: args.Bucket}, nil
 }

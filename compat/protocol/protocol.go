@@ -6,7 +6,14 @@
 // per command, <command>.request.json (the request's args) and <command>.response.json (the
 // result of an ok response). They describe what the runners and the harness exchange; the
 // harness (compat/runner) validates both directions of every call of a protocol runner.
+//
+// The Go types of the messages, in types.go, are generated from the schemas (go generate
+// ./compat/protocol runs typegen through gen.go): <Command>Request is a command's args,
+// <Command>Response its result, EnvelopeRequest and EnvelopeResponse the lines themselves.
+// TestTypesMatchSchemas fails when types.go and the schemas differ.
 package protocol
+
+//go:generate go run gen.go
 
 import (
 	"bytes"

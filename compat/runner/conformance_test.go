@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/inspect"
@@ -392,18 +393,6 @@ func pkTextRows(seed uint64, lo, hi int) []row {
 	return rows
 }
 
-// javaSearchResult is the search command's result.
-type javaSearchResult struct {
-	SnapshotID int64  `json:"snapshotId"`
-	Column     string `json:"column"`
-	Query      string `json:"query"`
-	Results    []struct {
-		Key   map[string]any `json:"key"`
-		Text  *string        `json:"text"`
-		Score float32        `json:"score"`
-	} `json:"results"`
-}
-
 // javaPKFullText is the table/java-pk-full-text case: Java creates a primary-key table with
 // pk-full-text.index.columns and deletion vectors, writes multilingual rows with nulls, updates
 // some, compacts, then updates and deletes after the compaction; Paimon's own writer and
@@ -465,12 +454,12 @@ func javaPKFullText(ctx context.Context, p *Process, dir string) error {
 		}
 		return false
 	}
-	search := func(query string, limit int) (*javaSearchResult, error) {
-		var res javaSearchResult
-		err := p.Call(ctx, "search", map[string]any{"path": path, "query": query, "limit": limit}, &res)
+	search := func(query string, limit int) (*protocol.SearchResponse, error) {
+		var res protocol.SearchResponse
+		err := p.Call(ctx, "search", protocol.SearchRequest{Path: path, Query: query, Limit: int64(limit)}, &res)
 		return &res, err
 	}
-	check := func(query string, want func(text *string) bool) (*javaSearchResult, error) {
+	check := func(query string, want func(text *string) bool) (*protocol.SearchResponse, error) {
 		res, err := search(query, 1000)
 		if err != nil {
 			return nil, fmt.Errorf("search %s: %w", query, err)
@@ -487,8 +476,12 @@ func javaPKFullText(ctx context.Context, p *Process, dir string) error {
 		for i, r := range res.Results {
 			id := int(r.Key["id"].(float64))
 			gotIDs = append(gotIDs, id)
-			if text := model[id]; text == nil || r.Text == nil || *r.Text != *text {
-				return nil, fmt.Errorf("search %s: key %d came back with text %v, the model has %v", query, id, deref(r.Text), deref(text))
+			got, err := r.TextString()
+			if err != nil {
+				return nil, fmt.Errorf("search %s: key %d: %w", query, id, err)
+			}
+			if text := model[id]; text == nil || got == nil || *got != *text {
+				return nil, fmt.Errorf("search %s: key %d came back with text %v, the model has %v", query, id, deref(got), deref(text))
 			}
 			if !(r.Score > 0) {
 				return nil, fmt.Errorf("search %s: key %d scored %v", query, id, r.Score)

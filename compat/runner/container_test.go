@@ -23,6 +23,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
@@ -96,10 +97,7 @@ func TestContainerRunner(t *testing.T) {
 	if len(ids) == 0 {
 		t.Fatalf("no runner container labelled with this process (%d) after StartJava", os.Getpid())
 	}
-	var res struct {
-		Runner   string   `json:"runner"`
-		Commands []string `json:"commands"`
-	}
+	var res protocol.PingResponse
 	if err := p.Call(ctx, "ping", nil, &res); err != nil {
 		t.Fatal(err)
 	}

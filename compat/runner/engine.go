@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 )
@@ -89,33 +90,26 @@ func (r RunnerSide) Name() string { return r.Label }
 
 // Build implements EngineSide.
 func (r RunnerSide) Build(ctx context.Context, dir string, texts []*string, options []fulltext.Option) (BuiltArchive, error) {
-	type opt struct {
-		Key   string `json:"key"`
-		Value string `json:"value"`
-	}
-	opts := make([]opt, len(options))
+	args := protocol.ArchiveBuildRequest{Dir: dir, Texts: texts, Options: make([]protocol.ArchiveBuildRequestOption, len(options))}
 	for i, o := range options {
-		opts[i] = opt{o.Key, o.Value}
+		args.Options[i] = protocol.ArchiveBuildRequestOption{Key: o.Key, Value: o.Value}
 	}
-	var res struct {
-		FileName  string  `json:"fileName"`
-		RowCount  int64   `json:"rowCount"`
-		IndexMeta *string `json:"indexMeta"`
-	}
-	args := map[string]any{"dir": dir, "texts": texts, "options": opts}
+	var res protocol.ArchiveBuildResponse
 	if err := r.Proc.Call(ctx, "archive-build", args, &res); err != nil {
 		return BuiltArchive{}, err
 	}
-	return BuiltArchive{Path: filepath.Join(dir, res.FileName), RowCount: res.RowCount, IndexMeta: res.IndexMeta}, nil
+	built := BuiltArchive{Path: filepath.Join(dir, res.FileName), RowCount: res.RowCount}
+	if res.IndexMeta != "" {
+		// The engine runner of compat/python, which no schema validates, answers null: none.
+		built.IndexMeta = &res.IndexMeta
+	}
+	return built, nil
 }
 
 // Search implements EngineSide.
 func (r RunnerSide) Search(ctx context.Context, path, query string, limit int) ([]fulltext.Hit, error) {
-	var res struct {
-		RowIDs []int64   `json:"rowIds"`
-		Scores []float32 `json:"scores"`
-	}
-	if err := r.Proc.Call(ctx, "archive-search", map[string]any{"path": path, "query": query, "limit": limit}, &res); err != nil {
+	var res protocol.ArchiveSearchResponse
+	if err := r.Proc.Call(ctx, "archive-search", protocol.ArchiveSearchRequest{Path: path, Query: query, Limit: int64(limit)}, &res); err != nil {
 		return nil, err
 	}
 	if len(res.RowIDs) != len(res.Scores) {
@@ -123,7 +117,7 @@ func (r RunnerSide) Search(ctx context.Context, path, query string, limit int) (
 	}
 	hits := make([]fulltext.Hit, len(res.RowIDs))
 	for i := range hits {
-		hits[i] = fulltext.Hit{RowID: res.RowIDs[i], Score: res.Scores[i]}
+		hits[i] = fulltext.Hit{RowID: res.RowIDs[i], Score: float32(res.Scores[i])}
 	}
 	return hits, nil
 }

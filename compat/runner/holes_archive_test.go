@@ -326,7 +326,8 @@ func rankedHits(ctx context.Context, p *Process, path, words string, limit int) 
 		if h.DataFile == "" {
 			return nil, fmt.Errorf("search %q: a ranked hit without its data file", words)
 		}
-		out = append(out, boundaryHit{id: int64(id), dataFile: h.DataFile, pos: h.RowPosition})
+		_, pos := rankedPosition(h)
+		out = append(out, boundaryHit{id: int64(id), dataFile: h.DataFile, pos: pos})
 	}
 	return out, nil
 }

@@ -124,9 +124,12 @@ func searchTerms(ctx context.Context, g *maintainGroup, goP *Process, path strin
 			if len(side.res.Results) != 1 || !sameKeyValue(int64(s.id), side.res.Results[0].Key["id"]) {
 				return nil, fmt.Errorf("%s's search of %q hits the keys %v, want exactly [%d], the one row holding the term", side.name, s.term, keys, s.id)
 			}
-			h := side.res.Results[0]
-			if s.text != nil && (h.Text == nil || *h.Text != *s.text) {
-				return nil, fmt.Errorf("%s's search of %q hits row %d with text %+q, want %+q", side.name, s.term, s.id, deref(h.Text), *s.text)
+			text, err := side.res.Results[0].TextString()
+			if err != nil {
+				return nil, fmt.Errorf("%s's search of %q: %w", side.name, s.term, err)
+			}
+			if s.text != nil && (text == nil || *text != *s.text) {
+				return nil, fmt.Errorf("%s's search of %q hits row %d with text %+q, want %+q", side.name, s.term, s.id, deref(text), *s.text)
 			}
 		}
 		files[j.Results[0].DataFile] = true

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
@@ -455,9 +456,7 @@ func (i Impl) Start(ctx context.Context, root string) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ping struct {
-		Commands []string `json:"commands"`
-	}
+	var ping protocol.PingResponse
 	if err := p.Call(ctx, "ping", nil, &ping); err != nil {
 		p.kill()
 		_ = p.Close()

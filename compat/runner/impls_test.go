@@ -273,8 +273,8 @@ func TestConsumerOutcomesFromSupports(t *testing.T) {
 // are compared within 1e-5 relative.
 func TestSameConsumerHitsTies(t *testing.T) {
 	hit := func(id int, file string, row int64, score float64) consumerHit {
-		b := 0
-		return consumerHit{Key: map[string]any{"id": float64(id)}, Text: "t", Score: score, Bucket: &b, DataFile: file, RowPosition: &row}
+		b := int64(0)
+		return consumerHit{Key: map[string]any{"id": float64(id)}, Text: []byte(`"t"`), Score: score, Bucket: &b, DataFile: file, RowPosition: &row}
 	}
 	parts := map[string]string{"a1": `{"p":"a"}`, "a2": `{"p":"a"}`, "b1": `{"p":"b"}`}
 	want := consumerSearchResult{SnapshotID: 3, Results: []consumerHit{hit(1, "a1", 0, 2), hit(2, "a2", 5, 2), hit(3, "b1", 1, 2), hit(4, "b1", 2, 1)}}
@@ -322,9 +322,9 @@ func TestSameConsumerHitsTies(t *testing.T) {
 // TestSameRankedHitsWithoutPositions: a ranked answer of a consumer without search positions must
 // carry none and come in Java's ranked order hit for hit, ties across partitions included.
 func TestSameRankedHitsWithoutPositions(t *testing.T) {
-	bucket, row := 0, int64(3)
+	bucket, row := int64(0), int64(3)
 	hit := func(id int, score float64) consumerHit {
-		return consumerHit{Key: map[string]any{"id": float64(id)}, Text: "t", Score: score}
+		return consumerHit{Key: map[string]any{"id": float64(id)}, Text: []byte(`"t"`), Score: score}
 	}
 	res := func(h ...consumerHit) consumerSearchResult { return consumerSearchResult{SnapshotID: 2, Results: h} }
 	want := res(hit(1, 2), hit(2, 2), hit(3, 1))
@@ -366,7 +366,7 @@ func TestKeysCutToMicros(t *testing.T) {
 		}
 	}
 	hit := func(k string, id int, score float64) consumerHit {
-		return consumerHit{Key: map[string]any{"k": k, "id": float64(id)}, Text: "t", Score: score}
+		return consumerHit{Key: map[string]any{"k": k, "id": float64(id)}, Text: []byte(`"t"`), Score: score}
 	}
 	res := func(h ...consumerHit) consumerSearchResult { return consumerSearchResult{SnapshotID: 2, Results: h} }
 	java := res(hit("1969-02-27T21:23:54.236709709", 1, 2), hit("2001-07-23T19:03:59.5", 2, 1))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
@@ -103,7 +104,7 @@ type ftRecord struct {
 func (r *ftRecord) exercises() error {
 	hit := false
 	for _, s := range r.Search {
-		var res javaSearchResult
+		var res protocol.SearchResponse
 		if err := json.Unmarshal(s, &res); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
@@ -51,11 +52,8 @@ func TestJavaMaintainIndexOnly(t *testing.T) {
 	if n := archives(before); n != 0 {
 		t.Fatalf("the table has %d archives before maintain; the test needs none", n)
 	}
-	var res struct {
-		SnapshotBefore int64 `json:"snapshotBefore"`
-		SnapshotAfter  int64 `json:"snapshotAfter"`
-	}
-	if err := p.Call(ctx, "maintain", map[string]any{"path": path}, &res); err != nil {
+	var res protocol.MaintainResponse
+	if err := p.Call(ctx, "maintain", protocol.MaintainRequest{Path: path}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.SnapshotBefore != before.SnapshotID || res.SnapshotAfter != before.SnapshotID+1 {
@@ -82,17 +80,11 @@ func TestJavaMaintainIndexOnly(t *testing.T) {
 			t.Fatalf("bucket %d: Java still plans %+v after maintain", b.Bucket, b.Plan)
 		}
 	}
-	var found struct {
-		Results []struct {
-			Key map[string]any `json:"key"`
-		} `json:"results"`
-	}
-	if err := p.Call(ctx, "search", map[string]any{"path": path, "query": "river", "limit": 100}, &found); err != nil {
+	var found protocol.SearchResponse
+	if err := p.Call(ctx, "search", protocol.SearchRequest{Path: path, Query: "river", Limit: 100}, &found); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(found.Results, func(r struct {
-		Key map[string]any `json:"key"`
-	}) bool {
+	if !slices.ContainsFunc(found.Results, func(r protocol.SearchResponseResult) bool {
 		return r.Key["id"] == float64(4)
 	}) {
 		t.Fatalf("Java's search for river after maintain misses the updated row 4: %+v", found.Results)

@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/manifest"
@@ -571,12 +572,8 @@ type javaRows struct {
 	Rows []map[string]any `json:"rows"`
 }
 
-// rewriteAnswer is a runner's answer to rewrite-metadata (compat/protocol/rewrite-metadata.response.json).
-type rewriteAnswer struct {
-	SnapshotBefore int64  `json:"snapshotBefore"`
-	SnapshotAfter  int64  `json:"snapshotAfter"`
-	CommitKind     string `json:"commitKind"`
-}
+// rewriteAnswer is a runner's answer to rewrite-metadata.
+type rewriteAnswer = protocol.RewriteMetadataResponse
 
 // rewrite re-encodes c's metadata with Go and checks Java reads the result: Java's dump equals
 // Go's and, but for the snapshot id and commit kind, Java's dump before; Java reads the same

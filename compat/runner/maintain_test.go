@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/inspect"
@@ -999,11 +1000,7 @@ func (g *maintainGroup) maintainShape(ctx context.Context, goP *Process) error {
 }
 
 // javaMinorCompact is the runner's minor-compact result.
-type javaMinorCompact struct {
-	SnapshotBefore int64            `json:"snapshotBefore"`
-	SnapshotAfter  int64            `json:"snapshotAfter"`
-	Messages       []map[string]any `json:"messages"`
-}
+type javaMinorCompact = protocol.MinorCompactResponse
 
 // compareShapes compares, on two copies of the table at src under dir, the commit of Java's batch
 // writer running a compaction that picks nothing (minor-compact), which commits what its
@@ -1345,12 +1342,8 @@ func normalizeArchives(d *inspect.Dump) *inspect.Dump {
 	return &c
 }
 
-// maintained is a runner's answer to maintain (compat/protocol/maintain.response.json).
-type maintained struct {
-	SnapshotBefore int64    `json:"snapshotBefore"`
-	SnapshotAfter  int64    `json:"snapshotAfter"`
-	Built          []string `json:"built"`
-}
+// maintained is a runner's answer to maintain.
+type maintained protocol.MaintainResponse
 
 // committed is the snapshot the maintenance committed, 0 when it committed none.
 func (m maintained) committed() int64 {

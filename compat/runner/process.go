@@ -19,20 +19,6 @@ import (
 	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 
-// request and response are the runner protocol: one JSON object per line each way.
-type request struct {
-	ID   int64  `json:"id"`
-	Cmd  string `json:"cmd"`
-	Args any    `json:"args"`
-}
-
-type response struct {
-	ID     int64           `json:"id"`
-	OK     bool            `json:"ok"`
-	Result json.RawMessage `json:"result"`
-	Error  string          `json:"error"`
-}
-
 // RemoteError is an error a runner reported for one request (ok: false); the runner itself is
 // still usable.
 type RemoteError struct {
@@ -133,7 +119,9 @@ func StartIn(ctx context.Context, name, dir string, argv []string, env []string)
 // Name is the runner's name: the implementation it serves ("java", "go", ...).
 func (p *Process) Name() string { return p.name }
 
-// Call sends one request and decodes the result into result (which may be nil).
+// Call sends one request and decodes the result into result (which may be nil). The args and the
+// result are of the command's types of package protocol (protocol.SearchRequest and
+// protocol.SearchResponse for search, ...), or of a type of the same JSON.
 func (p *Process) Call(ctx context.Context, cmd string, args any, result any) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -143,8 +131,12 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 	if p.broken != nil {
 		return p.broken
 	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("%s runner: encode %s: %w", p.name, cmd, err)
+	}
 	p.nextID++
-	line, err := json.Marshal(request{ID: p.nextID, Cmd: cmd, Args: args})
+	line, err := json.Marshal(protocol.EnvelopeRequest{ID: p.nextID, Cmd: cmd, Args: raw})
 	if err != nil {
 		return fmt.Errorf("%s runner: encode %s: %w", p.name, cmd, err)
 	}
@@ -193,7 +185,7 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 			return fmt.Errorf("%s runner: %s: %w", p.name, cmd, err)
 		}
 	}
-	var resp response
+	var resp protocol.EnvelopeResponse
 	if err := json.Unmarshal(got.line, &resp); err != nil {
 		return fmt.Errorf("%s runner: %s: undecodable response %.200q: %w", p.name, cmd, got.line, err)
 	}
@@ -201,7 +193,11 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 		return fmt.Errorf("%s runner: %s: response id %d, want %d", p.name, cmd, resp.ID, p.nextID)
 	}
 	if !resp.OK {
-		return &RemoteError{Runner: p.name, Cmd: cmd, Msg: resp.Error}
+		msg := ""
+		if resp.Error != nil {
+			msg = *resp.Error
+		}
+		return &RemoteError{Runner: p.name, Cmd: cmd, Msg: msg}
 	}
 	if result != nil {
 		if err := json.Unmarshal(resp.Result, result); err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/testing/goldengen"
 )
@@ -146,20 +147,19 @@ func JavaFullTextNote(factory string) string {
 
 // JavaFullTextIndexer is the class of the full-text GlobalIndexerFactory the Java runner loaded.
 func JavaFullTextIndexer(ctx context.Context, p *Process) (string, error) {
-	var res struct {
-		FullTextIndexer string `json:"fullTextIndexer"`
-	}
+	var res protocol.PingResponse
 	if err := p.Call(ctx, "ping", nil, &res); err != nil {
 		return "", err
 	}
-	return res.FullTextIndexer, nil
+	if res.FullTextIndexer == nil {
+		return "", nil
+	}
+	return *res.FullTextIndexer, nil
 }
 
 // HasCommands reports whether the runner serves every named command (from its ping).
 func HasCommands(ctx context.Context, p *Process, names ...string) (bool, error) {
-	var res struct {
-		Commands []string `json:"commands"`
-	}
+	var res protocol.PingResponse
 	if err := p.Call(ctx, "ping", nil, &res); err != nil {
 		return false, err
 	}

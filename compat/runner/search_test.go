@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/search"
 	"github.com/paimon-pkft/pkft/internal/table"
 )
@@ -75,16 +76,18 @@ func casesSearchTables(ct *caseTable, gf *fixture[*maintainGroup], corpus []*mai
 }
 
 // javaRankedResult is the runner's search result with ranked: true.
-type javaRankedResult struct {
-	SnapshotID int64 `json:"snapshotId"`
-	Results    []struct {
-		Key         map[string]any `json:"key"`
-		Text        *string        `json:"text"`
-		Score       float32        `json:"score"`
-		Bucket      int32          `json:"bucket"`
-		DataFile    string         `json:"dataFile"`
-		RowPosition int64          `json:"rowPosition"`
-	} `json:"results"`
+type javaRankedResult = protocol.SearchResponse
+
+// rankedPosition is a ranked hit's bucket and row position, -1 for one it lacks.
+func rankedPosition(h protocol.SearchResponseResult) (int32, int64) {
+	bucket, pos := int32(-1), int64(-1)
+	if h.Bucket != nil {
+		bucket = int32(*h.Bucket)
+	}
+	if h.RowPosition != nil {
+		pos = *h.RowPosition
+	}
+	return bucket, pos
 }
 
 // sameSearches runs every query with every limit through Java's read path and Go's search on
@@ -132,8 +135,13 @@ func (g *maintainGroup) sameSearchesVia(ctx context.Context, goP *Process, path 
 		hits := make([]rankedHit, len(res.Results))
 		for i, r := range res.Results {
 			key := r.Key
-			hits[i] = rankedHit{bucket: r.Bucket, dataFile: r.DataFile, rowPosition: r.RowPosition, score: r.Score, text: r.Text, key: key,
-				sameKey: func(java map[string]any) bool { return len(key) > 0 && reflect.DeepEqual(key, java) }}
+			text, err := r.TextString()
+			if err != nil {
+				return 0, nil, err
+			}
+			bucket, pos := rankedPosition(r)
+			hits[i] = rankedHit{bucket: bucket, dataFile: r.DataFile, rowPosition: pos, score: float32(r.Score), text: text, key: key,
+				sameKey: func(java map[string]any) bool { return len(key) > 0 && reflect.DeepEqual(map[string]any(key), java) }}
 		}
 		return res.SnapshotID, hits, nil
 	})
@@ -175,16 +183,21 @@ func (g *maintainGroup) sameRanked(ctx context.Context, path string, queries []s
 			}
 			for i, h := range hits {
 				jr := j.Results[i]
-				if h.bucket != jr.Bucket || h.dataFile != jr.DataFile || h.rowPosition != jr.RowPosition {
+				jBucket, jPos := rankedPosition(jr)
+				if h.bucket != jBucket || h.dataFile != jr.DataFile || h.rowPosition != jPos {
 					return fmt.Errorf("%s: hit %d: Go row (bucket %d, %s, %d) score %v, Java row (bucket %d, %s, %d) score %v",
-						where, i, h.bucket, h.dataFile, h.rowPosition, h.score, jr.Bucket, jr.DataFile, jr.RowPosition, jr.Score)
+						where, i, h.bucket, h.dataFile, h.rowPosition, h.score, jBucket, jr.DataFile, jPos, jr.Score)
 				}
 				a, b := float64(h.score), float64(jr.Score)
 				if math.Abs(a-b) > 1e-5*math.Max(math.Abs(a), math.Abs(b)) {
 					return fmt.Errorf("%s: hit %d: Go score %v, Java %v", where, i, a, b)
 				}
-				if (h.text == nil) != (jr.Text == nil) || (h.text != nil && *h.text != *jr.Text) {
-					return fmt.Errorf("%s: hit %d: Go text %v, Java %v", where, i, deref(h.text), deref(jr.Text))
+				jText, err := jr.TextString()
+				if err != nil {
+					return fmt.Errorf("%s: hit %d: Java's %w", where, i, err)
+				}
+				if (h.text == nil) != (jText == nil) || (h.text != nil && *h.text != *jText) {
+					return fmt.Errorf("%s: hit %d: Go text %v, Java %v", where, i, deref(h.text), deref(jText))
 				}
 				if !h.sameKey(jr.Key) {
 					return fmt.Errorf("%s: hit %d: Go key %v, Java %v", where, i, h.key, jr.Key)

@@ -1010,14 +1010,19 @@ func (s *tdScript) sameSearch(ctx context.Context, g *maintainGroup, path string
 		for i, jr := range j.Results {
 			k := tdKeyJSON(jr.Key, s.pks)
 			want, ok := text[k]
-			if !ok || jr.Text == nil || want != *jr.Text {
-				return fmt.Errorf("search %q: Java's hit %d, key %s with text %q, is not a live row with that text (live text %v)", q, i, k, deref(jr.Text), want)
+			jText, err := jr.TextString()
+			if err != nil {
+				return fmt.Errorf("search %q: Java's hit %d: %w", q, i, err)
+			}
+			if !ok || jText == nil || want != *jText {
+				return fmt.Errorf("search %q: Java's hit %d, key %s with text %q, is not a live row with that text (live text %v)", q, i, k, deref(jText), want)
 			}
 			gr := res.Results[i]
-			if gr.Bucket != jr.Bucket || gr.DataFile != jr.DataFile || gr.RowPosition != jr.RowPosition ||
+			jBucket, jPos := rankedPosition(jr)
+			if gr.Bucket != jBucket || gr.DataFile != jr.DataFile || gr.RowPosition != jPos ||
 				math.Abs(float64(gr.Score)-float64(jr.Score)) > 1e-5*math.Max(math.Abs(float64(gr.Score)), math.Abs(float64(jr.Score))) {
 				return fmt.Errorf("search %q: hit %d: Go row (bucket %d, %s, %d) score %v, Java row (bucket %d, %s, %d) score %v",
-					q, i, gr.Bucket, gr.DataFile, gr.RowPosition, gr.Score, jr.Bucket, jr.DataFile, jr.RowPosition, jr.Score)
+					q, i, gr.Bucket, gr.DataFile, gr.RowPosition, gr.Score, jBucket, jr.DataFile, jPos, jr.Score)
 			}
 		}
 	}
