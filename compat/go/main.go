@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"sort"
+	"strings"
 
 	"github.com/paimon-pkft/pkft/compat/differential"
 	"github.com/paimon-pkft/pkft/compat/protocol"
@@ -208,6 +210,33 @@ func decodeArgs(args json.RawMessage, v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return argErrorf("args: %v", err)
+	}
+	return requireFields(args, v)
+}
+
+// requireFields refuses a request that lacks an argument its schema requires: the generated
+// protocol types tag a required field without omitempty or omitzero, and decoding alone would take its absence
+// for the zero value.
+func requireFields(args json.RawMessage, v any) error {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(args, &present); err != nil {
+		return argErrorf("args: %v", err)
+	}
+	for i := range t.NumField() {
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" || strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero") {
+			continue
+		}
+		if _, ok := present[name]; !ok {
+			return argErrorf("args: missing required argument %q", name)
+		}
 	}
 	return nil
 }

@@ -92,6 +92,8 @@ func TestServeFraming(t *testing.T) {
 		[2]any{"maintainer-scenario", protocol.MaintainerScenarioRequest{Family: new("btree")}},
 		[2]any{"source-meta-decode", protocol.SourceMetaDecodeRequest{Bytes: "%%"}},
 		[2]any{"configure-s3", map[string]any{"bucket": "b", "endpoint": "http://127.0.0.1:1", "accessKey": "a", "secretKey": "s", "sessionToken": "t"}},
+		// A required argument left out (sent as a map: the type would send its zero value).
+		[2]any{"remove-orphan-files", map[string]any{"path": "x"}},
 		[2]any{"configure-s3", protocol.ConfigureS3Request{Bucket: "b", Endpoint: "http://127.0.0.1:1", AccessKey: "a", SecretKey: "s", PathStyle: new(true)}},
 		[2]any{"ping", nil},
 	)
@@ -113,6 +115,7 @@ func TestServeFraming(t *testing.T) {
 		`maintainer-scenario runs scripts of family [""], not "btree"`,
 		"IllegalArgumentException: args.bytes",
 		`IllegalArgumentException: args: json: unknown field "sessionToken"`,
+		`IllegalArgumentException: args: missing required argument "olderThanMillis"`,
 	} {
 		r := resps[i+1]
 		if r.OK || !strings.HasPrefix(errText(r), want) && !strings.Contains(errText(r), want) {
