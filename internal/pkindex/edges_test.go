@@ -1,0 +1,114 @@
+package pkindex
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/paths"
+)
+
+// The rules of this file's tests are those the automatic mutation run (make mutations-auto) found
+// no unit test on.
+
+// TestSameDVRangesEachField: ranges of one data file equal only when offset, length and
+// cardinality all are (a null cardinality equals only null).
+func TestSameDVRangesEachField(t *testing.T) {
+	one, two := int64(1), int64(2)
+	base := meta.DeletionVectorMeta{DataFileName: "x", Offset: 4, Length: 8, Cardinality: &one}
+	for name, tc := range map[string]struct {
+		other meta.DeletionVectorMeta
+		same  bool
+	}{
+		"equal":                  {base, true},
+		"offset":                 {meta.DeletionVectorMeta{DataFileName: "x", Offset: 5, Length: 8, Cardinality: &one}, false},
+		"length":                 {meta.DeletionVectorMeta{DataFileName: "x", Offset: 4, Length: 9, Cardinality: &one}, false},
+		"cardinality":            {meta.DeletionVectorMeta{DataFileName: "x", Offset: 4, Length: 8, Cardinality: &two}, false},
+		"null cardinality":       {meta.DeletionVectorMeta{DataFileName: "x", Offset: 4, Length: 8}, false},
+		"another data file name": {meta.DeletionVectorMeta{DataFileName: "y", Offset: 4, Length: 8, Cardinality: &one}, false},
+	} {
+		a := []meta.DeletionVectorMeta{base}
+		b := []meta.DeletionVectorMeta{tc.other}
+		if got := sameDVRanges(a, b); got != tc.same {
+			t.Errorf("%s: sameDVRanges = %v, want %v", name, got, tc.same)
+		}
+		if got := sameDVRanges(b, a); got != tc.same {
+			t.Errorf("%s (the other way): sameDVRanges = %v, want %v", name, got, tc.same)
+		}
+	}
+	nulls := []meta.DeletionVectorMeta{{DataFileName: "x", Offset: 4, Length: 8}}
+	if !sameDVRanges(nulls, nulls) {
+		t.Error("two null cardinalities differ")
+	}
+}
+
+type failingDeleter struct{ calls int }
+
+func (d *failingDeleter) DeleteIndexFile(context.Context, *meta.IndexFileMeta) error {
+	d.calls++
+	return errors.New("disk gone")
+}
+
+// TestBackgroundBuildDeleteErrors: a failed build's file deleted without error leaves the build's
+// error alone; a deletion that fails is joined to it, naming the file.
+func TestBackgroundBuildDeleteErrors(t *testing.T) {
+	ctx := context.Background()
+	build := func(context.Context) (*meta.IndexFileMeta, error) { return incPayload("half"), errors.New("boom") }
+
+	b := StartBackgroundBuild(ctx, "test payload", &buildDeleter{}, build)
+	awaitBuild(t, b)
+	if _, _, err := b.Take(ctx, false, "test"); err == nil || strings.Contains(err.Error(), "delete failed") {
+		t.Errorf("deleted without error: %v, want the build's error alone", err)
+	}
+
+	d := &failingDeleter{}
+	b = StartBackgroundBuild(ctx, "test payload", d, build)
+	awaitBuild(t, b)
+	_, _, err := b.Take(ctx, false, "test")
+	if err == nil || !strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "delete failed test payload half: disk gone") {
+		t.Errorf("deletion failed: %v, want the build's error and the deletion's", err)
+	}
+	if d.calls != 1 {
+		t.Errorf("%d deletions, want 1", d.calls)
+	}
+}
+
+// TestDeleteIndexFileQuietlyExternal: an index file recorded with an external path is deleted
+// there, not under the index directory.
+func TestDeleteIndexFileQuietlyExternal(t *testing.T) {
+	root, ext := t.TempDir(), t.TempDir()
+	opts, err := paths.OptionsFromTable(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := paths.NewFileStorePathFactory(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.GlobalIndexPathFactory()
+	local, external := p.ToPath("index-a-0"), filepath.Join(ext, "index-a-0")
+	for _, path := range []string{local, external} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	DeleteIndexFileQuietly(context.Background(), fileio.NewLocal(), p, &meta.IndexFileMeta{FileName: "index-a-0", ExternalPath: &external})
+	if _, err := os.Stat(external); !os.IsNotExist(err) {
+		t.Errorf("the external file is still there: %v", err)
+	}
+	if _, err := os.Stat(local); err != nil {
+		t.Errorf("the file under the index directory was deleted instead: %v", err)
+	}
+	DeleteIndexFileQuietly(context.Background(), fileio.NewLocal(), p, &meta.IndexFileMeta{FileName: "index-a-0"})
+	if _, err := os.Stat(local); !os.IsNotExist(err) {
+		t.Errorf("the file without external path is still there: %v", err)
+	}
+}
