@@ -112,3 +112,51 @@ func TestDeleteIndexFileQuietlyExternal(t *testing.T) {
 		t.Errorf("the file without external path is still there: %v", err)
 	}
 }
+
+// TestPeekSourceMeta: the header of encoded source meta, and false for another version or a
+// header cut short at each of its fields.
+func TestPeekSourceMeta(t *testing.T) {
+	a, _ := NewSourceFile("data-a.parquet", 3)
+	b, _ := NewSourceFile("data-b.parquet", 4)
+	m, err := NewSourceMeta(2, []SourceFile{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if level, count, ok := PeekSourceMeta(enc); !ok || level != 2 || count != 2 {
+		t.Errorf("PeekSourceMeta = %d, %d, %v; want 2, 2, true", level, count, ok)
+	}
+	for _, n := range []int{0, 3, 4, 7, 8, 11} {
+		if level, count, ok := PeekSourceMeta(enc[:n]); ok || level != 0 || count != 0 {
+			t.Errorf("PeekSourceMeta of %d bytes = %d, %d, %v; want nothing", n, level, count, ok)
+		}
+	}
+	other := append([]byte{0, 0, 0, 2}, enc[4:]...)
+	if _, _, ok := PeekSourceMeta(other); ok {
+		t.Error("PeekSourceMeta of version 2: ok")
+	}
+}
+
+// TestSourceMetaEqual: the same level and the same files in the same order, both.
+func TestSourceMetaEqual(t *testing.T) {
+	a, _ := NewSourceFile("data-a.parquet", 3)
+	b, _ := NewSourceFile("data-b.parquet", 4)
+	mk := func(level int32, files ...SourceFile) SourceMeta {
+		m, err := NewSourceMeta(level, files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if !mk(1, a, b).Equal(mk(1, a, b)) {
+		t.Error("equal metas differ")
+	}
+	for name, o := range map[string]SourceMeta{"level": mk(2, a, b), "files": mk(1, a), "order": mk(1, b, a)} {
+		if mk(1, a, b).Equal(o) {
+			t.Errorf("metas of another %s are equal", name)
+		}
+	}
+}

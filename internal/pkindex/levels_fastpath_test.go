@@ -34,7 +34,7 @@ func TestMatchesUnsortedImpliesSortedMatch(t *testing.T) {
 			s, _ := NewSourceFile(f.Name, f.RowCount)
 			sources = append(sources, s)
 		}
-		switch r.IntN(5) { // perturb some
+		switch r.IntN(6) { // perturb some
 		case 0:
 			if len(sources) > 1 {
 				sources[0], sources[1] = sources[1], sources[0]
@@ -42,6 +42,10 @@ func TestMatchesUnsortedImpliesSortedMatch(t *testing.T) {
 		case 1:
 			if len(sources) > 0 {
 				sources[0], _ = NewSourceFile(sources[0].FileName(), sources[0].RowCount()+1)
+			}
+		case 3: // a name twice (the level's files are distinct: the shortcut must not count it twice)
+			if len(sources) > 1 {
+				sources[1] = sources[0]
 			}
 		case 2: // a source naming a file of the other level instead
 			for name, f := range active {
