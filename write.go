@@ -66,6 +66,12 @@ func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, er
 	if cfg.now != nil {
 		topts = append(topts, tableops.WithClock(cfg.now))
 	}
+	if cfg.progress != nil {
+		report := cfg.progress
+		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
+			report(Progress{Phase: Phase(p.Phase), BucketsDone: p.Done, BucketsTotal: p.Total, RowsIndexed: p.RowsIndexed})
+		}))
+	}
 	w, err := tableops.OpenWriter(ctx, t.t, engine, topts...)
 	if err != nil {
 		return nil, fmt.Errorf("open writer on %s: %w", t.path, err)
@@ -358,7 +364,7 @@ func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactRes
 	if cfg.progress != nil {
 		report := cfg.progress
 		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
-			report(Progress{BucketsDone: p.Done, BucketsTotal: p.Total})
+			report(Progress{Phase: PhaseCompact, BucketsDone: p.Done, BucketsTotal: p.Total})
 		}))
 	}
 	engine, err := t.engineIfIndexed(ctx)

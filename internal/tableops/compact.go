@@ -440,7 +440,7 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 	if c.r.HasIndexes() {
 		key := commit.KeyOf(rb.Partition, rb.Bucket)
 		mc, err := runIndexMaintainers(ctx, c.r, c.engine, &c.archives, rb, pkindex.DataIncrement{},
-			pkindex.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After})
+			pkindex.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After}, nil)
 		if err != nil {
 			return nil, nil, err
 		}
