@@ -571,3 +571,43 @@ func TestExpireAfterCompactAndNotWriteOnly(t *testing.T) {
 	}
 	checkNoUnreferencedFile(t, tbl.Path())
 }
+
+// TestExpiryKeepsAStrayHintTemp: the temporary file a kill can leave while snapshot/EARLIEST is
+// rewritten (snapshot/.EARLIEST.<uuid>.tmp) is kept by later expiries, as Java's are, and
+// deleted by the orphan cleaning once older than its threshold, as Java's is.
+func TestExpiryKeepsAStrayHintTemp(t *testing.T) {
+	ctx := context.Background()
+	tbl := expireTable(t, map[string]string{"write-only": "true"}, false)
+	for i := range 6 {
+		writeRows(t, tbl, pkft.Insert, i, i+1, "x")
+	}
+	stray := filepath.Join(tbl.Path(), "snapshot", ".EARLIEST.0b1e2f44-1c55-4a43-a0c1-5d8b8e0f7a11.tmp")
+	if err := os.WriteFile(stray, []byte("3"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(stray, old, old); err != nil {
+		t.Fatal(err)
+	}
+	now := pkft.WithExpireClock(func() time.Time { return time.Now().Add(2 * time.Hour) })
+	res, err := tbl.ExpireSnapshots(ctx, pkft.WithRetainMax(2), pkft.WithRetainMin(2), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Expired != 4 {
+		t.Fatalf("expired %d, want 4", res.Expired)
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Fatalf("the expiry removed the stray hint temporary file: %v", err)
+	}
+	ores, err := tbl.RemoveOrphanFiles(ctx, pkft.WithOlderThan(time.Now().Add(-24*time.Hour)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stray); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the orphan cleaning kept %s (deleted %v): %v", stray, ores.Deleted, err)
+	}
+	if got := snapshotIDs(t, tbl); !slices.Equal(got, []int64{5, 6}) {
+		t.Errorf("snapshots %v after the cleaning, want [5 6]", got)
+	}
+}
