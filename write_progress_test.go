@@ -88,3 +88,44 @@ func TestWriteCommitProgress(t *testing.T) {
 		t.Errorf("phases %v, want flush, compact, commit, each once", phases)
 	}
 }
+
+// TestCompactProgressCountsIndexedRows: Compact's progress starts at 0 buckets done, ends with
+// every bucket done, and counts the rows its archive builds read, up to the rows of the archives
+// it built.
+func TestCompactProgressCountsIndexedRows(t *testing.T) {
+	testenv.Native(t)
+	ctx := context.Background()
+	tbl, _ := coverageTable(t, true, map[string]string{"bucket": "2"})
+	writeZebras(t, tbl, 0, 20000)
+	writeZebras(t, tbl, 20000, 20000, pkft.WithWriteOnly())
+	var (
+		mu      sync.Mutex
+		reports []pkft.Progress
+	)
+	res, err := tbl.Compact(ctx, pkft.WithProgress(func(p pkft.Progress) {
+		mu.Lock()
+		reports = append(reports, p)
+		mu.Unlock()
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built int64
+	for _, b := range res.Buckets {
+		for _, a := range b.Built {
+			built += a.RowCount
+		}
+	}
+	if built == 0 || len(reports) < 2 {
+		t.Fatalf("compaction built archives of %d rows, %d reports", built, len(reports))
+	}
+	first, last := reports[0], reports[len(reports)-1]
+	if first.BucketsDone != 0 || first.BucketsTotal != 2 || last.BucketsDone != 2 || last.RowsIndexed != built {
+		t.Errorf("reports from %+v to %+v; want 0 to 2 of 2 buckets and %d rows indexed", first, last, built)
+	}
+	for i, p := range reports {
+		if p.Phase != pkft.PhaseCompact || i > 0 && (p.BucketsDone < reports[i-1].BucketsDone || p.RowsIndexed < reports[i-1].RowsIndexed) {
+			t.Errorf("report %d %+v after %+v: want phase compact, never going back", i, p, reports[max(i-1, 0)])
+		}
+	}
+}

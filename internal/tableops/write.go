@@ -198,7 +198,11 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	for _, k := range r.Schema.PartitionKeys {
 		w.partIdx = append(w.partIdx, slices.IndexFunc(r.Schema.Fields, func(f types.DataField) bool { return f.Name == k }))
 	}
-	comp, err := newCompaction(t, r, engine, layout, cfg, false)
+	// The writer reports its own phases: its compaction (which plans again only on a rebase)
+	// reports nothing.
+	ccfg := cfg
+	ccfg.progress = nil
+	comp, err := newCompaction(t, r, engine, layout, ccfg, false)
 	if err != nil {
 		return nil, err
 	}
