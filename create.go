@@ -191,8 +191,10 @@ func enclosingTable(ctx context.Context, fio fileio.FileIO, root string) (string
 // registry refuses every option pkft does not know and every one it does not implement (with
 // its reason), as writing, compacting and maintaining the table would.
 func validateOptions(opts map[string]string) error {
-	if err := options.New().Check(opts); err != nil {
+	if err := options.New().Check(opts); errors.Is(err, options.ErrRefused) {
 		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	} else if err != nil {
+		return err // values Java Paimon refuses as well (options.RuleError): no limitation of pkft
 	}
 	// The retention bounds Java's SchemaValidation checks together (num-retained.min at least
 	// 1 and at most num-retained.max), and a changelog retention the expiry cannot honour.

@@ -1,6 +1,7 @@
 package pkft_test
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"go/ast"
 	"go/format"
@@ -389,6 +390,32 @@ func TestDocCodeFences(t *testing.T) {
 		}
 		if open != 0 {
 			t.Errorf("%s:%d: the code block opened here is never closed", p, open)
+		}
+	}
+}
+
+// apacheLicenseSHA256 is the SHA-256 of the Apache License 2.0 as the Apache Software Foundation
+// publishes it (https://www.apache.org/licenses/LICENSE-2.0.txt).
+const apacheLicenseSHA256 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"
+
+// TestLicenseAndNotice: the clone carries the Apache License 2.0 unchanged (the project ports
+// Apache-2.0 code and depends on Apache projects) and a NOTICE naming pkft and carrying Apache
+// Paimon's notice, as the license's section 4(d) asks of a derivative work.
+func TestLicenseAndNotice(t *testing.T) {
+	license, err := os.ReadFile("LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := fmt.Sprintf("%x", sha256.Sum256(license)); sum != apacheLicenseSHA256 {
+		t.Errorf("LICENSE has SHA-256 %s, want the Apache License 2.0's %s", sum, apacheLicenseSHA256)
+	}
+	notice, err := os.ReadFile("NOTICE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"pkft", "Apache Paimon", "The Apache Software Foundation"} {
+		if !strings.Contains(string(notice), want) {
+			t.Errorf("NOTICE does not name %q:\n%s", want, notice)
 		}
 	}
 }

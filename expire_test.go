@@ -486,10 +486,12 @@ func addSchemaOption(t *testing.T, root, key, value string) {
 	}
 }
 
-// TestCreateRefusesRetentionBounds: Create refuses, as Java's SchemaValidation does,
-// snapshot.num-retained.min below 1 (the option registry's bound) or above
-// snapshot.num-retained.max, naming the option; the latter is Java's own rule, with its message,
-// and no limitation of the Go writer (not ErrUnsupportedTable).
+// TestCreateRefusesRetentionBounds: Create refuses the retention bounds Java's SchemaValidation
+// refuses (snapshot.num-retained.min and changelog.num-retained.min at least 1, each not larger
+// than its maximum, the changelog's falling back to the snapshot's) with Paimon's rule, naming
+// the options, their values and the bound, and not as a limitation of pkft (neither
+// ErrUnsupportedTable nor "not supported"); snapshot.expire.limit below 1, which Java accepts,
+// is refused as pkft's own limitation, saying so.
 func TestCreateRefusesRetentionBounds(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -498,8 +500,19 @@ func TestCreateRefusesRetentionBounds(t *testing.T) {
 		want        string
 	}{
 		{map[string]string{"snapshot.num-retained.max": "5"}, false, // min defaults to 10
-			"snapshot.num-retained.min should not be larger than snapshot.num-retained.max"},
-		{map[string]string{"snapshot.num-retained.min": "0"}, true, "snapshot.num-retained.min"},
+			"snapshot.num-retained.min should not be larger than snapshot.num-retained.max (snapshot.num-retained.min is 10, its default, snapshot.num-retained.max is 5); Java Paimon's SchemaValidation refuses it too: set snapshot.num-retained.min to at most 5 as well"},
+		{map[string]string{"snapshot.num-retained.min": "0"}, false,
+			`table option snapshot.num-retained.min = "0": snapshot.num-retained.min should be at least 1; Java Paimon's SchemaValidation refuses it too`},
+		{map[string]string{"snapshot.num-retained.max": "0"}, false,
+			"snapshot.num-retained.min should not be larger than snapshot.num-retained.max (snapshot.num-retained.min is 10, its default, snapshot.num-retained.max is 0); Java Paimon's SchemaValidation refuses it too: snapshot.num-retained.max must be at least 1, since snapshot.num-retained.min must be"},
+		{map[string]string{"changelog.num-retained.min": "0"}, false,
+			`table option changelog.num-retained.min = "0": changelog.num-retained.min should be at least 1; Java Paimon's SchemaValidation refuses it too`},
+		{map[string]string{"changelog.num-retained.max": "0"}, false,
+			"changelog.num-retained.min should not be larger than changelog.num-retained.max (changelog.num-retained.min is 10, the default of snapshot.num-retained.min it falls back to, changelog.num-retained.max is 0); Java Paimon's SchemaValidation refuses it too: changelog.num-retained.max must be at least 1, since changelog.num-retained.min must be"},
+		{map[string]string{"snapshot.num-retained.min": "2", "snapshot.num-retained.max": "4", "changelog.num-retained.min": "2", "changelog.num-retained.max": "1"}, false,
+			"changelog.num-retained.min should not be larger than changelog.num-retained.max (changelog.num-retained.min is 2, changelog.num-retained.max is 1); Java Paimon's SchemaValidation refuses it too: set changelog.num-retained.min to at most 1 as well"},
+		{map[string]string{"snapshot.expire.limit": "0"}, true,
+			`table option snapshot.expire.limit = "0": below 1, which Java Paimon accepts (its expiry then expires no snapshot) but pkft's expiry does not implement`},
 	} {
 		c.opts["bucket"] = "1"
 		_, err := pkft.Create(ctx, filepath.Join(t.TempDir(), "t"), pkft.TableDefinition{
@@ -507,10 +520,32 @@ func TestCreateRefusesRetentionBounds(t *testing.T) {
 			PrimaryKeys: []string{"id"},
 			Options:     c.opts,
 		})
-		if err == nil || errors.Is(err, pkft.ErrUnsupportedTable) != c.unsupported || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Create with %v: %v, want a refusal of the retention bounds naming %q", c.opts, err, c.want)
+		if err == nil || errors.Is(err, pkft.ErrUnsupportedTable) != c.unsupported || !strings.Contains(err.Error(), c.want) ||
+			!c.unsupported && strings.Contains(err.Error(), "not supported") {
+			t.Errorf("Create with %v: %v\nwant a refusal containing %q (unsupported: %v)", c.opts, err, c.want, c.unsupported)
 		}
 	}
+}
+
+// TestWriteRefusesRetentionAsPaimon: a table whose schema sets snapshot.num-retained.min = 0
+// (which no Paimon writes: SchemaValidation refuses it at alteration too) is refused by a write
+// and a compaction with Paimon's rule, not as unsupported by the Go writer.
+func TestWriteRefusesRetentionAsPaimon(t *testing.T) {
+	ctx := context.Background()
+	tbl := expireTable(t, nil, false)
+	writeRows(t, tbl, pkft.Insert, 0, 1, "x")
+	addSchemaOption(t, tbl.Path(), "snapshot.num-retained.min", "0")
+	want := `table option snapshot.num-retained.min = "0": snapshot.num-retained.min should be at least 1; Java Paimon's SchemaValidation refuses it too`
+	check := func(op string, err error) {
+		t.Helper()
+		if err == nil || errors.Is(err, pkft.ErrUnsupportedTable) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "not supported") {
+			t.Errorf("%s: %v\nwant Paimon's rule %q, not a pkft limitation", op, err, want)
+		}
+	}
+	_, err := tbl.NewWriter(ctx)
+	check("NewWriter", err)
+	_, err = tbl.Compact(ctx)
+	check("Compact", err)
 }
 
 // TestExpireAfterCompactAndNotWriteOnly: a compaction expires after its commit as a write does;
@@ -535,4 +570,44 @@ func TestExpireAfterCompactAndNotWriteOnly(t *testing.T) {
 		t.Fatalf("the compaction expired %d, left %v; want 8 expired, snapshots 9-18", cres.ExpiredSnapshots, ids)
 	}
 	checkNoUnreferencedFile(t, tbl.Path())
+}
+
+// TestExpiryKeepsAStrayHintTemp: the temporary file a kill can leave while snapshot/EARLIEST is
+// rewritten (snapshot/.EARLIEST.<uuid>.tmp) is kept by later expiries, as Java's are, and
+// deleted by the orphan cleaning once older than its threshold, as Java's is.
+func TestExpiryKeepsAStrayHintTemp(t *testing.T) {
+	ctx := context.Background()
+	tbl := expireTable(t, map[string]string{"write-only": "true"}, false)
+	for i := range 6 {
+		writeRows(t, tbl, pkft.Insert, i, i+1, "x")
+	}
+	stray := filepath.Join(tbl.Path(), "snapshot", ".EARLIEST.0b1e2f44-1c55-4a43-a0c1-5d8b8e0f7a11.tmp")
+	if err := os.WriteFile(stray, []byte("3"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(stray, old, old); err != nil {
+		t.Fatal(err)
+	}
+	now := pkft.WithExpireClock(func() time.Time { return time.Now().Add(2 * time.Hour) })
+	res, err := tbl.ExpireSnapshots(ctx, pkft.WithRetainMax(2), pkft.WithRetainMin(2), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Expired != 4 {
+		t.Fatalf("expired %d, want 4", res.Expired)
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Fatalf("the expiry removed the stray hint temporary file: %v", err)
+	}
+	ores, err := tbl.RemoveOrphanFiles(ctx, pkft.WithOlderThan(time.Now().Add(-24*time.Hour)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stray); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the orphan cleaning kept %s (deleted %v): %v", stray, ores.Deleted, err)
+	}
+	if got := snapshotIDs(t, tbl); !slices.Equal(got, []int64{5, 6}) {
+		t.Errorf("snapshots %v after the cleaning, want [5 6]", got)
+	}
 }

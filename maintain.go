@@ -21,8 +21,29 @@ import (
 	"github.com/paimon-pkft/pkft/internal/tableops"
 )
 
-// Progress is one progress report of [Table.Maintain].
+// Phase names the phase a [Progress] report is about.
+type Phase string
+
+// The phases [WithProgress] reports.
+const (
+	// PhaseBuild: [Table.Maintain] builds archives (buckets done, rows indexed of rows planned).
+	PhaseBuild Phase = "build"
+	// PhaseCompact: [Table.Compact] compacts buckets (buckets done); in [Writer.Commit], each
+	// written bucket's compaction at commit and archive builds (buckets done, rows indexed so
+	// far, RowsPlanned 0: the builds are planned as each bucket compacts).
+	PhaseCompact Phase = "compact"
+	// PhaseFlush: [Writer.Commit] writes the buffered rows into level-0 data files (buckets done).
+	PhaseFlush Phase = "flush"
+	// PhaseCommit: [Writer.Commit] publishes its snapshots (BucketsDone counts the snapshots
+	// published out of BucketsTotal: the APPEND one, and the COMPACT one of a compaction at
+	// commit).
+	PhaseCommit Phase = "commit"
+)
+
+// Progress is one progress report of [Table.Maintain], [Table.Compact] or [Writer.Commit].
 type Progress struct {
+	// Phase is what is reported on.
+	Phase Phase
 	// BucketsDone out of BucketsTotal buckets have finished in the current round (a commit
 	// rebased on another writer's snapshot starts a new round over the buckets it plans again).
 	BucketsDone, BucketsTotal int
@@ -183,7 +204,7 @@ func (t *Table) Maintain(ctx context.Context, opts ...MaintainOption) (*Maintain
 	if cfg.progress != nil {
 		report := cfg.progress
 		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
-			out := Progress{BucketsDone: p.Done, BucketsTotal: p.Total, RowsIndexed: p.RowsIndexed, RowsPlanned: p.RowsPlanned}
+			out := Progress{Phase: PhaseBuild, BucketsDone: p.Done, BucketsTotal: p.Total, RowsIndexed: p.RowsIndexed, RowsPlanned: p.RowsPlanned}
 			if p.Bucket != nil {
 				if br, err := bucketResult(parts, p.Bucket); err == nil {
 					out.Bucket = &br

@@ -58,6 +58,7 @@ type writeConfig struct {
 	writeOnly    bool
 	indexNewRows bool
 	now          func() time.Time
+	progress     func(Progress)
 }
 
 // ClockOption sets a clock; it is a [MaintainOption], a [CompactOption] and a [WriteOption].
@@ -217,19 +218,24 @@ func (o parallelismOption) applyOrphan(c *orphanConfig)     { c.parallelism = in
 // [Table.RemoveOrphanFiles] reads at once (default: the number of CPUs). 0 keeps the default.
 func WithParallelism(n int) ParallelismOption { return parallelismOption(n) }
 
-// ProgressOption reports progress; it is a [MaintainOption] and a [CompactOption].
+// ProgressOption reports progress; it is a [MaintainOption], a [CompactOption] and a
+// [WriteOption].
 type ProgressOption interface {
 	MaintainOption
 	CompactOption
+	WriteOption
 }
 
 type progressOption func(Progress)
 
 func (o progressOption) applyMaintain(c *maintainConfig) { c.progress = o }
 func (o progressOption) applyCompact(c *compactConfig)   { c.progress = o }
+func (o progressOption) applyWrite(c *writeConfig)       { c.progress = o }
 
-// WithProgress calls report as maintenance or compaction advances: after each bucket finishes,
-// and, for maintenance, every few thousand source rows while archives build. Calls are
+// WithProgress calls report as maintenance, compaction or a write's commit advances: after each
+// bucket finishes, and, for maintenance and a write's compaction at commit, every few thousand
+// source rows while archives build. A [Writer.Commit] reports its phases in order
+// ([PhaseFlush], [PhaseCompact], [PhaseCommit]), each at its start and up to its end. Calls are
 // serialized; report must not block long. A dry run reports nothing.
 func WithProgress(report func(Progress)) ProgressOption { return progressOption(report) }
 

@@ -66,6 +66,12 @@ func (t *Table) NewWriter(ctx context.Context, opts ...WriteOption) (*Writer, er
 	if cfg.now != nil {
 		topts = append(topts, tableops.WithClock(cfg.now))
 	}
+	if cfg.progress != nil {
+		report := cfg.progress
+		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
+			report(Progress{Phase: Phase(p.Phase), BucketsDone: p.Done, BucketsTotal: p.Total, RowsIndexed: p.RowsIndexed})
+		}))
+	}
 	w, err := tableops.OpenWriter(ctx, t.t, engine, topts...)
 	if err != nil {
 		return nil, fmt.Errorf("open writer on %s: %w", t.path, err)
@@ -329,7 +335,8 @@ type CompactResult struct {
 }
 
 // Compact fully compacts the selected buckets ([WithPartition], [WithBucket]; default all; at
-// most [WithParallelism] at once; [WithProgress] reports buckets done, without row counts) of a
+// most [WithParallelism] at once; [WithProgress] reports buckets done and the rows the archive
+// builds have read, without a total of rows) of a
 // deduplicate primary-key table into its top level and commits one COMPACT snapshot, with the
 // full-text archives of the new level built and the retired ones removed in the same snapshot,
 // as Java's full compaction does. [WithMinorCompaction] lets the table's strategy pick instead;
@@ -358,7 +365,7 @@ func (t *Table) Compact(ctx context.Context, opts ...CompactOption) (*CompactRes
 	if cfg.progress != nil {
 		report := cfg.progress
 		topts = append(topts, tableops.WithProgress(func(p tableops.Progress) {
-			report(Progress{BucketsDone: p.Done, BucketsTotal: p.Total})
+			report(Progress{Phase: PhaseCompact, BucketsDone: p.Done, BucketsTotal: p.Total, RowsIndexed: p.RowsIndexed})
 		}))
 	}
 	engine, err := t.engineIfIndexed(ctx)

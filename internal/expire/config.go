@@ -54,22 +54,59 @@ type RetentionError struct{ msg string }
 
 func (e *RetentionError) Error() string { return e.msg }
 
-// checkOptionBounds checks the retention options as Java's SchemaValidation does, with its
-// messages; set names the options the table sets (the others are at their defaults).
-func checkOptionBounds(c Config, set map[string]bool) error {
-	val := func(key string, v int) string {
-		if set[key] {
+// checkOptionBounds checks the retention options as Java's SchemaValidation does, in its order
+// and with its messages: snapshot.num-retained.min at least 1 and not larger than
+// snapshot.num-retained.max, then the same of the changelog's (each changelog option falling
+// back to its snapshot counterpart, as CoreOptions#changelogNumRetainMin and Max do). c holds
+// the snapshot retention read from opts.
+func checkOptionBounds(opts map[string]string, c Config) error {
+	val := func(key string, v int, fallback string) string {
+		switch {
+		case hasKey(opts, key):
 			return fmt.Sprintf("%s is %d", key, v)
+		case fallback != "" && hasKey(opts, fallback):
+			return fmt.Sprintf("%s is %d, the value of %s it falls back to", key, v, fallback)
+		case fallback != "":
+			return fmt.Sprintf("%s is %d, the default of %s it falls back to", key, v, fallback)
 		}
 		return fmt.Sprintf("%s is %d, its default", key, v)
 	}
-	if c.RetainMin < 1 {
+	atLeastOne := func(key string, v int, fallback string) error {
 		return &RetentionError{fmt.Sprintf("%s should be at least 1 (%s); Java Paimon's SchemaValidation refuses it too",
-			OptNumRetainedMin, val(OptNumRetainedMin, c.RetainMin))}
+			key, val(key, v, fallback))}
+	}
+	notLarger := func(minKey string, lo int, minFallback, maxKey string, hi int, maxFallback string) error {
+		fix := fmt.Sprintf("set %s to at most %d as well", minKey, hi)
+		if hi < 1 {
+			// The minimum cannot follow: it must be at least 1.
+			fix = fmt.Sprintf("%s must be at least 1, since %s must be", maxKey, minKey)
+		}
+		return &RetentionError{fmt.Sprintf("%s should not be larger than %s (%s, %s); Java Paimon's SchemaValidation refuses it too: %s",
+			minKey, maxKey, val(minKey, lo, minFallback), val(maxKey, hi, maxFallback), fix)}
+	}
+	if c.RetainMin < 1 {
+		return atLeastOne(OptNumRetainedMin, c.RetainMin, "")
 	}
 	if c.RetainMin > c.RetainMax {
-		return &RetentionError{fmt.Sprintf("%s should not be larger than %s (%s, %s); Java Paimon's SchemaValidation refuses it too: set %s to at most %d as well",
-			OptNumRetainedMin, OptNumRetainedMax, val(OptNumRetainedMin, c.RetainMin), val(OptNumRetainedMax, c.RetainMax), OptNumRetainedMin, c.RetainMax)}
+		return notLarger(OptNumRetainedMin, c.RetainMin, "", OptNumRetainedMax, c.RetainMax, "")
+	}
+	changelogMin, changelogMax := c.RetainMin, c.RetainMax
+	var err error
+	if v, ok := opts[OptChangelogNumRetainedMin]; ok {
+		if changelogMin, err = parseInt(OptChangelogNumRetainedMin, v); err != nil {
+			return err
+		}
+	}
+	if v, ok := opts[OptChangelogNumRetainedMax]; ok {
+		if changelogMax, err = parseInt(OptChangelogNumRetainedMax, v); err != nil {
+			return err
+		}
+	}
+	if changelogMin < 1 {
+		return atLeastOne(OptChangelogNumRetainedMin, changelogMin, OptNumRetainedMin)
+	}
+	if changelogMin > changelogMax {
+		return notLarger(OptChangelogNumRetainedMin, changelogMin, OptNumRetainedMin, OptChangelogNumRetainedMax, changelogMax, OptNumRetainedMax)
 	}
 	return nil
 }
@@ -163,7 +200,7 @@ func FromOptions(opts map[string]string) (Config, error) {
 			return c, err
 		}
 	}
-	if err := checkOptionBounds(c, map[string]bool{OptNumRetainedMin: hasKey(opts, OptNumRetainedMin), OptNumRetainedMax: hasKey(opts, OptNumRetainedMax)}); err != nil {
+	if err := checkOptionBounds(opts, c); err != nil {
 		return c, err
 	}
 	if err := checkChangelogCoupled(opts, c); err != nil {

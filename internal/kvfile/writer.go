@@ -113,7 +113,7 @@ func (w *RollingWriter) Write(ctx context.Context, kv *KeyValue) error {
 		}
 		w.cur.external = w.paths.IsExternalPath()
 	}
-	if err := w.cur.write(kv); err != nil {
+	if err := w.cur.write(ctx, kv); err != nil {
 		return err
 	}
 	if w.cur.count >= w.maxRows || (w.cur.count%checkRollingRecords == 0 && w.cur.estimatedSize() >= w.target) {
@@ -311,7 +311,18 @@ type fileWriter struct {
 	minSeq   int64
 	maxSeq   int64
 	external bool
+	// chunkRows is how many rows a column is handed to the Parquet writer at a time, ctx
+	// checked between two chunks (columnChunkRows).
+	chunkRows int
 }
+
+// columnChunkRows is how many rows of a row group's column writeColumn hands the Parquet column
+// writer at a time, checking for cancellation between two: encoding and compressing a 32 MiB
+// row group takes seconds on a busy machine. It is a multiple of the writer's batch size
+// (Parquet's default of 1024 values, which writerProperties keeps), and the column writer
+// checks page and dictionary limits only after each batch, so a column written in chunks is
+// the same bytes as one written at once.
+const columnChunkRows = 16 << 10
 
 func newFileWriter(out fileio.AtomicWriter, sc *pqschema.GroupNode, props *parquet.WriterProperties, cols []column, layout *Layout) (*fileWriter, error) {
 	buf := bufio.NewWriterSize(out, 1<<20)
@@ -320,14 +331,15 @@ func newFileWriter(out fileio.AtomicWriter, sc *pqschema.GroupNode, props *parqu
 	if err != nil {
 		return nil, fmt.Errorf("parquet writer: %w", err)
 	}
-	f := &fileWriter{out: out, buf: buf, pw: pw, cols: cols, layout: layout, minSeq: math.MaxInt64, maxSeq: math.MinInt64}
+	f := &fileWriter{out: out, buf: buf, pw: pw, cols: cols, layout: layout, minSeq: math.MaxInt64, maxSeq: math.MinInt64,
+		chunkRows: columnChunkRows}
 	for _, c := range cols {
 		f.stats = append(f.stats, newColStats(c))
 	}
 	return f, nil
 }
 
-func (f *fileWriter) write(kv *KeyValue) error {
+func (f *fileWriter) write(ctx context.Context, kv *KeyValue) error {
 	if len(kv.Key) != len(f.layout.KeyIndexes) || len(kv.Value) != len(f.layout.ValueType.Fields) {
 		return fmt.Errorf("record has %d key and %d value fields, the table %d and %d",
 			len(kv.Key), len(kv.Value), len(f.layout.KeyIndexes), len(f.layout.ValueType.Fields))
@@ -345,7 +357,7 @@ func (f *fileWriter) write(kv *KeyValue) error {
 	f.rows = append(f.rows, kv)
 	f.rawBytes += rawSize(kv)
 	if f.rawBytes >= rowGroupBytes {
-		return f.flushRowGroup()
+		return f.flushRowGroup(ctx)
 	}
 	return nil
 }
@@ -387,9 +399,14 @@ func (f *fileWriter) value(i int, kv *KeyValue) any {
 	return kv.Value[i-nk-2]
 }
 
-func (f *fileWriter) flushRowGroup() error {
+// flushRowGroup writes the buffered rows as a row group; a cancelled ctx stops it between two
+// chunks of a column (the file is then to be aborted).
+func (f *fileWriter) flushRowGroup(ctx context.Context) error {
 	if len(f.rows) == 0 {
 		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	rg, err := f.pw.AppendRowGroupChecked()
 	if err != nil {
@@ -400,7 +417,7 @@ func (f *fileWriter) flushRowGroup() error {
 		if err != nil {
 			return err
 		}
-		if err := f.writeColumn(cw, i, c); err != nil {
+		if err := f.writeColumn(ctx, cw, i, c); err != nil {
 			return fmt.Errorf("column %s: %w", c.name, err)
 		}
 		if err := cw.Close(); err != nil {
@@ -415,14 +432,29 @@ func (f *fileWriter) flushRowGroup() error {
 	return nil
 }
 
-func (f *fileWriter) writeColumn(cw file.ColumnChunkWriter, i int, c column) error {
-	n := len(f.rows)
+// writeColumn writes column i of the buffered rows, f.chunkRows rows at a time, ctx checked
+// before each chunk.
+func (f *fileWriter) writeColumn(ctx context.Context, cw file.ColumnChunkWriter, i int, c column) error {
+	for lo := 0; lo < len(f.rows); lo += f.chunkRows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := f.writeColumnRows(cw, i, c, f.rows[lo:min(lo+f.chunkRows, len(f.rows))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeColumnRows writes column i of rows.
+func (f *fileWriter) writeColumnRows(cw file.ColumnChunkWriter, i int, c column, rows []*KeyValue) error {
+	n := len(rows)
 	var defs []int16
 	if !c.typ.NotNull {
 		defs = make([]int16, n)
 	}
 	vals := make([]any, 0, n)
-	for r, kv := range f.rows {
+	for r, kv := range rows {
 		v := f.value(i, kv)
 		f.stats[i].add(v)
 		if v == nil {
@@ -604,7 +636,7 @@ func (f *fileWriter) abort() {
 // finish closes the Parquet file, publishes it and returns its metadata
 // (KeyValueDataFileWriter#result).
 func (f *fileWriter) finish(ctx context.Context, opts WriterOptions) (*meta.DataFileMeta, error) {
-	if err := f.flushRowGroup(); err != nil {
+	if err := f.flushRowGroup(ctx); err != nil {
 		f.abort()
 		return nil, err
 	}

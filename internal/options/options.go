@@ -54,6 +54,17 @@ func (c Class) String() string {
 // ErrRefused reports a table option pkft does not implement; the message names key and value.
 var ErrRefused = errors.New("table option not supported by pkft")
 
+// RuleError is an option value Java Paimon refuses as well, by a rule of its own configuration
+// (SchemaValidation's bounds): no Paimon implementation writes such a table, so it is not a
+// limitation of pkft. A Decision's Err wraps it instead of ErrRefused.
+type RuleError struct {
+	// Rule is Paimon's rule as its message states it ("snapshot.num-retained.min should be at
+	// least 1").
+	Rule string
+}
+
+func (e *RuleError) Error() string { return e.Rule + "; Java Paimon's SchemaValidation refuses it too" }
+
 // Entry is the classification of one key, or of a family of keys when Key holds a wildcard: '*'
 // (or '#', as Paimon spells the placeholder of a few keys) stands for one or more characters.
 type Entry struct {
@@ -215,8 +226,9 @@ type Decision struct {
 	Class Class
 	// Reason says why, for Op (Entry.Reason, or the reason the maintenance does not depend on it).
 	Reason string
-	// Err is nil when pkft runs Op on the table with the option as set; else it wraps ErrRefused
-	// and names key, value and reason.
+	// Err is nil when pkft runs Op on the table with the option as set; else it names key, value
+	// and reason, and wraps a *RuleError when Java Paimon refuses the value too, ErrRefused
+	// otherwise.
 	Err error
 }
 
@@ -248,7 +260,11 @@ func (r *Registry) DecideFor(op Op, key, value string) Decision {
 	case Honoured:
 		if e.Accept != nil {
 			if err := e.Accept(value); err != nil {
-				d.Err = fmt.Errorf("table option %s = %q: %v: %w", key, value, err, ErrRefused)
+				if rule, ok := errors.AsType[*RuleError](err); ok {
+					d.Err = fmt.Errorf("table option %s = %q: %w", key, value, rule)
+				} else {
+					d.Err = fmt.Errorf("table option %s = %q: %v: %w", key, value, err, ErrRefused)
+				}
 			}
 		}
 	case Refused:
@@ -283,15 +299,22 @@ func (r *Registry) DecideAllFor(op Op, opts map[string]string) []Decision {
 func (r *Registry) Check(opts map[string]string) error { return r.CheckFor(Write, opts) }
 
 // CheckFor returns an error naming every option of opts pkft refuses for op (each error wraps
-// ErrRefused), or nil.
+// ErrRefused), or nil. When opts hold values Java Paimon refuses as well, the error names those
+// alone (each wraps a *RuleError, none ErrRefused): the table is not one Paimon accepts, whatever
+// pkft implements.
 func (r *Registry) CheckFor(op Op, opts map[string]string) error {
-	var errs []error
+	var refused, invalid []error
 	for _, d := range r.DecideAllFor(op, opts) {
-		if d.Err != nil {
-			errs = append(errs, d.Err)
+		if _, ok := errors.AsType[*RuleError](d.Err); ok {
+			invalid = append(invalid, d.Err)
+		} else if d.Err != nil {
+			refused = append(refused, d.Err)
 		}
 	}
-	return errors.Join(errs...)
+	if len(invalid) > 0 {
+		return errors.Join(invalid...)
+	}
+	return errors.Join(refused...)
 }
 
 // isDefault reports whether value is Java's default of the option (so setting a refused key to
@@ -411,18 +434,41 @@ func acceptBool(v string) error {
 	return fmt.Errorf("not a boolean")
 }
 
-// acceptIntAtLeast accepts an integer of at least lo.
-func acceptIntAtLeast(lo int) func(string) error {
+// acceptInt accepts an integer (Java's Integer options).
+func acceptInt(v string) error {
+	if _, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32); err != nil {
+		return fmt.Errorf("not an integer")
+	}
+	return nil
+}
+
+// acceptPaimonAtLeastOne accepts an integer of at least 1, the bound Java's SchemaValidation
+// sets key (a smaller value is a *RuleError stating Paimon's rule).
+func acceptPaimonAtLeastOne(key string) func(string) error {
 	return func(v string) error {
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
 		if err != nil {
 			return fmt.Errorf("not an integer")
 		}
-		if n < int64(lo) {
-			return fmt.Errorf("below %d", lo)
+		if n < 1 {
+			return &RuleError{Rule: key + " should be at least 1"}
 		}
 		return nil
 	}
+}
+
+// acceptExpireLimit accepts a snapshot.expire.limit of at least 1. Java accepts any integer
+// (ExpireSnapshotsImpl then expires up to earliest + limit, so a limit below 1 expires nothing
+// and only writes the EARLIEST hint); pkft's expiry does not implement a limit below 1.
+func acceptExpireLimit(v string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+	if err != nil {
+		return fmt.Errorf("not an integer")
+	}
+	if n < 1 {
+		return fmt.Errorf("below 1, which Java Paimon accepts (its expiry then expires no snapshot) but pkft's expiry does not implement")
+	}
+	return nil
 }
 
 // acceptDuration accepts a value Paimon's TimeUtils#parseDuration parses.

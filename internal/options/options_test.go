@@ -201,7 +201,8 @@ func TestDecideForMaintain(t *testing.T) {
 		if m.Class != c.maintainClass || (m.Err == nil) != c.maintainOK || m.Reason == "" && m.Err == nil {
 			t.Errorf("maintain %s = %q: class %v, reason %q, err %v; want %v, ok %v", c.key, c.value, m.Class, m.Reason, m.Err, c.maintainClass, c.maintainOK)
 		}
-		if m.Err != nil && (!errors.Is(m.Err, ErrRefused) || !strings.Contains(m.Err.Error(), c.key) || !strings.Contains(m.Err.Error(), c.value)) {
+		_, rule := errors.AsType[*RuleError](m.Err)
+		if m.Err != nil && (errors.Is(m.Err, ErrRefused) == rule || !strings.Contains(m.Err.Error(), c.key) || !strings.Contains(m.Err.Error(), c.value)) {
 			t.Errorf("maintain %s = %q: error %q does not name key and value", c.key, c.value, m.Err)
 		}
 		for _, op := range []Op{Write, Compact} {
@@ -238,5 +239,44 @@ func TestMaintainInertOnlyWidens(t *testing.T) {
 	}
 	if New().Foreign("fields.x") || New().Foreign("") || !New().Foreign("owner") {
 		t.Fatal("Foreign")
+	}
+}
+
+// TestPaimonRulesAreNotRefusals: a value Java Paimon's SchemaValidation refuses too is refused
+// with Paimon's rule (the option, the value, the bound), wrapping a *RuleError and not
+// ErrRefused (no limitation of pkft); a maximum below 1 is left to the check of the minimum
+// against it (internal/expire), and a snapshot.expire.limit below 1, which Java accepts, stays a
+// pkft refusal that says so. CheckFor names the values Paimon refuses alone.
+func TestPaimonRulesAreNotRefusals(t *testing.T) {
+	r := New()
+	for _, c := range []struct {
+		key, value string
+		rule       bool
+		want       string
+	}{
+		{"snapshot.num-retained.min", "0", true, `table option snapshot.num-retained.min = "0": snapshot.num-retained.min should be at least 1; Java Paimon's SchemaValidation refuses it too`},
+		{"snapshot.num-retained.min", "-3", true, `table option snapshot.num-retained.min = "-3": snapshot.num-retained.min should be at least 1; Java Paimon's SchemaValidation refuses it too`},
+		{"changelog.num-retained.min", "0", true, `table option changelog.num-retained.min = "0": changelog.num-retained.min should be at least 1; Java Paimon's SchemaValidation refuses it too`},
+		{"snapshot.num-retained.max", "0", false, ""},
+		{"changelog.num-retained.max", "0", false, ""},
+		{"snapshot.num-retained.max", "many", false, `table option snapshot.num-retained.max = "many": not an integer: table option not supported by pkft`},
+		{"snapshot.expire.limit", "0", false, `table option snapshot.expire.limit = "0": below 1, which Java Paimon accepts (its expiry then expires no snapshot) but pkft's expiry does not implement: table option not supported by pkft`},
+	} {
+		for _, op := range Ops {
+			d := r.DecideFor(op, c.key, c.value)
+			_, rule := errors.AsType[*RuleError](d.Err)
+			switch {
+			case c.want == "" && d.Err != nil:
+				t.Errorf("%v %s = %q: %v, want accepted here", op, c.key, c.value, d.Err)
+			case c.want != "" && (d.Err == nil || d.Err.Error() != c.want):
+				t.Errorf("%v %s = %q: %v, want %q", op, c.key, c.value, d.Err, c.want)
+			case d.Err != nil && (rule != c.rule || errors.Is(d.Err, ErrRefused) == c.rule):
+				t.Errorf("%v %s = %q: rule error %v, ErrRefused %v; want rule %v", op, c.key, c.value, rule, errors.Is(d.Err, ErrRefused), c.rule)
+			}
+		}
+	}
+	err := r.CheckFor(Write, map[string]string{"snapshot.num-retained.min": "0", "pk-vector.index.columns": "v"})
+	if _, ok := errors.AsType[*RuleError](err); !ok || errors.Is(err, ErrRefused) || strings.Contains(err.Error(), "pk-vector") {
+		t.Errorf("CheckFor with a value Paimon refuses and a refused option: %v; want Paimon's rule alone", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/mergetree"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
 	"github.com/paimon-pkft/pkft/internal/pkmaintain"
 	"github.com/paimon-pkft/pkft/internal/restore"
@@ -173,8 +174,38 @@ type compaction struct {
 	work     map[commit.BucketKey]*bucketWork
 	results  map[commit.BucketKey]*BucketCompaction
 	archives archiveTracker
-	// started counts the buckets compacted, for progress.
+	// started counts the buckets compacted, for progress; indexed the rows the archive builds
+	// read; progressMu serializes the reports.
 	started, finished atomic.Int64
+	indexed           atomic.Int64
+	progressMu        sync.Mutex
+}
+
+// report calls the progress callback (serialized) with the buckets finished and the rows the
+// archive builds have read.
+func (c *compaction) report() {
+	if c.cfg.progress == nil {
+		return
+	}
+	c.progressMu.Lock()
+	defer c.progressMu.Unlock()
+	c.cfg.progress(Progress{Done: int(c.finished.Load()), Total: int(c.started.Load()), RowsIndexed: c.indexed.Load()})
+}
+
+// countIndexed wraps a bucket's full-text readers to count the rows its builds read; nil
+// without a progress callback.
+func (c *compaction) countIndexed() func(pkfulltext.ReaderFactory) pkfulltext.ReaderFactory {
+	if c.cfg.progress == nil {
+		return nil
+	}
+	return func(inner pkfulltext.ReaderFactory) pkfulltext.ReaderFactory {
+		return &countingReaders{inner: inner, add: func(n int64) {
+			if n > 0 {
+				c.indexed.Add(n)
+				c.report()
+			}
+		}}
+	}
 }
 
 // bucketWork is what one bucket's plan generated: data and deletion-vector files, and the
@@ -362,13 +393,7 @@ func (c *compaction) Plan(ctx context.Context, contents *table.Contents, keys []
 		firstErr error
 		sem      = make(chan struct{}, c.cfg.parallelism)
 	)
-	report := func() {
-		if c.cfg.progress != nil {
-			mu.Lock()
-			c.cfg.progress(Progress{Done: int(c.finished.Load()), Total: int(c.started.Load())})
-			mu.Unlock()
-		}
-	}
+	report := c.report
 	if len(jobs) > 0 {
 		report() // the buckets to compact are known: a bar can start at 0 of them
 	}
@@ -440,7 +465,7 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 	if c.r.HasIndexes() {
 		key := commit.KeyOf(rb.Partition, rb.Bucket)
 		mc, err := runIndexMaintainers(ctx, c.r, c.engine, &c.archives, rb, pkindex.DataIncrement{},
-			pkindex.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After})
+			pkindex.CompactIncrement{CompactBefore: bc.Before, CompactAfter: bc.After}, c.countIndexed())
 		if err != nil {
 			return nil, nil, err
 		}

@@ -69,10 +69,12 @@ func newIndexMaintainer(ctx context.Context, r *restore.Restorer, engine fulltex
 }
 
 // runIndexMaintainers runs one bucket's primary-key index maintainers over the increments,
-// waiting for their builds (a batch writer's prepareCommit(waitCompaction = true)).
+// waiting for their builds (a batch writer's prepareCommit(waitCompaction = true)). wrapText, when
+// set, wraps the full-text builder's readers (progress counting).
 func runIndexMaintainers(ctx context.Context, r *restore.Restorer, engine fulltext.Engine, tracker *archiveTracker,
-	rb *restore.RestoredBucket, app pkindex.DataIncrement, compact pkindex.CompactIncrement) (_ *pkmaintain.Commit, err error) {
-	mt, err := newIndexMaintainer(ctx, r, engine, tracker, rb, nil)
+	rb *restore.RestoredBucket, app pkindex.DataIncrement, compact pkindex.CompactIncrement,
+	wrapText func(pkfulltext.ReaderFactory) pkfulltext.ReaderFactory) (_ *pkmaintain.Commit, err error) {
+	mt, err := newIndexMaintainer(ctx, r, engine, tracker, rb, wrapText)
 	if err != nil {
 		return nil, err
 	}

@@ -97,8 +97,24 @@ type MaintainResult struct {
 	Commit CommitStats
 }
 
+// The phases of a Writer's commit reported to a WithProgress callback (Progress.Phase; Maintain
+// and Compact report no phase).
+const (
+	// PhaseFlush: the buffered rows are written into level-0 data files, Done buckets of Total.
+	PhaseFlush = "flush"
+	// PhaseCompact: each written bucket's compaction at commit and index builds, Done buckets of
+	// Total, with RowsIndexed the rows full-text builds have read so far (RowsPlanned stays 0).
+	PhaseCompact = "compact"
+	// PhaseCommit: the snapshots are published, Done of Total (the APPEND snapshot, and the
+	// COMPACT one when a compaction ran at commit).
+	PhaseCommit = "commit"
+)
+
 // Progress reports one finished bucket to a WithProgress callback.
 type Progress struct {
+	// Phase is the phase of a Writer's commit the report is about (PhaseFlush, PhaseCompact,
+	// PhaseCommit); "" for Maintain and Compact.
+	Phase string
 	// Done buckets out of Total in the current planning round (a rebase starts a new round over
 	// the affected buckets).
 	Done, Total int
@@ -450,10 +466,11 @@ func (m *maintenance) addRows(n int64) {
 	}
 }
 
-// countingReaders counts the rows builds read, for progress reports.
+// countingReaders counts the rows builds read, for progress reports: add is called every
+// rowProgressStep rows and when a reader closes.
 type countingReaders struct {
 	inner pkfulltext.ReaderFactory
-	m     *maintenance
+	add   func(rows int64)
 }
 
 func (c *countingReaders) Open(ctx context.Context, file *meta.DataFileMeta) (pkfulltext.TextReader, error) {
@@ -461,12 +478,12 @@ func (c *countingReaders) Open(ctx context.Context, file *meta.DataFileMeta) (pk
 	if err != nil {
 		return nil, err
 	}
-	return &countingReader{TextReader: r, m: c.m}, nil
+	return &countingReader{TextReader: r, add: c.add}, nil
 }
 
 type countingReader struct {
 	pkfulltext.TextReader
-	m       *maintenance
+	add     func(rows int64)
 	pending int64
 }
 
@@ -474,7 +491,7 @@ func (r *countingReader) Next(ctx context.Context) (textreader.Row, error) {
 	row, err := r.TextReader.Next(ctx)
 	if err == nil {
 		if r.pending++; r.pending >= rowProgressStep {
-			r.m.addRows(r.pending)
+			r.add(r.pending)
 			r.pending = 0
 		}
 	}
@@ -482,7 +499,7 @@ func (r *countingReader) Next(ctx context.Context) (textreader.Row, error) {
 }
 
 func (r *countingReader) Close() error {
-	r.m.addRows(r.pending)
+	r.add(r.pending)
 	r.pending = 0
 	return r.TextReader.Close()
 }
@@ -634,7 +651,7 @@ func (m *maintenance) maintainBucket(ctx context.Context, b *restore.RestoredBuc
 	var wrap func(pkfulltext.ReaderFactory) pkfulltext.ReaderFactory
 	if m.cfg.progress != nil {
 		wrap = func(inner pkfulltext.ReaderFactory) pkfulltext.ReaderFactory {
-			return &countingReaders{inner: inner, m: m}
+			return &countingReaders{inner: inner, add: m.addRows}
 		}
 	}
 	mt, err := newIndexMaintainer(ctx, m.r, m.engine, &m.archives, b, wrap)

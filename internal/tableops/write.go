@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/kvfile"
 	"github.com/paimon-pkft/pkft/internal/mergetree"
 	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/pkmaintain"
 	"github.com/paimon-pkft/pkft/internal/restore"
 	"github.com/paimon-pkft/pkft/internal/schema"
@@ -83,6 +85,50 @@ type Writer struct {
 	// archives follows the archive builds, so that a failure waits until cancelled builds have
 	// deleted their output.
 	archives archiveTracker
+	// progressMu serializes the WithProgress reports; compactDone counts the buckets of
+	// PhaseCompact finished out of compactTotal, indexed the rows full-text builds have read.
+	progressMu   sync.Mutex
+	compactDone  atomic.Int64
+	compactTotal int
+	indexed      atomic.Int64
+}
+
+// report tells the WithProgress callback (serialized) that done of total of a phase of the
+// commit are finished.
+func (w *Writer) report(phase string, done, total int) {
+	if w.cfg.progress == nil {
+		return
+	}
+	w.progressMu.Lock()
+	defer w.progressMu.Unlock()
+	w.cfg.progress(Progress{Phase: phase, Done: done, Total: total, RowsIndexed: w.indexed.Load()})
+}
+
+// reportCompact reports PhaseCompact's counters, read under the report lock so that reports
+// from parallel buckets never go backwards.
+func (w *Writer) reportCompact() {
+	if w.cfg.progress == nil {
+		return
+	}
+	w.progressMu.Lock()
+	defer w.progressMu.Unlock()
+	w.cfg.progress(Progress{Phase: PhaseCompact, Done: int(w.compactDone.Load()), Total: w.compactTotal, RowsIndexed: w.indexed.Load()})
+}
+
+// countIndexed wraps a bucket's full-text readers to count the rows its builds read
+// (PhaseCompact); nil without a progress callback.
+func (w *Writer) countIndexed() func(pkfulltext.ReaderFactory) pkfulltext.ReaderFactory {
+	if w.cfg.progress == nil {
+		return nil
+	}
+	return func(inner pkfulltext.ReaderFactory) pkfulltext.ReaderFactory {
+		return &countingReaders{inner: inner, add: func(n int64) {
+			if n > 0 {
+				w.indexed.Add(n)
+				w.reportCompact()
+			}
+		}}
+	}
 }
 
 // bucketWriter is one bucket's writer state.
@@ -100,7 +146,9 @@ type bucketWriter struct {
 // OpenWriter opens a writer on the table's latest snapshot (an empty table is fine). engine
 // builds full-text archives; it may be nil when the table has no full-text index. Options:
 // WithCommitUser, WithCommitIdentifier, WithMaxRetries, WithBeforePublish, WithAfterPublish,
-// WithWriteOnly, WithParallelism and WithClock.
+// WithWriteOnly, WithParallelism, WithClock and WithProgress (the phases of the commit:
+// PhaseFlush, PhaseCompact, PhaseCommit, each reported at its start and as it advances, up to
+// Done = Total).
 func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opts ...MaintainOption) (*Writer, error) {
 	cfg := maintainConfig{identifier: BatchCommitIdentifier, maxRetries: -1, parallelism: runtime.NumCPU()}
 	for _, o := range opts {
@@ -150,7 +198,11 @@ func OpenWriter(ctx context.Context, t *table.Table, engine fulltext.Engine, opt
 	for _, k := range r.Schema.PartitionKeys {
 		w.partIdx = append(w.partIdx, slices.IndexFunc(r.Schema.Fields, func(f types.DataField) bool { return f.Name == k }))
 	}
-	comp, err := newCompaction(t, r, engine, layout, cfg, false)
+	// The writer reports its own phases: its compaction (which plans again only on a rebase)
+	// reports nothing.
+	ccfg := cfg
+	ccfg.progress = nil
+	comp, err := newCompaction(t, r, engine, layout, ccfg, false)
 	if err != nil {
 		return nil, err
 	}

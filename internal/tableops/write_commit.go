@@ -89,6 +89,11 @@ func (w *Writer) commitSnapshots(ctx context.Context) (_ *WriteResult, err error
 		w.done = true
 		return &WriteResult{}, nil
 	}
+	snapshots := 1
+	if len(w.compacted) > 0 {
+		snapshots = 2
+	}
+	w.report(PhaseCommit, 0, snapshots)
 	cres, err := commit.Run(ctx, w.t, w.request(snapshot.CommitAppend, w))
 	var uncertain *UncertainCommitError
 	if errors.As(err, &uncertain) {
@@ -122,6 +127,7 @@ func (w *Writer) commitSnapshots(ctx context.Context) (_ *WriteResult, err error
 			delete(w.pending, key)
 		}
 	}
+	w.report(PhaseCommit, 1, snapshots)
 	if len(w.compacted) == 0 {
 		w.done = true
 		return res, nil
@@ -129,6 +135,7 @@ func (w *Writer) commitSnapshots(ctx context.Context) (_ *WriteResult, err error
 	if err := w.commitCompactions(ctx, cres.Snapshot, res); err != nil {
 		return res, fmt.Errorf("the write committed as snapshot %d: %w: %w", cres.Snapshot.ID, ErrCompactionAtCommit, err)
 	}
+	w.report(PhaseCommit, 2, snapshots)
 	w.done = true
 	return res, nil
 }

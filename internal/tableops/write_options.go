@@ -77,10 +77,13 @@ func checkTableOptions(s *schema.TableSchema) error {
 }
 
 // checkTableOptionsFor refuses a table setting an option the registry refuses for op, naming
-// every such key and value.
+// every such key and value; a value Java Paimon refuses as well (options.RuleError) is not
+// called unsupported by the Go writer.
 func checkTableOptionsFor(op options.Op, s *schema.TableSchema) error {
-	if err := options.New().CheckFor(op, s.Options); err != nil {
+	if err := options.New().CheckFor(op, s.Options); errors.Is(err, options.ErrRefused) {
 		return fmt.Errorf("%w: %w", ErrUnsupportedTable, err)
+	} else if err != nil {
+		return err
 	}
 	return nil
 }

@@ -36,7 +36,10 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 		return err
 	}
 	var written []bucketKey
-	for _, key := range w.order {
+	if len(w.order) > 0 {
+		w.report(PhaseFlush, 0, len(w.order))
+	}
+	for i, key := range w.order {
 		bw := w.buckets[key]
 		if err := w.flush(ctx, bw); err != nil {
 			return err
@@ -44,6 +47,7 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 		if len(bw.newFiles) > 0 {
 			written = append(written, key)
 		}
+		w.report(PhaseFlush, i+1, len(w.order))
 	}
 	// Nothing is buffered any more and no row may be written after PrepareCommit: the write
 	// buffer's memory goes back before the compactions need theirs.
@@ -65,11 +69,16 @@ func (w *Writer) PrepareCommit(ctx context.Context) (err error) {
 	return nil
 }
 
-// planBuckets plans the buckets keys (planBucket), cfg.parallelism at a time; the changes are
-// in the order of keys. After a failure it returns the first error once every bucket started
+// planBuckets plans the buckets keys (planBucket), cfg.parallelism at a time, reporting
+// PhaseCompact as buckets finish; the changes are in the order of keys. After a failure it returns the first error once every bucket started
 // has finished (what they generated is the writer's to abort).
 func (w *Writer) planBuckets(ctx context.Context, keys []bucketKey) ([]*commit.Change, error) {
 	changes := make([]*commit.Change, len(keys))
+	if len(keys) > 0 {
+		w.compactTotal = len(keys)
+		w.compactDone.Store(0)
+		w.reportCompact()
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, w.cfg.parallelism))
 	for i, key := range keys {
@@ -79,6 +88,10 @@ func (w *Writer) planBuckets(ctx context.Context, keys []bucketKey) ([]*commit.C
 			}
 			ch, err := w.planBucket(ctx, w.buckets[key], w.restored[key])
 			changes[i] = ch
+			if err == nil {
+				w.compactDone.Add(1)
+				w.reportCompact()
+			}
 			return err
 		})
 	}
@@ -122,7 +135,8 @@ func (w *Writer) planBucket(ctx context.Context, bw *bucketWriter, tb *table.Buc
 		w.mu.Unlock()
 	}
 	if w.r.HasIndexes() {
-		c, err := runIndexMaintainers(ctx, w.r, w.engine, &w.archives, bw.restored, pkindex.DataIncrement{NewFiles: bw.newFiles}, compact)
+		c, err := runIndexMaintainers(ctx, w.r, w.engine, &w.archives, bw.restored, pkindex.DataIncrement{NewFiles: bw.newFiles}, compact,
+			w.countIndexed())
 		if err != nil {
 			return nil, err
 		}

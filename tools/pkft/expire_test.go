@@ -121,13 +121,15 @@ func TestExpireHelpExamplesRun(t *testing.T) {
 }
 
 // TestCreateRefusesRetentionAsJava: snapshot.num-retained.max below the default
-// snapshot.num-retained.min is refused at creation with Java's SchemaValidation rule, not as a
-// limitation of the Go writer; with the min lowered too the table is created.
+// snapshot.num-retained.min, or snapshot.num-retained.min below 1, is refused at creation with
+// Java's SchemaValidation rule, not as a limitation of the Go writer; with the min lowered too
+// the table is created.
 func TestCreateRefusesRetentionAsJava(t *testing.T) {
 	for _, c := range []struct {
 		options, want string
 	}{
 		{`{"bucket":"1","snapshot.num-retained.max":"5"}`, "snapshot.num-retained.min should not be larger than snapshot.num-retained.max (snapshot.num-retained.min is 10, its default, snapshot.num-retained.max is 5); Java Paimon's SchemaValidation refuses it too"},
+		{`{"bucket":"1","snapshot.num-retained.min":"0"}`, `table option snapshot.num-retained.min = "0": snapshot.num-retained.min should be at least 1; Java Paimon's SchemaValidation refuses it too`},
 		{`{"bucket":"1","snapshot.num-retained.max":"5","snapshot.num-retained.min":"5"}`, ""},
 	} {
 		schemaFile := filepath.Join(t.TempDir(), "schema.json")

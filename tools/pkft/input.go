@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
+
+	"github.com/paimon-pkft/pkft"
 )
 
 // ctxReader reads r in a goroutine of its own so that a read blocked on an input that never
@@ -67,7 +70,9 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 }
 
 // readMeter reports rows and bytes read, with their rate, on a line of stderr it redraws
-// (write's progress): at most every interval, and a last time at the end.
+// (write's progress): at most every interval, and a last time at the end. Then it reports the
+// phases of the commit the library reports (pkft.WithProgress): a line each, redrawn as the
+// phase advances and ended at its end.
 type readMeter struct {
 	w        io.Writer
 	start    time.Time
@@ -79,6 +84,11 @@ type readMeter struct {
 	rows        int
 	bytes       int64
 	commitStart time.Time
+	// mu guards the commit's phase state: the library reports from its goroutines.
+	mu         sync.Mutex
+	phase      pkft.Phase
+	phaseStart time.Time
+	lastPhase  pkft.Progress
 }
 
 // newReadMeter returns the meter drawing on w, or nil when none is drawn.
@@ -90,48 +100,115 @@ func newReadMeter(w io.Writer, mode progressMode) *readMeter {
 	return &readMeter{w: w, start: now, last: now, interval: 200 * time.Millisecond, json: mode == progressJSON}
 }
 
-// writeProgressLine is one line of write --progress json.
+// writeProgressLine is one line of write --progress json: rows and bytes read, and in the
+// commit's phases (flush, compact, commit) buckets done (snapshots published in commit) out of
+// their total and the rows the archive builds read.
 type writeProgressLine struct {
-	Op    string `json:"op"`
-	Phase string `json:"phase"`
-	Rows  int    `json:"rows"`
-	Bytes int64  `json:"bytes"`
+	Op           string `json:"op"`
+	Phase        string `json:"phase"`
+	Rows         int    `json:"rows"`
+	Bytes        int64  `json:"bytes"`
+	BucketsDone  int    `json:"bucketsDone"`
+	BucketsTotal int    `json:"bucketsTotal"`
+	RowsIndexed  int64  `json:"rowsIndexed"`
 }
 
-func (m *readMeter) jsonLine(phase string, rows int, bytes int64) {
-	b, _ := json.Marshal(writeProgressLine{Op: "write", Phase: phase, Rows: rows, Bytes: bytes})
+func (m *readMeter) jsonLine(phase string, rows int, bytes int64, p pkft.Progress) {
+	b, _ := json.Marshal(writeProgressLine{Op: "write", Phase: phase, Rows: rows, Bytes: bytes,
+		BucketsDone: p.BucketsDone, BucketsTotal: p.BucketsTotal, RowsIndexed: p.RowsIndexed})
 	fmt.Fprintf(m.w, "%s\n", b)
 }
 
-// committing says the input is read and the commit (the compaction at commit, the archive
-// builds, the snapshots) runs: the phase that follows the read, silent otherwise.
+// option is the library option reporting the commit's phases to the meter; nil when no meter
+// is drawn.
+func (m *readMeter) option() pkft.WriteOption {
+	if m == nil {
+		return nil
+	}
+	return pkft.WithProgress(m.commitPhase)
+}
+
+// committing says the input is read and the commit (its phases reported by commitPhase)
+// begins.
 func (m *readMeter) committing(rows int, bytes int64) {
 	if m == nil {
 		return
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.rows, m.bytes = rows, bytes
 	m.commitStart = time.Now()
-	if m.json {
-		m.jsonLine("commit", rows, bytes)
-		return
-	}
-	fmt.Fprint(m.w, "committing: compaction at commit, archive builds, snapshots ...")
 }
 
-// committed ends the commit phase: how long it took, or that it failed.
+// phaseLabels describe the commit's phases on a terminal.
+var phaseLabels = map[pkft.Phase]string{
+	pkft.PhaseFlush:   "writing level-0 files",
+	pkft.PhaseCompact: "compaction at commit and archive builds",
+	pkft.PhaseCommit:  "committing snapshots",
+}
+
+// commitPhase draws one report of the commit's progress: a JSON line, or the phase's line
+// redrawn (at most every interval, but always at the phase's start and end), a new line for
+// a new phase.
+func (m *readMeter) commitPhase(p pkft.Progress) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.json {
+		m.jsonLine(string(p.Phase), m.rows, m.bytes, p)
+		return
+	}
+	now := time.Now()
+	if p.Phase != m.phase {
+		if m.phase != "" {
+			fmt.Fprintln(m.w)
+		}
+		m.phase, m.phaseStart = p.Phase, now
+	} else if p.BucketsDone != p.BucketsTotal && now.Sub(m.last) < m.interval {
+		m.lastPhase = p
+		return
+	}
+	m.last, m.lastPhase = now, p
+	m.drawPhase(p, now)
+}
+
+// drawPhase redraws the current phase's line.
+func (m *readMeter) drawPhase(p pkft.Progress, now time.Time) {
+	label := phaseLabels[p.Phase]
+	if label == "" {
+		label = string(p.Phase)
+	}
+	unit := "buckets"
+	if p.Phase == pkft.PhaseCommit {
+		unit = "snapshots"
+	}
+	rows := ""
+	if p.Phase == pkft.PhaseCompact && p.RowsIndexed > 0 {
+		rows = fmt.Sprintf(", %d rows indexed", p.RowsIndexed)
+	}
+	fmt.Fprintf(m.w, "\r%s: %d/%d %s%s (%s)   ", label, p.BucketsDone, p.BucketsTotal, unit, rows, now.Sub(m.phaseStart).Round(100*time.Millisecond))
+}
+
+// committed ends the commit: the last phase's line ended and how long the commit took, or that
+// it failed.
 func (m *readMeter) committed(ok bool) {
 	if m == nil {
 		return
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	phase := "done"
 	if !ok {
 		phase = "failed"
 	}
 	if m.json {
-		m.jsonLine(phase, m.rows, m.bytes)
+		m.jsonLine(phase, m.rows, m.bytes, m.lastPhase)
 		return
 	}
-	fmt.Fprintf(m.w, " %s in %s\n", phase, time.Since(m.commitStart).Round(10*time.Millisecond))
+	if m.phase != "" {
+		m.drawPhase(m.lastPhase, time.Now())
+		fmt.Fprintln(m.w)
+	}
+	fmt.Fprintf(m.w, "commit %s in %s\n", phase, time.Since(m.commitStart).Round(10*time.Millisecond))
 }
 
 // update redraws the line if the interval has passed since the last draw.
@@ -158,7 +235,7 @@ func (m *readMeter) finish(rows int, bytes int64) {
 
 func (m *readMeter) draw(rows int, bytes int64) {
 	if m.json {
-		m.jsonLine("read", rows, bytes)
+		m.jsonLine("read", rows, bytes, pkft.Progress{})
 		return
 	}
 	secs := max(time.Since(m.start).Seconds(), 1e-3)

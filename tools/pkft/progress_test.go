@@ -70,33 +70,56 @@ func TestProgressReachesItsEnd(t *testing.T) {
 	}
 }
 
-// TestWriteProgressCoversTheCommit: write's progress goes on after the input is read: a phase
-// for the commit (the compaction at commit, archive builds), then done; in JSON lines too.
+// TestWriteProgressCoversTheCommit: write's progress goes on after the input is read, through
+// every phase of the commit the library reports (the level-0 files, the compaction at commit
+// with its archive builds, the snapshots), each from 0 to its total, then done; in JSON lines
+// and drawn.
 func TestWriteProgressCoversTheCommit(t *testing.T) {
 	testenv.Native(t)
 	dir := zebraTable(t, nil)
 	in := `{"id":1,"content":"a zebra"}` + "\n" + `{"id":2,"content":"a lake"}` + "\n"
 	var out, errb bytes.Buffer
-	if code := runWith(t.Context(), []string{"write", dir, "--progress", "json"}, strings.NewReader(in), &out, &errb); code != exitOK {
+	if code := runWith(t.Context(), []string{"write", dir, "--progress", "json", "--index-new-rows"}, strings.NewReader(in), &out, &errb); code != exitOK {
 		t.Fatalf("write: exit %d, %s", code, errb.String())
 	}
 	var phases []string
-	for _, l := range jsonProgress(t, errb.String()) {
+	lines := jsonProgress(t, errb.String())
+	for i, l := range lines {
 		if l["op"] != "write" || l["rows"].(float64) != 2 {
 			t.Errorf("write --progress json line %v", l)
 		}
-		phases = append(phases, l["phase"].(string))
+		phase := l["phase"].(string)
+		first := len(phases) == 0 || phases[len(phases)-1] != phase
+		last := i+1 == len(lines) || lines[i+1]["phase"] != phase
+		if first {
+			phases = append(phases, phase)
+		}
+		switch phase {
+		case "flush", "compact", "commit":
+			done, total := l["bucketsDone"].(float64), l["bucketsTotal"].(float64)
+			if total == 0 || first && done != 0 || last && done != total {
+				t.Errorf("write --progress json: phase %s line %v (first %v, last %v): want it to start at 0 and end at its total", phase, l, first, last)
+			}
+		}
 	}
-	if strings.Join(phases, ",") != "read,commit,done" {
-		t.Errorf("write --progress json phases %v, want read, commit, done", phases)
+	if strings.Join(phases, ",") != "read,flush,compact,commit,done" {
+		t.Errorf("write --progress json phases %v, want read, flush, compact, commit, done", phases)
 	}
 	out.Reset()
 	errb.Reset()
 	if code := runWith(t.Context(), []string{"write", dir, "--progress", "always"}, strings.NewReader(in), &out, &errb); code != exitOK {
 		t.Fatalf("write: exit %d, %s", code, errb.String())
 	}
-	if !strings.Contains(errb.String(), "read 2 rows") || !strings.Contains(errb.String(), "committing: compaction at commit") ||
-		!strings.Contains(errb.String(), " done in ") {
-		t.Errorf("write --progress always: stderr %q, want the read, then the commit phase and its end", errb.String())
+	drawn := errb.String()
+	for _, want := range []string{"read 2 rows", "writing level-0 files: 1/1 buckets", "compaction at commit and archive builds: 1/1 buckets",
+		"committing snapshots: 2/2 snapshots", "commit done in "} {
+		if !strings.Contains(drawn, want) {
+			t.Errorf("write --progress always: stderr %q lacks %q", drawn, want)
+		}
+	}
+	// Not on a terminal and not asked for: nothing drawn.
+	errb.Reset()
+	if code := runWith(t.Context(), []string{"write", dir}, strings.NewReader(in), &out, &errb); code != exitOK || strings.Contains(errb.String(), "buckets") {
+		t.Errorf("write without --progress on a buffer: exit %d, stderr %q; want no progress", code, errb.String())
 	}
 }

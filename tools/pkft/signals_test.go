@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -208,6 +212,136 @@ func TestEngineLoadedOnlyWhenNeeded(t *testing.T) {
 		out, err := run(args...)
 		if err == nil || !strings.Contains(out, "paimon-ftindex native library not found") {
 			t.Errorf("pkft %v without the engine: %v, want the missing engine named:\n%s", args, err, out)
+		}
+	}
+}
+
+// bigRows is n JSON lines of new keys for the table bigTable makes.
+func bigRows(n int) string {
+	var in strings.Builder
+	for i := range n {
+		fmt.Fprintf(&in, `{"region":"eu","dt":"2024-01-31","id":%d,"content":"fresh lake row %d"}`+"\n", 900000+i, i)
+	}
+	return in.String()
+}
+
+// signalAtPhase runs bin with args and stdin on a copy of the table at src, reads its --progress
+// json lines from stderr and sends sig delay after the first line of the phase named phase (its
+// start), failing the test when the phase ended before. It returns how long the process took to exit after the signal, its exit status,
+// stdout, stderr, and the copy's directory.
+func signalAtPhase(t *testing.T, bin, src, stdin string, sig syscall.Signal, phase string, delay time.Duration, args ...string) (time.Duration, int, string, string, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "t")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	cmd := exec.Command(bin, append(args, dir, "--progress", "json")...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+base)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu       sync.Mutex
+		stderr   bytes.Buffer
+		sent     time.Time
+		started  = make(chan struct{})
+		inPhase  = true
+		signaled = make(chan struct{})
+	)
+	go func() {
+		<-started
+		time.Sleep(delay)
+		mu.Lock()
+		defer mu.Unlock()
+		if inPhase {
+			if err := cmd.Process.Signal(sig); err == nil {
+				sent = time.Now()
+			}
+		}
+		close(signaled)
+	}()
+	sc := bufio.NewScanner(pipe)
+	seen := false
+	for sc.Scan() {
+		var line map[string]any
+		isJSON := json.Unmarshal(sc.Bytes(), &line) == nil
+		mu.Lock()
+		stderr.Write(sc.Bytes())
+		stderr.WriteByte('\n')
+		if isJSON && line["phase"] == phase && !seen {
+			seen = true
+			close(started)
+		} else if seen && isJSON && (line["phase"] != phase || line["bucketsDone"] == line["bucketsTotal"]) {
+			inPhase = false
+		}
+		mu.Unlock()
+	}
+	err = cmd.Wait()
+	exited := time.Now()
+	if !seen {
+		t.Fatalf("pkft %v ended (%v) without a progress line of phase %q:\n%s", args, err, phase, stderr.String())
+	}
+	<-signaled
+	if sent.IsZero() {
+		t.Fatalf("phase %q of pkft %v ended within %s of its start, before the signal: the table is too small to test\n%s", phase, args, delay, stderr.String())
+	}
+	took := exited.Sub(sent)
+	if left, _ := os.ReadDir(base); len(left) != 0 {
+		t.Errorf("the temporary directory holds %v after pkft %v", left, args)
+	}
+	return took, cmd.ProcessState.ExitCode(), stdout.String(), stderr.String(), dir
+}
+
+// SIGTERM or SIGINT during the compaction at commit of pkft write (and during pkft compact) ends
+// the process within a second, with exit status 130 and the signal named, nothing committed and
+// the table's files as they were, none added or changed (what the aborted operation wrote is
+// deleted; the data files a cancelled compaction was encoding stop between two column chunks).
+func TestSignalDuringCompactionExitsPromptly(t *testing.T) {
+	testenv.Native(t)
+	bin := buildPkft(t)
+	src := bigTable(t, 200000)
+	rows := bigRows(200000)
+	// For compact: the same rows left on level 0 by a write-only write.
+	uncompacted := filepath.Join(t.TempDir(), "t")
+	if err := os.CopyFS(uncompacted, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pkftRunIn(t, rows, "write", uncompacted, "--write-only"); err != nil {
+		t.Fatal(err)
+	}
+	// The signal comes into the phase: the write's compaction at commit (rewriting 400,000 rows
+	// and building their archives) takes seconds, the compaction of compact about one.
+	for _, c := range []struct {
+		name, src, phase, stdin string
+		delay                   time.Duration
+		args                    []string
+	}{
+		{"write", src, "compact", rows, time.Second, []string{"write", "--index-new-rows"}},
+		{"compact", uncompacted, "running", "", 300 * time.Millisecond, []string{"compact"}},
+	} {
+		before := tableFiles(t, c.src)
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			t.Run(c.name+"/"+sig.String(), func(t *testing.T) {
+				took, code, stdout, stderr, dir := signalAtPhase(t, bin, c.src, c.stdin, sig, c.phase, c.delay, c.args...)
+				t.Logf("exited %s after %s", took.Round(time.Millisecond), sig)
+				if took > time.Second {
+					t.Errorf("exited %s after %s, want within 1s", took.Round(time.Millisecond), sig)
+				}
+				if code != exitInterrupted || !strings.Contains(stderr, "signal received") || stdout != "" {
+					t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit %d, nothing committed, the signal named", code, stdout, stderr, exitInterrupted)
+				}
+				if after := tableFiles(t, dir); !maps.Equal(after, before) {
+					t.Errorf("the table's files changed:\nbefore %v\nafter  %v", slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
+				}
+			})
 		}
 	}
 }

@@ -164,6 +164,10 @@ func TestMaintainWatch(t *testing.T) {
 	if out, err := pkftRunIn(t, "", "maintain", dir, "--dry-run", "--json"); err != nil || strings.Contains(out, `"built":[{`) {
 		t.Fatalf("dry run after the watcher's round: %v\n%s", err, out)
 	}
+	// A round that committed is logged at info (the default level), with its snapshot.
+	if want := fmt.Sprintf(`level=INFO msg=maintained table=%s snapshot=%d`, dir, int64(maintained)); !strings.Contains(w.log(), want) {
+		t.Errorf("the round that committed snapshot %v is not logged at info (%q):\n%s", maintained, want, w.log())
+	}
 	w.stop(t, 30*time.Second)
 }
 

@@ -108,6 +108,10 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			if indexNew {
 				opts = append(opts, pkft.WithIndexNewRows())
 			}
+			meter := newReadMeter(cmd.ErrOrStderr(), mode)
+			if o := meter.option(); o != nil {
+				opts = append(opts, o)
+			}
 			w, err := tbl.NewWriter(ctx, opts...)
 			if err != nil {
 				return err
@@ -119,7 +123,6 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 			}()
 			sch := w.Schema()
 			rows := 0
-			meter := newReadMeter(cmd.ErrOrStderr(), mode)
 			in := newCtxReader(ctx, cmd.InOrStdin())
 			emit := func(line int, rec map[string]any) error {
 				kind, row, err := typedRow(sch, rec)
@@ -197,7 +200,7 @@ base64. Missing columns are NULL. A row's kind is the optional field _rowKind: +
 	f.StringVar(&user, "commit-user", "", "the snapshot's commit `USER` (default: a random UUID)")
 	f.BoolVar(&indexNew, "index-new-rows", false, "rewrite the level-0 files at commit instead of moving them up, so the rows are searched at commit")
 	f.BoolVar(&quiet, "quiet", false, "draw no progress (same as --progress never)")
-	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress on stderr, rows and bytes read with their rate, then the commit: `auto|always|never|json` (auto: when stderr is a terminal; json: a JSON object a line)")
+	f.StringVar(&progressFlag, "progress", string(progressAuto), "progress on stderr, rows and bytes read with their rate, then each phase of the commit (level-0 files, compaction at commit and archive builds, snapshots): `auto|always|never|json` (auto: when stderr is a terminal; json: a JSON object a line)")
 	f.BoolVar(&writeOnly, "write-only", false, "commit level-0 files without the compaction at commit (Paimon's write-only)")
 	return cmd
 }

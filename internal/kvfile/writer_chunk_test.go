@@ -1,0 +1,156 @@
+package kvfile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/meta"
+	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/schema"
+	"github.com/paimon-pkft/pkft/internal/types"
+)
+
+// chunkTable is a table of a key, a nullable text and a double, with one bucket.
+func chunkTable(t *testing.T) (*Layout, *paths.DataFilePathFactory, string) {
+	t.Helper()
+	key := types.Int()
+	key.NotNull = true
+	s := &schema.TableSchema{Version: 3, PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "1"},
+		Fields: []types.DataField{types.Field(0, "k", key), types.Field(1, "txt", types.String()), types.Field(2, "x", types.Double())}}
+	layout, err := NewLayout(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	pf, err := paths.NewTableFactory(root, s.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp, err := pf.DataFilePathFactory(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return layout, dp, root
+}
+
+func chunkRecord(i int) *KeyValue {
+	var txt any = fmt.Sprintf("row %d of the chunked column, %d", i, i*7919%1000)
+	if i%11 == 3 {
+		txt = nil
+	}
+	return &KeyValue{Key: []any{int32(i)}, Seq: int64(i), Kind: types.Insert, Value: []any{int32(i), txt, float64(i) / 3}}
+}
+
+// A column handed to the Parquet writer in chunks of columnChunkRows rows (so that a cancelled
+// context stops a row group between two chunks) is the same bytes as the column handed over at
+// once.
+func TestChunkedColumnsSameBytes(t *testing.T) {
+	ctx := context.Background()
+	n := 3*columnChunkRows + 1234
+	write := func(chunkRows int) []byte {
+		layout, dp, _ := chunkTable(t)
+		w, err := NewRollingWriter(fileio.NewLocal(), layout, dp, WriterOptions{Level: 5, Source: meta.FileSourceCompact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if err := w.Write(ctx, chunkRecord(i)); err != nil {
+				t.Fatal(err)
+			}
+			w.cur.chunkRows = chunkRows
+		}
+		files, err := w.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != 1 {
+			t.Fatalf("%d files, want 1", len(files))
+		}
+		b, err := os.ReadFile(dp.ToPath(files[0].FileName, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	chunked, whole := write(columnChunkRows), write(math.MaxInt)
+	if !bytes.Equal(chunked, whole) {
+		t.Fatalf("the file written in chunks of %d rows (%d bytes) differs from the file written at once (%d bytes)",
+			columnChunkRows, len(chunked), len(whole))
+	}
+}
+
+// A writer whose context is cancelled before it closes stops before encoding the buffered row
+// group, returns the cancellation, and Abort leaves no file behind.
+func TestCancelledCloseWritesNothing(t *testing.T) {
+	layout, dp, root := chunkTable(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := NewRollingWriter(fileio.NewLocal(), layout, dp, WriterOptions{Level: 5, Source: meta.FileSourceCompact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 * columnChunkRows {
+		if err := w.Write(ctx, chunkRecord(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	if files, err := w.Close(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Close after cancel: %d files, %v; want context.Canceled", len(files), err)
+	}
+	w.Abort(ctx)
+	var left []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, p)
+		}
+		return err
+	})
+	if len(left) != 0 {
+		t.Fatalf("files left after the cancelled close and Abort: %v", left)
+	}
+}
+
+// cancelAfter is a context whose Err reports cancellation from its (n+1)th call on.
+type cancelAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A cancellation that comes while a row group is encoded stops it between two chunks of a
+// column: here after the first chunk of the first column (the row group's check and that
+// chunk's pass, the second chunk's fails).
+func TestCancelStopsBetweenChunks(t *testing.T) {
+	layout, dp, _ := chunkTable(t)
+	w, err := NewRollingWriter(fileio.NewLocal(), layout, dp, WriterOptions{Level: 5, Source: meta.FileSourceCompact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 3 * columnChunkRows {
+		if err := w.Write(ctx, chunkRecord(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer w.Abort(ctx)
+	if err := w.cur.flushRowGroup(&cancelAfter{Context: ctx, n: 2}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("flushRowGroup cancelled after the first chunk: %v, want context.Canceled", err)
+	}
+	// The first column (the key) saw exactly the first chunk's rows.
+	if got, want := w.cur.stats[0].max, int32(columnChunkRows-1); got != want {
+		t.Fatalf("the key column's max after the cancelled flush is %v, want %v (one chunk)", got, want)
+	}
+}
