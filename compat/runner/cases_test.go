@@ -46,9 +46,16 @@ type caseRow struct {
 	// Doc describes the case for the catalogue (docs/conformance.md); rows of one case (its
 	// directions, its variants) share it.
 	Doc string
-	// Run is the case's work. t is TestConformance's test: what the work leaves there (temp
-	// dirs, cleanups) lasts until the suite ends, as the fixtures do.
-	Run func(ctx context.Context, t *testing.T) error
+	// Uses are what the case needs set up before Run, in order: fixtures, with the commands
+	// their runners must serve (serving, made), and implementations' runners, with the commands
+	// and features their supports files must declare (runnerOf, featureOf). The harness sets
+	// each up; the first that cannot be ends the row with its outcome (unavailable, unsupported
+	// or an error), and Run does not run.
+	Uses []caseUse
+	// Run is the case's check, given what Uses set up (ce). ce.T is TestConformance's test:
+	// what the check leaves there (temp dirs, cleanups) lasts until the suite ends, as the
+	// fixtures do.
+	Run func(ctx context.Context, ce *caseEnv) error
 	// Background, when set, runs the row beside the rows after it (see runBackground): Start
 	// runs first in the row's own subtest and returns the work, which gets Background as its
 	// timeout. Done, when set, receives the channel that closes when the work has returned.
@@ -335,7 +342,11 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 			if err := outcomes.unsupportedNeed(c); err != nil {
 				return outcomes.record(c, err) // and so for the rows that continue it in turn
 			}
-			return outcomes.record(c, c.Run(ctx, t))
+			ce, err := c.setUp(ctx, t)
+			if err != nil {
+				return outcomes.record(c, err)
+			}
+			return outcomes.record(c, c.Run(ctx, ce))
 		})
 	}
 }
@@ -434,6 +445,130 @@ func (f *fixture[T]) get(t *testing.T) T {
 	f.once.Do(func() { f.v = f.make(t) })
 	return f.v
 }
+
+// caseEnv is what the harness hands a row's Run: TestConformance's test, and what the row's
+// Uses set up.
+type caseEnv struct {
+	T *testing.T
+	// row is the row's subtest name, for the messages of a use it did not declare.
+	row      string
+	fixtures map[any]bool
+	runners  map[string]*Process
+}
+
+// runner is the runner of implementation impl the row's Uses started (runnerOf).
+func (ce *caseEnv) runner(impl string) *Process {
+	p, ok := ce.runners[impl]
+	if !ok {
+		panic(fmt.Sprintf("%s: Run uses the runner of %s, which its Uses do not declare (runnerOf)", ce.row, impl))
+	}
+	return p
+}
+
+// in is the fixture's value for a row whose Uses declare it (serving, made): the harness made it
+// before Run.
+func (f *fixture[T]) in(ce *caseEnv) T {
+	if !ce.fixtures[f] {
+		panic(fmt.Sprintf("%s: Run uses a fixture its Uses do not declare (serving, made)", ce.row))
+	}
+	return f.v
+}
+
+// caseUse is one thing a row's Uses declare: setUp makes it ready in ce, or returns the row's
+// outcome (unavailable, unsupported, an error) when it cannot be.
+type caseUse interface {
+	setUp(ctx context.Context, ce *caseEnv) error
+}
+
+// setUp sets up the row's Uses in order, stopping at the first that cannot be.
+func (c *caseRow) setUp(ctx context.Context, t *testing.T) (*caseEnv, error) {
+	ce := &caseEnv{T: t, row: c.id(), fixtures: map[any]bool{}, runners: map[string]*Process{}}
+	for _, u := range c.Uses {
+		if err := u.setUp(ctx, ce); err != nil {
+			return nil, err
+		}
+	}
+	return ce, nil
+}
+
+// commandServer is a fixture whose need fails unless its runners started (and its engine
+// loaded) and serve cmds: the outcome, unavailable or an error, of a row that cannot run.
+type commandServer interface {
+	need(ctx context.Context, cmds ...string) error
+}
+
+// fixtureUse is a fixture a row uses, with the commands its runner must serve.
+type fixtureUse[T any] struct {
+	f    *fixture[T]
+	need func(ctx context.Context, v T) error
+}
+
+func (u fixtureUse[T]) setUp(ctx context.Context, ce *caseEnv) error {
+	v := u.f.get(ce.T)
+	if u.need != nil {
+		if err := u.need(ctx, v); err != nil {
+			return err
+		}
+	}
+	ce.fixtures[u.f] = true
+	return nil
+}
+
+// serving declares fixture f, whose runner must serve cmds (its need).
+func serving[T commandServer](f *fixture[T], cmds ...string) caseUse {
+	return fixtureUse[T]{f: f, need: func(ctx context.Context, v T) error { return v.need(ctx, cmds...) }}
+}
+
+// made declares fixture f, made before Run and nothing more asked of it.
+func made[T any](f *fixture[T]) caseUse { return fixtureUse[T]{f: f} }
+
+// runnerUse is the runner of an implementation a row runs as a producer (producerRunner).
+type runnerUse struct {
+	runners map[string]*implRunner
+	impl    string
+	cmds    []string
+}
+
+func (u runnerUse) setUp(_ context.Context, ce *caseEnv) error {
+	p, err := producerRunner(ce.T, u.runners, u.impl, u.cmds...)
+	if err != nil {
+		return err
+	}
+	ce.runners[u.impl] = p
+	return nil
+}
+
+// runnerOf declares the runner of implementation impl among runners, whose supports file must
+// declare cmds (producerRunner): Run gets it from ce.runner(impl).
+func runnerOf(runners map[string]*implRunner, impl string, cmds ...string) caseUse {
+	return runnerUse{runners, impl, cmds}
+}
+
+// featureUse is an optional feature an implementation's supports file must declare.
+type featureUse struct {
+	runners       map[string]*implRunner
+	impl, feature string
+}
+
+func (u featureUse) setUp(context.Context, *caseEnv) error {
+	return declaresFeature(u.runners, u.impl, u.feature)
+}
+
+// featureOf declares that implementation impl's supports file must declare feature
+// (declaresFeature).
+func featureOf(runners map[string]*implRunner, impl, feature string) caseUse {
+	return featureUse{runners, impl, feature}
+}
+
+// precondition is a condition a row checks at its place among its uses, before the uses after it
+// are set up: the table the row continues exists, for instance.
+type precondition func() error
+
+func (f precondition) setUp(context.Context, *caseEnv) error { return f() }
+
+// continuing declares that the row continues what another row left, which exists when left
+// returns nil (otherwise its error is the row's).
+func continuing(left func() error) caseUse { return precondition(left) }
 
 // groupFixture is a started maintain group (startGroup), made on first use.
 func groupFixture() *fixture[*maintainGroup] {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/compat/differential"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
@@ -72,13 +71,13 @@ func casesDifferential(ct *caseTable) {
 
 	ct.add(caseRow{Name: "maintainer/invariants", Direction: "go", Doc: docMaintainerInvariants,
 		Sides: []caseSide{side("go", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
+		Run: func(ctx context.Context, ce *caseEnv) error {
 			return withRotating(first, func(first int64, n int) error { return differential.CheckSeeds(ctx, first, n) })
 		}})
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "maintainer/differential", Direction: as(impl, "go->java"), Doc: docMaintainerDifferential,
 			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
+			Run: func(ctx context.Context, ce *caseEnv) error {
 				p, err := StartJava(ctx)
 				if err != nil {
 					return unavailable{testenv.RequireJavaEnv, err}
@@ -90,7 +89,7 @@ func casesDifferential(ct *caseTable) {
 				case !ok:
 					return unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}
 				}
-				goP, err := producerRunner(t, runners, impl, "maintainer-scenario")
+				goP, err := producerRunner(ce.T, runners, impl, "maintainer-scenario")
 				if err != nil {
 					return err
 				}
@@ -102,13 +101,13 @@ func casesDifferential(ct *caseTable) {
 
 	ct.add(caseRow{Name: "maintainer/invariants-sorted", Direction: "go", Doc: docMaintainerInvariantsSorted,
 		Sides: []caseSide{side("go", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
+		Run: func(ctx context.Context, ce *caseEnv) error {
 			return withRotating(first, func(first int64, n int) error { return differential.CheckSortedSeeds(ctx, first, n) })
 		}})
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "maintainer/differential-sorted", Direction: as(impl, "go->java"), Doc: docMaintainerDifferentialSorted,
 			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
+			Run: func(ctx context.Context, ce *caseEnv) error {
 				p, err := StartJava(ctx)
 				if err != nil {
 					return unavailable{testenv.RequireJavaEnv, err}
@@ -122,7 +121,7 @@ func casesDifferential(ct *caseTable) {
 				case !ok:
 					return errors.New("the Java runner lacks sorted-maintainer-scenario: rebuild it (make runner)")
 				}
-				goP, err := producerRunner(t, runners, impl, "sorted-maintainer-scenario")
+				goP, err := producerRunner(ce.T, runners, impl, "sorted-maintainer-scenario")
 				if err != nil {
 					return err
 				}

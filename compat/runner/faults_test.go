@@ -61,11 +61,11 @@ func casesFaults(ct *caseTable) {
 	for _, op := range crashpoint.Operations(root, nil) {
 		ct.add(caseRow{Name: "faults/" + op.Name, Direction: "go->java", Doc: docFaultsOperation,
 			Sides: []caseSide{side("go", Writer, Compactor, Maintainer), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
+			Run: func(ctx context.Context, ce *caseEnv) error {
 				if rootErr != nil {
 					return rootErr
 				}
-				env := envFx.get(t)
+				env := envFx.get(ce.T)
 				if env.libErr != nil {
 					return unavailable{testenv.RequireNativeEnv, env.libErr}
 				}
@@ -73,13 +73,13 @@ func casesFaults(ct *caseTable) {
 					if p, javaErr = StartJava(context.Background()); javaErr != nil {
 						javaErr = unavailable{testenv.RequireJavaEnv, javaErr}
 					} else {
-						t.Cleanup(func() { p.Close() })
+						ce.T.Cleanup(func() { p.Close() })
 					}
 				}
 				if javaErr != nil {
 					return javaErr
 				}
-				return checkFaultsWithJava(ctx, t, p, env.ops[op.Name])
+				return checkFaultsWithJava(ctx, ce.T, p, env.ops[op.Name])
 			}})
 	}
 }

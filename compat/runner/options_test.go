@@ -28,7 +28,7 @@ type javaOption struct {
 func casesOptions(ct *caseTable) {
 	ct.add(caseRow{Name: "options/registry", Direction: "java->go", Doc: docOptionsRegistry,
 		Sides: []caseSide{side("java", Writer), side("go", Writer)},
-		Run: func(ctx context.Context, t *testing.T) error {
+		Run: func(ctx context.Context, ce *caseEnv) error {
 			p, err := StartJava(ctx)
 			if err != nil {
 				return unavailable{testenv.RequireJavaEnv, err}
@@ -48,7 +48,7 @@ func casesOptions(ct *caseTable) {
 				return err
 			}
 			if len(res.Missing) > 0 {
-				t.Logf("option classes not in this Paimon build: %v", res.Missing)
+				ce.T.Logf("option classes not in this Paimon build: %v", res.Missing)
 			}
 			return checkRegistry(options.New(), res.Options)
 		}})

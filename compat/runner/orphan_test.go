@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,11 +30,9 @@ func casesOrphan(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "orphan/java-differential", Direction: as(impl, "go<->java"), Doc: docOrphanJavaDifferential,
 			Sides: []caseSide{side(impl, Writer, Maintainer), side("java", Writer, Maintainer, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				goP, err := producerRunner(t, runners, impl, "write", "remove-orphan-files")
-				if err != nil {
-					return err
-				}
+			Uses:  []caseUse{runnerOf(runners, impl, "write", "remove-orphan-files")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				goP := ce.runner(impl)
 				p, err := StartJava(ctx)
 				if err != nil {
 					return unavailable{testenv.RequireJavaEnv, err}
@@ -47,7 +44,7 @@ func casesOrphan(ct *caseTable) {
 				case !ok:
 					return fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands)
 				}
-				dir := t.TempDir()
+				dir := ce.T.TempDir()
 				src, expected, err := buildOrphanTable(ctx, p, goP, filepath.Join(dir, "warehouse"))
 				if err != nil {
 					return err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"testing"
 	"time"
 
 	"github.com/paimon-pkft/pkft/compat/pickdiff"
@@ -32,7 +31,7 @@ func casesPick(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Compactor) {
 		ct.add(caseRow{Name: "compaction/pick-differential", Direction: as(impl, "go->java"), Doc: docCompactionPickDifferential,
 			Sides: []caseSide{side(impl, Compactor), side("java", Compactor)},
-			Run: func(ctx context.Context, t *testing.T) error {
+			Run: func(ctx context.Context, ce *caseEnv) error {
 				p, err := StartJava(ctx)
 				if err != nil {
 					return unavailable{testenv.RequireJavaEnv, err}
@@ -44,7 +43,7 @@ func casesPick(ct *caseTable) {
 				case !ok:
 					return errors.New("the Java runner has no pick command: rebuild it with make runner")
 				}
-				picker, err := producerRunner(t, runners, impl, "pick")
+				picker, err := producerRunner(ce.T, runners, impl, "pick")
 				if err != nil {
 					return err
 				}

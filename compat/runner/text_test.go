@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
@@ -33,11 +32,9 @@ func casesMalformedText(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Writer, Compactor) {
 		ct.add(caseRow{Name: "text/malformed-utf8", Direction: as(impl, "go->java"), Doc: docTextMalformedUtf8,
 			Sides: []caseSide{side(impl, Writer, Compactor), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				goP, err := producerRunner(t, runners, impl, "write", "compact")
-				if err != nil {
-					return err
-				}
+			Uses:  []caseUse{runnerOf(runners, impl, "write", "compact")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				goP := ce.runner(impl)
 				p, err := StartJava(ctx)
 				if err != nil {
 					return unavailable{testenv.RequireJavaEnv, err}
@@ -47,7 +44,7 @@ func casesMalformedText(ct *caseTable) {
 				if err != nil {
 					return err
 				}
-				path := filepath.Join(t.TempDir(), "ft-default-partitioned")
+				path := filepath.Join(ce.T.TempDir(), "ft-default-partitioned")
 				if err := os.CopyFS(path, os.DirFS(filepath.Join(root, "testdata", "tables", "java", "ft-default-partitioned"))); err != nil {
 					return err
 				}
