@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -704,3 +705,88 @@ const docScenarioConsumers = "every consumer implementation (pypaimon 2.1.0, pai
 	"(`key-type:TIMESTAMP(9)`) when cutting Java's key values to microseconds makes the hits " +
 	"agree (found by `table/differential` seed 7340062, on its Go, Java and alternating copies " +
 	"alike: Go and Java both write TIMESTAMP(9) as INT96)."
+
+// usesFixture is a fixture value for TestUsesSetUpBefore: its need fails with err.
+type usesFixture struct {
+	err   error
+	asked []string
+}
+
+func (f *usesFixture) need(_ context.Context, cmds ...string) error {
+	f.asked = append(f.asked, cmds...)
+	return f.err
+}
+
+// TestUsesSetUpBeforeRun checks the harness's part of a row: the row's Uses are set up in order
+// before Run, the first that cannot be ends the row with its outcome (unavailable, unsupported
+// with the supports file's reason) without running Run, and Run gets the fixtures and runners
+// set up.
+func TestUsesSetUpBeforeRun(t *testing.T) {
+	const requireEnv = "PKFT_REQUIRE_USESX_TEST"
+	t.Setenv(requireEnv, "")
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	supports := &Supports{Path: filepath.Join(root, "usesx.supports"), Roles: []string{"writer"},
+		Commands:    map[string]bool{"write": true},
+		Unsupported: map[string]string{"maintain": "usesx does not maintain"}}
+	runners := map[string]*implRunner{"usesx": {impl: Impl{Name: "usesx", Supports: supports}, root: root}}
+	ok := newFixture(func(*testing.T) *usesFixture { return &usesFixture{} })
+	missing := newFixture(func(*testing.T) *usesFixture {
+		return &usesFixture{err: unavailable{requireEnv, errors.New("usesx fixture missing")}}
+	})
+	notRun := func(context.Context, *caseEnv) error { return errors.New("Run ran although a use could not be set up") }
+	sides := []caseSide{side("usesx", Writer)}
+	ct := &caseTable{family: "uses"}
+	var got *usesFixture
+	for _, r := range []caseRow{
+		{Name: "uses/fixture-unavailable", Uses: []caseUse{serving(missing, "read"), runnerOf(runners, "usesx", "maintain")}, Run: notRun},
+		{Name: "uses/command-unsupported", Uses: []caseUse{serving(ok, "read"), runnerOf(runners, "usesx", "write", "maintain")}, Run: notRun},
+		{Name: "uses/command-undeclared", Uses: []caseUse{runnerOf(runners, "usesx", "compact")}, Run: notRun},
+		{Name: "uses/feature-undeclared", Uses: []caseUse{featureOf(runners, "usesx", FeatureIndexNewRows)}, Run: notRun},
+		{Name: "uses/continuing-first", Uses: []caseUse{continuing(func() error {
+			return unavailable{requireEnv, errors.New("nothing to continue")}
+		}), runnerOf(runners, "usesx", "maintain")}, Run: notRun},
+		{Name: "uses/ready", Uses: []caseUse{serving(ok, "read", "dump"), made(missing)},
+			Run: func(_ context.Context, ce *caseEnv) error {
+				got = ok.in(ce)
+				if missing.in(ce) == nil {
+					return errors.New("made(missing) did not make the fixture")
+				}
+				return nil
+			}},
+	} {
+		r.Direction, r.Sides, r.Doc = "usesx", sides, "a row of TestUsesSetUpBeforeRun"
+		ct.add(r)
+	}
+	t.Run("rows", func(t *testing.T) { ct.run(t, caseFilter{}) })
+	want := map[string]struct {
+		status Status
+		detail string
+	}{
+		"uses/fixture-unavailable": {Skip, "usesx fixture missing"},
+		"uses/command-unsupported": {Unsupported, "declares maintain unsupported: usesx does not maintain"},
+		"uses/command-undeclared":  {Unsupported, "does not declare command compact"},
+		"uses/feature-undeclared":  {Unsupported, "does not declare feature " + FeatureIndexNewRows},
+		"uses/continuing-first":    {Skip, "nothing to continue"},
+		"uses/ready":               {Pass, ""},
+	}
+	seen := 0
+	for _, r := range report.Results() { // sorted, and other tests' rows report too: pick ours
+		w, ok := want[r.Case]
+		if !ok || r.Direction != "usesx" {
+			continue
+		}
+		seen++
+		if r.Status != w.status || !strings.Contains(r.Detail, w.detail) {
+			t.Errorf("%s: %s (%s), want %s with %q", r.Case, r.Status, r.Detail, w.status, w.detail)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d rows reported", seen, len(want))
+	}
+	if got == nil || !slices.Equal(got.asked, []string{"read", "read", "dump"}) {
+		t.Errorf("the ready row's fixture was asked for %v, want read (command-unsupported), then read, dump", got)
+	}
+}
