@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // Role is a set of protocol commands an implementation takes (compat/PROTOCOL.md, "Roles").
@@ -344,6 +346,7 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 				return outcomes.record(c, err) // and so for the rows that continue it in turn
 			}
 			ce, err := c.setUp(ctx, t)
+			defer ce.close()
 			if err != nil {
 				return outcomes.record(c, err)
 			}
@@ -455,6 +458,15 @@ type caseEnv struct {
 	row      string
 	fixtures map[any]bool
 	runners  map[string]*Process
+	// closers close what the uses started for the row alone, when Run has returned.
+	closers []func() error
+}
+
+// close closes what the uses started for the row alone (ownJava).
+func (ce *caseEnv) close() {
+	for _, c := range slices.Backward(ce.closers) {
+		c()
+	}
 }
 
 // runner is the runner of implementation impl the row's Uses started (runnerOf).
@@ -481,12 +493,13 @@ type caseUse interface {
 	setUp(ctx context.Context, ce *caseEnv) error
 }
 
-// setUp sets up the row's Uses in order, stopping at the first that cannot be.
+// setUp sets up the row's Uses in order, stopping at the first that cannot be. The caller
+// closes the environment (close) once the row is done, set up or not.
 func (c *caseRow) setUp(ctx context.Context, t *testing.T) (*caseEnv, error) {
 	ce := &caseEnv{T: t, row: c.id(), fixtures: map[any]bool{}, runners: map[string]*Process{}}
 	for _, u := range c.Uses {
 		if err := u.setUp(ctx, ce); err != nil {
-			return nil, err
+			return ce, err
 		}
 	}
 	return ce, nil
@@ -560,6 +573,33 @@ func (u featureUse) setUp(context.Context, *caseEnv) error {
 func featureOf(runners map[string]*implRunner, impl, feature string) caseUse {
 	return featureUse{runners, impl, feature}
 }
+
+// ownJavaUse is a Java runner a row starts for itself.
+type ownJavaUse struct {
+	missing error
+	cmds    []string
+}
+
+func (u ownJavaUse) setUp(ctx context.Context, ce *caseEnv) error {
+	p, err := StartJava(ctx)
+	if err != nil {
+		return unavailable{testenv.RequireJavaEnv, err}
+	}
+	ce.closers = append(ce.closers, p.Close)
+	switch ok, err := HasCommands(ctx, p, u.cmds...); {
+	case err != nil:
+		return err
+	case !ok:
+		return u.missing
+	}
+	ce.runners["java"] = p
+	return nil
+}
+
+// ownJava declares a Java runner of the row's own (started for it, closed when it is done: its
+// scenarios share the JVM with no other case) serving cmds; missing is the row's outcome when
+// it does not. Run gets it from ce.runner("java").
+func ownJava(missing error, cmds ...string) caseUse { return ownJavaUse{missing, cmds} }
 
 // precondition is a condition a row checks at its place among its uses, before the uses after it
 // are set up: the table the row continues exists, for instance.
