@@ -586,11 +586,13 @@ func (u ownJavaUse) setUp(ctx context.Context, ce *caseEnv) error {
 		return unavailable{testenv.RequireJavaEnv, err}
 	}
 	ce.closers = append(ce.closers, p.Close)
-	switch ok, err := HasCommands(ctx, p, u.cmds...); {
-	case err != nil:
-		return err
-	case !ok:
-		return u.missing
+	if len(u.cmds) > 0 {
+		switch ok, err := HasCommands(ctx, p, u.cmds...); {
+		case err != nil:
+			return err
+		case !ok:
+			return u.missing
+		}
 	}
 	ce.runners["java"] = p
 	return nil
@@ -598,7 +600,8 @@ func (u ownJavaUse) setUp(ctx context.Context, ce *caseEnv) error {
 
 // ownJava declares a Java runner of the row's own (started for it, closed when it is done: its
 // scenarios share the JVM with no other case) serving cmds; missing is the row's outcome when
-// it does not. Run gets it from ce.runner("java").
+// it does not (without cmds, nothing is asked of it: missing is nil). Run gets it from
+// ce.runner("java").
 func ownJava(missing error, cmds ...string) caseUse { return ownJavaUse{missing, cmds} }
 
 // precondition is a condition a row checks at its place among its uses, before the uses after it

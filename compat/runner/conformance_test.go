@@ -353,18 +353,9 @@ func casesEngine(ct *caseTable) {
 func casesTables(ct *caseTable) {
 	ct.add(caseRow{Name: "table/java-pk-full-text", Direction: "java->java", Doc: docTableJavaPkFullText,
 		Sides: []caseSide{side("java", Writer, Compactor, Consumer)},
+		Uses:  []caseUse{ownJava(unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}, "search")},
 		Run: func(ctx context.Context, ce *caseEnv) error {
-			p, err := StartJava(ctx)
-			if err != nil {
-				return unavailable{testenv.RequireJavaEnv, err}
-			}
-			defer p.Close()
-			switch ok, err := HasCommands(ctx, p, "search"); {
-			case err != nil:
-				return err
-			case !ok:
-				return unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}
-			}
+			p := ce.runner("java")
 			noteJavaFullText(ctx, p)
 			return javaPKFullText(ctx, p, ce.T.TempDir())
 		}})

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // casesExpire registers the expiry differential: copies of one Java-written table (deletion vectors,
@@ -27,13 +25,9 @@ func casesExpire(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "expire/differential", Direction: as(impl, "go<->java"), Doc: docExpireDifferential,
 			Sides: []caseSide{side(impl, Maintainer), side("java", Writer, Maintainer, Consumer)},
-			Uses:  []caseUse{runnerOf(runners, impl, "expire-snapshots")},
+			Uses:  []caseUse{runnerOf(runners, impl, "expire-snapshots"), ownJava(nil)},
 			Run: func(ctx context.Context, ce *caseEnv) error {
-				p, err := StartJava(ctx)
-				if err != nil {
-					return unavailable{testenv.RequireJavaEnv, err}
-				}
-				defer p.Close()
+				p := ce.runner("java")
 				dir := ce.T.TempDir()
 				fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 				// With the default retention, the writes themselves expire nothing (every snapshot is

@@ -28,18 +28,9 @@ type javaOption struct {
 func casesOptions(ct *caseTable) {
 	ct.add(caseRow{Name: "options/registry", Direction: "java->go", Doc: docOptionsRegistry,
 		Sides: []caseSide{side("java", Writer), side("go", Writer)},
+		Uses:  []caseUse{ownJava(unavailable{testenv.RequireJavaEnv, errors.New("the Java runner has no options command: rebuild it (make runner)")}, "options")},
 		Run: func(ctx context.Context, ce *caseEnv) error {
-			p, err := StartJava(ctx)
-			if err != nil {
-				return unavailable{testenv.RequireJavaEnv, err}
-			}
-			defer p.Close()
-			switch ok, err := HasCommands(ctx, p, "options"); {
-			case err != nil:
-				return err
-			case !ok:
-				return unavailable{testenv.RequireJavaEnv, errors.New("the Java runner has no options command: rebuild it (make runner)")}
-			}
+			p := ce.runner("java")
 			var res struct {
 				Options []javaOption `json:"options"`
 				Missing []string     `json:"missing"`

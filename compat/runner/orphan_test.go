@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/paimon-pkft/pkft/internal/snapshot"
-	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 var orphanCommands = []string{"create-table", "write", "compact", "create-tag", "create-branch", "remove-orphan-files"}
@@ -30,20 +29,10 @@ func casesOrphan(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "orphan/java-differential", Direction: as(impl, "go<->java"), Doc: docOrphanJavaDifferential,
 			Sides: []caseSide{side(impl, Writer, Maintainer), side("java", Writer, Maintainer, Consumer)},
-			Uses:  []caseUse{runnerOf(runners, impl, "write", "remove-orphan-files")},
+			Uses: []caseUse{runnerOf(runners, impl, "write", "remove-orphan-files"),
+				ownJava(fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands), orphanCommands...)},
 			Run: func(ctx context.Context, ce *caseEnv) error {
-				goP := ce.runner(impl)
-				p, err := StartJava(ctx)
-				if err != nil {
-					return unavailable{testenv.RequireJavaEnv, err}
-				}
-				defer p.Close()
-				switch ok, err := HasCommands(ctx, p, orphanCommands...); {
-				case err != nil:
-					return err
-				case !ok:
-					return fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands)
-				}
+				goP, p := ce.runner(impl), ce.runner("java")
 				dir := ce.T.TempDir()
 				src, expected, err := buildOrphanTable(ctx, p, goP, filepath.Join(dir, "warehouse"))
 				if err != nil {

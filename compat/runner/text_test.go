@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // malformedTexts are texts with malformed UTF-8 and NULs, as a foreign writer may leave them in a
@@ -32,14 +31,9 @@ func casesMalformedText(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Writer, Compactor) {
 		ct.add(caseRow{Name: "text/malformed-utf8", Direction: as(impl, "go->java"), Doc: docTextMalformedUtf8,
 			Sides: []caseSide{side(impl, Writer, Compactor), side("java", Consumer)},
-			Uses:  []caseUse{runnerOf(runners, impl, "write", "compact")},
+			Uses:  []caseUse{runnerOf(runners, impl, "write", "compact"), ownJava(nil)},
 			Run: func(ctx context.Context, ce *caseEnv) error {
-				goP := ce.runner(impl)
-				p, err := StartJava(ctx)
-				if err != nil {
-					return unavailable{testenv.RequireJavaEnv, err}
-				}
-				defer p.Close()
+				goP, p := ce.runner(impl), ce.runner("java")
 				root, err := RepoRoot()
 				if err != nil {
 					return err
