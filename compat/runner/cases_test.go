@@ -620,8 +620,9 @@ func groupFixture() *fixture[*maintainGroup] {
 }
 
 // TestCaseTableInvariants checks the table's invariants without running a case:
-// every row has a name, a direction, sides with roles, a description and a run; no two rows share
-// a subtest name; and registering twice gives the same rows in the same order.
+// every row has a name, a direction, sides with roles, a description and a run; the runners its
+// Uses declare are its sides'; no two rows share a subtest name; and registering twice gives the
+// same rows in the same order.
 func TestCaseTableInvariants(t *testing.T) {
 	a, b := conformanceCases(os.Environ()), conformanceCases(os.Environ())
 	if err := errors.Join(a.errs...); err != nil {
@@ -655,6 +656,20 @@ func TestCaseTableInvariants(t *testing.T) {
 		for _, n := range c.Needs {
 			if !seen[n] || n == id {
 				t.Errorf("%s needs %s, which is not a row registered before it", id, n)
+			}
+		}
+		for _, u := range c.Uses {
+			impl := ""
+			switch u := u.(type) {
+			case runnerUse:
+				impl = u.impl
+			case featureUse:
+				impl = u.impl
+			case ownJavaUse:
+				impl = "java"
+			}
+			if impl != "" && !slices.ContainsFunc(c.Sides, func(s caseSide) bool { return s.Impl == impl }) {
+				t.Errorf("%s uses a runner of %s, which is not among its sides", id, impl)
 			}
 		}
 		for _, s := range c.Sides {
