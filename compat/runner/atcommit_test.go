@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -29,45 +28,25 @@ func casesAtCommit(ct *caseTable) {
 		for _, v := range visibleVariants() {
 			ct.add(caseRow{Name: "write/visible-at-commit/" + v.name, Direction: as(p, "go->java"), Doc: docWriteVisibleAtCommitVariant,
 				Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Consumer)},
-				Run: func(ctx context.Context, t *testing.T) error {
-					g := gf.get(t)
-					if err := g.need(ctx, writeCommands...); err != nil {
-						return err
-					}
-					goP, err := producerRunner(t, runners, p, "write", "search")
-					if err != nil {
-						return err
-					}
-					return visibleAtCommit(ctx, g, goP, v)
+				Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "write", "search")},
+				Run: func(ctx context.Context, ce *caseEnv) error {
+					return visibleAtCommit(ctx, gf.in(ce), ce.runner(p), v)
 				}})
 		}
 		ct.add(caseRow{Name: "write/lookup-dvs", Direction: as(p, "go<->java"), Doc: docWriteLookupDvs,
 			Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Writer, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, writeCommands...); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "write")
-				if err != nil {
-					return err
-				}
-				return lookupDVs(ctx, g, goP)
+			Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "write")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return lookupDVs(ctx, gf.in(ce), ce.runner(p))
 			}})
 		var noFull *consumerTable
 		ct.add(caseRow{Name: "scenario/alternating-no-full", Direction: as(p, "go+java"), Doc: docScenarioAlternatingNoFull,
 			Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Writer, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, writeCommands...); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "write", "compact", "search")
-				if err != nil {
-					return err
-				}
+			Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "write", "compact", "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				g := gf.in(ce)
 				// Only the compactions the commits run; Go's own read checked too.
-				path, err := alternating(ctx, g, goP, alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
+				path, err := alternating(ctx, g, ce.runner(p), alternatingScenario{name: "alternating-no-full", seeds: 77, minRows: 10, rowSeedBase: 3000}, alternatingRounds)
 				if err != nil {
 					return err
 				}
@@ -78,16 +57,9 @@ func casesAtCommit(ct *caseTable) {
 		for _, codec := range javaCodecs {
 			ct.add(caseRow{Name: "write/java-codec/" + codec, Direction: as(p, "java->go"), Doc: docWriteJavaCodecCodec,
 				Sides: []caseSide{side("java", Writer), side(p, Consumer, Writer, Compactor)},
-				Run: func(ctx context.Context, t *testing.T) error {
-					g := gf.get(t)
-					if err := g.need(ctx, writeCommands...); err != nil {
-						return err
-					}
-					goP, err := producerRunner(t, runners, p, "write", "compact", "search")
-					if err != nil {
-						return err
-					}
-					return javaCodecTable(ctx, g, goP, codec)
+				Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "write", "compact", "search")},
+				Run: func(ctx context.Context, ce *caseEnv) error {
+					return javaCodecTable(ctx, gf.in(ce), ce.runner(p), codec)
 				}})
 		}
 		casesSortedScenario(ct, gf, impls, runners, p)

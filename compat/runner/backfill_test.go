@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,43 +37,23 @@ func casesBackfill(ct *caseTable) {
 	forProducers(impls, []Role{Writer, Compactor}, gf, groupFixture, func(p string, gf *fixture[*maintainGroup]) {
 		ct.add(caseRow{Name: "compaction/uncovered", Direction: as(p, "go->java"), Doc: docCompactionUncovered,
 			Sides: []caseSide{side(p, Writer, Compactor, Maintainer), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, writeCommands...); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "create-table", "write", "compact", "search")
-				if err != nil {
-					return err
-				}
-				return uncoveredBackfill(ctx, g, goP)
+			Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "create-table", "write", "compact", "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return uncoveredBackfill(ctx, gf.in(ce), ce.runner(p))
 			}})
 		ct.add(caseRow{Name: "write/index-new-rows", Direction: as(p, "go->java"), Doc: docWriteIndexNewRows,
 			Sides: []caseSide{side(p, Writer, Compactor), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				if err := declaresFeature(runners, p, FeatureIndexNewRows); err != nil {
-					return err
-				}
-				g := gf.get(t)
-				if err := g.need(ctx, writeCommands...); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "create-table", "write", "search")
-				if err != nil {
-					return err
-				}
-				return indexNewRows(ctx, g, goP)
+			Uses:  []caseUse{featureOf(runners, p, FeatureIndexNewRows), serving(gf, writeCommands...), runnerOf(runners, p, "create-table", "write", "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return indexNewRows(ctx, gf.in(ce), ce.runner(p))
 			}})
 	})
 	for _, v := range flinkVariants() {
 		ct.add(caseRow{Name: "maintain/flink-tables/" + v.name, Direction: "java->go->java", Doc: docMaintainFlinkTablesVariant,
 			Sides: []caseSide{side("java", Writer, Consumer), side("go", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, append(slices.Clone(writeCommands), "changelog-read")...); err != nil {
-					return err
-				}
-				return flinkTable(ctx, g, v)
+			Uses:  []caseUse{serving(gf, append(slices.Clone(writeCommands), "changelog-read")...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return flinkTable(ctx, gf.in(ce), v)
 			}})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,17 +70,18 @@ func carryJavaFixture() *fixture[*carryJava] {
 	})
 }
 
-func (cj *carryJava) need(ctx context.Context) (*Process, error) {
+// need fails unless the Java runner started and serves cmds.
+func (cj *carryJava) need(ctx context.Context, cmds ...string) error {
 	if cj.startErr != nil {
-		return nil, cj.startErr
+		return cj.startErr
 	}
-	switch ok, err := HasCommands(ctx, cj.proc, "manifest-values"); {
+	switch ok, err := HasCommands(ctx, cj.proc, cmds...); {
 	case err != nil:
-		return nil, err
+		return err
 	case !ok:
-		return nil, errors.New("the Java runner lacks manifest-values: rebuild it (make runner)")
+		return fmt.Errorf("the Java runner lacks %s: rebuild it (make runner)", strings.Join(cmds, ", "))
 	}
-	return cj.proc, nil
+	return nil
 }
 
 // casesCarry registers the carry cases (issue 43, "carry without loss"): a commit that carries
@@ -106,20 +108,13 @@ func casesCarry(ct *caseTable) {
 		for _, g := range golden {
 			ct.add(caseRow{Name: "metadata/carry/" + g.producer + "/" + g.name, Direction: as(m, "golden->go->java"), Doc: docMetadataCarry,
 				Sides: []caseSide{side(m, Maintainer), side("java", Consumer)},
-				Run: func(ctx context.Context, t *testing.T) error {
-					mp, err := producerRunner(t, runners, m, carryCommands...)
-					if err != nil {
-						return err
-					}
-					jp, err := jf.get(t).need(ctx)
-					if err != nil {
-						return err
-					}
-					path := filepath.Join(t.TempDir(), g.name)
+				Uses:  []caseUse{runnerOf(runners, m, carryCommands...), serving(jf, "manifest-values")},
+				Run: func(ctx context.Context, ce *caseEnv) error {
+					path := filepath.Join(ce.T.TempDir(), g.name)
 					if err := copyTable(g.dir, path); err != nil {
 						return err
 					}
-					return carry(ctx, jp, mp, m, path)
+					return carry(ctx, jf.in(ce).proc, ce.runner(m), m, path)
 				}})
 		}
 		for _, w := range writers {
@@ -129,24 +124,13 @@ func casesCarry(ct *caseTable) {
 			}
 			ct.add(caseRow{Name: "producer/" + w + "/metadata-carry", Direction: w + "->" + m + "->java", Doc: docMetadataCarry,
 				Sides: sides,
-				Run: func(ctx context.Context, t *testing.T) error {
-					wp, err := producerRunner(t, runners, w, ProducerCommands...)
+				Uses:  []caseUse{runnerOf(runners, w, ProducerCommands...), runnerOf(runners, m, carryCommands...), serving(jf, "manifest-values")},
+				Run: func(ctx context.Context, ce *caseEnv) error {
+					path, err := carryWrittenTable(ctx, ce.runner(w), w, ce.T.TempDir())
 					if err != nil {
 						return err
 					}
-					mp, err := producerRunner(t, runners, m, carryCommands...)
-					if err != nil {
-						return err
-					}
-					jp, err := jf.get(t).need(ctx)
-					if err != nil {
-						return err
-					}
-					path, err := carryWrittenTable(ctx, wp, w, t.TempDir())
-					if err != nil {
-						return err
-					}
-					return carry(ctx, jp, mp, m, path)
+					return carry(ctx, jf.in(ce).proc, ce.runner(m), m, path)
 				}})
 		}
 	})

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // Role is a set of protocol commands an implementation takes (compat/PROTOCOL.md, "Roles").
@@ -46,9 +49,16 @@ type caseRow struct {
 	// Doc describes the case for the catalogue (docs/conformance.md); rows of one case (its
 	// directions, its variants) share it.
 	Doc string
-	// Run is the case's work. t is TestConformance's test: what the work leaves there (temp
-	// dirs, cleanups) lasts until the suite ends, as the fixtures do.
-	Run func(ctx context.Context, t *testing.T) error
+	// Uses are what the case needs set up before Run, in order: fixtures, with the commands
+	// their runners must serve (serving, made), and implementations' runners, with the commands
+	// and features their supports files must declare (runnerOf, featureOf). The harness sets
+	// each up; the first that cannot be ends the row with its outcome (unavailable, unsupported
+	// or an error), and Run does not run.
+	Uses []caseUse
+	// Run is the case's check, given what Uses set up (ce). ce.T is TestConformance's test:
+	// what the check leaves there (temp dirs, cleanups) lasts until the suite ends, as the
+	// fixtures do.
+	Run func(ctx context.Context, ce *caseEnv) error
 	// Background, when set, runs the row beside the rows after it (see runBackground): Start
 	// runs first in the row's own subtest and returns the work, which gets Background as its
 	// timeout. Done, when set, receives the channel that closes when the work has returned.
@@ -335,7 +345,12 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 			if err := outcomes.unsupportedNeed(c); err != nil {
 				return outcomes.record(c, err) // and so for the rows that continue it in turn
 			}
-			return outcomes.record(c, c.Run(ctx, t))
+			ce, err := c.setUp(ctx, t)
+			defer ce.close()
+			if err != nil {
+				return outcomes.record(c, err)
+			}
+			return outcomes.record(c, c.Run(ctx, ce))
 		})
 	}
 }
@@ -435,14 +450,179 @@ func (f *fixture[T]) get(t *testing.T) T {
 	return f.v
 }
 
+// caseEnv is what the harness hands a row's Run: TestConformance's test, and what the row's
+// Uses set up.
+type caseEnv struct {
+	T *testing.T
+	// row is the row's subtest name, for the messages of a use it did not declare.
+	row      string
+	fixtures map[any]bool
+	runners  map[string]*Process
+	// closers close what the uses started for the row alone, when Run has returned.
+	closers []func() error
+}
+
+// close closes what the uses started for the row alone (ownJava).
+func (ce *caseEnv) close() {
+	for _, c := range slices.Backward(ce.closers) {
+		c()
+	}
+}
+
+// runner is the runner of implementation impl the row's Uses started (runnerOf).
+func (ce *caseEnv) runner(impl string) *Process {
+	p, ok := ce.runners[impl]
+	if !ok {
+		panic(fmt.Sprintf("%s: Run uses the runner of %s, which its Uses do not declare (runnerOf)", ce.row, impl))
+	}
+	return p
+}
+
+// in is the fixture's value for a row whose Uses declare it (serving, made): the harness made it
+// before Run.
+func (f *fixture[T]) in(ce *caseEnv) T {
+	if !ce.fixtures[f] {
+		panic(fmt.Sprintf("%s: Run uses a fixture its Uses do not declare (serving, made)", ce.row))
+	}
+	return f.v
+}
+
+// caseUse is one thing a row's Uses declare: setUp makes it ready in ce, or returns the row's
+// outcome (unavailable, unsupported, an error) when it cannot be.
+type caseUse interface {
+	setUp(ctx context.Context, ce *caseEnv) error
+}
+
+// setUp sets up the row's Uses in order, stopping at the first that cannot be. The caller
+// closes the environment (close) once the row is done, set up or not.
+func (c *caseRow) setUp(ctx context.Context, t *testing.T) (*caseEnv, error) {
+	ce := &caseEnv{T: t, row: c.id(), fixtures: map[any]bool{}, runners: map[string]*Process{}}
+	for _, u := range c.Uses {
+		if err := u.setUp(ctx, ce); err != nil {
+			return ce, err
+		}
+	}
+	return ce, nil
+}
+
+// commandServer is a fixture whose need fails unless its runners started (and its engine
+// loaded) and serve cmds: the outcome, unavailable or an error, of a row that cannot run.
+type commandServer interface {
+	need(ctx context.Context, cmds ...string) error
+}
+
+// fixtureUse is a fixture a row uses, with the commands its runner must serve.
+type fixtureUse[T any] struct {
+	f    *fixture[T]
+	need func(ctx context.Context, v T) error
+}
+
+func (u fixtureUse[T]) setUp(ctx context.Context, ce *caseEnv) error {
+	v := u.f.get(ce.T)
+	if u.need != nil {
+		if err := u.need(ctx, v); err != nil {
+			return err
+		}
+	}
+	ce.fixtures[u.f] = true
+	return nil
+}
+
+// serving declares fixture f, whose runner must serve cmds (its need).
+func serving[T commandServer](f *fixture[T], cmds ...string) caseUse {
+	return fixtureUse[T]{f: f, need: func(ctx context.Context, v T) error { return v.need(ctx, cmds...) }}
+}
+
+// made declares fixture f, made before Run and nothing more asked of it.
+func made[T any](f *fixture[T]) caseUse { return fixtureUse[T]{f: f} }
+
+// runnerUse is the runner of an implementation a row runs as a producer (producerRunner).
+type runnerUse struct {
+	runners map[string]*implRunner
+	impl    string
+	cmds    []string
+}
+
+func (u runnerUse) setUp(_ context.Context, ce *caseEnv) error {
+	p, err := producerRunner(ce.T, u.runners, u.impl, u.cmds...)
+	if err != nil {
+		return err
+	}
+	ce.runners[u.impl] = p
+	return nil
+}
+
+// runnerOf declares the runner of implementation impl among runners, whose supports file must
+// declare cmds (producerRunner): Run gets it from ce.runner(impl).
+func runnerOf(runners map[string]*implRunner, impl string, cmds ...string) caseUse {
+	return runnerUse{runners, impl, cmds}
+}
+
+// featureUse is an optional feature an implementation's supports file must declare.
+type featureUse struct {
+	runners       map[string]*implRunner
+	impl, feature string
+}
+
+func (u featureUse) setUp(context.Context, *caseEnv) error {
+	return declaresFeature(u.runners, u.impl, u.feature)
+}
+
+// featureOf declares that implementation impl's supports file must declare feature
+// (declaresFeature).
+func featureOf(runners map[string]*implRunner, impl, feature string) caseUse {
+	return featureUse{runners, impl, feature}
+}
+
+// ownJavaUse is a Java runner a row starts for itself.
+type ownJavaUse struct {
+	missing error
+	cmds    []string
+}
+
+func (u ownJavaUse) setUp(ctx context.Context, ce *caseEnv) error {
+	p, err := StartJava(ctx)
+	if err != nil {
+		return unavailable{testenv.RequireJavaEnv, err}
+	}
+	ce.closers = append(ce.closers, p.Close)
+	if len(u.cmds) > 0 {
+		switch ok, err := HasCommands(ctx, p, u.cmds...); {
+		case err != nil:
+			return err
+		case !ok:
+			return u.missing
+		}
+	}
+	ce.runners["java"] = p
+	return nil
+}
+
+// ownJava declares a Java runner of the row's own (started for it, closed when it is done: its
+// scenarios share the JVM with no other case) serving cmds; missing is the row's outcome when
+// it does not (without cmds, nothing is asked of it: missing is nil). Run gets it from
+// ce.runner("java").
+func ownJava(missing error, cmds ...string) caseUse { return ownJavaUse{missing, cmds} }
+
+// precondition is a condition a row checks at its place among its uses, before the uses after it
+// are set up: the table the row continues exists, for instance.
+type precondition func() error
+
+func (f precondition) setUp(context.Context, *caseEnv) error { return f() }
+
+// continuing declares that the row continues what another row left, which exists when left
+// returns nil (otherwise its error is the row's).
+func continuing(left func() error) caseUse { return precondition(left) }
+
 // groupFixture is a started maintain group (startGroup), made on first use.
 func groupFixture() *fixture[*maintainGroup] {
 	return newFixture(startGroup)
 }
 
 // TestCaseTableInvariants checks the table's invariants without running a case:
-// every row has a name, a direction, sides with roles, a description and a run; no two rows share
-// a subtest name; and registering twice gives the same rows in the same order.
+// every row has a name, a direction, sides with roles, a description and a run; the runners its
+// Uses declare are its sides'; no two rows share a subtest name; and registering twice gives the
+// same rows in the same order.
 func TestCaseTableInvariants(t *testing.T) {
 	a, b := conformanceCases(os.Environ()), conformanceCases(os.Environ())
 	if err := errors.Join(a.errs...); err != nil {
@@ -476,6 +656,20 @@ func TestCaseTableInvariants(t *testing.T) {
 		for _, n := range c.Needs {
 			if !seen[n] || n == id {
 				t.Errorf("%s needs %s, which is not a row registered before it", id, n)
+			}
+		}
+		for _, u := range c.Uses {
+			impl := ""
+			switch u := u.(type) {
+			case runnerUse:
+				impl = u.impl
+			case featureUse:
+				impl = u.impl
+			case ownJavaUse:
+				impl = "java"
+			}
+			if impl != "" && !slices.ContainsFunc(c.Sides, func(s caseSide) bool { return s.Impl == impl }) {
+				t.Errorf("%s uses a runner of %s, which is not among its sides", id, impl)
 			}
 		}
 		for _, s := range c.Sides {
@@ -569,3 +763,88 @@ const docScenarioConsumers = "every consumer implementation (pypaimon 2.1.0, pai
 	"(`key-type:TIMESTAMP(9)`) when cutting Java's key values to microseconds makes the hits " +
 	"agree (found by `table/differential` seed 7340062, on its Go, Java and alternating copies " +
 	"alike: Go and Java both write TIMESTAMP(9) as INT96)."
+
+// usesFixture is a fixture value for TestUsesSetUpBefore: its need fails with err.
+type usesFixture struct {
+	err   error
+	asked []string
+}
+
+func (f *usesFixture) need(_ context.Context, cmds ...string) error {
+	f.asked = append(f.asked, cmds...)
+	return f.err
+}
+
+// TestUsesSetUpBeforeRun checks the harness's part of a row: the row's Uses are set up in order
+// before Run, the first that cannot be ends the row with its outcome (unavailable, unsupported
+// with the supports file's reason) without running Run, and Run gets the fixtures and runners
+// set up.
+func TestUsesSetUpBeforeRun(t *testing.T) {
+	const requireEnv = "PKFT_REQUIRE_USESX_TEST"
+	t.Setenv(requireEnv, "")
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	supports := &Supports{Path: filepath.Join(root, "usesx.supports"), Roles: []string{"writer"},
+		Commands:    map[string]bool{"write": true},
+		Unsupported: map[string]string{"maintain": "usesx does not maintain"}}
+	runners := map[string]*implRunner{"usesx": {impl: Impl{Name: "usesx", Supports: supports}, root: root}}
+	ok := newFixture(func(*testing.T) *usesFixture { return &usesFixture{} })
+	missing := newFixture(func(*testing.T) *usesFixture {
+		return &usesFixture{err: unavailable{requireEnv, errors.New("usesx fixture missing")}}
+	})
+	notRun := func(context.Context, *caseEnv) error { return errors.New("Run ran although a use could not be set up") }
+	sides := []caseSide{side("usesx", Writer)}
+	ct := &caseTable{family: "uses"}
+	var got *usesFixture
+	for _, r := range []caseRow{
+		{Name: "uses/fixture-unavailable", Uses: []caseUse{serving(missing, "read"), runnerOf(runners, "usesx", "maintain")}, Run: notRun},
+		{Name: "uses/command-unsupported", Uses: []caseUse{serving(ok, "read"), runnerOf(runners, "usesx", "write", "maintain")}, Run: notRun},
+		{Name: "uses/command-undeclared", Uses: []caseUse{runnerOf(runners, "usesx", "compact")}, Run: notRun},
+		{Name: "uses/feature-undeclared", Uses: []caseUse{featureOf(runners, "usesx", FeatureIndexNewRows)}, Run: notRun},
+		{Name: "uses/continuing-first", Uses: []caseUse{continuing(func() error {
+			return unavailable{requireEnv, errors.New("nothing to continue")}
+		}), runnerOf(runners, "usesx", "maintain")}, Run: notRun},
+		{Name: "uses/ready", Uses: []caseUse{serving(ok, "read", "dump"), made(missing)},
+			Run: func(_ context.Context, ce *caseEnv) error {
+				got = ok.in(ce)
+				if missing.in(ce) == nil {
+					return errors.New("made(missing) did not make the fixture")
+				}
+				return nil
+			}},
+	} {
+		r.Direction, r.Sides, r.Doc = "usesx", sides, "a row of TestUsesSetUpBeforeRun"
+		ct.add(r)
+	}
+	t.Run("rows", func(t *testing.T) { ct.run(t, caseFilter{}) })
+	want := map[string]struct {
+		status Status
+		detail string
+	}{
+		"uses/fixture-unavailable": {Skip, "usesx fixture missing"},
+		"uses/command-unsupported": {Unsupported, "declares maintain unsupported: usesx does not maintain"},
+		"uses/command-undeclared":  {Unsupported, "does not declare command compact"},
+		"uses/feature-undeclared":  {Unsupported, "does not declare feature " + FeatureIndexNewRows},
+		"uses/continuing-first":    {Skip, "nothing to continue"},
+		"uses/ready":               {Pass, ""},
+	}
+	seen := 0
+	for _, r := range report.Results() { // sorted, and other tests' rows report too: pick ours
+		w, ok := want[r.Case]
+		if !ok || r.Direction != "usesx" {
+			continue
+		}
+		seen++
+		if r.Status != w.status || !strings.Contains(r.Detail, w.detail) {
+			t.Errorf("%s: %s (%s), want %s with %q", r.Case, r.Status, r.Detail, w.status, w.detail)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d rows reported", seen, len(want))
+	}
+	if got == nil || !slices.Equal(got.asked, []string{"read", "read", "dump"}) {
+		t.Errorf("the ready row's fixture was asked for %v, want read (command-unsupported), then read, dump", got)
+	}
+}

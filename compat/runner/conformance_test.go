@@ -319,12 +319,12 @@ func casesEngine(ct *caseTable) {
 			// its own archive of the same rows.
 			ct.add(caseRow{Name: caseName, Direction: "go->" + name, Doc: docEngineDefaultNgramJieba,
 				Sides: []caseSide{side("go", Maintainer), side(name, Consumer)},
-				Run: func(ctx context.Context, t *testing.T) error {
-					them, _, err := other(t)
+				Run: func(ctx context.Context, ce *caseEnv) error {
+					them, _, err := other(ce.T)
 					if err != nil {
 						return err
 					}
-					if err := build(ctx, t); err != nil {
+					if err := build(ctx, ce.T); err != nil {
 						return err
 					}
 					return compareSearches(ctx, queries,
@@ -334,12 +334,12 @@ func casesEngine(ct *caseTable) {
 			// The other side builds, Go searches: Go's hits equal the other side's on that archive.
 			ct.add(caseRow{Name: caseName, Direction: name + "->go", Doc: docEngineDefaultNgramJieba,
 				Sides: []caseSide{side(name, Maintainer), side("go", Consumer)},
-				Run: func(ctx context.Context, t *testing.T) error {
-					them, goSide, err := other(t)
+				Run: func(ctx context.Context, ce *caseEnv) error {
+					them, goSide, err := other(ce.T)
 					if err != nil {
 						return err
 					}
-					if err := build(ctx, t); err != nil {
+					if err := build(ctx, ce.T); err != nil {
 						return err
 					}
 					return compareSearches(ctx, queries,
@@ -354,20 +354,11 @@ func casesEngine(ct *caseTable) {
 func casesTables(ct *caseTable) {
 	ct.add(caseRow{Name: "table/java-pk-full-text", Direction: "java->java", Doc: docTableJavaPkFullText,
 		Sides: []caseSide{side("java", Writer, Compactor, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			p, err := StartJava(ctx)
-			if err != nil {
-				return unavailable{testenv.RequireJavaEnv, err}
-			}
-			defer p.Close()
-			switch ok, err := HasCommands(ctx, p, "search"); {
-			case err != nil:
-				return err
-			case !ok:
-				return unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}
-			}
+		Uses:  []caseUse{ownJava(unavailable{testenv.RequireJavaFullTextEnv, errors.New(JavaFullTextMissing)}, "search")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			p := ce.runner("java")
 			noteJavaFullText(ctx, p)
-			return javaPKFullText(ctx, p, t.TempDir())
+			return javaPKFullText(ctx, p, ce.T.TempDir())
 		}})
 }
 

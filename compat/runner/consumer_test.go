@@ -135,8 +135,8 @@ func casesConsumers(ct *caseTable) {
 			for _, cmd := range ConsumerCommands {
 				ct.add(caseRow{Name: "consumer/" + cmd + "/" + tb.name, Direction: tb.producer + "->" + impl.Name, Doc: docConsumerReadSearchListIndexTable,
 					Sides: []caseSide{side(impl.Name, Consumer)},
-					Run: func(ctx context.Context, t *testing.T) error {
-						return consumerCase(ctx, t, runners[impl.Name], cmd, tb, root)
+					Run: func(ctx context.Context, ce *caseEnv) error {
+						return consumerCase(ctx, ce.T, runners[impl.Name], cmd, tb, root)
 					}})
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/compat/differential"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
@@ -72,62 +71,36 @@ func casesDifferential(ct *caseTable) {
 
 	ct.add(caseRow{Name: "maintainer/invariants", Direction: "go", Doc: docMaintainerInvariants,
 		Sides: []caseSide{side("go", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
+		Run: func(ctx context.Context, ce *caseEnv) error {
 			return withRotating(first, func(first int64, n int) error { return differential.CheckSeeds(ctx, first, n) })
 		}})
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "maintainer/differential", Direction: as(impl, "go->java"), Doc: docMaintainerDifferential,
 			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				p, err := StartJava(ctx)
-				if err != nil {
-					return unavailable{testenv.RequireJavaEnv, err}
-				}
-				defer p.Close()
-				switch ok, err := HasCommands(ctx, p, "maintainer-scenario"); {
-				case err != nil:
-					return err
-				case !ok:
-					return unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}
-				}
-				goP, err := producerRunner(t, runners, impl, "maintainer-scenario")
-				if err != nil {
-					return err
-				}
+			Uses: []caseUse{ownJava(unavailable{testenv.RequireJavaFullTextEnv, errors.New(javaMaintainerScenarioMissing)}, "maintainer-scenario"),
+				runnerOf(runners, impl, "maintainer-scenario")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
 				return withRotating(first, func(first int64, n int) error {
-					return differential.DifferentialWith(ctx, first, n, scenario(goP, "maintainer-scenario"), scenario(p, "maintainer-scenario"))
+					return differential.DifferentialWith(ctx, first, n, scenario(ce.runner(impl), "maintainer-scenario"), scenario(ce.runner("java"), "maintainer-scenario"))
 				})
 			}})
 	}
 
 	ct.add(caseRow{Name: "maintainer/invariants-sorted", Direction: "go", Doc: docMaintainerInvariantsSorted,
 		Sides: []caseSide{side("go", Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
+		Run: func(ctx context.Context, ce *caseEnv) error {
 			return withRotating(first, func(first int64, n int) error { return differential.CheckSortedSeeds(ctx, first, n) })
 		}})
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "maintainer/differential-sorted", Direction: as(impl, "go->java"), Doc: docMaintainerDifferentialSorted,
 			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				p, err := StartJava(ctx)
-				if err != nil {
-					return unavailable{testenv.RequireJavaEnv, err}
-				}
-				defer p.Close()
-				// Paimon's released jar holds the sorted maintainer itself (no stand-in), so a runner
-				// without the command is stale, not a variant: the case fails.
-				switch ok, err := HasCommands(ctx, p, "sorted-maintainer-scenario"); {
-				case err != nil:
-					return err
-				case !ok:
-					return errors.New("the Java runner lacks sorted-maintainer-scenario: rebuild it (make runner)")
-				}
-				goP, err := producerRunner(t, runners, impl, "sorted-maintainer-scenario")
-				if err != nil {
-					return err
-				}
+			// Paimon's released jar holds the sorted maintainer itself (no stand-in), so a runner
+			// without the command is stale, not a variant: the case fails.
+			Uses: []caseUse{ownJava(errors.New("the Java runner lacks sorted-maintainer-scenario: rebuild it (make runner)"), "sorted-maintainer-scenario"),
+				runnerOf(runners, impl, "sorted-maintainer-scenario")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
 				return withRotating(first, func(first int64, n int) error {
-					return differential.DifferentialSortedWith(ctx, first, n, scenario(goP, "sorted-maintainer-scenario"), scenario(p, "sorted-maintainer-scenario"))
+					return differential.DifferentialSortedWith(ctx, first, n, scenario(ce.runner(impl), "sorted-maintainer-scenario"), scenario(ce.runner("java"), "sorted-maintainer-scenario"))
 				})
 			}})
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -31,16 +30,9 @@ func casesEngines(ct *caseTable) {
 		engineCase(ct, gf, runners, p, "write/aggregation", docWriteAggregation, aggregationWrites)
 		ct.add(caseRow{Name: "write/aggregation-exact", Direction: as(p, "go<->java"), Doc: docWriteAggregationExact,
 			Sides: []caseSide{side(p, Writer, Compactor), side("java", Writer, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, writeCommands...); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "write", "compact")
-				if err != nil {
-					return err
-				}
-				return aggregationExact(ctx, g, goP)
+			Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "write", "compact")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return aggregationExact(ctx, gf.in(ce), ce.runner(p))
 			}})
 		engineCase(ct, gf, runners, p, "write/partial-update", docWritePartialUpdate, partialUpdateWrites)
 		for _, v := range seqVariants() {
@@ -51,16 +43,9 @@ func casesEngines(ct *caseTable) {
 		for _, v := range append(sameFilesVariants(), aggregationSameFiles()...) {
 			ct.add(caseRow{Name: "write/same-files/" + v.name, Direction: as(p, "go<->java"), Doc: docWriteSameFilesVariant,
 				Sides: []caseSide{side(p, Writer, Compactor), side("java", Writer, Compactor, Consumer)},
-				Run: func(ctx context.Context, t *testing.T) error {
-					g := gf.get(t)
-					if err := g.need(ctx, writeCommands...); err != nil {
-						return err
-					}
-					goP, err := producerRunner(t, runners, p, "write", "compact")
-					if err != nil {
-						return err
-					}
-					return sameFiles(ctx, g, goP, v)
+				Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "write", "compact")},
+				Run: func(ctx context.Context, ce *caseEnv) error {
+					return sameFiles(ctx, gf.in(ce), ce.runner(p), v)
 				}})
 		}
 	})
@@ -73,25 +58,16 @@ func engineCase(ct *caseTable, gf *fixture[*maintainGroup], runners map[string]*
 	var e engineTable
 	ct.add(caseRow{Name: name, Direction: as(p, "go->java"), Doc: doc,
 		Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			goP, err := producerRunner(t, runners, p, "write", "compact")
-			if err != nil {
-				return err
-			}
-			e.goP = goP
-			return writes(ctx, g, &e)
+		Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "write", "compact")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			e.goP = ce.runner(p)
+			return writes(ctx, gf.in(ce), &e)
 		}})
 	ct.add(caseRow{Name: name, Direction: as(p, "java-after-go"), Doc: doc, Needs: []string{name + "/" + as(p, "go->java")},
 		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side(p, Writer, Compactor, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
+		Uses:  []caseUse{serving(gf, writeCommands...)},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			g := gf.in(ce)
 			if e.path == "" || e.goP == nil {
 				return fmt.Errorf("%s/%s did not pass: no table %s wrote to continue", name, as(p, "go->java"), p)
 			}

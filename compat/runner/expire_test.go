@@ -13,10 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"testing"
-
-	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // casesExpire registers the expiry differential: copies of one Java-written table (deletion vectors,
@@ -29,17 +25,10 @@ func casesExpire(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "expire/differential", Direction: as(impl, "go<->java"), Doc: docExpireDifferential,
 			Sides: []caseSide{side(impl, Maintainer), side("java", Writer, Maintainer, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				goP, err := producerRunner(t, runners, impl, "expire-snapshots")
-				if err != nil {
-					return err
-				}
-				p, err := StartJava(ctx)
-				if err != nil {
-					return unavailable{testenv.RequireJavaEnv, err}
-				}
-				defer p.Close()
-				dir := t.TempDir()
+			Uses:  []caseUse{runnerOf(runners, impl, "expire-snapshots"), ownJava(nil)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				p := ce.runner("java")
+				dir := ce.T.TempDir()
 				fields := []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}
 				// With the default retention, the writes themselves expire nothing (every snapshot is
 				// younger than snapshot.time-retained).
@@ -108,7 +97,7 @@ func casesExpire(ct *caseTable) {
 				var gres struct {
 					Deleted int `json:"deleted"`
 				}
-				if err := goP.Call(ctx, "expire-snapshots", map[string]any{"path": goCopy, "retainMax": retainMax, "retainMin": retainMin,
+				if err := ce.runner(impl).Call(ctx, "expire-snapshots", map[string]any{"path": goCopy, "retainMax": retainMax, "retainMin": retainMin,
 					"olderThanMillis": olderThan, "maxDeletes": maxDeletes}, &gres); err != nil {
 					return fmt.Errorf("go expire: %w", err)
 				}

@@ -41,12 +41,11 @@ func casesFaults(ct *caseTable) {
 	root, rootErr := RepoRoot()
 	// The operations with the engine, loaded when a case first runs; registration takes only
 	// their names.
-	type faultEnv struct {
-		ops    map[string]crashpoint.Operation
-		libErr error
-	}
 	envFx := newFixture(func(t *testing.T) *faultEnv {
-		e := &faultEnv{ops: map[string]crashpoint.Operation{}}
+		e := &faultEnv{rootErr: rootErr, ops: map[string]crashpoint.Operation{}}
+		if rootErr != nil {
+			return e
+		}
 		lib, err := native.Load(t.Context(), "")
 		if err != nil {
 			e.libErr = err
@@ -54,34 +53,50 @@ func casesFaults(ct *caseTable) {
 		for _, op := range crashpoint.Operations(root, native.Engine{Lib: lib}) {
 			e.ops[op.Name] = op
 		}
+		if e.libErr != nil {
+			return e
+		}
+		if p, err := StartJava(context.Background()); err != nil {
+			e.javaErr = unavailable{testenv.RequireJavaEnv, err}
+		} else {
+			t.Cleanup(func() { p.Close() })
+			e.java = p
+		}
 		return e
 	})
-	var p *Process
-	var javaErr error
 	for _, op := range crashpoint.Operations(root, nil) {
 		ct.add(caseRow{Name: "faults/" + op.Name, Direction: "go->java", Doc: docFaultsOperation,
 			Sides: []caseSide{side("go", Writer, Compactor, Maintainer), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				if rootErr != nil {
-					return rootErr
-				}
-				env := envFx.get(t)
-				if env.libErr != nil {
-					return unavailable{testenv.RequireNativeEnv, env.libErr}
-				}
-				if p == nil && javaErr == nil {
-					if p, javaErr = StartJava(context.Background()); javaErr != nil {
-						javaErr = unavailable{testenv.RequireJavaEnv, javaErr}
-					} else {
-						t.Cleanup(func() { p.Close() })
-					}
-				}
-				if javaErr != nil {
-					return javaErr
-				}
-				return checkFaultsWithJava(ctx, t, p, env.ops[op.Name])
+			Uses:  []caseUse{serving(envFx)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				env := envFx.in(ce)
+				return checkFaultsWithJava(ctx, ce.T, env.java, env.ops[op.Name])
 			}})
 	}
+}
+
+// faultEnv is what the faults cases share: the operations with the engine and a Java runner,
+// made when a case first runs.
+type faultEnv struct {
+	rootErr error
+	ops     map[string]crashpoint.Operation
+	libErr  error
+	java    *Process
+	javaErr error
+}
+
+// need fails unless the repository, the engine and the Java runner are there; it checks no
+// commands of the runner (the faults cases never did: they read and dump).
+func (e *faultEnv) need(_ context.Context, cmds ...string) error {
+	switch {
+	case len(cmds) > 0:
+		return fmt.Errorf("faultEnv checks no commands (asked for %v)", cmds)
+	case e.rootErr != nil:
+		return e.rootErr
+	case e.libErr != nil:
+		return unavailable{testenv.RequireNativeEnv, e.libErr}
+	}
+	return e.javaErr
 }
 
 func checkFaultsWithJava(ctx context.Context, t *testing.T, p *Process, op crashpoint.Operation) error {

@@ -320,8 +320,8 @@ func TestUnsupportedRolesGiveUnsupported(t *testing.T) {
 func TestUnsupportedNeedsPropagate(t *testing.T) {
 	ct := &caseTable{family: "needs"}
 	a := caseRow{Name: "needs/x", Direction: "needsx->java", Sides: []caseSide{side("needsx", Maintainer)},
-		Run: func(context.Context, *testing.T) error { return outcome{Unsupported, "needsx does not maintain"} }}
-	ran := func(context.Context, *testing.T) error {
+		Run: func(context.Context, *caseEnv) error { return outcome{Unsupported, "needsx does not maintain"} }}
+	ran := func(context.Context, *caseEnv) error {
 		return errors.New("ran although a row it continues is unsupported")
 	}
 	b := caseRow{Name: "needs/x", Direction: "java-after-needsx", Sides: []caseSide{side("needsx", Consumer)}, Needs: []string{a.id()}, Run: ran}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/inspect"
@@ -28,42 +27,21 @@ import (
 func addArchiveHoles(ct *caseTable, p string, gf *fixture[*maintainGroup], runners map[string]*implRunner) {
 	ct.add(caseRow{Name: "scenario/go-archives-deleted-rows", Direction: as(p, "go<->java"), Doc: docHolesDeletedRows,
 		Sides: []caseSide{side(p, Maintainer), side("java", Writer, Compactor, Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "pk-full-text-index-file-build", "archive-search"); err != nil {
-				return err
-			}
-			goP, err := producerRunner(t, runners, p, "maintain")
-			if err != nil {
-				return err
-			}
-			return archivesOverDeletedRows(ctx, g, goP)
+		Uses:  []caseUse{serving(gf, "create-table", "write", "alter-table", "dump", "pk-full-text-index-file-build", "archive-search"), runnerOf(runners, p, "maintain")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return archivesOverDeletedRows(ctx, gf.in(ce), ce.runner(p))
 		}})
 	ct.add(caseRow{Name: "scenario/go-hits-at-file-boundaries", Direction: as(p, "go->java"), Doc: docHolesFileBoundaries,
 		Sides: []caseSide{side(p, Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "search"); err != nil {
-				return err
-			}
-			goP, err := producerRunner(t, runners, p, "maintain", "search")
-			if err != nil {
-				return err
-			}
-			return hitsAtFileBoundaries(ctx, g, goP)
+		Uses:  []caseUse{serving(gf, "create-table", "write", "alter-table", "dump", "search"), runnerOf(runners, p, "maintain", "search")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return hitsAtFileBoundaries(ctx, gf.in(ce), ce.runner(p))
 		}})
 	ct.add(caseRow{Name: "scenario/go-indexmeta-order", Direction: as(p, "go<->java"), Doc: docHolesIndexMetaOrder,
 		Sides: []caseSide{side(p, Maintainer), side("java", Writer, Compactor, Maintainer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "pk-full-text-index-file-build", "archive-search"); err != nil {
-				return err
-			}
-			goP, err := producerRunner(t, runners, p, "maintain")
-			if err != nil {
-				return err
-			}
-			return indexMetaOrder(ctx, g, goP)
+		Uses:  []caseUse{serving(gf, "create-table", "write", "alter-table", "dump", "pk-full-text-index-file-build", "archive-search"), runnerOf(runners, p, "maintain")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return indexMetaOrder(ctx, gf.in(ce), ce.runner(p))
 		}})
 }
 

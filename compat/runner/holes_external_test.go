@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/testing/corpus"
 )
@@ -19,16 +18,9 @@ import (
 func addExternalPathHoles(ct *caseTable, p string, gf *fixture[*maintainGroup], runners map[string]*implRunner) {
 	ct.add(caseRow{Name: "scenario/go-maintains-external-index-path", Direction: as(p, "go->java"), Doc: docHolesExternalIndexPath,
 		Sides: []caseSide{side(p, Maintainer), side("java", Writer, Compactor, Maintainer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "search", "pk-full-text-index-file-build", "archive-search"); err != nil {
-				return err
-			}
-			goP, err := producerRunner(t, runners, p, "maintain")
-			if err != nil {
-				return err
-			}
-			return externalIndexPath(ctx, g, goP)
+		Uses:  []caseUse{serving(gf, "create-table", "write", "alter-table", "dump", "search", "pk-full-text-index-file-build", "archive-search"), runnerOf(runners, p, "maintain")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return externalIndexPath(ctx, gf.in(ce), ce.runner(p))
 		}})
 }
 

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
@@ -20,16 +19,9 @@ import (
 func addSchemaHoles(ct *caseTable, p string, gf *fixture[*maintainGroup], runners map[string]*implRunner) {
 	ct.add(caseRow{Name: "scenario/go-maintains-evolved-schema", Direction: as(p, "go->java"), Doc: docHolesEvolvedSchema,
 		Sides: []caseSide{side(p, Maintainer), side("java", Writer, Compactor, Maintainer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "search", "pk-full-text-index-file-build", "archive-search"); err != nil {
-				return err
-			}
-			goP, err := producerRunner(t, runners, p, "maintain")
-			if err != nil {
-				return err
-			}
-			return evolvedSchema(ctx, g, goP)
+		Uses:  []caseUse{serving(gf, "create-table", "write", "alter-table", "dump", "search", "pk-full-text-index-file-build", "archive-search"), runnerOf(runners, p, "maintain")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return evolvedSchema(ctx, gf.in(ce), ce.runner(p))
 		}})
 }
 

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -31,42 +30,21 @@ func casesHoles(ct *caseTable) {
 	forProducers(impls, []Role{Maintainer, Compactor}, groupFixture(), groupFixture, func(p string, gf *fixture[*maintainGroup]) {
 		ct.add(caseRow{Name: "scenario/go-maintains-multi-file-level", Direction: as(p, "go->java"), Doc: docHolesMultiFileLevel,
 			Sides: []caseSide{side(p, Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "search"); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "maintain", "search")
-				if err != nil {
-					return err
-				}
-				return multiFileLevel(ctx, g, goP)
+			Uses:  []caseUse{serving(gf, "create-table", "write", "alter-table", "dump", "search"), runnerOf(runners, p, "maintain", "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return multiFileLevel(ctx, gf.in(ce), ce.runner(p))
 			}})
 		ct.add(caseRow{Name: "scenario/go-indexes-text-after-nul", Direction: as(p, "java->go->java"), Doc: docHolesTextAfterNUL,
 			Sides: []caseSide{side(p, Compactor, Consumer), side("java", Writer, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, "create-table", "write", "read", "dump", "search"); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "compact", "search")
-				if err != nil {
-					return err
-				}
-				return textAfterNUL(ctx, g, goP)
+			Uses:  []caseUse{serving(gf, "create-table", "write", "read", "dump", "search"), runnerOf(runners, p, "compact", "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return textAfterNUL(ctx, gf.in(ce), ce.runner(p))
 			}})
 		ct.add(caseRow{Name: "scenario/go-maintains-beside-sorted-indexes", Direction: as(p, "go->java"), Doc: docHolesBesideSorted,
 			Sides: []caseSide{side(p, Maintainer, Consumer), side("java", Writer, Compactor, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, "create-table", "write", "alter-table", "dump", "search", "predicate-read"); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "maintain", "search")
-				if err != nil {
-					return err
-				}
-				return besideSortedIndexes(ctx, g, goP)
+			Uses:  []caseUse{serving(gf, "create-table", "write", "alter-table", "dump", "search", "predicate-read"), runnerOf(runners, p, "maintain", "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return besideSortedIndexes(ctx, gf.in(ce), ce.runner(p))
 			}})
 		addArchiveHoles(ct, p, gf, runners)
 		addSchemaHoles(ct, p, gf, runners)

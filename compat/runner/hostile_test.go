@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/paimon-pkft/pkft"
@@ -84,7 +83,7 @@ func hostileQueries() []hostileQuery {
 func casesHostileQueries(ct *caseTable) {
 	ct.add(caseRow{Name: "search/hostile-queries", Direction: "go", Doc: docSearchHostileQueries,
 		Sides: []caseSide{side("go", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
+		Run: func(ctx context.Context, ce *caseEnv) error {
 			if _, err := native.Load(ctx, ""); err != nil {
 				return unavailable{testenv.RequireNativeEnv, err}
 			}
@@ -92,7 +91,7 @@ func casesHostileQueries(ct *caseTable) {
 			if err != nil {
 				return err
 			}
-			dir := filepath.Join(t.TempDir(), ftNgramTable)
+			dir := filepath.Join(ce.T.TempDir(), ftNgramTable)
 			if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "testdata", "tables", "java", ftNgramTable))); err != nil {
 				return err
 			}
@@ -108,7 +107,7 @@ func casesHostileQueries(ct *caseTable) {
 					errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
 					continue
 				}
-				t.Logf("%s: %s in %s (bound %s)", c.name, outcome, time.Since(start).Round(time.Millisecond), c.within)
+				ce.T.Logf("%s: %s in %s (bound %s)", c.name, outcome, time.Since(start).Round(time.Millisecond), c.within)
 			}
 			if err := searchUnderTimeout(ctx, root, dir); err != nil {
 				errs = append(errs, err)

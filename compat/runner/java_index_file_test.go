@@ -10,7 +10,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
@@ -48,13 +47,13 @@ func casesSameLevelArchives(ct *caseTable, gf *fixture[*javaTables], gcorpus []*
 			}
 			ct.add(caseRow{Name: "index-file/same-level/" + c.name, Direction: as(p, "java<->go"), Doc: docIndexFileSameLevelTable,
 				Sides: []caseSide{side("java", Maintainer), side(p, Maintainer)},
-				Run: func(ctx context.Context, t *testing.T) error {
+				Run: func(ctx context.Context, ce *caseEnv) error {
 					lib, libErr := native.Load(ctx, "")
 					if libErr != nil {
 						return unavailable{testenv.RequireNativeEnv, libErr}
 					}
-					jt := jtf.get(t)
-					if err := jt.need(ctx, tableCommands); err != nil {
+					jt := jtf.get(ce.T)
+					if err := jt.need(ctx, tableCommands...); err != nil {
 						return err
 					}
 					switch ok, err := HasCommands(ctx, jt.proc, indexFileCommands...); {
@@ -66,7 +65,7 @@ func casesSameLevelArchives(ct *caseTable, gf *fixture[*javaTables], gcorpus []*
 					if err := jt.build(ctx, c); err != nil {
 						return err
 					}
-					goP, err := producerRunner(t, runners, p, "pk-full-text-index-file-build")
+					goP, err := producerRunner(ce.T, runners, p, "pk-full-text-index-file-build")
 					if err != nil {
 						return err
 					}

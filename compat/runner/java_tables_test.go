@@ -46,8 +46,9 @@ func casesJavaTables(ct *caseTable) {
 	for _, c := range corpus {
 		ct.add(caseRow{Name: "table/java-dump/" + c.name, Direction: "java->go", Doc: docTableJavaDumpTable,
 			Sides: []caseSide{side("java", Writer, Compactor), side("go", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				jt := jtf.get(t)
+			Uses:  []caseUse{made(jtf)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				jt := jtf.in(ce)
 				if err := jt.build(ctx, c); err != nil {
 					return err
 				}
@@ -60,19 +61,16 @@ func casesJavaTables(ct *caseTable) {
 	forProducers(impls, []Role{Maintainer}, jtf, newTables, func(p string, pf *fixture[*javaTables]) {
 		ct.add(caseRow{Name: "table/metadata-rewrite", Direction: as(p, "go->java"), Doc: docTableMetadataRewrite,
 			Sides: []caseSide{side(p, Maintainer), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				goP, err := producerRunner(t, runners, p, "rewrite-metadata")
-				if err != nil {
-					return err
-				}
-				jt := pf.get(t)
+			Uses:  []caseUse{runnerOf(runners, p, "rewrite-metadata"), made(pf)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				jt := pf.in(ce)
 				var errs []error
 				for _, c := range jt.corpus {
 					if err := jt.build(ctx, c); err != nil {
 						errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
 						continue
 					}
-					if err := jt.rewrite(ctx, goP, c); err != nil {
+					if err := jt.rewrite(ctx, ce.runner(p), c); err != nil {
 						errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
 					}
 				}
@@ -80,24 +78,18 @@ func casesJavaTables(ct *caseTable) {
 			}})
 		ct.add(caseRow{Name: "source-meta/bytes", Direction: as(p, "go<->java"), Doc: docSourceMetaBytes,
 			Sides: []caseSide{side(p, Maintainer), side("java", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				jt := pf.get(t)
-				if err := jt.need(ctx, sourceMetaCommands); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, sourceMetaCommands...)
-				if err != nil {
-					return err
-				}
-				return sourceMetaBytes(ctx, jt.proc, goP)
+			Uses:  []caseUse{serving(pf, sourceMetaCommands...), runnerOf(runners, p, sourceMetaCommands...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return sourceMetaBytes(ctx, pf.in(ce).proc, ce.runner(p))
 			}})
 	})
 	casesSameLevelArchives(ct, jtf, corpus, impls, runners)
 	for _, v := range corruptVariants() {
 		ct.add(caseRow{Name: "state/corrupt/" + v.name, Direction: "java<->go", Doc: docStateCorruptVariant,
 			Sides: []caseSide{side("java", Maintainer, Consumer), side("go", Maintainer, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				jt := jtf.get(t)
+			Uses:  []caseUse{made(jtf)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				jt := jtf.in(ce)
 				if err := jt.buildStateTable(ctx); err != nil {
 					return err
 				}
@@ -129,7 +121,7 @@ var (
 )
 
 // need fails unless the runner started and serves cmds.
-func (jt *javaTables) need(ctx context.Context, cmds []string) error {
+func (jt *javaTables) need(ctx context.Context, cmds ...string) error {
 	if jt.startErr != nil {
 		return jt.startErr
 	}
@@ -423,7 +415,7 @@ func (jt *javaTables) build(ctx context.Context, c *corpusTable) error {
 		return c.buildErr
 	}
 	c.built = true
-	if c.buildErr = jt.need(ctx, tableCommands); c.buildErr != nil {
+	if c.buildErr = jt.need(ctx, tableCommands...); c.buildErr != nil {
 		return c.buildErr
 	}
 	c.path, c.buildErr = jt.create(ctx, c.name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
@@ -801,7 +793,7 @@ func (jt *javaTables) buildStateTable(ctx context.Context) error {
 	}
 	st.built = true
 	st.err = func() error {
-		if err := jt.need(ctx, stateCommands); err != nil {
+		if err := jt.need(ctx, stateCommands...); err != nil {
 			return err
 		}
 		path, err := jt.create(ctx, "state", []field{{"id", "INT NOT NULL"}, {"content", "STRING"}}, []string{"id"}, nil, twoLevelOptions(), twoLevelSteps())

@@ -57,12 +57,9 @@ func casesLibrary(ct *caseTable) {
 	for _, v := range goCreatedVariants() {
 		ct.add(caseRow{Name: "table/go-created/" + v.name, Direction: "go->java", Doc: docTableGoCreatedVariant,
 			Sides: []caseSide{side("go", Writer, Compactor), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, libraryCommands...); err != nil {
-					return err
-				}
-				return goCreated(ctx, g, v)
+			Uses:  []caseUse{serving(gf, libraryCommands...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return goCreated(ctx, gf.in(ce), v)
 			}})
 	}
 	root, err := RepoRoot()
@@ -82,11 +79,9 @@ func casesLibrary(ct *caseTable) {
 				// Java reads its table now; Go's scan must equal it.
 				ct.add(caseRow{Name: "table/scan/" + name, Direction: "java->go", Doc: docTableScanTable,
 					Sides: []caseSide{side("java", Consumer), side("go", Consumer)},
-					Run: func(ctx context.Context, t *testing.T) error {
-						g := gf.get(t)
-						if err := g.need(ctx, libraryCommands...); err != nil {
-							return err
-						}
+					Uses:  []caseUse{serving(gf, libraryCommands...)},
+					Run: func(ctx context.Context, ce *caseEnv) error {
+						g := gf.in(ce)
 						copyDir := filepath.Join(g.dir, "scan", name)
 						if err := os.CopyFS(copyDir, os.DirFS(dir)); err != nil {
 							return err
@@ -98,7 +93,7 @@ func casesLibrary(ct *caseTable) {
 			// Go wrote the table; Java's read of it was recorded when it was generated.
 			ct.add(caseRow{Name: "table/scan/" + name, Direction: "go->go", Doc: docTableScanTable,
 				Sides: []caseSide{side("go", Consumer)},
-				Run: func(ctx context.Context, t *testing.T) error {
+				Run: func(ctx context.Context, ce *caseEnv) error {
 					return scanEqualsRecorded(ctx, dir, filepath.Join(root, "compat", "golden", writer, name+".json"))
 				}})
 		}
@@ -108,17 +103,14 @@ func casesLibrary(ct *caseTable) {
 		ct.add(caseRow{Name: "table/scan-snapshots/" + name, Direction: "java->go", Sides: []caseSide{side("java", Consumer), side("go", Consumer)},
 			Doc: "Go's `Table.Scan` of each snapshot of a Java golden table (`pkft.WithScanSnapshot`) equals Java's read of it (empty " +
 				"or not; two or more have rows); not `ft-jieba-renamed-late`, whose early snapshots lack the column the runner reads.",
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, libraryCommands...); err != nil {
-					return err
-				}
+			Uses: []caseUse{serving(gf, libraryCommands...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
 				path := filepath.Join(root, "testdata", "tables", "java", name)
 				ids, err := snapshotFileIDs(path)
 				compared := 0
 				for _, id := range ids {
 					var read struct{ Rows []map[string]json.RawMessage }
-					if err := g.proc.Call(ctx, "read", map[string]any{"path": path, "snapshotId": id}, &read); err != nil {
+					if err := gf.in(ce).proc.Call(ctx, "read", map[string]any{"path": path, "snapshotId": id}, &read); err != nil {
 						return fmt.Errorf("snapshot %d: %w", id, err)
 					}
 					if err := scanDiff(ctx, path, read.Rows, fmt.Sprintf("Java's read of snapshot %d", id), pkft.WithScanSnapshot(id)); err != nil {

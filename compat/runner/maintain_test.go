@@ -106,56 +106,37 @@ func casesMaintain(ct *caseTable) {
 	for _, v := range []string{"write", "compact", "write-no-retry"} {
 		ct.add(caseRow{Name: "table/concurrent-commit/" + v, Direction: "java+go", Doc: docTableConcurrentCommitWriteCompactWriteNoRetry,
 			Sides: concurrent,
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, maintainCommands...); err != nil {
-					return err
-				}
-				return g.concurrentCommit(ctx, v)
+			Uses:  []caseUse{serving(gf, maintainCommands...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return gf.in(ce).concurrentCommit(ctx, v)
 			}})
 	}
 	ct.add(caseRow{Name: "table/concurrent-commit/compact-replans", Direction: "java+go", Doc: docTableConcurrentCommitCompactReplans,
 		Sides: []caseSide{side("java", Writer), side("go", Compactor)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, maintainCommands...); err != nil {
-				return err
-			}
-			return g.compactReplans(ctx)
+		Uses:  []caseUse{serving(gf, maintainCommands...)},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return gf.in(ce).compactReplans(ctx)
 		}})
 	for _, p := range producerImpls(impls, Maintainer) {
 		pf := groups[p]
 		ct.add(caseRow{Name: "table/concurrent-commit/duplicate-archives", Direction: as(p, "java+go"), Doc: docTableConcurrentCommitDuplicateArchives,
 			Sides: []caseSide{side("java", Writer, Compactor), side(p, Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := pf.get(t)
-				if err := g.need(ctx, maintainCommands...); err != nil {
-					return err
-				}
-				pr, err := producerRunner(t, runners, p, "maintain")
-				if err != nil {
-					return err
-				}
-				return g.duplicateArchives(ctx, pr)
+			Uses:  []caseUse{serving(pf, maintainCommands...), runnerOf(runners, p, "maintain")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return pf.in(ce).duplicateArchives(ctx, ce.runner(p))
 			}})
 	}
 	ct.add(caseRow{Name: "table/concurrent-commit/real-processes", Direction: "go+java", Doc: docTableConcurrentCommitRealProcesses,
 		Sides: []caseSide{side("go", Writer, Maintainer), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, maintainCommands...); err != nil {
-				return err
-			}
-			return g.realProcesses(ctx, realProcessRounds)
+		Uses:  []caseUse{serving(gf, maintainCommands...)},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return gf.in(ce).realProcesses(ctx, realProcessRounds)
 		}})
 	ct.add(caseRow{Name: "sidecar/follows-writers", Direction: "java+go", Doc: docSidecarFollowsWriters,
 		Sides: []caseSide{side("java", Writer, Consumer), side("go", Maintainer, Compactor)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, maintainCommands...); err != nil {
-				return err
-			}
-			return g.sidecarFollowsWriters(ctx)
+		Uses:  []caseUse{serving(gf, maintainCommands...)},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return gf.in(ce).sidecarFollowsWriters(ctx)
 		}})
 	casesSearchTables(ct, gf, corpus)
 }
@@ -178,46 +159,27 @@ func casesMaintainBy(ct *caseTable, gf *fixture[*maintainGroup], corpus []*maint
 	for _, mt := range corpus {
 		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: as(p, "go->java"), Doc: docTableMaintainTable,
 			Sides: []caseSide{side(p, Maintainer, Consumer), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, maintainCommands...); err != nil {
-					return err
-				}
-				pr, err := producerRunner(t, runners, p, "maintain", "search")
-				if err != nil {
-					return err
-				}
-				return g.goThenJava(ctx, mt, pr)
+			Uses:  []caseUse{serving(gf, maintainCommands...), runnerOf(runners, p, "maintain", "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return gf.in(ce).goThenJava(ctx, mt, ce.runner(p))
 			}})
 		ct.add(caseRow{Name: "table/maintain/" + mt.name, Direction: as(p, "java-after-go"), Doc: docTableMaintainTable,
 			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side(p, Maintainer, Consumer)}, Needs: []string{"table/maintain/" + mt.name + "/" + as(p, "go->java")},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, maintainCommands...); err != nil {
-					return err
-				}
+			Uses: []caseUse{serving(gf, maintainCommands...), continuing(func() error {
 				if !mt.goDone {
 					return fmt.Errorf("table/maintain/%s/%s did not pass: no table %s maintained to continue", mt.name, as(p, "go->java"), p)
 				}
-				pr, err := producerRunner(t, runners, p, "maintain", "search")
-				if err != nil {
-					return err
-				}
-				return g.javaAfterGo(ctx, mt, pr)
+				return nil
+			}), runnerOf(runners, p, "maintain", "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return gf.in(ce).javaAfterGo(ctx, mt, ce.runner(p))
 			}})
 	}
 	ct.add(caseRow{Name: "table/maintain-shape", Direction: as(p, "go<->java"), Doc: docTableMaintainShape,
 		Sides: []caseSide{side(p, Maintainer, Compactor), side("java", Compactor, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, append(slices.Clone(maintainCommands), "minor-compact")...); err != nil {
-				return err
-			}
-			pr, err := producerRunner(t, runners, p, "maintain")
-			if err != nil {
-				return err
-			}
-			return g.maintainShape(ctx, pr)
+		Uses:  []caseUse{serving(gf, append(slices.Clone(maintainCommands), "minor-compact")...), runnerOf(runners, p, "maintain")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return gf.in(ce).maintainShape(ctx, ce.runner(p))
 		}})
 }
 

@@ -28,18 +28,9 @@ type javaOption struct {
 func casesOptions(ct *caseTable) {
 	ct.add(caseRow{Name: "options/registry", Direction: "java->go", Doc: docOptionsRegistry,
 		Sides: []caseSide{side("java", Writer), side("go", Writer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			p, err := StartJava(ctx)
-			if err != nil {
-				return unavailable{testenv.RequireJavaEnv, err}
-			}
-			defer p.Close()
-			switch ok, err := HasCommands(ctx, p, "options"); {
-			case err != nil:
-				return err
-			case !ok:
-				return unavailable{testenv.RequireJavaEnv, errors.New("the Java runner has no options command: rebuild it (make runner)")}
-			}
+		Uses:  []caseUse{ownJava(unavailable{testenv.RequireJavaEnv, errors.New("the Java runner has no options command: rebuild it (make runner)")}, "options")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			p := ce.runner("java")
 			var res struct {
 				Options []javaOption `json:"options"`
 				Missing []string     `json:"missing"`
@@ -48,7 +39,7 @@ func casesOptions(ct *caseTable) {
 				return err
 			}
 			if len(res.Missing) > 0 {
-				t.Logf("option classes not in this Paimon build: %v", res.Missing)
+				ce.T.Logf("option classes not in this Paimon build: %v", res.Missing)
 			}
 			return checkRegistry(options.New(), res.Options)
 		}})

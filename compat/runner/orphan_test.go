@@ -8,13 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/paimon-pkft/pkft/internal/snapshot"
-	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 var orphanCommands = []string{"create-table", "write", "compact", "create-tag", "create-branch", "remove-orphan-files"}
@@ -31,23 +29,11 @@ func casesOrphan(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "orphan/java-differential", Direction: as(impl, "go<->java"), Doc: docOrphanJavaDifferential,
 			Sides: []caseSide{side(impl, Writer, Maintainer), side("java", Writer, Maintainer, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				goP, err := producerRunner(t, runners, impl, "write", "remove-orphan-files")
-				if err != nil {
-					return err
-				}
-				p, err := StartJava(ctx)
-				if err != nil {
-					return unavailable{testenv.RequireJavaEnv, err}
-				}
-				defer p.Close()
-				switch ok, err := HasCommands(ctx, p, orphanCommands...); {
-				case err != nil:
-					return err
-				case !ok:
-					return fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands)
-				}
-				dir := t.TempDir()
+			Uses: []caseUse{runnerOf(runners, impl, "write", "remove-orphan-files"),
+				ownJava(fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", orphanCommands), orphanCommands...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				goP, p := ce.runner(impl), ce.runner("java")
+				dir := ce.T.TempDir()
 				src, expected, err := buildOrphanTable(ctx, p, goP, filepath.Join(dir, "warehouse"))
 				if err != nil {
 					return err

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"testing"
 	"time"
 
 	"github.com/paimon-pkft/pkft/compat/pickdiff"
-	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // pickSeeds is how many generated level layouts compaction/pick-differential checks.
@@ -32,22 +30,9 @@ func casesPick(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Compactor) {
 		ct.add(caseRow{Name: "compaction/pick-differential", Direction: as(impl, "go->java"), Doc: docCompactionPickDifferential,
 			Sides: []caseSide{side(impl, Compactor), side("java", Compactor)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				p, err := StartJava(ctx)
-				if err != nil {
-					return unavailable{testenv.RequireJavaEnv, err}
-				}
-				defer p.Close()
-				switch ok, err := HasCommands(ctx, p, "pick"); {
-				case err != nil:
-					return err
-				case !ok:
-					return errors.New("the Java runner has no pick command: rebuild it with make runner")
-				}
-				picker, err := producerRunner(t, runners, impl, "pick")
-				if err != nil {
-					return err
-				}
+			Uses:  []caseUse{ownJava(errors.New("the Java runner has no pick command: rebuild it with make runner"), "pick"), runnerOf(runners, impl, "pick")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				p, picker := ce.runner("java"), ce.runner(impl)
 				if err := pickDifferential(ctx, p, picker, first, pickSeeds); err != nil || os.Getenv("PKFT_PICK_DIFF_SEED") != "" {
 					return err
 				}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 )
@@ -39,20 +38,11 @@ func casesProducers(ct *caseTable) {
 			var tb *consumerTable
 			ct.add(caseRow{Name: "producer/" + prod.Name, Direction: prod.Name + "->" + c + "->java", Doc: docProducerImpl,
 				Sides: []caseSide{side(prod.Name, Writer), side(c, Compactor, Maintainer, Consumer), side("java", Consumer)},
-				Run: func(ctx context.Context, t *testing.T) error {
-					g := gf.get(t)
-					if err := g.need(ctx, writeCommands...); err != nil {
-						return err
-					}
-					p, err := runners[prod.Name].get(t)
-					if err != nil {
-						return err
-					}
-					compactor, err := producerRunner(t, runners, c, "compact", "maintain", "search")
-					if err != nil {
-						return err
-					}
-					tb, err = producedTable(ctx, g, p, compactor, prod.Name)
+				// The writer's commands are its supports file's (checked above).
+				Uses: []caseUse{serving(gf, writeCommands...), runnerOf(runners, prod.Name), runnerOf(runners, c, "compact", "maintain", "search")},
+				Run: func(ctx context.Context, ce *caseEnv) error {
+					var err error
+					tb, err = producedTable(ctx, gf.in(ce), ce.runner(prod.Name), ce.runner(c), prod.Name)
 					return err
 				}})
 			consumerCasesOf(ct, impls, runners, "producer/"+prod.Name, prod.Name+"->"+c, "producer/"+prod.Name+"/"+prod.Name+"->"+c+"->java", docProducerImpl, func() *consumerTable { return tb })
@@ -179,12 +169,12 @@ func consumerCasesOf(ct *caseTable, impls []Impl, runners map[string]*implRunner
 		for _, cmd := range []string{"read", "search"} {
 			ct.add(caseRow{Name: name + "/" + cmd, Direction: producer + "->" + cons.Name, Doc: doc,
 				Sides: []caseSide{side(cons.Name, Consumer)}, Needs: []string{needs},
-				Run: func(ctx context.Context, t *testing.T) error {
+				Run: func(ctx context.Context, ce *caseEnv) error {
 					tb := table()
 					if tb == nil {
 						return fmt.Errorf("the case writing the table of %s did not pass: nothing to read", name)
 					}
-					return consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
+					return consumerCase(ctx, ce.T, runners[cons.Name], cmd, tb, root)
 				}})
 		}
 	}

@@ -25,14 +25,14 @@ func casesPypaimon(ct *caseTable) {
 	// pypaimon writes a fresh table; Go's internal/table view of it equals pypaimon's own view.
 	ct.add(caseRow{Name: "table/pypaimon-read", Direction: "pypaimon->go", Doc: docTablePypaimonRead,
 		Sides: []caseSide{side("pypaimon", Writer), side("go", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
+		Run: func(ctx context.Context, ce *caseEnv) error {
 			p, err := StartPypaimon(ctx)
 			if err != nil {
 				return unavailable{testenv.RequirePypaimonEnv, err}
 			}
 			defer p.Close()
 			spec := pypaimonReadSpec()
-			path, err := goldengen.CreateAndWrite(ctx, p, t.TempDir(), "conformance", spec)
+			path, err := goldengen.CreateAndWrite(ctx, p, ce.T.TempDir(), "conformance", spec)
 			if err != nil {
 				return err
 			}

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -18,17 +17,14 @@ func casesRewrite(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "table/metadata-rewrite", Direction: as(impl, "go->pypaimon"), Doc: docTableMetadataRewrite,
 			Sides: []caseSide{side("pypaimon", Writer, Consumer), side(impl, Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				goP, err := producerRunner(t, runners, impl, "rewrite-metadata")
-				if err != nil {
-					return err
-				}
+			Uses:  []caseUse{runnerOf(runners, impl, "rewrite-metadata")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
 				p, err := StartPypaimon(ctx)
 				if err != nil {
 					return unavailable{testenv.RequirePypaimonEnv, err}
 				}
 				defer p.Close()
-				path, err := goldengen.CreateAndWrite(ctx, p, t.TempDir(), "conformance", pypaimonReadSpec())
+				path, err := goldengen.CreateAndWrite(ctx, p, ce.T.TempDir(), "conformance", pypaimonReadSpec())
 				if err != nil {
 					return err
 				}
@@ -43,7 +39,7 @@ func casesRewrite(ct *caseTable) {
 					return err
 				}
 				var snap rewriteAnswer
-				if err := goP.Call(ctx, "rewrite-metadata", map[string]any{"path": path}, &snap); err != nil {
+				if err := ce.runner(impl).Call(ctx, "rewrite-metadata", map[string]any{"path": path}, &snap); err != nil {
 					return fmt.Errorf("rewrite: %w", err)
 				}
 				after, err := pypaimonFiles(ctx, p, path)

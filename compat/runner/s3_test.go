@@ -109,18 +109,22 @@ type s3Fixture struct {
 	env *s3Env
 }
 
-// s3Need is the fixture's group and server, started on first use, with the Java runner
-// configured for the server.
-func s3Need(ctx context.Context, t *testing.T, fx *fixture[s3Fixture]) (*maintainGroup, *s3Env, error) {
-	f := fx.get(t)
+// need fails unless the S3 server started and the Java runner started, serves cmds and takes
+// the server (configure-s3).
+func (f s3Fixture) need(ctx context.Context, cmds ...string) error {
 	g, env := f.g, f.env
 	if env.err != nil {
-		return g, env, env.err
+		return env.err
 	}
-	if err := g.need(ctx, s3Commands...); err != nil {
-		return g, env, err
+	if err := g.need(ctx, cmds...); err != nil {
+		return err
 	}
-	return g, env, g.proc.Call(ctx, "configure-s3", map[string]any{
+	return configureS3(ctx, g.proc, env)
+}
+
+// configureS3 points runner p at the S3 server (configure-s3).
+func configureS3(ctx context.Context, p *Process, env *s3Env) error {
+	return p.Call(ctx, "configure-s3", map[string]any{
 		"bucket": s3Bucket, "endpoint": env.srv.Endpoint, "accessKey": s3server.AccessKey, "secretKey": s3server.SecretKey,
 	}, nil)
 }
@@ -144,82 +148,59 @@ func casesS3(ct *caseTable) {
 	}
 	fx := newS3()
 	impls, runners := consumerRunners(ct)
-	// producerS3 is implementation p's runner with the S3 server configured (configure-s3), for
-	// the cases that run a writer, compactor and maintainer through its runner.
-	producerS3 := func(ctx context.Context, t *testing.T, env *s3Env, p string) (*Process, error) {
-		pr, err := producerRunner(t, runners, p, "configure-s3", "write", "compact", "maintain", "search")
-		if err != nil {
-			return nil, err
-		}
-		return pr, pr.Call(ctx, "configure-s3", map[string]any{
-			"bucket": s3Bucket, "endpoint": env.srv.Endpoint, "accessKey": s3server.AccessKey, "secretKey": s3server.SecretKey,
-		}, nil)
-	}
-	needOf := func(fx *fixture[s3Fixture]) func(ctx context.Context, t *testing.T) (*maintainGroup, *s3Env, error) {
-		return func(ctx context.Context, t *testing.T) (*maintainGroup, *s3Env, error) {
-			return s3Need(ctx, t, fx)
-		}
-	}
-	need := needOf(fx)
+	// s3Producer are the commands of the cases that run a writer, compactor and maintainer
+	// through its runner, configured for the S3 server (configureS3).
+	s3Producer := []string{"configure-s3", "write", "compact", "maintain", "search"}
 	// Every writer, compactor and maintainer: go's rows on the group above, another's on a JVM
 	// and an S3 server of its own.
 	forProducers(impls, []Role{Writer, Compactor, Maintainer}, fx, newS3, func(p string, pfx *fixture[s3Fixture]) {
-		pneed := needOf(pfx)
 		var shared *s3Table
 		ct.add(caseRow{Name: "s3/java-written", Direction: as(p, "java->go"), Doc: docS3JavaWritten,
 			Sides: []caseSide{side("java", Writer, Compactor), side(p, Compactor, Maintainer, Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g, env, err := pneed(ctx, t)
-				if err != nil {
+			Uses:  []caseUse{serving(pfx, s3Commands...), runnerOf(runners, p, s3Producer...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				f := pfx.in(ce)
+				if err := configureS3(ctx, ce.runner(p), f.env); err != nil {
 					return err
 				}
-				goP, err := producerS3(ctx, t, env, p)
-				if err != nil {
-					return err
-				}
-				tb, err := g.s3JavaWritten(ctx, env, goP)
+				tb, err := f.g.s3JavaWritten(ctx, f.env, ce.runner(p))
 				shared = tb
 				return err
 			}})
 		ct.add(caseRow{Name: "s3/go-written", Direction: as(p, "go->java"), Doc: docS3GoWritten,
 			Sides: []caseSide{side(p, Writer, Compactor, Maintainer, Consumer), side("java", Consumer)}, Needs: []string{"s3/java-written/" + as(p, "java->go")},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g, env, err := pneed(ctx, t)
-				if err != nil {
-					return err
-				}
+			Uses: []caseUse{serving(pfx, s3Commands...), continuing(func() error {
 				if shared == nil {
 					return fmt.Errorf("s3/java-written/%s did not pass: no table %s compacted to continue", as(p, "java->go"), p)
 				}
-				goP, err := producerS3(ctx, t, env, p)
-				if err != nil {
+				return nil
+			}), runnerOf(runners, p, s3Producer...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				f := pfx.in(ce)
+				if err := configureS3(ctx, ce.runner(p), f.env); err != nil {
 					return err
 				}
-				return g.s3GoWritten(ctx, env, shared, goP)
+				return f.g.s3GoWritten(ctx, f.env, shared, ce.runner(p))
 			}})
 	})
 	ct.add(caseRow{Name: "s3/commit-race", Direction: "go->java", Doc: docS3CommitRace,
 		Sides: []caseSide{side("go", Writer), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g, env, err := need(ctx, t)
-			if err != nil {
-				return err
-			}
-			return g.s3CommitRace(ctx, env)
+		Uses:  []caseUse{serving(fx, s3Commands...)},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			f := fx.in(ce)
+			return f.g.s3CommitRace(ctx, f.env)
 		}})
 	ct.add(caseRow{Name: "scale/shards", Direction: "go->java", Doc: docScaleShards,
 		Sides: []caseSide{side("go", Writer, Compactor, Maintainer), side("java", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g, env, err := need(ctx, t)
-			if err != nil {
-				return err
-			}
-			return g.scaleShards(ctx, env)
+		Uses:  []caseUse{serving(fx, s3Commands...)},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			f := fx.in(ce)
+			return f.g.scaleShards(ctx, f.env)
 		}})
 	ct.add(caseRow{Name: "s3/range-reads", Direction: "go", Doc: docS3RangeReads,
 		Sides: []caseSide{side("go", Maintainer, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			f := fx.get(t)
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			f := fx.get(ce.T)
 			g, env := f.g, f.env
 			if env.err != nil {
 				return env.err
@@ -227,7 +208,7 @@ func casesS3(ct *caseTable) {
 			if g.engErr != nil {
 				return g.engErr
 			}
-			goP, err := goRunner(t, runners, "maintain")
+			goP, err := goRunner(ce.T, runners, "maintain")
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
-	"testing"
 	"time"
 
 	"github.com/paimon-pkft/pkft/compat/protocol"
@@ -32,11 +31,9 @@ func casesSearchTables(ct *caseTable, gf *fixture[*maintainGroup], corpus []*mai
 		st := &searchTable{name: name}
 		ct.add(caseRow{Name: "search/" + name, Direction: "go<->java", Doc: docSearchTable,
 			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side("go", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, maintainCommands...); err != nil {
-					return err
-				}
+			Uses:  []caseUse{serving(gf, maintainCommands...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				g := gf.in(ce)
 				path, err := createJavaTable(ctx, g.proc, filepath.Join(g.dir, "search-java", name), name, c.fields, c.primaryKeys, c.partitionKeys, c.options, c.steps)
 				if err != nil {
 					return err
@@ -57,11 +54,9 @@ func casesSearchTables(ct *caseTable, gf *fixture[*maintainGroup], corpus []*mai
 		name := mt.name + "-go"
 		ct.add(caseRow{Name: "search/" + name, Direction: "go<->java", Doc: docSearchTable,
 			Sides: []caseSide{side("go", Maintainer, Consumer), side("java", Consumer)}, Needs: []string{"table/maintain/" + mt.name + "/go->java"},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, maintainCommands...); err != nil {
-					return err
-				}
+			Uses: []caseUse{serving(gf, maintainCommands...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				g := gf.in(ce)
 				for _, st := range g.searchTables {
 					if st.name == name {
 						if st.err != nil {

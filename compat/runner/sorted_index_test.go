@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
 	"github.com/paimon-pkft/pkft/internal/pksorted/bitmap"
@@ -61,103 +60,57 @@ func casesSortedIndex(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "index/sorted/format", Direction: as(impl, "go<->java"), Doc: docIndexSortedFormat,
 			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				jt := jtf.get(t)
-				if err := jt.need(ctx, sortedIndexCommands); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, impl, "sorted-index-write")
-				if err != nil {
-					return err
-				}
-				return sortedIndexFormat(ctx, jt.proc, goP, filepath.Join(jt.dir, "format", impl))
+			Uses:  []caseUse{serving(jtf, sortedIndexCommands...), runnerOf(runners, impl, "sorted-index-write")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				jt := jtf.in(ce)
+				return sortedIndexFormat(ctx, jt.proc, ce.runner(impl), filepath.Join(jt.dir, "format", impl))
 			}})
 		ct.add(caseRow{Name: "index/sorted/same-level", Direction: as(impl, "go<->java"), Doc: docIndexSortedSameLevel,
 			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				jt := jtf.get(t)
-				if err := jt.need(ctx, append(slices.Clone(sortedIndexCommands), "sorted-index-build")); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, impl, "sorted-index-build")
-				if err != nil {
-					return err
-				}
-				return sortedSameLevel(ctx, jt.proc, goP, filepath.Join(jt.dir, "same-level", impl))
+			Uses:  []caseUse{serving(jtf, append(slices.Clone(sortedIndexCommands), "sorted-index-build")...), runnerOf(runners, impl, "sorted-index-build")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				jt := jtf.in(ce)
+				return sortedSameLevel(ctx, jt.proc, ce.runner(impl), filepath.Join(jt.dir, "same-level", impl))
 			}})
 		ct.add(caseRow{Name: "index/sorted/options", Direction: as(impl, "go<->java"), Doc: docIndexSortedOptions,
 			Sides: []caseSide{side(impl, Maintainer), side("java", Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				jt := jtf.get(t)
-				if err := jt.need(ctx, []string{"sorted-index-options"}); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, impl, "sorted-index-options")
-				if err != nil {
-					return err
-				}
-				return sortedOptions(ctx, jt.proc, goP)
+			Uses:  []caseUse{serving(jtf, "sorted-index-options"), runnerOf(runners, impl, "sorted-index-options")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return sortedOptions(ctx, jtf.in(ce).proc, ce.runner(impl))
 			}})
 	}
 	ct.add(caseRow{Name: "index/sorted/dump", Direction: "java->go", Doc: docIndexSortedDump,
 		Sides: []caseSide{side("java", Writer, Compactor), side("go", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, tableCommands); err != nil {
-				return err
-			}
-			return sortedDump(ctx, jt)
+		Uses:  []caseUse{serving(jtf, tableCommands...)},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return sortedDump(ctx, jtf.in(ce))
 		}})
 	ct.add(caseRow{Name: "index/sorted/predicate-read", Direction: "java->go", Doc: docIndexSortedPredicateRead,
 		Sides: []caseSide{side("java", Writer, Compactor), side("go", Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			jt := jtf.get(t)
-			if err := jt.need(ctx, sortedReadCommands); err != nil {
-				return err
-			}
-			return sortedPredicateRead(ctx, jt, nil)
+		Uses:  []caseUse{serving(jtf, sortedReadCommands...)},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			return sortedPredicateRead(ctx, jtf.in(ce), nil)
 		}})
 	for _, impl := range producerImpls(impls, Writer, Compactor) {
 		ct.add(caseRow{Name: "index/sorted/predicate-read", Direction: as(impl, "go->java"), Doc: docIndexSortedPredicateRead,
 			Sides: []caseSide{side(impl, Writer, Compactor), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				jt := jtf.get(t)
-				if err := jt.need(ctx, sortedReadCommands); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, impl, "create-table", "write", "compact")
-				if err != nil {
-					return err
-				}
-				return sortedPredicateRead(ctx, jt, goP)
+			Uses:  []caseUse{serving(jtf, sortedReadCommands...), runnerOf(runners, impl, "create-table", "write", "compact")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return sortedPredicateRead(ctx, jtf.in(ce), ce.runner(impl))
 			}})
 		ct.add(caseRow{Name: "index/sorted/predicate-read-budget", Direction: as(impl, "go->java"), Doc: docIndexSortedPredicateReadBudget,
 			Sides: []caseSide{side(impl, Writer, Compactor), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				jt := jtf.get(t)
-				if err := jt.need(ctx, sortedReadCommands); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, impl, "create-table", "write", "compact")
-				if err != nil {
-					return err
-				}
-				return sortedPredicateReadBudget(ctx, jt, goP)
+			Uses:  []caseUse{serving(jtf, sortedReadCommands...), runnerOf(runners, impl, "create-table", "write", "compact")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return sortedPredicateReadBudget(ctx, jtf.in(ce), ce.runner(impl))
 			}})
 	}
 	for _, impl := range producerImpls(impls, Maintainer) {
 		ct.add(caseRow{Name: "index/sorted/state", Direction: as(impl, "java<->go"), Doc: docIndexSortedState,
 			Sides: []caseSide{side("java", Maintainer), side(impl, Maintainer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				jt := jtf.get(t)
-				if err := jt.need(ctx, []string{"sorted-state"}); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, impl, "sorted-state")
-				if err != nil {
-					return err
-				}
-				return sortedState(ctx, jt.proc, goP)
+			Uses:  []caseUse{serving(jtf, "sorted-state"), runnerOf(runners, impl, "sorted-state")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return sortedState(ctx, jtf.in(ce).proc, ce.runner(impl))
 			}})
 	}
 }

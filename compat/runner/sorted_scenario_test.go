@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/inspect"
@@ -46,16 +45,10 @@ func casesSortedScenario(ct *caseTable, gf *fixture[*maintainGroup], impls []Imp
 		dir := as(p, direction)
 		ct.add(caseRow{Name: "scenario/sorted-and-full-text", Direction: dir, Doc: docScenarioSortedAndFullText,
 			Sides: sides[direction],
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, append(slices.Clone(writeCommands), "predicate-read")...); err != nil {
-					return err
-				}
-				pr, err := producerRunner(t, runners, p, "write", "compact", "search")
-				if err != nil {
-					return err
-				}
-				path, err := sortedAndFullText(ctx, g, pr, direction, steps[direction])
+			Uses:  []caseUse{serving(gf, append(slices.Clone(writeCommands), "predicate-read")...), runnerOf(runners, p, "write", "compact", "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				g := gf.in(ce)
+				path, err := sortedAndFullText(ctx, g, ce.runner(p), direction, steps[direction])
 				if err != nil {
 					return err
 				}

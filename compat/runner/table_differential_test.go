@@ -647,14 +647,14 @@ func casesTableDifferentialConsumersOf(ct *caseTable, run *tableDiffRun, impls [
 			}
 			ct.add(caseRow{Name: "table/differential/" + cmd, Direction: as(run.impl, "go<->java->") + cons.Name, Doc: docScenarioConsumers,
 				Sides: []caseSide{side(cons.Name, Consumer)}, Needs: []string{"table/differential/" + as(run.impl, "go<->java")}, Before: waitScripts,
-				Run: func(ctx context.Context, t *testing.T) error {
+				Run: func(ctx context.Context, ce *caseEnv) error {
 					recorded := tables.all()
 					if len(recorded) == 0 {
 						return errors.New("table/differential did not pass: no tables to read")
 					}
 					known := 0
 					for _, tb := range recorded {
-						err := consumerCase(ctx, t, runners[cons.Name], cmd, tb, root)
+						err := consumerCase(ctx, ce.T, runners[cons.Name], cmd, tb, root)
 						var o outcome
 						switch {
 						case errors.As(err, &o) && o.status == KnownUpstream:

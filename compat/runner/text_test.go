@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
-	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
 // malformedTexts are texts with malformed UTF-8 and NULs, as a foreign writer may leave them in a
@@ -33,21 +31,14 @@ func casesMalformedText(ct *caseTable) {
 	for _, impl := range producerImpls(impls, Writer, Compactor) {
 		ct.add(caseRow{Name: "text/malformed-utf8", Direction: as(impl, "go->java"), Doc: docTextMalformedUtf8,
 			Sides: []caseSide{side(impl, Writer, Compactor), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				goP, err := producerRunner(t, runners, impl, "write", "compact")
-				if err != nil {
-					return err
-				}
-				p, err := StartJava(ctx)
-				if err != nil {
-					return unavailable{testenv.RequireJavaEnv, err}
-				}
-				defer p.Close()
+			Uses:  []caseUse{runnerOf(runners, impl, "write", "compact"), ownJava(nil)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				goP, p := ce.runner(impl), ce.runner("java")
 				root, err := RepoRoot()
 				if err != nil {
 					return err
 				}
-				path := filepath.Join(t.TempDir(), "ft-default-partitioned")
+				path := filepath.Join(ce.T.TempDir(), "ft-default-partitioned")
 				if err := os.CopyFS(path, os.DirFS(filepath.Join(root, "testdata", "tables", "java", "ft-default-partitioned"))); err != nil {
 					return err
 				}

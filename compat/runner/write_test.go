@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -37,16 +36,9 @@ func casesWrite(ct *caseTable) {
 	forProducers(impls, []Role{Writer}, gf, groupFixture, func(p string, gf *fixture[*maintainGroup]) {
 		ct.add(caseRow{Name: "bucket/hash", Direction: as(p, "go<->java"), Doc: docBucketHash,
 			Sides: []caseSide{side(p, Writer), side("java", Writer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				goP, err := producerRunner(t, runners, p, "bucket")
-				if err != nil {
-					return err
-				}
-				g := gf.get(t)
-				if err := g.need(ctx, writeCommands...); err != nil {
-					return err
-				}
-				return bucketHash(ctx, g, goP)
+			Uses:  []caseUse{runnerOf(runners, p, "bucket"), serving(gf, writeCommands...)},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return bucketHash(ctx, gf.in(ce), ce.runner(p))
 			}})
 	})
 	for _, p := range producerImpls(impls, Writer, Compactor) {
@@ -65,34 +57,23 @@ func casesWriteBy(ct *caseTable, gf *fixture[*maintainGroup], impls []Impl, runn
 	for _, v := range goWriteVariants() {
 		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: as(p, "go->java"), Doc: docScenarioJavaReadsGoArchivesVariant,
 			Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, writeCommands...); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "write", "compact")
-				if err != nil {
-					return err
-				}
-				return goWritesJavaReads(ctx, g, v, goP)
+			Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "write", "compact")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return goWritesJavaReads(ctx, gf.in(ce), v, ce.runner(p))
 			}})
 		var tb *consumerTable
 		afterGo := "scenario/java-reads-go-archives/" + v.name + "/" + as(p, "java-after-go")
 		ct.add(caseRow{Name: "scenario/java-reads-go-archives/" + v.name, Direction: as(p, "java-after-go"), Doc: docScenarioJavaReadsGoArchivesVariant,
 			Sides: []caseSide{side("java", Writer, Compactor, Consumer), side(p, Consumer)}, Needs: []string{"scenario/java-reads-go-archives/" + v.name + "/" + as(p, "go->java")},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, writeCommands...); err != nil {
-					return err
-				}
+			Uses: []caseUse{serving(gf, writeCommands...), continuing(func() error {
 				if v.path == "" {
 					return fmt.Errorf("scenario/java-reads-go-archives/%s/%s did not pass: no table %s wrote to continue", v.name, as(p, "go->java"), p)
 				}
-				goP, err := producerRunner(t, runners, p, "search")
-				if err != nil {
-					return err
-				}
-				if err := javaAfterGoWrite(ctx, g, goP, v); err != nil {
+				return nil
+			}), runnerOf(runners, p, "search")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				g := gf.in(ce)
+				if err := javaAfterGoWrite(ctx, g, ce.runner(p), v); err != nil {
 					return err
 				}
 				if v.fullText {
@@ -109,16 +90,10 @@ func casesWriteBy(ct *caseTable, gf *fixture[*maintainGroup], impls []Impl, runn
 	var compacted *consumerTable
 	ct.add(caseRow{Name: "scenario/go-compacts-java-archives", Direction: as(p, "java->go->java"), Doc: docScenarioGoCompactsJavaArchives,
 		Sides: []caseSide{side("java", Writer, Compactor, Consumer), side(p, Compactor, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			compactor, err := producerRunner(t, runners, p, "compact")
-			if err != nil {
-				return err
-			}
-			path, err := goCompactsJavaArchives(ctx, g, compactor)
+		Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "compact")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			g := gf.in(ce)
+			path, err := goCompactsJavaArchives(ctx, g, ce.runner(p))
 			if err != nil {
 				return err
 			}
@@ -133,31 +108,18 @@ func casesWriteBy(ct *caseTable, gf *fixture[*maintainGroup], impls []Impl, runn
 		}
 		ct.add(caseRow{Name: name, Direction: as(p, "go->java"), Doc: docStatsFilteredRead,
 			Sides: []caseSide{side(p, Writer, Compactor), side("java", Consumer)},
-			Run: func(ctx context.Context, t *testing.T) error {
-				g := gf.get(t)
-				if err := g.need(ctx, append(slices.Clone(writeCommands), "filtered-read")...); err != nil {
-					return err
-				}
-				goP, err := producerRunner(t, runners, p, "write", "compact")
-				if err != nil {
-					return err
-				}
-				return filteredRead(ctx, g, goP, v.name, v.options)
+			Uses:  []caseUse{serving(gf, append(slices.Clone(writeCommands), "filtered-read")...), runnerOf(runners, p, "write", "compact")},
+			Run: func(ctx context.Context, ce *caseEnv) error {
+				return filteredRead(ctx, gf.in(ce), ce.runner(p), v.name, v.options)
 			}})
 	}
 	var alt *consumerTable
 	ct.add(caseRow{Name: "scenario/alternating", Direction: as(p, "go+java"), Doc: docScenarioAlternating,
 		Sides: []caseSide{side(p, Writer, Compactor, Consumer), side("java", Writer, Compactor, Consumer)},
-		Run: func(ctx context.Context, t *testing.T) error {
-			g := gf.get(t)
-			if err := g.need(ctx, writeCommands...); err != nil {
-				return err
-			}
-			goP, err := producerRunner(t, runners, p, "write", "compact", "search")
-			if err != nil {
-				return err
-			}
-			path, err := alternating(ctx, g, goP, alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
+		Uses:  []caseUse{serving(gf, writeCommands...), runnerOf(runners, p, "write", "compact", "search")},
+		Run: func(ctx context.Context, ce *caseEnv) error {
+			g := gf.in(ce)
+			path, err := alternating(ctx, g, ce.runner(p), alternatingScenario{name: "alternating", full: true, seeds: 99, minRows: 20, rowSeedBase: 1000}, alternatingRounds)
 			if err != nil {
 				return err
 			}
