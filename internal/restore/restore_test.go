@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/pkfulltext"
 	"github.com/paimon-pkft/pkft/internal/pksorted/definition"
 	"github.com/paimon-pkft/pkft/internal/restore"
@@ -52,7 +53,7 @@ func TestRestoreJavaGolden(t *testing.T) {
 		})
 	}
 	// Each branch above must have met a table that takes it, or the corpus checks too little.
-	for _, what := range []string{"full-text", "sorted", "no index", "partitioned", "deletion vectors", "source payloads", "renamed text column", "sorted reader"} {
+	for _, what := range []string{"full-text", "sorted", "no index", "partitioned", "deletion vectors", "source payloads", "renamed text column", "sorted reader", "text reader"} {
 		if seen[what] == 0 {
 			t.Errorf("no golden table has %s", what)
 		}
@@ -228,6 +229,30 @@ func checkTextColumn(ctx context.Context, t *testing.T, r *restore.Restorer, rb 
 		}
 		if field.Name != r.FullText.Column {
 			seen["renamed text column"]++
+		}
+	}
+	// Every data file opens through the builder's readers and yields its recorded rows.
+	for _, f := range rb.DataFiles {
+		rd, err := readers.Open(ctx, f)
+		if err != nil {
+			t.Fatalf("text reader of %s: %v", f.FileName, err)
+		}
+		n := int64(0)
+		for ; n < rd.RowCount(); n++ {
+			if _, err := rd.Next(ctx); err != nil {
+				t.Fatalf("row %d of %s: %v", n, f.FileName, err)
+			}
+		}
+		if n != f.RowCount {
+			t.Errorf("%s: %d rows read, the file records %d", f.FileName, n, f.RowCount)
+		}
+		rd.Close()
+		seen["text reader"]++
+	}
+	for _, bad := range []*meta.DataFileMeta{{FileName: "data-missing-0.parquet", RowCount: 1}, {FileName: "data-no-format", RowCount: 1}} {
+		if rd, err := readers.Open(ctx, bad); err == nil {
+			rd.Close()
+			t.Errorf("text reader of %s: no error", bad.FileName)
 		}
 	}
 	if _, err := readers.FieldName(1<<40, r.FullText.FieldID); err == nil {
