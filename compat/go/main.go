@@ -11,6 +11,8 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+
+	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 
 // request is one line of the harness: {"id", "cmd", "args"}.
@@ -140,7 +142,7 @@ func handle(ctx context.Context, cmds map[string]command, names []string, line [
 		}
 	}()
 	if req.Cmd == "ping" {
-		return response{ID: req.ID, OK: true, Result: map[string]any{"runner": "go", "commands": names, "pkftVersion": version()}}
+		return response{ID: req.ID, OK: true, Result: map[string]any{"runner": "go", "protocolVersion": protocol.Version, "commands": names, "pkftVersion": version()}}
 	}
 	cmd, ok := cmds[req.Cmd]
 	if !ok {

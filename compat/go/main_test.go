@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft"
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
@@ -70,11 +71,12 @@ func TestServeFraming(t *testing.T) {
 		[2]any{"ping", nil},
 	)
 	var ping struct {
-		Runner   string   `json:"runner"`
-		Commands []string `json:"commands"`
+		Runner          string   `json:"runner"`
+		ProtocolVersion string   `json:"protocolVersion"`
+		Commands        []string `json:"commands"`
 	}
 	b, _ := json.Marshal(resps[0].Result)
-	if err := json.Unmarshal(b, &ping); err != nil || !resps[0].OK || ping.Runner != "go" {
+	if err := json.Unmarshal(b, &ping); err != nil || !resps[0].OK || ping.Runner != "go" || ping.ProtocolVersion != protocol.Version {
 		t.Fatalf("ping: %+v %v", resps[0], err)
 	}
 	if len(ping.Commands) != len(commands(&searchTables{})) {

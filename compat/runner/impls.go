@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
@@ -462,6 +463,10 @@ func (i Impl) Start(ctx context.Context, root string) (*Process, error) {
 		p.kill()
 		_ = p.Close()
 		var re *RemoteError
+		var ve *protocol.VersionError
+		if errors.As(err, &ve) {
+			return nil, err
+		}
 		if errors.As(err, &re) {
 			return nil, fmt.Errorf("the %s runner does not answer ping: %w", i.Name, err)
 		}
