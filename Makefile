@@ -366,7 +366,7 @@ endif
 	  $(TIMED) conformance-image ./scripts/conformance-image.sh
 
 compat-image: conformance-image
-	PKFT_REQUIRE_DOCKER=1 CONFORMANCE_IMAGE=$(CONFORMANCE_IMAGE) \
+	PKFT_CONFORMANCE_IMAGE_TEST=1 PKFT_REQUIRE_DOCKER=1 CONFORMANCE_IMAGE=$(CONFORMANCE_IMAGE) \
 	  $(TIMED) conformance-image-test $(GO) test -count=1 -timeout 30m -v -run '^TestConformanceImage$$' ./compat/runner/
 
 # compat-docker: the conformance suite with the Java runner in its container (the same cases as
