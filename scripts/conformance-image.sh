@@ -42,6 +42,7 @@ for venv in pypaimon-venv pypaimon21-venv; do
   printf 'home = /usr/bin\ninclude-system-site-packages = false\n' >"$v/pyvenv.cfg"
 done
 cp "$weed" "$stage/root/usr/local/bin/weed"
+${GO:-go} build -trimpath -o "$stage/root/usr/local/bin/pkft" ./tools/pkft
 
 old=$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)
 docker build -q --build-arg BASE_IMAGE="$base" --build-arg PROTOCOL_VERSION="$protocol" \
