@@ -638,8 +638,11 @@ type PingRequest struct {
 // PingResponse is the result of command ping (ping.response.json): who the runner is and the
 // commands it serves. Its schema admits other properties, which this type does not hold.
 type PingResponse struct {
-	Runner   string   `json:"runner"`
-	Commands []string `json:"commands"`
+	Runner string `json:"runner"`
+	// ProtocolVersion: the protocol version the runner speaks, MAJOR.MINOR (compat/PROTOCOL.md,
+	// "Versions").
+	ProtocolVersion string   `json:"protocolVersion"`
+	Commands        []string `json:"commands"`
 	// Version: the version of the implementation's Paimon library (pypaimon, paimon-rust).
 	Version *string `json:"version,omitempty"`
 	// PaimonVersion: Java runner: the Paimon version on its class path.
