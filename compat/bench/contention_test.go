@@ -40,7 +40,7 @@ type contention struct {
 }
 
 // startContention starts n busy processes. They stop at stop, or at the end of t at the latest.
-func startContention(t *testing.T, ctx context.Context, n int) *contention {
+func startContention(t testing.TB, ctx context.Context, n int) *contention {
 	t.Helper()
 	c := &contention{}
 	t.Cleanup(c.stop)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"slices"
@@ -512,6 +513,52 @@ func startProfiles(t *testing.T, prefix string, r int, withTrace bool) (stop fun
 			if err := tf.Close(); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkSearch runs the bench's search queries, per class and limit, with Go's search on the
+// search table kept by an earlier make bench run with PKFT_BENCH_SEARCH_TABLE=<dir> (it is
+// skipped without one), opening every archive per search; with PKFT_BENCH_CONTENDED=1 the busy
+// processes of the contended mode run meanwhile. For profiling the search under load:
+// go test -run '^$' -bench BenchmarkSearch -cpuprofile cpu.out -trace trace.out ./compat/bench/.
+func BenchmarkSearch(b *testing.B) {
+	keep := os.Getenv("PKFT_BENCH_SEARCH_TABLE")
+	if keep == "" {
+		b.Skip("set PKFT_BENCH_SEARCH_TABLE to the directory a bench run kept its search table in")
+	}
+	rows := fullSizes.searchRows
+	dir := filepath.Join(keep, strconv.Itoa(rows))
+	if _, err := os.Stat(filepath.Join(dir, "snapshot", "LATEST")); err != nil {
+		b.Skipf("no search table in %s: %v", dir, err)
+	}
+	ctx := context.Background()
+	lib, err := native.Load(ctx, "")
+	if err != nil {
+		b.Skip(err)
+	}
+	spec := TableSpec{Rows: rows, Buckets: searchBuckets, FilesPerBucket: 1, Analyzer: Analyzers[0], Marker: searchMarker, PageIndex: true}
+	queries := searchQueries(spec)
+	gt := table.Open(fileio.NewLocal(), dir)
+	engine := native.Engine{Lib: lib}
+	if contendedMode() {
+		startContention(b, ctx, runtime.NumCPU())
+	}
+	for _, limit := range []int{10, 1000} {
+		for _, class := range []string{"term-selective", "term-broad", "phrase", "boolean-selective", "boolean-broad"} {
+			b.Run(fmt.Sprintf("%s/limit=%d", class, limit), func(b *testing.B) {
+				for b.Loop() {
+					for _, q := range queries {
+						if q.class != class || q.limit != limit {
+							continue
+						}
+						if _, err := search.Search(ctx, gt, search.Request{Query: q.query, Column: paimonparquet.DefaultTextName, Limit: q.limit},
+							search.Options{Engine: engine}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
 		}
 	}
 }
