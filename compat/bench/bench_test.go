@@ -170,6 +170,16 @@ func notes(r *Report) []string {
 			out = append(out, fmt.Sprintf("%s %s build: Go at %.2fx the engine's own rate", count(b.Rows), b.Analyzer, b.GoVsEngine()))
 		}
 	}
+	for _, x := range r.Searches {
+		if g := ratio(x.GoMedian, x.JavaMedian); g > 0.5 {
+			out = append(out, fmt.Sprintf("search %s limit %d: Go's median at %.2fx Java's (target <= 0.5x)", x.Class, x.Limit, g))
+		}
+		if c := x.Contended; c != nil {
+			if g := ratio(c.GoMedian, c.JavaMedian); g > 0.6 {
+				out = append(out, fmt.Sprintf("search %s limit %d with %d busy processes: Go's median at %.2fx Java's (target <= 0.6x)", x.Class, x.Limit, r.Busy, g))
+			}
+		}
+	}
 	for _, b := range r.Batches {
 		if g := ratio(b.Go.RowsPerSecond, b.Java.RowsPerSecond); g < 1.5 {
 			out = append(out, fmt.Sprintf("batches of %.1f%%: Go at %.2fx Java's rate (target >= 1.5x)", b.Fraction*100, g))
