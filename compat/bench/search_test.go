@@ -147,6 +147,8 @@ func (f *countedFile) ReadAt(p []byte, off int64) (int, error) {
 // compaction at commit applies the deletes under the table's deletion vectors; a scan checks the
 // table reads that many rows fewer.
 //
+// PKFT_BENCH_SEARCH_RUNS and PKFT_BENCH_SEARCH_QPS_RUNS set the timed rounds one query at a time
+// and the rounds of each thread with 4 at once (default 5 each; the contended throughput runs one).
 // PKFT_BENCH_SEARCH_TABLE=<dir> keeps the table in <dir>/<rows> and reuses it when it is there
 // (for profiling the search again without generating the table again);
 // PKFT_BENCH_SEARCH_PROFILE=<prefix> writes a CPU profile of Go's contended rounds to
@@ -242,7 +244,8 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 			}
 		}
 	}
-	for range searchRuns {
+	runs, qpsRuns := envInt(t, "PKFT_BENCH_SEARCH_RUNS", searchRuns), envInt(t, "PKFT_BENCH_SEARCH_QPS_RUNS", searchRuns)
+	for range runs {
 		round(goNanos, keptNanos)
 	}
 	// concurrent runs every query runs times on each of searchConcurrency goroutines.
@@ -270,8 +273,8 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 		}
 		return time.Since(start)
 	}
-	goConcurrent := concurrent(nil, searchRuns)
-	keptConcurrent := concurrent(kept, searchRuns)
+	goConcurrent := concurrent(nil, qpsRuns)
+	keptConcurrent := concurrent(kept, qpsRuns)
 
 	// Java: Paimon's read path in the runner, timed inside the JVM.
 	var args []map[string]any
@@ -297,8 +300,8 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 		}
 		return jv
 	}
-	jv := javaSearch(searchWarmup, searchRuns, searchRuns)
-	queriesRun := float64(searchConcurrency * searchRuns * len(queries))
+	jv := javaSearch(searchWarmup, runs, qpsRuns)
+	queriesRun := float64(searchConcurrency * qpsRuns * len(queries))
 	quiet := searchLoad{goNanos: goNanos, keptNanos: keptNanos, javaNanos: jv.Nanos,
 		goQPS: queriesRun / goConcurrent.Seconds(), keptQPS: queriesRun / keptConcurrent.Seconds(),
 		javaQPS: float64(jv.ConcurrentQueries) / (float64(jv.ConcurrentNanos) / 1e9)}
@@ -326,7 +329,7 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 			defer stop()
 			round(b.goNanos, b.keptNanos)
 		}
-		for r := range searchRuns {
+		for r := range runs {
 			if r%2 == 0 {
 				goRound(r)
 				javaRound()
