@@ -96,14 +96,21 @@ func TestContention(t *testing.T) {
 	}
 	c := startContention(t, t.Context(), 2)
 	pids := []int{c.cmds[0].Process.Pid, c.cmds[1].Process.Pid}
-	time.Sleep(300 * time.Millisecond)
+	// On a loaded machine a process may wait a while for its first tick of CPU.
 	for _, pid := range pids {
-		ticks, err := procTicks(pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ticks == 0 {
-			t.Errorf("busy process %d used no CPU time", pid)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			ticks, err := procTicks(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ticks > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("busy process %d used no CPU time in 30 s", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 	c.stop()
