@@ -247,12 +247,17 @@ corpus-bundle:
 # the sections named (backfill: compact --strategy uncovered against a forced full rewrite on a
 # table 10% uncovered); PKFT_BENCH_BATCH_*, PKFT_BENCH_SIDECAR_* and PKFT_BENCH_BACKFILL_ROWS set
 # those sections' sizes.
+# BENCH_CONTENDED=1 (the default; 0 turns it off) measures the search, write and compaction
+# sections a second time with busy processes on every core (one each, PKFT_BENCH_BUSY overrides
+# the count; children of the bench at its priority, killed when it ends), Go and Java in
+# alternating rounds, and prints those figures beside the quiet ones.
 # PKFT_BENCH_QUICK=1: small sizes, a few minutes, written to compat/report/bench-quick.*; not part
 # of make test, which it would lengthen by more than 30 s. bench-go runs every Go micro-benchmark
 # once.
 .PHONY: bench-go
+BENCH_CONTENDED ?= 1
 bench: native runner
-	PKFT_BENCH=1 $(GO) test -count=1 -timeout 60m -run '^TestBench$$' -v ./compat/bench/
+	PKFT_BENCH=1 PKFT_BENCH_CONTENDED=$(BENCH_CONTENDED) $(GO) test -count=1 -timeout 90m -run '^TestBench$$' -v ./compat/bench/
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkWriteRecord$$' -benchtime 20x . | grep -E '^Benchmark'
 
 bench-go: native
