@@ -179,6 +179,9 @@ type BenchSearchRequest struct {
 	Warmup      *int64            `json:"warmup,omitempty"`
 	Runs        *int64            `json:"runs,omitempty"`
 	Concurrency *int64            `json:"concurrency,omitempty"`
+	// ConcurrentRuns: runs of every query by each thread of the concurrent (throughput) round; absent:
+	// runs; 0: no concurrent round.
+	ConcurrentRuns *int64 `json:"concurrentRuns,omitempty"`
 }
 
 // BenchSearchResponse is the result of command bench-search (bench-search.response.json): times
