@@ -247,12 +247,17 @@ corpus-bundle:
 # the sections named (backfill: compact --strategy uncovered against a forced full rewrite on a
 # table 10% uncovered); PKFT_BENCH_BATCH_*, PKFT_BENCH_SIDECAR_* and PKFT_BENCH_BACKFILL_ROWS set
 # those sections' sizes.
+# BENCH_CONTENDED=1 (the default; 0 turns it off) measures the search, write and compaction
+# sections a second time with busy processes on every core (one each, PKFT_BENCH_BUSY overrides
+# the count; children of the bench at its priority, killed when it ends), Go and Java in
+# alternating rounds, and prints those figures beside the quiet ones.
 # PKFT_BENCH_QUICK=1: small sizes, a few minutes, written to compat/report/bench-quick.*; not part
 # of make test, which it would lengthen by more than 30 s. bench-go runs every Go micro-benchmark
 # once.
 .PHONY: bench-go
+BENCH_CONTENDED ?= 1
 bench: native runner
-	PKFT_BENCH=1 $(GO) test -count=1 -timeout 60m -run '^TestBench$$' -v ./compat/bench/
+	PKFT_BENCH=1 PKFT_BENCH_CONTENDED=$(BENCH_CONTENDED) $(GO) test -count=1 -timeout 90m -run '^TestBench$$' -v ./compat/bench/
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkWriteRecord$$' -benchtime 20x . | grep -E '^Benchmark'
 
 bench-go: native
@@ -347,6 +352,27 @@ endif
 	$(TIMED) pkft-image docker build -q --build-arg BASE_IMAGE=$(PKFT_BASE_IMAGE) -t $(PKFT_IMAGE) .cache/pkft-image && \
 	new=$$(docker image inspect -f '{{.Id}}' $(PKFT_IMAGE)) && \
 	if [ -n "$$old" ] && [ "$$old" != "$$new" ]; then docker rmi $$old >/dev/null 2>&1 || true; fi
+
+# conformance-image: the conformance image (compat/image/Dockerfile, docs/adding-an-implementation.md,
+# "The conformance image"), one image any implementation's CI runs the matrix from: the compiled
+# suite, the Java runner on Paimon 2.0.0, the pypaimon 2.0/2.1 environments, the paimon-rust and Go
+# runners, the golden corpus and SeaweedFS, built on the same locally made base image and labelled
+# with the protocol version and CORPUS_VERSION (scripts/conformance-image.sh stages the context in
+# .cache/conformance-image). Its entry point, compat/image/pkft-conformance, runs the matrix for the
+# implementation mounted into it. compat-image runs TestConformanceImage: the image's outcomes for
+# the Go runner's consumer and writer cases equal those of the same selection outside it.
+CONFORMANCE_IMAGE ?= pkft-conformance:latest
+.PHONY: conformance-image compat-image
+conformance-image: docker-up native runner go-runner rust-runner pypaimon-env pypaimon21-env seaweedfs
+ifneq ($(filter pkft-base:%,$(PKFT_BASE_IMAGE)),)
+	@PKFT_BASE_IMAGE=$(PKFT_BASE_IMAGE) $(TIMED) docker-base-image ./scripts/docker-base-image.sh
+endif
+	@GO=$(GO) PKFT_BASE_IMAGE=$(PKFT_BASE_IMAGE) CONFORMANCE_IMAGE=$(CONFORMANCE_IMAGE) CORPUS_VERSION=$(CORPUS_VERSION) \
+	  $(TIMED) conformance-image ./scripts/conformance-image.sh
+
+compat-image: conformance-image
+	PKFT_CONFORMANCE_IMAGE_TEST=1 PKFT_REQUIRE_DOCKER=1 CONFORMANCE_IMAGE=$(CONFORMANCE_IMAGE) \
+	  $(TIMED) conformance-image-test $(GO) test -count=1 -timeout 30m -v -run '^TestConformanceImage$$' ./compat/runner/
 
 # compat-docker: the conformance suite with the Java runner in its container (the same cases as
 # make compat; its report goes to compat/report-docker), with the container mode's own tests

@@ -81,6 +81,13 @@ func TestBench(t *testing.T) {
 	}
 	rep.JavaRunner = ping.FullTextIndexer
 	dir := t.TempDir()
+	// The contended mode (PKFT_BENCH_CONTENDED=1) measures search, write and compaction again
+	// with busy processes on every core.
+	busyN := 0
+	if contendedMode() {
+		busyN = busyProcesses(t)
+		rep.Busy = busyN
+	}
 
 	// PKFT_BENCH_SECTIONS (build, state, maintain, search, shards, batches, sidecar, write, backfill; comma-separated) runs some sections
 	// only; every section runs by default.
@@ -111,7 +118,7 @@ func TestBench(t *testing.T) {
 		rep.Maintain = measureMaintain(t, ctx, lib, java, filepath.Join(dir, "maintain"), sz.maintainRows)
 	}
 	if run("search") {
-		rep.Searches = measureSearch(t, ctx, lib, java, filepath.Join(dir, "search"), sz.searchRows)
+		rep.Searches = measureSearch(t, ctx, lib, java, filepath.Join(dir, "search"), sz.searchRows, busyN)
 	}
 	if run("shards") {
 		rep.Shards = measureShards(t, ctx, filepath.Join(dir, "shards"))
@@ -131,6 +138,11 @@ func TestBench(t *testing.T) {
 	}
 	if run("write") {
 		rep.Writes = measureWrite(t, ctx, java, filepath.Join(dir, "write"), sz.writeRows, sz.writeBuckets)
+		if busyN > 0 {
+			c := startContention(t, ctx, busyN)
+			rep.WritesContended = measureWrite(t, ctx, java, filepath.Join(dir, "write-busy"), sz.writeRows, sz.writeBuckets)
+			c.stop()
+		}
 	}
 	rep.Notes = notes(rep)
 
@@ -156,6 +168,16 @@ func notes(r *Report) []string {
 		}
 		if b.GoVsEngine() < 0.9 {
 			out = append(out, fmt.Sprintf("%s %s build: Go at %.2fx the engine's own rate", count(b.Rows), b.Analyzer, b.GoVsEngine()))
+		}
+	}
+	for _, x := range r.Searches {
+		if g := ratio(x.GoMedian, x.JavaMedian); g > 0.5 {
+			out = append(out, fmt.Sprintf("search %s limit %d: Go's median at %.2fx Java's (target <= 0.5x)", x.Class, x.Limit, g))
+		}
+		if c := x.Contended; c != nil {
+			if g := ratio(c.GoMedian, c.JavaMedian); g > 0.6 {
+				out = append(out, fmt.Sprintf("search %s limit %d with %d busy processes: Go's median at %.2fx Java's (target <= 0.6x)", x.Class, x.Limit, r.Busy, g))
+			}
 		}
 	}
 	for _, b := range r.Batches {

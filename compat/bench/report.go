@@ -24,17 +24,21 @@ type Report struct {
 	CPUs int `json:"cpus"`
 	// JavaRunner names the Java full-text indexer the runner carries.
 	JavaRunner string `json:"javaRunner,omitempty"`
+	// Busy is how many busy processes the contended mode ran (0: it did not run).
+	Busy int `json:"busyProcesses,omitempty"`
 
 	Builds   []BuildResult   `json:"builds"`
 	States   []StateResult   `json:"states"`
 	Maintain *MaintainResult `json:"maintain,omitempty"`
 	Memory   *MemoryResult   `json:"memory,omitempty"`
 	Writes   []WriteResult   `json:"writes,omitempty"`
-	Shards   []ShardResult   `json:"shards,omitempty"`
-	Searches []SearchResult  `json:"searches,omitempty"`
-	Backfill *BackfillResult `json:"backfill,omitempty"`
-	Batches  []BatchResult   `json:"batches,omitempty"`
-	Sidecars []SidecarResult `json:"sidecars,omitempty"`
+	// WritesContended are the write and compaction measured again with Busy busy processes.
+	WritesContended []WriteResult   `json:"writesContended,omitempty"`
+	Shards          []ShardResult   `json:"shards,omitempty"`
+	Searches        []SearchResult  `json:"searches,omitempty"`
+	Backfill        *BackfillResult `json:"backfill,omitempty"`
+	Batches         []BatchResult   `json:"batches,omitempty"`
+	Sidecars        []SidecarResult `json:"sidecars,omitempty"`
 	// Notes are findings printed under the table.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -96,12 +100,21 @@ type MaintainResult struct {
 // Paimon's read path does; the GoKept figures are the same handle keeping its archives open
 // between searches (pkft.KeepArchivesOpen).
 type SearchResult struct {
-	Class      string  `json:"class"`
-	Limit      int     `json:"limit"`
-	Rows       int     `json:"rows"`
-	Buckets    int     `json:"buckets"`
-	Queries    int     `json:"queries"`
-	Hits       int     `json:"hits"`
+	Class   string `json:"class"`
+	Limit   int    `json:"limit"`
+	Rows    int    `json:"rows"`
+	Buckets int    `json:"buckets"`
+	Queries int    `json:"queries"`
+	Hits    int    `json:"hits"`
+	SearchFigures
+	GoBytesRead int64 `json:"goBytesReadPerQuery"`
+	// Contended are the same figures measured with Report.Busy busy processes running (the
+	// contended mode; nil when it did not run), Go and Java in alternating rounds.
+	Contended *SearchFigures `json:"contended,omitempty"`
+}
+
+// SearchFigures are one load's latencies (seconds) and throughputs (queries/s) of a search class.
+type SearchFigures struct {
 	GoMedian   float64 `json:"goMedianSeconds"`
 	GoP99      float64 `json:"goP99Seconds"`
 	JavaMedian float64 `json:"javaMedianSeconds"`
@@ -112,7 +125,6 @@ type SearchResult struct {
 	GoKeptP99    float64 `json:"goKeptP99Seconds"`
 	GoKeptQPS    float64 `json:"goKeptQueriesPerSecond"`
 	JavaQPS      float64 `json:"javaQueriesPerSecond"`
-	GoBytesRead  int64   `json:"goBytesReadPerQuery"`
 }
 
 // ShardResult is the maintenance of one copy of a 64-bucket table (one level without an archive
@@ -313,6 +325,23 @@ func (r *Report) Table() string {
 		}
 		w.Flush()
 		fmt.Fprintln(&sb)
+		if c := s0.Contended; c != nil {
+			fmt.Fprintf(&sb, "Search, quiet and with %d busy processes (same priority, started by the bench; Go and Java in alternating rounds); QPS with 4 at once, busy: Go %.0f, Go kept %.0f, Java %.0f:\n",
+				r.Busy, c.GoQPS, c.GoKeptQPS, c.JavaQPS)
+			fmt.Fprintln(w, "class\tlimit\tquiet Go\tquiet Java\tquiet Go/Java\tbusy Go\tbusy Go p99\tbusy Go kept\tbusy Java\tbusy Java p99\tbusy Go/Java\tbusy Go kept/Java\t")
+			for _, x := range r.Searches {
+				c := x.Contended
+				if c == nil {
+					continue
+				}
+				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.2fx\t%s\t%s\t%s\t%s\t%s\t%.2fx\t%.2fx\t\n", x.Class, x.Limit,
+					dur(x.GoMedian), dur(x.JavaMedian), ratio(x.GoMedian, x.JavaMedian),
+					dur(c.GoMedian), dur(c.GoP99), dur(c.GoKeptMedian), dur(c.JavaMedian), dur(c.JavaP99),
+					ratio(c.GoMedian, c.JavaMedian), ratio(c.GoKeptMedian, c.JavaMedian))
+			}
+			w.Flush()
+			fmt.Fprintln(&sb)
+		}
 	}
 	if len(r.Shards) > 0 {
 		fmt.Fprintf(&sb, "Sharded maintenance of %d buckets (n concurrent workers, one bucket at a time each, one commit each):\n", r.Shards[0].Archives)
@@ -325,15 +354,11 @@ func (r *Report) Table() string {
 	}
 	if len(r.Writes) > 0 {
 		fmt.Fprintln(&sb, "Write (one commit, with the compaction at commit; peak RSS of a fresh writer process) and full compaction, the same rows on each side:")
-		fmt.Fprintln(w, "table\trows\tbuckets\twrite Go\tGo Arrow\tJava\tGo/Java\tArrow/Java\tGo RSS\tGo RSS (limit)\tArrow RSS\tJava RSS\tGo bound\tcompact Go\tcompact Java\tGo/Java\t")
-		for _, x := range r.Writes {
-			fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%.2fx\t%.2fx\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2fx\t\n", x.Variant, count(x.Rows), x.Buckets,
-				rate(x.Rows, x.GoWrite), rate(x.Rows, x.ArrowWrite), rate(x.Rows, x.JavaWrite), ratio(x.JavaWrite, x.GoWrite), ratio(x.JavaWrite, x.ArrowWrite),
-				size(x.GoRSS), size(x.LimitedRSS), size(x.ArrowRSS), size(x.JavaRSS), size(x.RSSBound()),
-				rate(x.CompactRecords, x.GoCompact), rate(x.CompactRecords, x.JavaCompact), ratio(x.JavaCompact, x.GoCompact))
-		}
-		w.Flush()
-		fmt.Fprintln(&sb)
+		writeTable(&sb, w, r.Writes)
+	}
+	if len(r.WritesContended) > 0 {
+		fmt.Fprintf(&sb, "The same with %d busy processes (same priority, started by the bench):\n", r.Busy)
+		writeTable(&sb, w, r.WritesContended)
 	}
 	if b := r.Backfill; b != nil {
 		fmt.Fprintf(&sb, "Index backfill, %d buckets, %s rows, %s of them (%s of %s data) uncovered (moved up unchanged):\n",
@@ -376,6 +401,19 @@ func (r *Report) Table() string {
 		fmt.Fprintln(&sb, "note: "+n)
 	}
 	return sb.String()
+}
+
+// writeTable renders write results as rows of w, flushed into sb.
+func writeTable(sb *strings.Builder, w *tabwriter.Writer, writes []WriteResult) {
+	fmt.Fprintln(w, "table\trows\tbuckets\twrite Go\tGo Arrow\tJava\tGo/Java\tArrow/Java\tGo RSS\tGo RSS (limit)\tArrow RSS\tJava RSS\tGo bound\tcompact Go\tcompact Java\tGo/Java\t")
+	for _, x := range writes {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%.2fx\t%.2fx\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2fx\t\n", x.Variant, count(x.Rows), x.Buckets,
+			rate(x.Rows, x.GoWrite), rate(x.Rows, x.ArrowWrite), rate(x.Rows, x.JavaWrite), ratio(x.JavaWrite, x.GoWrite), ratio(x.JavaWrite, x.ArrowWrite),
+			size(x.GoRSS), size(x.LimitedRSS), size(x.ArrowRSS), size(x.JavaRSS), size(x.RSSBound()),
+			rate(x.CompactRecords, x.GoCompact), rate(x.CompactRecords, x.JavaCompact), ratio(x.JavaCompact, x.GoCompact))
+	}
+	w.Flush()
+	fmt.Fprintln(sb)
 }
 
 // bytesSize renders a byte count, small ones exactly; "-" when not measured (negative).

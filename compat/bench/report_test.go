@@ -109,3 +109,37 @@ func TestReportBatchesAndSidecar(t *testing.T) {
 		}
 	}
 }
+
+// TestReportContendedSearch checks the contended search figures are printed beside the quiet
+// ones, and kept apart in bench.json.
+func TestReportContendedSearch(t *testing.T) {
+	r := sampleReport()
+	r.Busy = 2
+	r.Searches = []SearchResult{{Class: "term-broad", Limit: 1000, Rows: 1_000_000, Buckets: 16, Queries: 5, Hits: 5000,
+		SearchFigures: SearchFigures{GoMedian: 0.1, JavaMedian: 0.2, GoKeptMedian: 0.09},
+		Contended:     &SearchFigures{GoMedian: 0.3, JavaMedian: 0.25, GoKeptMedian: 0.2, GoQPS: 7, GoKeptQPS: 7, JavaQPS: 5}}}
+	r.WritesContended = []WriteResult{{Variant: "dv", Rows: 1000, Buckets: 2, GoWrite: 1, JavaWrite: 2, CompactRecords: 1500, GoCompact: 1, JavaCompact: 1.5}}
+	out := r.Table()
+	for _, want := range []string{
+		"with 2 busy processes", "busy: Go 7, Go kept 7, Java 5",
+		"0.50x", // quiet Go/Java
+		"1.20x", // busy Go/Java 0.3/0.25
+		"0.80x", // busy Go kept/Java 0.2/0.25
+		"The same with 2 busy processes",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Busy != 2 || back.Searches[0].GoMedian != 0.1 || back.Searches[0].Contended.GoMedian != 0.3 || back.WritesContended[0].GoCompact != 1 {
+		t.Errorf("bench.json read back as %+v", back)
+	}
+}

@@ -3,8 +3,14 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -136,36 +142,36 @@ func (f *countedFile) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // measureSearch generates the search table, maintains it, commits deletes with Go's writer (see
-// reachableDeletes), and times the queries on both sides. The compaction at commit applies the
-// deletes under the table's deletion vectors; a scan checks the table reads that many rows fewer.
-func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java *runner.Process, dir string, rows int) []SearchResult {
+// reachableDeletes), and times the queries on both sides. With busyN > 0 it then times them again
+// with busyN busy processes running (the contended mode), Go and Java in alternating rounds. The
+// compaction at commit applies the deletes under the table's deletion vectors; a scan checks the
+// table reads that many rows fewer.
+//
+// PKFT_BENCH_SEARCH_RUNS and PKFT_BENCH_SEARCH_QPS_RUNS set the timed rounds one query at a time
+// and the rounds of each thread with 4 at once (default 5 each; the contended throughput runs one).
+// PKFT_BENCH_SEARCH_TABLE=<dir> keeps the table in <dir>/<rows> and reuses it when it is there
+// (for profiling the search again without generating the table again);
+// PKFT_BENCH_SEARCH_PROFILE=<prefix> writes a CPU profile of Go's contended rounds to
+// <prefix>.<round>.cpu and an execution trace of the first of them to <prefix>.trace.
+func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java *runner.Process, dir string, rows, busyN int) []SearchResult {
 	t.Helper()
 	spec := TableSpec{Rows: rows, Buckets: searchBuckets, FilesPerBucket: 1, Analyzer: Analyzers[0], Marker: searchMarker, PageIndex: true}
-	if _, err := WriteTable(ctx, dir, spec); err != nil {
-		t.Fatal(err)
+	if keep := os.Getenv("PKFT_BENCH_SEARCH_TABLE"); keep != "" {
+		dir = filepath.Join(keep, strconv.Itoa(rows))
 	}
 	engine := native.Engine{Lib: lib}
-	if _, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), dir), engine); err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := pkft.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := tbl.NewWriter(ctx, pkft.WithCommitUser("pkft-bench"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	deletes, err := reachableDeletes(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range deletes {
-		if err := w.Write(ctx, pkft.Delete, []any{id, nil, nil}); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "snapshot", "LATEST")); err != nil {
+		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
+		buildSearchTable(t, ctx, engine, dir, spec, deletes)
 	}
-	if _, err := w.Commit(ctx); err != nil {
+	tbl, err := pkft.Open(ctx, dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	// The deletes reached their rows: the table reads that many rows fewer.
@@ -220,9 +226,11 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 			}
 		}
 	}
+	// round times every query once, opening every archive and keeping them open, appending to
+	// goNanos and keptNanos.
 	goNanos := make([][]int64, len(queries))
 	keptNanos := make([][]int64, len(queries))
-	for range searchRuns {
+	round := func(goNanos, keptNanos [][]int64) {
 		for i, q := range queries {
 			for _, m := range []struct {
 				readers *search.ReaderCache
@@ -236,13 +244,18 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 			}
 		}
 	}
-	concurrent := func(readers *search.ReaderCache) time.Duration {
+	runs, qpsRuns := envInt(t, "PKFT_BENCH_SEARCH_RUNS", searchRuns), envInt(t, "PKFT_BENCH_SEARCH_QPS_RUNS", searchRuns)
+	for range runs {
+		round(goNanos, keptNanos)
+	}
+	// concurrent runs every query runs times on each of searchConcurrency goroutines.
+	concurrent := func(readers *search.ReaderCache, runs int) time.Duration {
 		var wg sync.WaitGroup
 		errs := make([]error, searchConcurrency)
 		start := time.Now()
 		for c := range searchConcurrency {
 			wg.Go(func() {
-				for range searchRuns {
+				for range runs {
 					for _, q := range queries {
 						if _, err := run(q, readers); err != nil {
 							errs[c] = err
@@ -260,35 +273,80 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 		}
 		return time.Since(start)
 	}
-	goConcurrent := concurrent(nil)
-	keptConcurrent := concurrent(kept)
+	goConcurrent := concurrent(nil, qpsRuns)
+	keptConcurrent := concurrent(kept, qpsRuns)
 
 	// Java: Paimon's read path in the runner, timed inside the JVM.
 	var args []map[string]any
 	for _, q := range queries {
 		args = append(args, map[string]any{"query": q.query, "limit": q.limit})
 	}
-	var jv struct {
-		Nanos             [][]int64 `json:"nanos"`
-		Hits              []int     `json:"hits"`
-		ConcurrentNanos   int64     `json:"concurrentNanos"`
-		ConcurrentQueries int64     `json:"concurrentQueries"`
-	}
-	if err := java.Call(ctx, "bench-search", map[string]any{"path": dir, "column": paimonparquet.DefaultTextName, "queries": args,
-		"warmup": searchWarmup, "runs": searchRuns, "concurrency": searchConcurrency}, &jv); err != nil {
-		t.Fatal(err)
-	}
-	if len(jv.Hits) != len(queries) {
-		t.Fatalf("Java answered %d queries, want %d", len(jv.Hits), len(queries))
-	}
-	for i, q := range queries {
-		if jv.Hits[i] != goHits[i] {
-			t.Fatalf("%s query %s limit %d: Java read %d rows, Go %d", q.class, q.query, q.limit, jv.Hits[i], goHits[i])
+	javaSearch := func(warmup, runs, concurrentRuns int) javaSearchOut {
+		var jv javaSearchOut
+		if err := java.Call(ctx, "bench-search", map[string]any{"path": dir, "column": paimonparquet.DefaultTextName, "queries": args,
+			"warmup": warmup, "runs": runs, "concurrency": searchConcurrency, "concurrentRuns": concurrentRuns}, &jv); err != nil {
+			t.Fatal(err)
 		}
+		if len(jv.Hits) != len(queries) {
+			t.Fatalf("Java answered %d queries, want %d", len(jv.Hits), len(queries))
+		}
+		for i, q := range queries {
+			if warmup+runs == 0 {
+				break // no query ran alone: Java counted no rows
+			}
+			if jv.Hits[i] != goHits[i] {
+				t.Fatalf("%s query %s limit %d: Java read %d rows, Go %d", q.class, q.query, q.limit, jv.Hits[i], goHits[i])
+			}
+		}
+		return jv
 	}
-	goQPS := float64(searchConcurrency*searchRuns*len(queries)) / goConcurrent.Seconds()
-	keptQPS := float64(searchConcurrency*searchRuns*len(queries)) / keptConcurrent.Seconds()
-	javaQPS := float64(jv.ConcurrentQueries) / (float64(jv.ConcurrentNanos) / 1e9)
+	jv := javaSearch(searchWarmup, runs, qpsRuns)
+	queriesRun := float64(searchConcurrency * qpsRuns * len(queries))
+	quiet := searchLoad{goNanos: goNanos, keptNanos: keptNanos, javaNanos: jv.Nanos,
+		goQPS: queriesRun / goConcurrent.Seconds(), keptQPS: queriesRun / keptConcurrent.Seconds(),
+		javaQPS: float64(jv.ConcurrentQueries) / (float64(jv.ConcurrentNanos) / 1e9)}
+
+	// Contended: the same rounds with busy processes on every core, Go and Java in alternating
+	// rounds (each side first in every other round), then the throughput likewise.
+	var busy *searchLoad
+	if busyN > 0 {
+		t.Logf("search: quiet figures measured; %d busy processes from now on", busyN)
+		c := startContention(t, ctx, busyN)
+		b := searchLoad{goNanos: make([][]int64, len(queries)), keptNanos: make([][]int64, len(queries)), javaNanos: make([][]int64, len(queries))}
+		javaRound := func() {
+			r := javaSearch(0, 1, 0)
+			for i := range queries {
+				b.javaNanos[i] = append(b.javaNanos[i], r.Nanos[i]...)
+			}
+		}
+		profile := os.Getenv("PKFT_BENCH_SEARCH_PROFILE")
+		goRound := func(r int) {
+			if profile == "" {
+				round(b.goNanos, b.keptNanos)
+				return
+			}
+			stop := startProfiles(t, profile, r, r == 0)
+			defer stop()
+			round(b.goNanos, b.keptNanos)
+		}
+		for r := range runs {
+			if r%2 == 0 {
+				goRound(r)
+				javaRound()
+			} else {
+				javaRound()
+				goRound(r)
+			}
+		}
+		goC := concurrent(nil, 1)
+		jc := javaSearch(0, 0, 1)
+		keptC := concurrent(kept, 1)
+		queriesRun := float64(searchConcurrency * len(queries))
+		b.goQPS, b.keptQPS = queriesRun/goC.Seconds(), queriesRun/keptC.Seconds()
+		b.javaQPS = float64(jc.ConcurrentQueries) / (float64(jc.ConcurrentNanos) / 1e9)
+		c.stop()
+		busy = &b
+	}
 
 	// Per class and limit: the latencies of all its queries' timed runs.
 	var out []SearchResult
@@ -300,30 +358,90 @@ func measureSearch(t *testing.T, ctx context.Context, lib *native.Library, java 
 			}
 		}
 		for _, class := range classes {
-			res := SearchResult{Class: class, Limit: limit, Rows: rows, Buckets: searchBuckets, GoQPS: goQPS, GoKeptQPS: keptQPS, JavaQPS: javaQPS}
-			var g, k, j []int64
+			res := SearchResult{Class: class, Limit: limit, Rows: rows, Buckets: searchBuckets}
+			var idx []int
 			var bytes int64
 			for i, q := range queries {
 				if q.class != class || q.limit != limit {
 					continue
 				}
+				idx = append(idx, i)
 				res.Queries++
 				res.Hits += goHits[i]
-				g = append(g, goNanos[i]...)
-				k = append(k, keptNanos[i]...)
-				j = append(j, jv.Nanos[i]...)
 				bytes += goBytes[i]
 			}
-			res.GoMedian, res.GoP99 = percentile(g, 50), percentile(g, 99)
-			res.GoKeptMedian, res.GoKeptP99 = percentile(k, 50), percentile(k, 99)
-			res.JavaMedian, res.JavaP99 = percentile(j, 50), percentile(j, 99)
+			res.SearchFigures = quiet.figures(idx)
 			res.GoBytesRead = bytes / int64(max(res.Queries, 1))
-			out = append(out, res)
 			t.Logf("search %s limit %d: Go median %s p99 %s (archives kept open: %s, %s), Java median %s p99 %s, %d bytes read", class, limit,
 				dur(res.GoMedian), dur(res.GoP99), dur(res.GoKeptMedian), dur(res.GoKeptP99), dur(res.JavaMedian), dur(res.JavaP99), res.GoBytesRead)
+			if busy != nil {
+				f := busy.figures(idx)
+				res.Contended = &f
+				t.Logf("search %s limit %d with %d busy processes: Go median %s p99 %s (archives kept open: %s, %s), Java median %s p99 %s", class, limit, busyN,
+					dur(f.GoMedian), dur(f.GoP99), dur(f.GoKeptMedian), dur(f.GoKeptP99), dur(f.JavaMedian), dur(f.JavaP99))
+			}
+			out = append(out, res)
 		}
 	}
 	return out
+}
+
+// buildSearchTable writes the search table into dir, maintains it and commits the deletes.
+func buildSearchTable(t *testing.T, ctx context.Context, engine native.Engine, dir string, spec TableSpec, deletes []int32) {
+	t.Helper()
+	if _, err := WriteTable(ctx, dir, spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), dir), engine); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := pkft.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tbl.NewWriter(ctx, pkft.WithCommitUser("pkft-bench"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range deletes {
+		if err := w.Write(ctx, pkft.Delete, []any{id, nil, nil}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// javaSearchOut is the answer of the runner's bench-search.
+type javaSearchOut struct {
+	Nanos             [][]int64 `json:"nanos"`
+	Hits              []int     `json:"hits"`
+	ConcurrentNanos   int64     `json:"concurrentNanos"`
+	ConcurrentQueries int64     `json:"concurrentQueries"`
+}
+
+// searchLoad is what one load (quiet, or contended) measured: the timed runs of every query on
+// each side, and the throughput with searchConcurrency queries at once.
+type searchLoad struct {
+	goNanos, keptNanos, javaNanos [][]int64
+	goQPS, keptQPS, javaQPS       float64
+}
+
+// figures are the latencies of the queries idx (one class at one limit) and the throughputs.
+func (l searchLoad) figures(idx []int) SearchFigures {
+	var g, k, j []int64
+	for _, i := range idx {
+		g = append(g, l.goNanos[i]...)
+		k = append(k, l.keptNanos[i]...)
+		j = append(j, l.javaNanos[i]...)
+	}
+	return SearchFigures{
+		GoMedian: percentile(g, 50), GoP99: percentile(g, 99),
+		GoKeptMedian: percentile(k, 50), GoKeptP99: percentile(k, 99),
+		JavaMedian: percentile(j, 50), JavaP99: percentile(j, 99),
+		GoQPS: l.goQPS, GoKeptQPS: l.keptQPS, JavaQPS: l.javaQPS,
+	}
 }
 
 // reachableDeletes are the ids of the generated table a delete reaches. The generator keeps
@@ -365,4 +483,85 @@ func percentile(nanos []int64, p int) float64 {
 	slices.Sort(s)
 	k := (p*len(s) + 99) / 100
 	return float64(s[max(k-1, 0)]) / 1e9
+}
+
+// startProfiles starts a CPU profile of one measured stretch into prefix.<r>.cpu (go tool pprof
+// merges the files it is given) and with withTrace an execution trace into prefix.trace; the
+// returned function stops both.
+func startProfiles(t *testing.T, prefix string, r int, withTrace bool) (stop func()) {
+	t.Helper()
+	cpu, err := os.Create(fmt.Sprintf("%s.%d.cpu", prefix, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		t.Fatal(err)
+	}
+	var tf *os.File
+	if withTrace {
+		if tf, err = os.Create(prefix + ".trace"); err != nil {
+			t.Fatal(err)
+		}
+		if err := trace.Start(tf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := cpu.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if tf != nil {
+			trace.Stop()
+			if err := tf.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkSearch runs the bench's search queries, per class and limit, with Go's search on the
+// search table kept by an earlier make bench run with PKFT_BENCH_SEARCH_TABLE=<dir> (it is
+// skipped without one), opening every archive per search; with PKFT_BENCH_CONTENDED=1 the busy
+// processes of the contended mode run meanwhile. For profiling the search under load:
+// go test -run '^$' -bench BenchmarkSearch -cpuprofile cpu.out -trace trace.out ./compat/bench/.
+func BenchmarkSearch(b *testing.B) {
+	keep := os.Getenv("PKFT_BENCH_SEARCH_TABLE")
+	if keep == "" {
+		b.Skip("set PKFT_BENCH_SEARCH_TABLE to the directory a bench run kept its search table in")
+	}
+	rows := fullSizes.searchRows
+	dir := filepath.Join(keep, strconv.Itoa(rows))
+	if _, err := os.Stat(filepath.Join(dir, "snapshot", "LATEST")); err != nil {
+		b.Skipf("no search table in %s: %v", dir, err)
+	}
+	ctx := context.Background()
+	lib, err := native.Load(ctx, "")
+	if err != nil {
+		b.Skip(err)
+	}
+	spec := TableSpec{Rows: rows, Buckets: searchBuckets, FilesPerBucket: 1, Analyzer: Analyzers[0], Marker: searchMarker, PageIndex: true}
+	queries := searchQueries(spec)
+	gt := table.Open(fileio.NewLocal(), dir)
+	engine := native.Engine{Lib: lib}
+	if contendedMode() {
+		startContention(b, ctx, runtime.NumCPU())
+	}
+	for _, limit := range []int{10, 1000} {
+		for _, class := range []string{"term-selective", "term-broad", "phrase", "boolean-selective", "boolean-broad"} {
+			b.Run(fmt.Sprintf("%s/limit=%d", class, limit), func(b *testing.B) {
+				for b.Loop() {
+					for _, q := range queries {
+						if q.class != class || q.limit != limit {
+							continue
+						}
+						if _, err := search.Search(ctx, gt, search.Request{Query: q.query, Column: paimonparquet.DefaultTextName, Limit: q.limit},
+							search.Options{Engine: engine}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+	}
 }

@@ -233,8 +233,12 @@ const childPrefix = "pkft-bench-child: "
 // TestMain runs the Go side of a measured first write when childGoWrite started this test binary
 // as a child (PKFT_BENCH_CHILD_TABLE, PKFT_BENCH_CHILD_FILE): it writes, commits, prints the
 // times and its peak RSS and exits; childGoBatches's child (PKFT_BENCH_CHILD_BATCHES,
-// PKFT_BENCH_CHILD_FILES) likewise; otherwise it runs the tests.
+// PKFT_BENCH_CHILD_FILES) likewise; a busy process of the contended mode (PKFT_BENCH_SPIN) spins
+// until it is killed; otherwise it runs the tests.
 func TestMain(m *testing.M) {
+	if parent := os.Getenv(spinEnv); parent != "" {
+		spinChild(parent)
+	}
 	if tablePath := os.Getenv("PKFT_BENCH_CHILD_BATCHES"); tablePath != "" {
 		if err := benchBatchesChild(tablePath, strings.Split(os.Getenv("PKFT_BENCH_CHILD_FILES"), "\n")); err != nil {
 			fmt.Fprintln(os.Stderr, "pkft bench batches child:", err)

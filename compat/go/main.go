@@ -164,7 +164,7 @@ func handle(ctx context.Context, cmds map[string]command, names []string, line [
 	}()
 	if req.Cmd == "ping" {
 		cmd = typed(func(context.Context, protocol.PingRequest) (protocol.PingResponse, error) {
-			return protocol.PingResponse{Runner: "go", Commands: names, PKFTVersion: new(version())}, nil
+			return protocol.PingResponse{Runner: "go", ProtocolVersion: protocol.Version, Commands: names, PKFTVersion: new(version())}, nil
 		})
 	} else if cmd, ok = cmds[req.Cmd]; !ok {
 		return errorResponse(req.ID, "unknown command: "+req.Cmd)

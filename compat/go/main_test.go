@@ -99,7 +99,7 @@ func TestServeFraming(t *testing.T) {
 	)
 	var ping protocol.PingResponse
 	result(t, "ping", resps[0], &ping)
-	if ping.Runner != "go" || ping.PKFTVersion == nil {
+	if ping.Runner != "go" || ping.PKFTVersion == nil || ping.ProtocolVersion != protocol.Version {
 		t.Fatalf("ping: %+v", ping)
 	}
 	if len(ping.Commands) != len(commands(&searchTables{})) {

@@ -179,6 +179,9 @@ type BenchSearchRequest struct {
 	Warmup      *int64            `json:"warmup,omitempty"`
 	Runs        *int64            `json:"runs,omitempty"`
 	Concurrency *int64            `json:"concurrency,omitempty"`
+	// ConcurrentRuns: runs of every query by each thread of the concurrent (throughput) round; absent:
+	// runs; 0: no concurrent round.
+	ConcurrentRuns *int64 `json:"concurrentRuns,omitempty"`
 }
 
 // BenchSearchResponse is the result of command bench-search (bench-search.response.json): times
@@ -638,8 +641,11 @@ type PingRequest struct {
 // PingResponse is the result of command ping (ping.response.json): who the runner is and the
 // commands it serves. Its schema admits other properties, which this type does not hold.
 type PingResponse struct {
-	Runner   string   `json:"runner"`
-	Commands []string `json:"commands"`
+	Runner string `json:"runner"`
+	// ProtocolVersion: the protocol version the runner speaks, MAJOR.MINOR (compat/PROTOCOL.md,
+	// "Versions").
+	ProtocolVersion string   `json:"protocolVersion"`
+	Commands        []string `json:"commands"`
 	// Version: the version of the implementation's Paimon library (pypaimon, paimon-rust).
 	Version *string `json:"version,omitempty"`
 	// PaimonVersion: Java runner: the Paimon version on its class path.

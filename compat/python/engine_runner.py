@@ -59,7 +59,7 @@ def archive_search(args):
 
 
 COMMANDS = {
-    "ping": lambda args: {"runner": "python-ftindex"},
+    "ping": lambda args: {"runner": "python-ftindex", "protocolVersion": "1.0"},
     "archive-build": archive_build,
     "archive-search": archive_search,
 }

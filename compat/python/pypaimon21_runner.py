@@ -11,7 +11,7 @@ Speaks the JSON-lines protocol of compat/PROTOCOL.md: one request per line on st
 {"id", "ok": false, "error"}; it never dies on a bad request and logs to stderr only.
 
 Commands (a table is named by "path"):
-    ping      {"runner": "pypaimon21", "version", "ftindexVersion", "commands": [names]}
+    ping      {"runner": "pypaimon21", "protocolVersion", "version", "ftindexVersion", "commands": [names]}
     read      {"rows": [...]}: every visible row at the latest snapshot, sorted by primary key,
               values rendered as the Java runner's read renders them
     search    path, query (an engine JSON query, or plain words -> {"match":{"query":WORDS}}),
@@ -249,8 +249,11 @@ def write(args):
     return {"rows": data.num_rows}
 
 
+# The version of the runner protocol this runner speaks (compat/PROTOCOL.md, "Versions").
+PROTOCOL_VERSION = "1.0"
+
 COMMANDS = {
-    "ping": lambda args: {"runner": "pypaimon21", "version": package_version("pypaimon"),
+    "ping": lambda args: {"runner": "pypaimon21", "protocolVersion": PROTOCOL_VERSION, "version": package_version("pypaimon"),
                           "ftindexVersion": package_version("paimon-ftindex"),
                           "commands": sorted(COMMANDS)},
     "read": read,

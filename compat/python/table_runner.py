@@ -174,7 +174,7 @@ def files(args):
 
 
 COMMANDS = {
-    "ping": lambda args: {"runner": "pypaimon", "version": package_version("pypaimon")},
+    "ping": lambda args: {"runner": "pypaimon", "protocolVersion": "1.0", "version": package_version("pypaimon")},
     "create-table": create_table,
     "write": write,
     "read": read,

@@ -210,8 +210,15 @@ func (g *maintainGroup) compactReplans(ctx context.Context) error {
 	return nil
 }
 
-// pkftCLI builds the pkft command once per test binary and returns its path.
+// pkftCommandEnv names a pkft command built already, which pkftCLI then returns instead of
+// building one (the conformance image, which has no Go toolchain, sets it).
+const pkftCommandEnv = "PKFT_COMMAND"
+
+// pkftCLI builds the pkft command once per test binary (or takes $PKFT_COMMAND) and returns its path.
 var pkftCLI = sync.OnceValues(func() (string, error) {
+	if bin := os.Getenv(pkftCommandEnv); bin != "" {
+		return bin, nil
+	}
 	dir, err := os.MkdirTemp("", "pkft-cli-")
 	if err != nil {
 		return "", err

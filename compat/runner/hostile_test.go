@@ -109,7 +109,7 @@ func casesHostileQueries(ct *caseTable) {
 				}
 				ce.T.Logf("%s: %s in %s (bound %s)", c.name, outcome, time.Since(start).Round(time.Millisecond), c.within)
 			}
-			if err := searchUnderTimeout(ctx, root, dir); err != nil {
+			if err := searchUnderTimeout(ctx, dir); err != nil {
 				errs = append(errs, err)
 			}
 			return errors.Join(errs...)
@@ -145,16 +145,14 @@ func (c hostileQuery) run(ctx context.Context, tbl *pkft.Table) (string, error) 
 
 // searchUnderTimeout runs pkft search with a query that keeps the engine busy for seconds
 // under `timeout -s TERM 2` and requires it to be gone within 3 s.
-func searchUnderTimeout(ctx context.Context, root, dir string) error {
+func searchUnderTimeout(ctx context.Context, dir string) error {
 	timeoutCmd, err := exec.LookPath("timeout")
 	if err != nil {
 		return fmt.Errorf("pkft search under timeout: %w", err)
 	}
-	bin := filepath.Join(filepath.Dir(dir), "pkft")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./tools/pkft")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./tools/pkft: %v\n%s", err, out)
+	bin, err := pkftCLI()
+	if err != nil {
+		return err
 	}
 	slow := jsonQuery("match", map[string]any{"query": strings.TrimSpace(strings.Repeat("lake fox river 数据 quick ", 160)), "fuzziness": 2})
 	cmd := exec.CommandContext(ctx, timeoutCmd, "-s", "TERM", "2", bin, "search", dir, "--query", slow)

@@ -461,6 +461,10 @@ func (i Impl) Start(ctx context.Context, root string) (*Process, error) {
 		p.kill()
 		_ = p.Close()
 		var re *RemoteError
+		var ve *protocol.VersionError
+		if errors.As(err, &ve) {
+			return nil, err
+		}
 		if errors.As(err, &re) {
 			return nil, fmt.Errorf("the %s runner does not answer ping: %w", i.Name, err)
 		}

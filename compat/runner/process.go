@@ -181,6 +181,11 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 		return p.died(cmd, got.err)
 	}
 	if p.schemas != nil {
+		if cmd == "ping" {
+			if err := checkPingVersion(p.name, got.line); err != nil {
+				return err
+			}
+		}
 		if err := p.schemas.ValidateResponse(cmd, got.line); err != nil {
 			return fmt.Errorf("%s runner: %s: %w", p.name, cmd, err)
 		}
@@ -205,6 +210,23 @@ func (p *Process) Call(ctx context.Context, cmd string, args any, result any) er
 		}
 	}
 	return nil
+}
+
+// checkPingVersion checks the protocol version of a protocol runner's ping response line (before
+// its schema, so that a runner of another major version, whose answer may differ in more than
+// that, is told so by name): a *protocol.VersionError unless the major versions agree. An error
+// response is left to the caller.
+func checkPingVersion(runner string, line []byte) error {
+	var resp struct {
+		OK     bool `json:"ok"`
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(line, &resp) != nil || !resp.OK {
+		return nil
+	}
+	return protocol.CheckVersion(runner, resp.Result.ProtocolVersion)
 }
 
 func (p *Process) died(cmd string, err error) error {

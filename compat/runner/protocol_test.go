@@ -19,7 +19,7 @@ import json, sys
 for line in sys.stdin:
     req = json.loads(line)
     if req["cmd"] == "ping":
-        res = {"runner": "fake", "commands": ["ping", "read", "search"]}
+        res = {"runner": "fake", "protocolVersion": "1.0", "commands": ["ping", "read", "search"]}
     elif req["cmd"] == "read":
         res = {"rows": "not an array"}
     else:
@@ -125,5 +125,41 @@ func TestProtocolViolationFailsConsumerImpl(t *testing.T) {
 	err = consumerRead(context.Background(), p, &consumerTable{path: "/t"})
 	if err == nil || !strings.Contains(err.Error(), "protocol violation: read response") {
 		t.Fatalf("consumer read on a malformed runner: %v", err)
+	}
+}
+
+// A runner answering ping with a protocol version of another major version, or with none, is
+// refused at Impl.Start by name (its version and the harness's): its cases fail, not skip.
+func TestProtocolOtherMajorVersionIsRefused(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("PKFT_REQUIRE_PYPAIMON") == "1" {
+			t.Fatal("no python3 on PATH to run the fake runner (PKFT_REQUIRE_PYPAIMON=1: make provides Python)")
+		}
+		t.Skip("skipped: no python3 on PATH to run the fake runner")
+	}
+	for _, c := range []struct{ replace, want string }{
+		{`"protocolVersion": "2.0"`, "the fake runner speaks protocol version 2.0, this harness speaks protocol version " + protocol.Version},
+		{`"protocolVersion": "1.9"`, ""},
+		{`"x": 0`, "the fake runner's ping has no protocolVersion"},
+	} {
+		runner := strings.Replace(fakeRunner, `"protocolVersion": "1.0"`, c.replace, 1)
+		impl := Impl{Name: "fake", Argv: []string{py, "-c", runner}, Supports: &Supports{Commands: map[string]bool{"read": true}}}
+		p, err := impl.Start(context.Background(), t.TempDir())
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("ping with %s: %v, want the runner started", c.replace, err)
+			} else {
+				_ = p.Close()
+			}
+			continue
+		}
+		var ve *protocol.VersionError
+		if err == nil {
+			_ = p.Close()
+		}
+		if !errors.As(err, &ve) || errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ping with %s: error %v, want a version error containing %q (not unavailable)", c.replace, err, c.want)
+		}
 	}
 }

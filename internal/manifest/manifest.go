@@ -15,8 +15,9 @@ import (
 	"github.com/paimon-pkft/pkft/internal/meta"
 )
 
-// readAll reads r fully and decodes it, prefixing every error with what and name.
-func readAll[A, M any](what, name string, r io.Reader, expected dataType, convert func(*A) (M, error)) ([]M, error) {
+// readAll reads r fully and decodes it (expected is the file's Paimon row type, expectedJSON the
+// Avro schema Java writes for it), prefixing every error with what and name.
+func readAll[A, M any](what, name string, r io.Reader, expected dataType, expectedJSON string, convert func(*A) (M, error)) ([]M, error) {
 	fail := func(err error) error {
 		if name == "" {
 			return fmt.Errorf("read %s: %w", what, err)
@@ -30,7 +31,7 @@ func readAll[A, M any](what, name string, r io.Reader, expected dataType, conver
 	if err != nil {
 		return nil, fail(err)
 	}
-	recs, err := decodeOCF[A](data, expected)
+	recs, err := decodeOCF[A](data, expected, expectedJSON)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -64,7 +65,7 @@ func writeAll[M, A any](what string, w io.Writer, schema string, opts WriteOptio
 // ReadManifestFile decodes a manifest file. name is only used in error messages (it may be
 // empty).
 func ReadManifestFile(name string, r io.Reader) ([]meta.ManifestEntry, error) {
-	return readAll("manifest file", name, r, manifestEntryType(), fromAvroManifestEntry)
+	return readAll("manifest file", name, r, manifestEntryType(), ManifestEntrySchema(), fromAvroManifestEntry)
 }
 
 // WriteManifestFile writes entries as one manifest file. Nil partitions, keys and stats rows are
@@ -75,7 +76,7 @@ func WriteManifestFile(w io.Writer, entries []meta.ManifestEntry, opts WriteOpti
 
 // ReadManifestList decodes a manifest list. name is only used in error messages.
 func ReadManifestList(name string, r io.Reader) ([]meta.ManifestFileMeta, error) {
-	return readAll("manifest list", name, r, manifestFileMetaType(), fromAvroManifestFileMeta)
+	return readAll("manifest list", name, r, manifestFileMetaType(), ManifestFileMetaSchema(), fromAvroManifestFileMeta)
 }
 
 // WriteManifestList writes metas as one manifest list.
@@ -86,7 +87,7 @@ func WriteManifestList(w io.Writer, metas []meta.ManifestFileMeta, opts WriteOpt
 
 // ReadIndexManifest decodes an index manifest. name is only used in error messages.
 func ReadIndexManifest(name string, r io.Reader) ([]meta.IndexManifestEntry, error) {
-	return readAll("index manifest", name, r, indexManifestEntryType(), fromAvroIndexManifestEntry)
+	return readAll("index manifest", name, r, indexManifestEntryType(), IndexManifestEntrySchema(), fromAvroIndexManifestEntry)
 }
 
 // WriteIndexManifest writes entries as one index manifest.

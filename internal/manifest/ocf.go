@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hamba/avro/v2"
 	"github.com/hamba/avro/v2/ocf"
@@ -39,7 +41,10 @@ const syncInterval = 64000
 
 // maxBlockBytes bounds one block, compressed or not, so corrupt input cannot force huge
 // allocations. Paimon manifests roll at 8 MiB, and blocks are about syncInterval bytes.
-const maxBlockBytes = 64 << 20
+const maxBlockBytes = 1 << maxBlockShift
+
+// maxBlockShift is the base-2 logarithm of maxBlockBytes.
+const maxBlockShift = 26
 
 // WriteOptions controls how a manifest-like file is written. The zero value writes what Paimon
 // 2.0.0 writes by default: zstd at level 1.
@@ -81,6 +86,32 @@ func codecOptions(o WriteOptions) ([]ocf.EncoderFunc, error) {
 	}
 }
 
+// encodeAPI is the configuration every container file is encoded with, built once: a
+// configuration compiles its encoder of a schema and Go type on first use and keeps it, so a
+// configuration per file compiled the encoder again for every file.
+var encodeAPI = sync.OnceValue(func() avro.API { return avro.Config{}.Freeze() })
+
+// decodeAPIs are the decoding configurations by size limit: decodeAPIs[i] allows slices and
+// byte arrays of up to 1<<i elements. Each is built once, on first use, and keeps the decoders
+// it compiles; registering a union branch's Go type (resolvedDecoder.register) registers the
+// same type for the same name whatever the file.
+var decodeAPIs = func() (out [maxBlockShift + 1]func() avro.API) {
+	for i := range out {
+		n := 1 << i
+		out[i] = sync.OnceValue(func() avro.API {
+			return avro.Config{MaxByteSliceSize: n, MaxSliceAllocSize: n}.Freeze()
+		})
+	}
+	return out
+}()
+
+// decodeAPI is the decoding configuration allowing slices of at least n (at most maxBlockBytes)
+// elements: the smallest power of two not below n.
+func decodeAPI(n int) avro.API {
+	n = min(max(n, 1), maxBlockBytes)
+	return decodeAPIs[bits.Len(uint(n-1))]()
+}
+
 // writeOCF writes records as an Avro object container file whose header carries schemaJSON
 // verbatim, so the header is what Paimon's Java writer puts there.
 func writeOCF[T any](w io.Writer, schemaJSON string, opts WriteOptions, records []T) error {
@@ -98,7 +129,7 @@ func writeOCF[T any](w io.Writer, schemaJSON string, opts WriteOptions, records 
 	encOpts = append(encOpts,
 		ocf.WithBlockLength(0),
 		ocf.WithBlockSize(syncInterval),
-		ocf.WithEncodingConfig(avro.Config{}.Freeze()),
+		ocf.WithEncodingConfig(encodeAPI()),
 		ocf.WithSchemaMarshaler(func(avro.Schema) ([]byte, error) { return []byte(schemaJSON), nil }),
 	)
 	hw := &javaHeaderWriter{w: w}
@@ -386,13 +417,13 @@ func readMetadata(r *byteReader) (map[string][]byte, error) {
 // own (writer) schema. A file whose header carries exactly the schema Paimon's Java writer puts
 // there is decoded directly; any other writer schema is resolved against expected by Avro's
 // rules (resolve.go), so that a field pkft needs is read or refused, never zeroed.
-func decodeOCF[T any](data []byte, expected dataType) ([]T, error) {
+func decodeOCF[T any](data []byte, expected dataType, expectedJSON string) ([]T, error) {
 	c, err := parseOCF(data)
 	if err != nil {
 		return nil, err
 	}
 	var resolved *resolvedDecoder
-	if c.schemaJSON != avroSchemaJSON(expected) {
+	if c.schemaJSON != expectedJSON {
 		if resolved, err = newResolvedDecoder(c.schema, expected, reflect.TypeFor[T]()); err != nil {
 			return nil, err
 		}
@@ -404,8 +435,9 @@ func decodeOCF[T any](data []byte, expected dataType) ([]T, error) {
 		total += b.count
 	}
 	// Every array element and string byte costs at least one encoded byte, so nothing in a
-	// block legitimately needs more elements than the block has bytes.
-	api := avro.Config{MaxByteSliceSize: max(maxLen, 1), MaxSliceAllocSize: max(maxLen, 1)}.Freeze()
+	// block legitimately needs more elements than the block has bytes (rounded up to a power of
+	// two: the configurations are built once each, see decodeAPI).
+	api := decodeAPI(maxLen)
 	if resolved != nil {
 		resolved.register(api)
 	}

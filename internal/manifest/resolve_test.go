@@ -627,3 +627,31 @@ func TestCarryGoldenMetadata(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSmallManifest writes and reads back a manifest of the few entries a small commit
+// writes: its cost is the per-file work (schema, encoder and decoder set-up) more than the
+// records.
+func BenchmarkSmallManifest(b *testing.B) {
+	entries := sampleManifestEntries()
+	b.Run("write", func(b *testing.B) {
+		var buf bytes.Buffer
+		for b.Loop() {
+			buf.Reset()
+			if err := WriteManifestFile(&buf, entries, WriteOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	var buf bytes.Buffer
+	if err := WriteManifestFile(&buf, entries, WriteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			got, err := ReadManifestFile("bench", bytes.NewReader(buf.Bytes()))
+			if err != nil || len(got) != len(entries) {
+				b.Fatalf("read %d entries: %v", len(got), err)
+			}
+		}
+	})
+}

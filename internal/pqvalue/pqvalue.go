@@ -88,7 +88,13 @@ func Guard(fn func() error) (err error) {
 // 256 KiB, so that a column is streamed rather than loaded whole. A decoder panic on a corrupt
 // footer is returned as an error.
 func OpenReader(r io.ReaderAt, size int64) (*file.Reader, error) {
-	props := parquet.NewReaderProperties(memory.NewGoAllocator())
+	return OpenReaderWith(r, size, memory.NewGoAllocator())
+}
+
+// OpenReaderWith is OpenReader with the readers' page and decompression buffers taken from mem
+// (a BufferPool, to reuse them across files).
+func OpenReaderWith(r io.ReaderAt, size int64, mem memory.Allocator) (*file.Reader, error) {
+	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = 256 << 10
 	var pf *file.Reader

@@ -290,3 +290,21 @@ func writeBenchFile(b *testing.B, path string, rows int, pageIndex bool) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkTopKByScore merges the rankings of 16 archives of 1,000 hits each to the best 1,000,
+// what a broad query at limit 1000 merges on the bench's search table.
+func BenchmarkTopKByScore(b *testing.B) {
+	rankings := make([][]Position, 16)
+	for a := range rankings {
+		for i := range 1000 {
+			rankings[a] = append(rankings[a], Position{Bucket: int32(a), DataFile: fmt.Sprintf("data-%d.parquet", a), RowPosition: int64(i * 7), Score: float32((i*31+a*17)%997) / 10})
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		top, err := TopKByScore(rankings, 1000)
+		if err != nil || len(top) != 1000 {
+			b.Fatalf("%d positions: %v", len(top), err)
+		}
+	}
+}

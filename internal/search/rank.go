@@ -118,8 +118,12 @@ func TopKByScore(rankings [][]Position, limit int) ([]Position, error) {
 	if limit <= 0 {
 		return nil, fmt.Errorf("search result limit must be positive: %d", limit)
 	}
-	unique := map[positionKey]int{}
-	var all []Position
+	n := 0
+	for _, ranking := range rankings {
+		n += len(ranking)
+	}
+	unique := make(map[positionKey]int, n)
+	all := make([]Position, 0, n)
 	for _, ranking := range rankings {
 		for i := range ranking {
 			p := &ranking[i]

@@ -31,6 +31,12 @@ type column struct {
 // only the row groups holding requested rows; rows in between are skipped, not materialized. An
 // Avro file is decoded record by record up to the last position; an ORC file is refused.
 func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64) (_ [][]any, err error) {
+	return readRowsIn(ctx, nil, r, size, fileName, cols, positions)
+}
+
+// readRowsIn is readRows with a Parquet file's page and decompression buffers taken from pool
+// (nil: allocated for this file alone).
+func readRowsIn(ctx context.Context, pool *pqvalue.BufferPool, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64) (_ [][]any, err error) {
 	format, err := dataformat.Readable(fileName)
 	if err != nil {
 		return nil, fmt.Errorf("read rows of %s: %w", fileName, err)
@@ -43,7 +49,12 @@ func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, c
 		return out, readAvroRows(ctx, r, size, fileName, cols, positions, out)
 	}
 	win := &pageWindows{r: r, of: map[int][][2]int64{}}
-	pf, err := pqvalue.OpenReader(win, size)
+	var pf *file.Reader
+	if pool != nil {
+		pf, err = pqvalue.OpenReaderWith(win, size, pool)
+	} else {
+		pf, err = pqvalue.OpenReader(win, size)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read rows of %s: %w", fileName, err)
 	}
@@ -127,6 +138,11 @@ type cursor struct {
 	pageBytes  [][2]int64
 	dict       [2]int64
 	win        *pageWindows
+	// defs and the vals are readOne's scratch, reused from row to row.
+	defs      [1]int16
+	byteVals  [1]parquet.ByteArray
+	int32Vals [1]int32
+	int64Vals [1]int64
 }
 
 // pageWindows is the file as the column readers see it: a column whose pages the offset index
@@ -275,7 +291,7 @@ func skip(r file.ColumnChunkReader, n int64) error {
 
 // readOne reads the next row and converts it to the Go form of t (see Result).
 func (c *cursor) readOne(t types.DataType) (any, error) {
-	defs := make([]int16, 1)
+	defs := c.defs[:]
 	var (
 		total int64
 		n     int
@@ -288,11 +304,11 @@ func (c *cursor) readOne(t types.DataType) (any, error) {
 		total, n, err = r.ReadBatch(1, vals, defs, nil)
 		v = vals[0]
 	case *file.Int32ColumnChunkReader:
-		vals := make([]int32, 1)
+		vals := c.int32Vals[:]
 		total, n, err = r.ReadBatch(1, vals, defs, nil)
 		v = int64(vals[0])
 	case *file.Int64ColumnChunkReader:
-		vals := make([]int64, 1)
+		vals := c.int64Vals[:]
 		total, n, err = r.ReadBatch(1, vals, defs, nil)
 		v = vals[0]
 	case *file.Int96ColumnChunkReader:
@@ -308,9 +324,10 @@ func (c *cursor) readOne(t types.DataType) (any, error) {
 		total, n, err = r.ReadBatch(1, vals, defs, nil)
 		v = vals[0]
 	case *file.ByteArrayColumnChunkReader:
-		vals := make([]parquet.ByteArray, 1)
+		vals := c.byteVals[:]
 		total, n, err = r.ReadBatch(1, vals, defs, nil)
 		v = []byte(slices.Clone(vals[0]))
+		vals[0] = nil // the page's bytes: not kept past this row
 	case *file.FixedLenByteArrayColumnChunkReader:
 		vals := make([]parquet.FixedLenByteArray, 1)
 		total, n, err = r.ReadBatch(1, vals, defs, nil)

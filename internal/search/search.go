@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/paths"
+	"github.com/paimon-pkft/pkft/internal/pqvalue"
 	"github.com/paimon-pkft/pkft/internal/restore"
 	"github.com/paimon-pkft/pkft/internal/schema"
 	"github.com/paimon-pkft/pkft/internal/snapshot"
@@ -369,8 +371,8 @@ func (s *searcher) schema(ctx context.Context, id int64) (*schema.TableSchema, e
 	return sc, nil
 }
 
-// materialize reads the primary key and text of every position, up to par data files at once,
-// and returns the results in the order of positions.
+// materialize reads the primary key and text of every position, up to par data files (at most
+// GOMAXPROCS) at once, and returns the results in the order of positions.
 func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Position, par int) ([]Result, error) {
 	type fileKey struct {
 		partition string
@@ -449,11 +451,15 @@ func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Posi
 		}
 		reads = append(reads, &fileRead{path: bp.DataPaths.ToPath(file.FileName, ext), name: file.FileName, cols: cols, idx: idx, partition: partition})
 	}
+	// Reading rows is Go code bound by the CPU (page decompression and decoding): beyond
+	// GOMAXPROCS files at once only more pages are held in memory at once, for the collector to
+	// scan, while no file is read sooner. The files share their readers' buffers (pool).
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(par, 1))
+	g.SetLimit(max(min(par, runtime.GOMAXPROCS(0)), 1))
+	pool := &pqvalue.BufferPool{}
 	for _, fr := range reads {
 		g.Go(func() error {
-			rows, err := s.readFile(gctx, fr.path, fr.name, fr.cols, fr.idx, positions)
+			rows, err := s.readFile(gctx, pool, fr.path, fr.name, fr.cols, fr.idx, positions)
 			fr.rows = rows
 			return err
 		})
@@ -483,7 +489,7 @@ func (s *searcher) materialize(ctx context.Context, plan *Plan, positions []Posi
 	return results, nil
 }
 
-func (s *searcher) readFile(ctx context.Context, path, name string, cols []column, idx []int, positions []Position) ([][]any, error) {
+func (s *searcher) readFile(ctx context.Context, pool *pqvalue.BufferPool, path, name string, cols []column, idx []int, positions []Position) ([][]any, error) {
 	f, err := s.t.FileIO.OpenReaderAt(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open data file %s: %w", name, err)
@@ -493,7 +499,7 @@ func (s *searcher) readFile(ctx context.Context, path, name string, cols []colum
 	for j, i := range idx {
 		rowsWanted[j] = positions[i].RowPosition
 	}
-	return readRows(ctx, f, f.Size(), name, cols, rowsWanted)
+	return readRowsIn(ctx, pool, f, f.Size(), name, cols, rowsWanted)
 }
 
 func compareInt64(a, b int64) int {

@@ -42,12 +42,16 @@ use serde_json::{json, Map, Value};
 
 use commands::{CommandError, CommandResult};
 
+/// The version of the runner protocol this runner speaks (compat/PROTOCOL.md, "Versions").
+const PROTOCOL_VERSION: &str = "1.0";
+
 /// The commands this runner serves, as ping lists them.
 const COMMANDS: &[&str] = &["ping", "read", "search", "create-table", "write"];
 
 fn ping() -> CommandResult {
     Ok(json!({
         "runner": "rust",
+        "protocolVersion": PROTOCOL_VERSION,
         "version": env!("PKFT_PAIMON_VERSION"),
         "ftindexVersion": env!("PKFT_FTINDEX_VERSION"),
         "tantivyVersion": env!("PKFT_TANTIVY_VERSION"),
@@ -161,6 +165,7 @@ mod tests {
         assert_eq!(v["id"], 1);
         assert_eq!(v["ok"], true);
         assert_eq!(v["result"]["runner"], "rust");
+        assert_eq!(v["result"]["protocolVersion"], "1.0");
         assert_eq!(
             v["result"]["commands"],
             json!(["ping", "read", "search", "create-table", "write"])

@@ -544,7 +544,7 @@ var known = map[string]bool{
 	"$schema": true, "$id": true, "title": true, "description": true, "type": true, "enum": true,
 	"const": true, "$ref": true, "required": true, "minLength": true, "minimum": true,
 	"contentEncoding": true, "properties": true, "$defs": true, "items": true,
-	"additionalProperties": true, "oneOf": true, "not": true, "maxProperties": true,
+	"additionalProperties": true, "oneOf": true, "not": true, "maxProperties": true, "pattern": true,
 }
 
 // toNode converts a decoded schema into a node, refusing keywords typegen does not know.

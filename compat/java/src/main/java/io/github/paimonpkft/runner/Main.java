@@ -54,9 +54,12 @@ public final class Main {
         ManifestValuesCommands.register(commands);
     }
 
-    /** ping: who this runner is, the Paimon version on its class path, and its commands. */
+    /** The version of the runner protocol this runner speaks (compat/PROTOCOL.md, "Versions"). */
+    static final String PROTOCOL_VERSION = "1.0";
+
+    /** ping: who this runner is, the protocol version it speaks, the Paimon version on its class path, and its commands. */
     private JsonNode ping() {
-        ObjectNode out = JSON.createObjectNode().put("runner", "java");
+        ObjectNode out = JSON.createObjectNode().put("runner", "java").put("protocolVersion", PROTOCOL_VERSION);
         out.put("paimonVersion", String.valueOf(org.apache.paimon.Snapshot.class.getPackage().getImplementationVersion()));
         out.put("fullTextIndexer", FullTextCommands.indexerFactory());
         commands.keySet().forEach(out.putArray("commands")::add);
