@@ -532,8 +532,14 @@ func floatFields(d inspect.Dump) map[string]bool {
 // asFloat32 rounds the numbers of a decoded JSON row's FLOAT fields to float32, in place, and
 // returns the row.
 func asFloat32(row any, fields map[string]bool) any {
-	m, ok := row.(map[string]any)
-	if !ok || len(fields) == 0 {
+	var m map[string]any
+	switch r := row.(type) {
+	case map[string]any:
+		m = r
+	case protocol.Object: // a hit's key
+		m = r
+	}
+	if m == nil || len(fields) == 0 {
 		return row
 	}
 	for k := range fields {
@@ -620,3 +626,21 @@ const docConsumerReadSearchListIndexTable = "every Java-written full-text table 
 	"`read` of the other Java golden tables (`composite-key` with DECIMAL and TIMESTAMP keys, " +
 	"`full-compaction`, `partitioned-dv`, `two-levels`) equals Java's rows too (checked by " +
 	"hand; they are not consumer cases)."
+
+// TestAsFloat32 rounds a FLOAT field both in a decoded row and in a hit's key (protocol.Object):
+// pypaimon renders a FLOAT as the double it widens to, Java as the float's shortest decimal.
+func TestAsFloat32(t *testing.T) {
+	f32 := map[string]bool{"k": true}
+	for _, row := range []any{map[string]any{"k": -10705.1943359375, "s": "x"}, protocol.Object{"k": -10705.1943359375, "s": "x"}} {
+		var m map[string]any
+		switch r := asFloat32(row, f32).(type) {
+		case map[string]any:
+			m = r
+		case protocol.Object:
+			m = r
+		}
+		if m["k"] != float64(float32(-10705.194)) || m["s"] != "x" {
+			t.Errorf("asFloat32(%T) = %v", row, m)
+		}
+	}
+}
