@@ -462,7 +462,7 @@ func TestExpireDecoupledChangelogRefused(t *testing.T) {
 			t.Errorf("%s=%s: snapshots %v after the refusals, want the 3 written", key, value, ids)
 		}
 	}
-	tbl := expireTable(t, map[string]string{"changelog.num-retained.max": "5", "snapshot.num-retained.max": "50"}, false)
+	tbl := expireTable(t, map[string]string{"changelog.num-retained.max": "20", "snapshot.num-retained.max": "50"}, false)
 	writeRows(t, tbl, pkft.Insert, 0, 1, "x")
 }
 

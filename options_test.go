@@ -32,7 +32,7 @@ func TestOptionsOfOtherOperationsDoNotCompile(t *testing.T) {
 	cases := map[string]string{
 		"compilefail_compact_dryrun":    "pkft.DryRunOption does not implement pkft.CompactOption",
 		"compilefail_write_bucket":      "pkft.BucketOption does not implement pkft.WriteOption",
-		"compilefail_write_progress":    "pkft.ProgressOption does not implement pkft.WriteOption",
+		"compilefail_write_dryrun":      "pkft.DryRunOption does not implement pkft.WriteOption",
 		"compilefail_search_dryrun":     "pkft.DryRunOption does not implement pkft.SearchOption",
 		"compilefail_search_bucket":     "pkft.BucketOption does not implement pkft.SearchOption",
 		"compilefail_maintain_limit":    "pkft.SearchOption does not implement pkft.MaintainOption",

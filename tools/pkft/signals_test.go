@@ -227,8 +227,9 @@ func bigRows(n int) string {
 
 // signalAtPhase runs bin with args and stdin on a copy of the table at src, reads its --progress
 // json lines from stderr and sends sig delay after the first line of the phase named phase (its
-// start), failing the test when the phase ended before. It returns how long the process took to exit after the signal, its exit status,
-// stdout, stderr, and the copy's directory.
+// start). It returns how long the process took to exit after the signal, its exit status,
+// stdout, stderr, and the copy's directory; the directory is "" when the phase ended before the
+// signal was due (none was sent).
 func signalAtPhase(t *testing.T, bin, src, stdin string, sig syscall.Signal, phase string, delay time.Duration, args ...string) (time.Duration, int, string, string, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "t")
@@ -291,13 +292,32 @@ func signalAtPhase(t *testing.T, bin, src, stdin string, sig syscall.Signal, pha
 	}
 	<-signaled
 	if sent.IsZero() {
-		t.Fatalf("phase %q of pkft %v ended within %s of its start, before the signal: the table is too small to test\n%s", phase, args, delay, stderr.String())
+		// The phase ended before the signal: the caller tries again with a shorter delay.
+		return 0, -1, stdout.String(), stderr.String(), ""
 	}
 	took := exited.Sub(sent)
 	if left, _ := os.ReadDir(base); len(left) != 0 {
 		t.Errorf("the temporary directory holds %v after pkft %v", left, args)
 	}
 	return took, cmd.ProcessState.ExitCode(), stdout.String(), stderr.String(), dir
+}
+
+// signalInPhase is signalAtPhase with the first of delays (longest first) whose signal lands
+// inside the phase: how long a phase lasts depends on the machine. It fails the test when even
+// the shortest lands after the phase (the table is then too small to test).
+func signalInPhase(t *testing.T, bin, src, stdin string, sig syscall.Signal, phase string, delays []time.Duration, args ...string) (time.Duration, int, string, string, string) {
+	t.Helper()
+	var stderr string
+	for _, delay := range delays {
+		took, code, stdout, errs, dir := signalAtPhase(t, bin, src, stdin, sig, phase, delay, args...)
+		if dir != "" {
+			return took, code, stdout, errs, dir
+		}
+		t.Logf("phase %q of pkft %v ended within %s of its start, before the signal; trying a shorter delay", phase, args, delay)
+		stderr = errs
+	}
+	t.Fatalf("phase %q of pkft %v ended within %s of its start, before the signal: the table is too small to test\n%s", phase, args, delays[len(delays)-1], stderr)
+	return 0, 0, "", "", ""
 }
 
 // SIGTERM or SIGINT during the compaction at commit of pkft write (and during pkft compact) ends
@@ -318,19 +338,20 @@ func TestSignalDuringCompactionExitsPromptly(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The signal comes into the phase: the write's compaction at commit (rewriting 400,000 rows
-	// and building their archives) takes seconds, the compaction of compact about one.
+	// and building their archives) takes about a second or more, the compaction of compact less;
+	// a shorter delay is tried when the phase ended first.
 	for _, c := range []struct {
 		name, src, phase, stdin string
-		delay                   time.Duration
+		delays                  []time.Duration
 		args                    []string
 	}{
-		{"write", src, "compact", rows, time.Second, []string{"write", "--index-new-rows"}},
-		{"compact", uncompacted, "running", "", 300 * time.Millisecond, []string{"compact"}},
+		{"write", src, "compact", rows, []time.Duration{time.Second, 300 * time.Millisecond, 100 * time.Millisecond, 20 * time.Millisecond}, []string{"write", "--index-new-rows"}},
+		{"compact", uncompacted, "running", "", []time.Duration{300 * time.Millisecond, 100 * time.Millisecond, 20 * time.Millisecond}, []string{"compact"}},
 	} {
 		before := tableFiles(t, c.src)
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(c.name+"/"+sig.String(), func(t *testing.T) {
-				took, code, stdout, stderr, dir := signalAtPhase(t, bin, c.src, c.stdin, sig, c.phase, c.delay, c.args...)
+				took, code, stdout, stderr, dir := signalInPhase(t, bin, c.src, c.stdin, sig, c.phase, c.delays, c.args...)
 				t.Logf("exited %s after %s", took.Round(time.Millisecond), sig)
 				if took > time.Second {
 					t.Errorf("exited %s after %s, want within 1s", took.Round(time.Millisecond), sig)
