@@ -45,6 +45,10 @@ func TestSplitURI(t *testing.T) {
 		{"/tmp/a:b/c", "", "", "/tmp/a:b/c"},
 		{"s3://bucket/k", "s3", "bucket", "/k"},
 		{"plain", "", "", "plain"},
+		// An authority needs more than the two slashes (Java: length - start > 2).
+		{"//", "", "", "//"},
+		{"s3://", "s3", "", "//"},
+		{"s3:///k", "s3", "", "/k"},
 	}
 	for _, tt := range tests {
 		scheme, authority, rest, _ := splitURI(tt.in)

@@ -160,3 +160,17 @@ func TestSourceMetaEqual(t *testing.T) {
 		}
 	}
 }
+
+// TestSameGlobalIndexNulls: a null global index meta equals only null.
+func TestSameGlobalIndexNulls(t *testing.T) {
+	m := incPayload("p").GlobalIndex
+	if !SameGlobalIndex(nil, nil) {
+		t.Error("null and null differ")
+	}
+	if SameGlobalIndex(m, nil) || SameGlobalIndex(nil, m) {
+		t.Error("a meta equals null")
+	}
+	if !SameGlobalIndex(m, incPayload("q").GlobalIndex) {
+		t.Error("equal metas differ")
+	}
+}

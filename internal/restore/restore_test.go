@@ -255,6 +255,9 @@ func checkTextColumn(ctx context.Context, t *testing.T, r *restore.Restorer, rb 
 			t.Errorf("text reader of %s: no error", bad.FileName)
 		}
 	}
+	if m, err := r.NewFullTextMaintainer(ctx, rb, nil); err != nil || m == nil {
+		t.Errorf("bucket %d: full-text maintainer %v: %v", rb.Bucket, m, err)
+	}
 	if _, err := readers.FieldName(1<<40, r.FullText.FieldID); err == nil {
 		t.Error("the text column at a schema that does not exist: no error")
 	}
