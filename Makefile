@@ -332,7 +332,9 @@ endif
 	@mkdir -p compat/java/target/engine
 	@cp .cache/native/libpaimon_ftindex_ffi.so compat/java/target/engine/
 	@old=$$(docker image inspect -f '{{.Id}}' $(PKFT_RUNNER_IMAGE) 2>/dev/null || true); \
-	$(TIMED) docker-runner-image docker build -q --build-arg BASE_IMAGE=$(PKFT_BASE_IMAGE) -t $(PKFT_RUNNER_IMAGE) compat/java && \
+	jar=$$(sha256sum compat/java/target/pkft-runner.jar | cut -d' ' -f1) && \
+	$(TIMED) docker-runner-image docker build -q --build-arg BASE_IMAGE=$(PKFT_BASE_IMAGE) \
+		--label io.github.paimon-pkft.runner.jar-sha256=$$jar -t $(PKFT_RUNNER_IMAGE) compat/java && \
 	new=$$(docker image inspect -f '{{.Id}}' $(PKFT_RUNNER_IMAGE)) && \
 	if [ -n "$$old" ] && [ "$$old" != "$$new" ]; then docker rmi $$old >/dev/null 2>&1 || true; fi
 

@@ -37,6 +37,10 @@ const (
 const (
 	ContainerLabel    = "io.github.paimon-pkft.runner"
 	ContainerPIDLabel = "io.github.paimon-pkft.runner.pid"
+	// RunnerJarLabel is the label of a runner image holding the SHA-256 of the runner jar it was
+	// built from (make docker-images sets it), so that a test can tell an image older than the
+	// jar it would test.
+	RunnerJarLabel = "io.github.paimon-pkft.runner.jar-sha256"
 )
 
 // ryukDisabledEnv is testcontainers-go's switch for its reaper container, which is pulled from an

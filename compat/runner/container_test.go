@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -43,8 +44,25 @@ func needDocker(t *testing.T, ctx context.Context) *testcontainers.DockerClient 
 		testenv.Missing(t, requireDockerEnv, err.Error()+" (make docker-up)")
 	}
 	t.Cleanup(func() { _ = cli.Close() })
-	if _, err := cli.ImageInspect(ctx, RunnerImage()); err != nil {
+	img, err := cli.ImageInspect(ctx, RunnerImage())
+	if err != nil {
 		testenv.Missing(t, requireDockerEnv, fmt.Sprintf("runner image %s is not built (make docker-images): %v", RunnerImage(), err))
+	}
+	// The image must hold the runner jar of this tree, not one an earlier build left.
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jar, err := os.ReadFile(filepath.Join(root, RunnerJar))
+	if err != nil {
+		testenv.Missing(t, requireDockerEnv, fmt.Sprintf("runner jar: %v (make runner)", err))
+	}
+	var labels map[string]string
+	if img.Config != nil {
+		labels = img.Config.Labels
+	}
+	if got, want := labels[RunnerJarLabel], fmt.Sprintf("%x", sha256.Sum256(jar)); got != want {
+		testenv.Missing(t, requireDockerEnv, fmt.Sprintf("runner image %s was built from another runner jar (label %s %q, the jar's SHA-256 %s): make docker-images", RunnerImage(), RunnerJarLabel, got, want))
 	}
 	return cli
 }
