@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paimon-pkft/pkft/internal/fulltext/native"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
@@ -458,6 +459,8 @@ type caseEnv struct {
 	row      string
 	fixtures map[any]bool
 	runners  map[string]*Process
+	// lib is the native engine, loaded when the row's Uses declare it (engine).
+	lib *native.Library
 	// closers close what the uses started for the row alone, when Run has returned.
 	closers []func() error
 }
@@ -535,6 +538,28 @@ func serving[T commandServer](f *fixture[T], cmds ...string) caseUse {
 
 // made declares fixture f, made before Run and nothing more asked of it.
 func made[T any](f *fixture[T]) caseUse { return fixtureUse[T]{f: f} }
+
+// madeReady declares fixture f, made before Run and ready for the row when ready returns nil
+// (otherwise its error is the row's outcome): for a row that needs of its fixture something
+// other than a runner serving commands.
+func madeReady[T any](f *fixture[T], ready func(ctx context.Context, v T) error) caseUse {
+	return fixtureUse[T]{f: f, need: ready}
+}
+
+// engineUse is the native engine, which the row's check reads archives with (ce.lib).
+type engineUse struct{}
+
+func (engineUse) setUp(ctx context.Context, ce *caseEnv) error {
+	lib, err := native.Load(ctx, "")
+	if err != nil {
+		return unavailable{testenv.RequireNativeEnv, err}
+	}
+	ce.lib = lib
+	return nil
+}
+
+// engine declares the native engine: loaded before Run (ce.lib), the row unavailable without it.
+func engine() caseUse { return engineUse{} }
 
 // runnerUse is the runner of an implementation a row runs as a producer (producerRunner).
 type runnerUse struct {

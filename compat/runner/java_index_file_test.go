@@ -47,12 +47,7 @@ func casesSameLevelArchives(ct *caseTable, gf *fixture[*javaTables], gcorpus []*
 			}
 			ct.add(caseRow{Name: "index-file/same-level/" + c.name, Direction: as(p, "java<->go"), Doc: docIndexFileSameLevelTable,
 				Sides: []caseSide{side("java", Maintainer), side(p, Maintainer)},
-				Run: func(ctx context.Context, ce *caseEnv) error {
-					lib, libErr := native.Load(ctx, "")
-					if libErr != nil {
-						return unavailable{testenv.RequireNativeEnv, libErr}
-					}
-					jt := jtf.get(ce.T)
+				Uses: []caseUse{engine(), madeReady(jtf, func(ctx context.Context, jt *javaTables) error {
 					if err := jt.need(ctx, tableCommands...); err != nil {
 						return err
 					}
@@ -62,14 +57,14 @@ func casesSameLevelArchives(ct *caseTable, gf *fixture[*javaTables], gcorpus []*
 					case !ok:
 						return unavailable{testenv.RequireJavaFullTextEnv, fmt.Errorf("the Java runner lacks one of %v: rebuild it (make runner)", indexFileCommands)}
 					}
+					return nil
+				}), runnerOf(runners, p, "pk-full-text-index-file-build")},
+				Run: func(ctx context.Context, ce *caseEnv) error {
+					jt := jtf.in(ce)
 					if err := jt.build(ctx, c); err != nil {
 						return err
 					}
-					goP, err := producerRunner(ce.T, runners, p, "pk-full-text-index-file-build")
-					if err != nil {
-						return err
-					}
-					return sameLevelArchives(ctx, jt.proc, goP, lib, c.path)
+					return sameLevelArchives(ctx, jt.proc, ce.runner(p), ce.lib, c.path)
 				}})
 		}
 	}

@@ -199,21 +199,21 @@ func casesS3(ct *caseTable) {
 		}})
 	ct.add(caseRow{Name: "s3/range-reads", Direction: "go", Doc: docS3RangeReads,
 		Sides: []caseSide{side("go", Maintainer, Consumer)},
+		// Java takes no part: the S3 server and the engine alone must be there.
+		Uses: []caseUse{madeReady(fx, s3AndEngine), runnerOf(runners, GoName, "maintain")},
 		Run: func(ctx context.Context, ce *caseEnv) error {
-			f := fx.get(ce.T)
-			g, env := f.g, f.env
-			if env.err != nil {
-				return env.err
-			}
-			if g.engErr != nil {
-				return g.engErr
-			}
-			goP, err := goRunner(ce.T, runners, "maintain")
-			if err != nil {
-				return err
-			}
-			return g.s3RangeReads(ctx, env, goP)
+			f := fx.in(ce)
+			return f.g.s3RangeReads(ctx, f.env, ce.runner(GoName))
 		}})
+}
+
+// s3AndEngine is ready when the S3 server started and the native engine loaded, whatever the
+// group's Java runner.
+func s3AndEngine(_ context.Context, f s3Fixture) error {
+	if f.env.err != nil {
+		return f.env.err
+	}
+	return f.g.engErr
 }
 
 // s3JavaWritten is s3/java-written (java->go): Java creates a partitioned 2-bucket table on the
