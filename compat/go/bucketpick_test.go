@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paimon-pkft/pkft/compat/pickdiff"
+	"github.com/paimon-pkft/pkft/compat/internal/pickdiff"
 	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 
@@ -80,7 +80,7 @@ func TestPickCommand(t *testing.T) {
 		[2]any{"pick", pickRequest(t, layouts...)},
 		[2]any{"pick", pickRequest(t, bad)},
 	)
-	// The protocol leaves the layouts' results free-form; compat/pickdiff reads them.
+	// The protocol leaves the layouts' results free-form; compat/internal/pickdiff reads them.
 	var res pickdiff.Result
 	result(t, "pick", resps[0], &res)
 	if res.Zone == "" || len(res.Layouts) != len(layouts) {

@@ -24,7 +24,7 @@
 //
 // Package pkft exposes nothing for the maintainer's unit-level commands, so these are served
 // through the same Go code the harness's in-process cases use, not through package pkft:
-// maintainer-scenario and sorted-maintainer-scenario run compat/differential's RunGo (the Go
+// maintainer-scenario and sorted-maintainer-scenario run compat/internal/differential's RunGo (the Go
 // maintainers of the full-text and sorted families with the differential's deterministic
 // builder), source-meta-encode and source-meta-decode run internal/pkindex's SourceMeta, and
 // pk-full-text-index-file-build runs internal/pkfulltext's Builder over the table's data files
@@ -40,14 +40,14 @@
 // writer's routing (internal/tableops's BucketOf, as NewBucketer resolves it once per request)
 // on the values pkft's ParseValue and Writer.Write make of the rows (over the table's latest
 // schema, the request's bucket function in place of the table's), and pick runs
-// compat/pickdiff's Run, internal/mergetree's strategies and TriggerCompaction over the
+// compat/internal/pickdiff's Run, internal/mergetree's strategies and TriggerCompaction over the
 // request's level layouts, on the runner's own clock and zone.
 //
 // Every command is a function of its request and response types of package compat/protocol
 // (generated from the protocol's JSON Schemas): the request is decoded into the one, unknown
 // arguments refused by name, and the result is the other. Where the schemas leave a part
 // free-form (a pick's layouts, a scenario's script and trace, a sorted build's sources), the
-// runner decodes it further into the Go types it runs on (compat/pickdiff's, compat/differential's).
+// runner decodes it further into the Go types it runs on (compat/internal/pickdiff's, compat/internal/differential's).
 //
 // Not served: the Java runner's other commands (dump, alter-table, ...). An unknown
 // command is the error "unknown command: NAME"; the runner stays usable after any error.

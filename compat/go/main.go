@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/paimon-pkft/pkft/compat/differential"
+	"github.com/paimon-pkft/pkft/compat/internal/differential"
 	"github.com/paimon-pkft/pkft/compat/protocol"
 )
 

@@ -7,19 +7,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paimon-pkft/pkft/compat/pickdiff"
+	"github.com/paimon-pkft/pkft/compat/internal/pickdiff"
 	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/mergetree"
 )
 
-// pickArgs are pick's arguments: the level layouts of compat/pickdiff (the Java runner's
+// pickArgs are pick's arguments: the level layouts of compat/internal/pickdiff (the Java runner's
 // PickCommands documents their form).
 type pickArgs struct {
 	Layouts []pickdiff.Layout `json:"layouts"`
 }
 
 // cmdPick picks compactions over each level layout as the Java runner's pick does on Paimon's
-// strategies, on Go's internal/mergetree (compat/pickdiff's Run): the strategy of the layout's
+// strategies, on Go's internal/mergetree (compat/internal/pickdiff's Run): the strategy of the layout's
 // options and restored files (NewStrategy), then step by step on that one strategy the unit it
 // or PickFullCompaction picks and the compaction TriggerCompaction starts, or an update of the
 // kept levels. Each step reads the runner's clock (time.Now in the local zone) just before its
@@ -32,7 +32,7 @@ func cmdPick(_ context.Context, req protocol.PickRequest) (protocol.PickResponse
 	if req.Layouts == nil {
 		return none, argErrorf("args.layouts is required")
 	}
-	// The protocol leaves a layout free-form; the Go runner takes compat/pickdiff's, strictly.
+	// The protocol leaves a layout free-form; the Go runner takes compat/internal/pickdiff's, strictly.
 	var args pickArgs
 	if err := reshape(req, &args, true); err != nil {
 		return none, argErrorf("args: %v", err)

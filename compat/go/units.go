@@ -9,7 +9,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/paimon-pkft/pkft/compat/differential"
+	"github.com/paimon-pkft/pkft/compat/internal/differential"
 	"github.com/paimon-pkft/pkft/compat/protocol"
 	"github.com/paimon-pkft/pkft/internal/pkindex"
 )
@@ -21,7 +21,7 @@ import (
 // request type), checks its family is one of families, runs it on the Go maintainer of that
 // family (differential.RunGo) and answers its trace (Resp). The protocol leaves the script's
 // restore and steps and the trace's states free-form: they are decoded into, and rendered from,
-// compat/differential's Script and Trace.
+// compat/internal/differential's Script and Trace.
 func runScenario[Req, Resp any](cmd string, families ...string) command {
 	run := typed(func(ctx context.Context, req Req) (Resp, error) {
 		var resp Resp

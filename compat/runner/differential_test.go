@@ -7,7 +7,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/paimon-pkft/pkft/compat/differential"
+	"github.com/paimon-pkft/pkft/compat/internal/differential"
 	"github.com/paimon-pkft/pkft/internal/testing/testenv"
 )
 
@@ -18,7 +18,7 @@ const differentialSeeds = 1000
 // The case counts with the Java full-text cases (PKFT_REQUIRE_JAVA_FULLTEXT: a skip under make
 // test, a failure under make compat) until the command exists.
 const javaMaintainerScenarioMissing = "the Java runner has no maintainer-scenario command: the Java half of the " +
-	"maintainer decision differential (compat/differential) is not built yet"
+	"maintainer decision differential (compat/internal/differential) is not built yet"
 
 // seedFromEnv is the first seed of a generated case: the integer in the environment variable
 // env, 1 when it is unset.
@@ -117,7 +117,7 @@ const docMaintainerDifferential = "1,000 seeded scripts (restores with stale and
 	"failed and late builds, aborts) run by Paimon's own `BucketedFullTextIndexMaintainer` in " +
 	"the Java runner and by Go's maintainer with the same deterministic builder: increments, " +
 	"routing, error classes, deletions and state after every step are identical. A divergence " +
-	"prints the seed and the script (`compat/differential`; `PKFT_DIFFERENTIAL_SEED` moves the " +
+	"prints the seed and the script (`compat/internal/differential`; `PKFT_DIFFERENTIAL_SEED` moves the " +
 	"first seed)."
 
 // docMaintainerInvariantsSorted describes maintainer/invariants-sorted.

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/paimon-pkft/pkft/compat/pickdiff"
+	"github.com/paimon-pkft/pkft/compat/internal/pickdiff"
 )
 
 // pickSeeds is how many generated level layouts compaction/pick-differential checks.
@@ -162,5 +162,5 @@ const docCompactionPickDifferential = "1,000 seeded level layouts (table options
 	"started by the bucket's compact manager (Paimon's " +
 	"`MergeTreeCompactManager#triggerCompaction` over the same pick, its submitted task read " +
 	"back: which files, to which level, rewrite or merge, dropping deletes or not). A " +
-	"divergence prints the seed and the layout (`compat/pickdiff`; `PKFT_PICK_DIFF_SEED` moves " +
+	"divergence prints the seed and the layout (`compat/internal/pickdiff`; `PKFT_PICK_DIFF_SEED` moves " +
 	"the first seed)."

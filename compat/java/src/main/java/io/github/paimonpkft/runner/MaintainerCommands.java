@@ -45,7 +45,7 @@ import java.util.function.Function;
 
 /**
  * maintainer-scenario / sorted-maintainer-scenario: runs a decision-differential script (package
- * compat/differential of the Go side documents the format) on Paimon's own
+ * compat/internal/differential of the Go side documents the format) on Paimon's own
  * BucketedFullTextIndexMaintainer or, for a script of the sorted family, its
  * BucketedSortedIndexMaintainer, with a deterministic builder, and returns the trace.
  */
