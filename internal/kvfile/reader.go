@@ -67,6 +67,8 @@ type chunks struct {
 	batch   [][]any
 	pos     int
 	row     int64
+	// scratch holds each column's read buffers, kept across batches.
+	scratch []columnScratch
 }
 
 // fileColumns maps each of cols to the leaf column of pf holding it, -1 when the file has no such
@@ -307,11 +309,19 @@ func (r *Reader) record(i int) (*KeyValue, error) {
 	kv := &KeyValue{}
 	nk := len(r.layout.KeyIndexes)
 	if !r.thin {
-		kv.Key = make([]any, nk)
+		off = nk
+	}
+	nv := 0
+	if r.values == nil || r.anyValue {
+		nv = len(r.cols) - off - 2
+	}
+	// The key and the value share one allocation; each is capped at its own length.
+	both := make([]any, nk+nv)
+	kv.Key = both[:nk:nk]
+	if !r.thin {
 		for k := 0; k < nk; k++ {
 			kv.Key[k] = r.batch[k][i]
 		}
-		off = nk
 	}
 	seq, ok := r.batch[off][i].(int64)
 	if !ok {
@@ -327,8 +337,8 @@ func (r *Reader) record(i int) (*KeyValue, error) {
 		return nil, err
 	}
 	kv.Kind = rk
-	if r.values == nil || r.anyValue {
-		kv.Value = make([]any, len(r.cols)-off-2)
+	if nv > 0 || r.values == nil || r.anyValue {
+		kv.Value = both[nk:]
 		for j := range kv.Value {
 			if r.values == nil || r.values[j] {
 				kv.Value[j] = r.batch[off+2+j][i]
@@ -336,7 +346,6 @@ func (r *Reader) record(i int) (*KeyValue, error) {
 		}
 	}
 	if r.thin {
-		kv.Key = make([]any, nk)
 		for k, idx := range r.layout.KeyIndexes {
 			kv.Key[k] = kv.Value[idx]
 		}
@@ -380,6 +389,7 @@ func (r *chunks) nextBatch() error {
 	n := int(min(int64(readBatch), r.left))
 	if r.batch == nil {
 		r.batch = make([][]any, len(r.colIdx))
+		r.scratch = make([]columnScratch, len(r.colIdx))
 	}
 	for j := range r.colIdx {
 		if r.skip != nil && r.skip[j] {
@@ -395,7 +405,7 @@ func (r *chunks) nextBatch() error {
 		}
 		var err error
 		if err2 := pqvalue.Guard(func() error {
-			vals, err = readColumn(r.readers[j], n, r.cols[j].typ, r.pf.MetaData().Schema.Column(r.colIdx[j]), vals)
+			vals, err = readColumn(r.readers[j], n, r.cols[j].typ, r.pf.MetaData().Schema.Column(r.colIdx[j]), vals, &r.scratch[j])
 			return err
 		}); err2 != nil {
 			return fmt.Errorf("read data file %s column %s: %w", r.name, r.cols[j].name, err2)
@@ -433,6 +443,15 @@ func (r *chunks) nextAvroBatch() error {
 		return io.EOF
 	}
 	return nil
+}
+
+// lazyScratch is the read buffers of the skipped column j, whose rows lazyValue decodes one at a
+// time.
+func (r *chunks) lazyScratch(j int) *columnScratch {
+	if r.scratch == nil {
+		r.scratch = make([]columnScratch, len(r.colIdx))
+	}
+	return &r.scratch[j]
 }
 
 // skipper is the Skip every typed column chunk reader has.
@@ -475,7 +494,7 @@ func (r *chunks) lazyValue(j, i int) (any, error) {
 			}
 		}
 		var err error
-		vals, err = readColumn(r.readers[j], 1, r.cols[j].typ, r.pf.MetaData().Schema.Column(r.colIdx[j]), nil)
+		vals, err = readColumn(r.readers[j], 1, r.cols[j].typ, r.pf.MetaData().Schema.Column(r.colIdx[j]), nil, r.lazyScratch(j))
 		return err
 	}); err2 != nil {
 		return nil, fmt.Errorf("column %s: %w", r.cols[j].name, err2)
@@ -514,109 +533,106 @@ func (r *Reader) ReadValue() ([]any, error) {
 	return out, nil
 }
 
-// readColumn reads n rows of a column and appends their Go values to out.
-func readColumn(cr file.ColumnChunkReader, n int, t types.DataType, descr *pqschema.Column, out []any) ([]any, error) {
-	defs := make([]int16, n)
-	var (
-		values []any
-		total  int64
-		read   int
-		err    error
-	)
+// columnScratch holds the buffers a column's batches are read into, kept from one batch to the
+// next so that reading a batch allocates only the values it returns.
+type columnScratch struct {
+	defs []int16
+	buf  any // a slice of the column's physical Go type
+}
+
+// scratchBuf is sc's value buffer of n elements of type T, made when sc holds none large enough.
+func scratchBuf[T any](sc *columnScratch, n int) []T {
+	if b, ok := sc.buf.([]T); ok && cap(b) >= n {
+		return b[:n]
+	}
+	b := make([]T, n)
+	sc.buf = b
+	return b
+}
+
+// readColumn reads n rows of a column and appends their Go values to out; sc (nil for none) is
+// the column's scratch buffers.
+func readColumn(cr file.ColumnChunkReader, n int, t types.DataType, descr *pqschema.Column, out []any, sc *columnScratch) ([]any, error) {
+	if sc == nil {
+		sc = &columnScratch{}
+	}
+	if cap(sc.defs) < n {
+		sc.defs = make([]int16, n)
+	}
+	defs := sc.defs[:n]
+	maxDef := descr.MaxDefinitionLevel()
 	switch c := cr.(type) {
 	case *file.BooleanColumnChunkReader:
-		buf := make([]bool, n)
-		total, read, err = readAll(c.ReadBatch, n, buf, defs)
-		for _, v := range buf[:read] {
-			values = append(values, v)
-		}
+		return readValues(c.ReadBatch, scratchBuf[bool](sc, n), defs, maxDef, out, func(v bool) (any, error) { return v, nil })
 	case *file.Int32ColumnChunkReader:
-		buf := make([]int32, n)
-		total, read, err = readAll(c.ReadBatch, n, buf, defs)
-		for _, v := range buf[:read] {
-			x, cerr := fromInt32(v, t)
-			if cerr != nil {
-				return nil, cerr
-			}
-			values = append(values, x)
-		}
+		return readValues(c.ReadBatch, scratchBuf[int32](sc, n), defs, maxDef, out, func(v int32) (any, error) { return fromInt32(v, t) })
 	case *file.Int64ColumnChunkReader:
-		buf := make([]int64, n)
-		total, read, err = readAll(c.ReadBatch, n, buf, defs)
 		unit := pqvalue.TimestampUnit(descr, t)
-		for _, v := range buf[:read] {
-			x, cerr := fromInt64(v, t, unit)
-			if cerr != nil {
-				return nil, cerr
-			}
-			values = append(values, x)
-		}
+		return readValues(c.ReadBatch, scratchBuf[int64](sc, n), defs, maxDef, out, func(v int64) (any, error) { return fromInt64(v, t, unit) })
 	case *file.Float32ColumnChunkReader:
-		buf := make([]float32, n)
-		total, read, err = readAll(c.ReadBatch, n, buf, defs)
-		for _, v := range buf[:read] {
-			values = append(values, v)
-		}
+		return readValues(c.ReadBatch, scratchBuf[float32](sc, n), defs, maxDef, out, func(v float32) (any, error) { return v, nil })
 	case *file.Float64ColumnChunkReader:
-		buf := make([]float64, n)
-		total, read, err = readAll(c.ReadBatch, n, buf, defs)
-		for _, v := range buf[:read] {
-			values = append(values, v)
-		}
+		return readValues(c.ReadBatch, scratchBuf[float64](sc, n), defs, maxDef, out, func(v float64) (any, error) { return v, nil })
 	case *file.ByteArrayColumnChunkReader:
-		buf := make([]parquet.ByteArray, n)
-		total, read, err = readAll(c.ReadBatch, n, buf, defs)
-		for _, v := range buf[:read] {
-			switch t.Root {
-			case types.RootChar, types.RootVarChar:
-				values = append(values, string(v))
-			case types.RootBinary, types.RootVarBinary:
-				values = append(values, slices.Clone([]byte(v)))
-			case types.RootDecimal:
-				values = append(values, binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(v), Scale: t.Scale})
-			default:
-				return nil, fmt.Errorf("binary column read as %s", t.SQLString())
+		var conv func(parquet.ByteArray) (any, error)
+		switch t.Root {
+		case types.RootChar, types.RootVarChar:
+			conv = func(v parquet.ByteArray) (any, error) { return string(v), nil }
+		case types.RootBinary, types.RootVarBinary:
+			conv = func(v parquet.ByteArray) (any, error) { return slices.Clone([]byte(v)), nil }
+		case types.RootDecimal:
+			conv = func(v parquet.ByteArray) (any, error) {
+				return binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(v), Scale: t.Scale}, nil
 			}
+		default:
+			return nil, fmt.Errorf("binary column read as %s", t.SQLString())
 		}
+		return readValues(c.ReadBatch, scratchBuf[parquet.ByteArray](sc, n), defs, maxDef, out, conv)
 	case *file.FixedLenByteArrayColumnChunkReader:
-		buf := make([]parquet.FixedLenByteArray, n)
-		total, read, err = readAll(c.ReadBatch, n, buf, defs)
-		for _, v := range buf[:read] {
-			switch t.Root {
-			case types.RootDecimal:
-				values = append(values, binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(v), Scale: t.Scale})
-			case types.RootBinary, types.RootVarBinary:
-				values = append(values, slices.Clone([]byte(v)))
-			default:
-				return nil, fmt.Errorf("fixed-length column read as %s", t.SQLString())
+		var conv func(parquet.FixedLenByteArray) (any, error)
+		switch t.Root {
+		case types.RootDecimal:
+			conv = func(v parquet.FixedLenByteArray) (any, error) {
+				return binrow.Decimal{Unscaled: pqvalue.FromTwosComplement(v), Scale: t.Scale}, nil
 			}
+		case types.RootBinary, types.RootVarBinary:
+			conv = func(v parquet.FixedLenByteArray) (any, error) { return slices.Clone([]byte(v)), nil }
+		default:
+			return nil, fmt.Errorf("fixed-length column read as %s", t.SQLString())
 		}
+		return readValues(c.ReadBatch, scratchBuf[parquet.FixedLenByteArray](sc, n), defs, maxDef, out, conv)
 	case *file.Int96ColumnChunkReader:
-		buf := make([]parquet.Int96, n)
-		total, read, err = readAll(c.ReadBatch, n, buf, defs)
-		for _, v := range buf[:read] {
-			values = append(values, pqvalue.Int96Timestamp(v))
-		}
+		return readValues(c.ReadBatch, scratchBuf[parquet.Int96](sc, n), defs, maxDef, out, func(v parquet.Int96) (any, error) { return pqvalue.Int96Timestamp(v), nil })
 	default:
 		return nil, fmt.Errorf("column reader %T is not supported", cr)
 	}
+}
+
+// readValues reads len(defs) rows through read into buf and defs and appends them to out: nil
+// where the definition level is below maxDef, else conv of the row's value.
+func readValues[T any](read func(int64, []T, []int16, []int16) (int64, int, error), buf []T, defs []int16, maxDef int16, out []any, conv func(T) (any, error)) ([]any, error) {
+	n := len(defs)
+	total, got, err := readAll(read, n, buf, defs)
 	if err != nil {
 		return nil, err
 	}
 	if total != int64(n) {
 		return nil, fmt.Errorf("column ended after %d of %d rows", total, n)
 	}
-	maxDef := descr.MaxDefinitionLevel()
 	k := 0
-	for i := 0; i < n; i++ {
+	for i := range n {
 		if maxDef > 0 && defs[i] < maxDef {
 			out = append(out, nil)
 			continue
 		}
-		if k >= len(values) {
+		if k >= got {
 			return nil, fmt.Errorf("definition levels and values disagree")
 		}
-		out = append(out, values[k])
+		v, err := conv(buf[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
 		k++
 	}
 	return out, nil

@@ -1,7 +1,6 @@
 package mergetree
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"io"
@@ -84,6 +83,8 @@ type MergeReader struct {
 	runs []*runReader
 	h    kvHeap
 	read int64
+	// recs is the slice Next returns, reused by the next call.
+	recs []Record
 }
 
 type heapItem struct {
@@ -107,12 +108,50 @@ func (h *kvHeap) Less(i, j int) bool {
 	return h.merge.Compare(h.items[i].kv, h.items[j].kv) < 0
 }
 func (h *kvHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *kvHeap) Push(x any)    { h.items = append(h.items, x.(heapItem)) }
-func (h *kvHeap) Pop() any {
-	old := h.items
-	x := old[len(old)-1]
-	h.items = old[:len(old)-1]
-	return x
+
+// push and pop are container/heap's Push and Pop on the items, step for step (so that records
+// the order leaves tied come out as they did), without boxing each item in an interface.
+func (h *kvHeap) push(it heapItem) {
+	h.items = append(h.items, it)
+	h.up(len(h.items) - 1)
+}
+
+func (h *kvHeap) pop() heapItem {
+	n := len(h.items) - 1
+	h.Swap(0, n)
+	h.down(0, n)
+	it := h.items[n]
+	h.items = h.items[:n]
+	return it
+}
+
+func (h *kvHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		j = i
+	}
+}
+
+func (h *kvHeap) down(i, n int) {
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.Less(j2, j1) {
+			j = j2 // right child
+		}
+		if !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		i = j
+	}
 }
 
 // NewMergeReader opens the runs of a section, each file through open: dvs are the deletion
@@ -131,7 +170,7 @@ func NewMergeReader(ctx context.Context, section [][]KeyedFile, open OpenFile, d
 			m.Close()
 			return nil, err
 		}
-		heap.Push(&m.h, heapItem{kv, i, rr.level})
+		m.h.push(heapItem{kv, i, rr.level})
 	}
 	return m, nil
 }
@@ -144,29 +183,31 @@ func (m *MergeReader) advance(ctx context.Context, run int) error {
 	if err != nil {
 		return err
 	}
-	heap.Push(&m.h, heapItem{kv, run, m.runs[run].level})
+	m.h.push(heapItem{kv, run, m.runs[run].level})
 	return nil
 }
 
-// Next returns the records of the next key in merge order, io.EOF after the last key.
+// Next returns the records of the next key in merge order, io.EOF after the last key. The slice
+// is the reader's: valid until the next call.
 func (m *MergeReader) Next(ctx context.Context) ([]Record, error) {
 	if m.h.Len() == 0 {
 		m.sumRead()
 		return nil, io.EOF
 	}
-	top := heap.Pop(&m.h).(heapItem)
+	top := m.h.pop()
 	key := top.kv.Key
-	recs := []Record{{KV: top.kv, Level: top.level}}
+	recs := append(m.recs[:0], Record{KV: top.kv, Level: top.level})
 	if err := m.advance(ctx, top.run); err != nil {
 		return nil, err
 	}
 	for m.h.Len() > 0 && binrow.CompareKeys(m.h.items[0].Key(), key) == 0 {
-		it := heap.Pop(&m.h).(heapItem)
+		it := m.h.pop()
 		recs = append(recs, Record{KV: it.kv, Level: it.level})
 		if err := m.advance(ctx, it.run); err != nil {
 			return nil, err
 		}
 	}
+	m.recs = recs
 	return recs, nil
 }
 
