@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -382,6 +383,14 @@ func rawSize(kv *KeyValue) int64 {
 	return n
 }
 
+// seqColumn is the index of the sequence-number column.
+func (f *fileWriter) seqColumn() int {
+	if f.layout.Thin {
+		return 0
+	}
+	return len(f.layout.KeyIndexes)
+}
+
 // value returns column i of a record.
 func (f *fileWriter) value(i int, kv *KeyValue) any {
 	nk := 0
@@ -449,6 +458,19 @@ func (f *fileWriter) writeColumn(ctx context.Context, cw file.ColumnChunkWriter,
 // writeColumnRows writes column i of rows.
 func (f *fileWriter) writeColumnRows(cw file.ColumnChunkWriter, i int, c column, rows []*KeyValue) error {
 	n := len(rows)
+	if w, ok := cw.(*file.Int64ColumnChunkWriter); ok && i == f.seqColumn() && n > 0 {
+		// The sequence numbers, unboxed: the same values and statistics as the general path.
+		out := make([]int64, n)
+		lo, hi := rows[0].Seq, rows[0].Seq
+		for r, kv := range rows {
+			out[r] = kv.Seq
+			lo, hi = min(lo, kv.Seq), max(hi, kv.Seq)
+		}
+		f.stats[i].add(lo)
+		f.stats[i].add(hi)
+		_, err := w.WriteBatch(out, nil, nil)
+		return err
+	}
 	var defs []int16
 	if !c.typ.NotNull {
 		defs = make([]int16, n)
@@ -530,7 +552,13 @@ func (f *fileWriter) writeColumnRows(cw file.ColumnChunkWriter, i int, c column,
 		for j, v := range vals {
 			switch x := v.(type) {
 			case string:
-				out[j] = parquet.ByteArray(x)
+				// The writer reads the bytes and never writes them: no copy. An empty string
+				// stays a non-nil empty value (the page statistics take a nil one for none).
+				if len(x) == 0 {
+					out[j] = parquet.ByteArray{}
+				} else {
+					out[j] = parquet.ByteArray(unsafe.Slice(unsafe.StringData(x), len(x)))
+				}
 			case []byte:
 				out[j] = parquet.ByteArray(x)
 			default:

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -249,5 +250,73 @@ func TestCancelStopsBetweenChunks(t *testing.T) {
 	// The first column (the key) saw exactly the first chunk's rows.
 	if got, want := w.cur.stats[0].max, int32(columnChunkRows-1); got != want {
 		t.Fatalf("the key column's max after the cancelled flush is %v, want %v (one chunk)", got, want)
+	}
+}
+
+// An empty string is a value, not a null: the page index of a string column whose smallest value
+// is "" records "" as the page's minimum (a reader that filters by the page index must not skip
+// the page for txt = ''), and the file reads "" back.
+func TestEmptyStringInPageIndex(t *testing.T) {
+	ctx := context.Background()
+	layout, dp, _ := chunkTable(t)
+	w, err := NewRollingWriter(fileio.NewLocal(), layout, dp, WriterOptions{Level: 5, Source: meta.FileSourceCompact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		kv := chunkRecord(i)
+		if i%7 == 5 {
+			kv.Value[1] = ""
+		}
+		if err := w.Write(ctx, kv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := w.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(dp.ToPath(files[0].FileName, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := file.NewParquetReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	txt := r.MetaData().Schema.ColumnIndexByName("txt")
+	if txt < 0 {
+		t.Fatal("no column txt")
+	}
+	rg, err := r.GetPageIndexReader().RowGroup(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := rg.GetColumnIndex(txt)
+	if err != nil || ci == nil {
+		t.Fatalf("column index of txt: %v, %v", ci, err)
+	}
+	for p, m := range ci.GetMinValues() {
+		if len(m) != 0 {
+			t.Errorf("page %d of txt: minimum %q in the page index, want \"\"", p, m)
+		}
+	}
+	rd, err := Open(ctx, fileio.NewLocal(), dp.ToPath(files[0].FileName, ""), files[0].FileName, layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for i := 0; ; i++ {
+		kv, _, err := rd.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%7 == 5 && kv.Value[1] != "" {
+			t.Fatalf("row %d: txt %#v, want \"\"", i, kv.Value[1])
+		}
 	}
 }
