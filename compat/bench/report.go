@@ -178,6 +178,28 @@ type WriteResult struct {
 	CompactRecords int     `json:"compactRecords"`
 	GoCompact      float64 `json:"goCompactSeconds"`
 	JavaCompact    float64 `json:"javaCompactSeconds"`
+	// Compactions are the full compactions, each of a fresh copy of the table as the second write
+	// left it, Java's and Go's in turn (compactRuns of them); GoCompact and JavaCompact are the
+	// first.
+	Compactions []CompactRun `json:"compactions,omitempty"`
+}
+
+// compactRuns is how many full compactions the write section measures on each side.
+const compactRuns = 3
+
+// CompactRun is one full compaction on each side, in seconds.
+type CompactRun struct {
+	Go   float64 `json:"goSeconds"`
+	Java float64 `json:"javaSeconds"`
+}
+
+// compactRunsText renders the runs' Go/Java rate ratios, "1.31x 1.28x 1.40x".
+func compactRunsText(runs []CompactRun) string {
+	var parts []string
+	for _, c := range runs {
+		parts = append(parts, fmt.Sprintf("%.2fx", ratio(c.Java, c.Go)))
+	}
+	return strings.Join(parts, " ")
 }
 
 // BackfillResult is one run of the backfill measurement: the table's live data bytes and those of
@@ -405,12 +427,12 @@ func (r *Report) Table() string {
 
 // writeTable renders write results as rows of w, flushed into sb.
 func writeTable(sb *strings.Builder, w *tabwriter.Writer, writes []WriteResult) {
-	fmt.Fprintln(w, "table\trows\tbuckets\twrite Go\tGo Arrow\tJava\tGo/Java\tArrow/Java\tGo RSS\tGo RSS (limit)\tArrow RSS\tJava RSS\tGo bound\tcompact Go\tcompact Java\tGo/Java\t")
+	fmt.Fprintln(w, "table\trows\tbuckets\twrite Go\tGo Arrow\tJava\tGo/Java\tArrow/Java\tGo RSS\tGo RSS (limit)\tArrow RSS\tJava RSS\tGo bound\tcompact Go\tcompact Java\tGo/Java\tcompactions Go/Java\t")
 	for _, x := range writes {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%.2fx\t%.2fx\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2fx\t\n", x.Variant, count(x.Rows), x.Buckets,
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%.2fx\t%.2fx\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2fx\t%s\t\n", x.Variant, count(x.Rows), x.Buckets,
 			rate(x.Rows, x.GoWrite), rate(x.Rows, x.ArrowWrite), rate(x.Rows, x.JavaWrite), ratio(x.JavaWrite, x.GoWrite), ratio(x.JavaWrite, x.ArrowWrite),
 			size(x.GoRSS), size(x.LimitedRSS), size(x.ArrowRSS), size(x.JavaRSS), size(x.RSSBound()),
-			rate(x.CompactRecords, x.GoCompact), rate(x.CompactRecords, x.JavaCompact), ratio(x.JavaCompact, x.GoCompact))
+			rate(x.CompactRecords, x.GoCompact), rate(x.CompactRecords, x.JavaCompact), ratio(x.JavaCompact, x.GoCompact), compactRunsText(x.Compactions))
 	}
 	w.Flush()
 	fmt.Fprintln(sb)

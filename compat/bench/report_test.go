@@ -143,3 +143,34 @@ func TestReportContendedSearch(t *testing.T) {
 		t.Errorf("bench.json read back as %+v", back)
 	}
 }
+
+// TestReportCompactionRuns checks each full compaction run's Go/Java rate is printed and kept in
+// bench.json, and a run under 1.2x is a missed target.
+func TestReportCompactionRuns(t *testing.T) {
+	r := sampleReport()
+	r.Writes = []WriteResult{{Variant: "dv", Rows: 1000, Buckets: 2, GoWrite: 1, JavaWrite: 2, CompactRecords: 1500, GoCompact: 1, JavaCompact: 1.5,
+		Compactions: []CompactRun{{Go: 1, Java: 1.5}, {Go: 1, Java: 1.3}, {Go: 2, Java: 2.2}}}}
+	if out := r.Table(); !strings.Contains(out, "1.50x 1.30x 1.10x") {
+		t.Errorf("table lacks the three runs' ratios:\n%s", out)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Writes[0].Compactions) != 3 || back.Writes[0].Compactions[2].Java != 2.2 {
+		t.Errorf("bench.json read back as %+v", back.Writes)
+	}
+	var missed []string
+	for _, m := range notes(r) {
+		if strings.Contains(m, "compaction") {
+			missed = append(missed, m)
+		}
+	}
+	if len(missed) != 1 || !strings.Contains(missed[0], "compaction 3 of 3") {
+		t.Errorf("missed compaction targets %q, want run 3 alone", missed)
+	}
+}

@@ -317,6 +317,19 @@ func measureWrite(t *testing.T, ctx context.Context, java *runner.Process, dir s
 		defer os.RemoveAll(warm)
 		return javaWriteFresh(ctx, warm, warmRows, path, file)
 	}
+	// countRows fails the bench unless Java reads the table at p with every row written.
+	countRows := func(p string) {
+		t.Helper()
+		var got struct {
+			Rows int `json:"rows"`
+		}
+		if err := java.Call(ctx, "bench-count", map[string]any{"path": p}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Rows != rows {
+			t.Fatalf("%s: Java reads %d rows, want %d", filepath.Base(p), got.Rows, rows)
+		}
+	}
 	var out []WriteResult
 	for _, v := range writeVariants {
 		res := WriteResult{Variant: v.name, Rows: rows, Buckets: buckets, WriteBufferSize: writeBufferSize, Allowance: rssAllowance}
@@ -362,37 +375,47 @@ func measureWrite(t *testing.T, ctx context.Context, java *runner.Process, dir s
 		if _, _, _, err := goWriteFile(ctx, gp, update, false); err != nil {
 			t.Fatal(err)
 		}
-		var jc struct {
-			Nanos int64 `json:"nanos"`
+		// Three full compactions on each side, each of a copy of the table as the second write
+		// left it, Java's and Go's in turn.
+		for k := range compactRuns {
+			jk, gk := fmt.Sprintf("%s-compact%d", jp, k), fmt.Sprintf("%s-compact%d", gp, k)
+			for _, c := range [][2]string{{jp, jk}, {gp, gk}} {
+				if err := os.CopyFS(c[1], os.DirFS(c[0])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var jc struct {
+				Nanos int64 `json:"nanos"`
+			}
+			if err := java.Call(ctx, "bench-compact", map[string]any{"path": jk}, &jc); err != nil {
+				t.Fatal(err)
+			}
+			tbl, err := pkft.Open(ctx, gk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			if _, err := tbl.Compact(ctx, pkft.WithCommitUser("pkft-bench")); err != nil {
+				t.Fatal(err)
+			}
+			res.Compactions = append(res.Compactions, CompactRun{Go: time.Since(start).Seconds(), Java: float64(jc.Nanos) / 1e9})
+			for _, p := range []string{jk, gk} {
+				if k == compactRuns-1 {
+					countRows(p) // the compacted tables hold the rows written
+				}
+				if err := os.RemoveAll(p); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
-		if err := java.Call(ctx, "bench-compact", map[string]any{"path": jp}, &jc); err != nil {
-			t.Fatal(err)
-		}
-		res.JavaCompact = float64(jc.Nanos) / 1e9
-		tbl, err := pkft.Open(ctx, gp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		if _, err := tbl.Compact(ctx, pkft.WithCommitUser("pkft-bench")); err != nil {
-			t.Fatal(err)
-		}
-		res.GoCompact = time.Since(start).Seconds()
+		res.GoCompact, res.JavaCompact = res.Compactions[0].Go, res.Compactions[0].Java
 		res.CompactRecords = rows + rows/2
 		// Both tables hold the same rows: Java counts the Go table's rows as its own.
 		for _, p := range []string{jp, gp, lp, ap} {
-			var got struct {
-				Rows int `json:"rows"`
-			}
-			if err := java.Call(ctx, "bench-count", map[string]any{"path": p}, &got); err != nil {
-				t.Fatal(err)
-			}
-			if got.Rows != rows {
-				t.Fatalf("%s: Java reads %d rows, want %d", filepath.Base(p), got.Rows, rows)
-			}
+			countRows(p)
 		}
-		t.Logf("write %s: Go %.2fs (commit %.2fs, peak RSS %s; with GOMEMLIMIT %.2fs, %s), Arrow %.2fs (peak RSS %s), Java %.2fs (commit %.2fs, peak RSS %s); compact Go %.2fs, Java %.2fs",
-			v.name, res.GoWrite, res.GoCommit, size(res.GoRSS), res.LimitedWrite, size(res.LimitedRSS), res.ArrowWrite, size(res.ArrowRSS), res.JavaWrite, res.JavaCommit, size(res.JavaRSS), res.GoCompact, res.JavaCompact)
+		t.Logf("write %s: Go %.2fs (commit %.2fs, peak RSS %s; with GOMEMLIMIT %.2fs, %s), Arrow %.2fs (peak RSS %s), Java %.2fs (commit %.2fs, peak RSS %s); compact Go/Java %s",
+			v.name, res.GoWrite, res.GoCommit, size(res.GoRSS), res.LimitedWrite, size(res.LimitedRSS), res.ArrowWrite, size(res.ArrowRSS), res.JavaWrite, res.JavaCommit, size(res.JavaRSS), compactRunsText(res.Compactions))
 		out = append(out, res)
 		for _, p := range []string{jp, gp, lp, ap} {
 			if err := os.RemoveAll(p); err != nil {
