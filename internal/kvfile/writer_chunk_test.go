@@ -255,7 +255,7 @@ func TestCancelStopsBetweenChunks(t *testing.T) {
 
 // An empty string is a value, not a null: the page index of a string column whose smallest value
 // is "" records "" as the page's minimum (a reader that filters by the page index must not skip
-// the page for txt = ''), and the file reads "" back.
+// the page when it looks for the empty string), and the file reads "" back.
 func TestEmptyStringInPageIndex(t *testing.T) {
 	ctx := context.Background()
 	layout, dp, _ := chunkTable(t)
