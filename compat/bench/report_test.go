@@ -131,14 +131,7 @@ func TestReportContendedSearch(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Report
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	back := jsonRoundTrip(t, r)
 	if back.Busy != 2 || back.Searches[0].GoMedian != 0.1 || back.Searches[0].Contended.GoMedian != 0.3 || back.WritesContended[0].GoCompact != 1 {
 		t.Errorf("bench.json read back as %+v", back)
 	}
@@ -153,14 +146,7 @@ func TestReportCompactionRuns(t *testing.T) {
 	if out := r.Table(); !strings.Contains(out, "1.50x 1.30x 1.10x") {
 		t.Errorf("table lacks the three runs' ratios:\n%s", out)
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Report
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	back := jsonRoundTrip(t, r)
 	if len(back.Writes[0].Compactions) != 3 || back.Writes[0].Compactions[2].Java != 2.2 {
 		t.Errorf("bench.json read back as %+v", back.Writes)
 	}
@@ -173,4 +159,18 @@ func TestReportCompactionRuns(t *testing.T) {
 	if len(missed) != 1 || !strings.Contains(missed[0], "compaction 3 of 3") {
 		t.Errorf("missed compaction targets %q, want run 3 alone", missed)
 	}
+}
+
+// jsonRoundTrip is r as bench.json holds it, read back.
+func jsonRoundTrip(t *testing.T, r *Report) Report {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
