@@ -94,9 +94,25 @@ func OpenReader(r io.ReaderAt, size int64) (*file.Reader, error) {
 // OpenReaderWith is OpenReader with the readers' page and decompression buffers taken from mem
 // (a BufferPool, to reuse them across files).
 func OpenReaderWith(r io.ReaderAt, size int64, mem memory.Allocator) (*file.Reader, error) {
+	return openReader(r, size, mem, false)
+}
+
+// OpenRowReader is OpenReaderWith for reading single rows (nil mem: the Go allocator): a
+// PLAIN-encoded data page of over 1 MiB is decompressed only as far as the rows read from it, the
+// rest of its bytes read and dropped undecoded when the reader leaves it (arrow-go's page
+// streaming). Reading whole columns gains nothing from it.
+func OpenRowReader(r io.ReaderAt, size int64, mem memory.Allocator) (*file.Reader, error) {
+	if mem == nil {
+		mem = memory.NewGoAllocator()
+	}
+	return openReader(r, size, mem, true)
+}
+
+func openReader(r io.ReaderAt, size int64, mem memory.Allocator, streamPages bool) (*file.Reader, error) {
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = 256 << 10
+	props.PageStreamingEnabled = streamPages
 	var pf *file.Reader
 	err := Guard(func() error {
 		var err error

@@ -208,6 +208,7 @@ func BenchmarkSearch(b *testing.B) {
 		}{
 			{"common-word/limit=10", "paimon", 10},
 			{"common-word/limit=100", "paimon", 100},
+			{"common-word/limit=1000", "paimon", 1000},
 			{"two-words-and/limit=10", `{"match":{"query":"lake snapshot","operator":"and"}}`, 10},
 			{"phrase/limit=10", `{"match_phrase":{"query":"primary key"}}`, 10},
 			{"rare-word/limit=10", "n" + strconv.Itoa(rare), 10},

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
@@ -28,8 +29,11 @@ type column struct {
 
 // readRows reads the columns of the rows at positions (ascending, distinct) of the data file
 // held by r (size bytes). In a Parquet file only the requested columns are read, and within them
-// only the row groups holding requested rows; rows in between are skipped, not materialized. An
-// Avro file is decoded record by record up to the last position; an ORC file is refused.
+// only the row groups holding requested rows; rows in between are skipped, not materialized. A
+// PLAIN page of over 1 MiB is decompressed only up to the last row read from it
+// (pqvalue.OpenRowReader), and a dictionary-encoded page has only the dictionary entries of the
+// rows read decoded (dictChunk). An Avro file is decoded record by record up to the last
+// position; an ORC file is refused.
 func readRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64) (_ [][]any, err error) {
 	return readRowsIn(ctx, nil, r, size, fileName, cols, positions)
 }
@@ -48,15 +52,27 @@ func readRowsIn(ctx context.Context, pool *pqvalue.BufferPool, r io.ReaderAt, si
 	if format == dataformat.Avro {
 		return out, readAvroRows(ctx, r, size, fileName, cols, positions, out)
 	}
-	win := &pageWindows{r: r, of: map[int][][2]int64{}}
-	var pf *file.Reader
+	var mem memory.Allocator
 	if pool != nil {
-		pf, err = pqvalue.OpenReaderWith(win, size, pool)
-	} else {
-		pf, err = pqvalue.OpenReader(win, size)
+		mem = pool
 	}
+	err = readParquetRows(ctx, r, size, fileName, cols, positions, out, func(r io.ReaderAt) (*file.Reader, error) {
+		return pqvalue.OpenRowReader(r, size, mem)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read rows of %s: %w", fileName, err)
+		return nil, err
+	}
+	return out, nil
+}
+
+// readParquetRows reads the rows at positions of the Parquet data file held by r into out, the
+// file opened by open through the page windows.
+func readParquetRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64, out [][]any,
+	open func(io.ReaderAt) (*file.Reader, error)) error {
+	win := &pageWindows{r: r, of: map[int][][2]int64{}}
+	pf, err := open(win)
+	if err != nil {
+		return fmt.Errorf("read rows of %s: %w", fileName, err)
 	}
 	defer pf.Close()
 	for j, c := range cols {
@@ -71,7 +87,7 @@ func readRowsIn(ctx context.Context, pool *pqvalue.BufferPool, r io.ReaderAt, si
 		defer cur.close()
 		for i, pos := range positions {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 			var v any
 			err := pqvalue.Guard(func() error {
@@ -80,7 +96,7 @@ func readRowsIn(ctx context.Context, pool *pqvalue.BufferPool, r io.ReaderAt, si
 				return err
 			})
 			if err != nil {
-				return nil, fmt.Errorf("read rows of %s: column %s row %d: %w", fileName, c.name, pos, err)
+				return fmt.Errorf("read rows of %s: column %s row %d: %w", fileName, c.name, pos, err)
 			}
 			out[i][j] = v
 		}
@@ -89,7 +105,7 @@ func readRowsIn(ctx context.Context, pool *pqvalue.BufferPool, r io.ReaderAt, si
 		cur.close()
 		cur.allow(-1)
 	}
-	return out, nil
+	return nil
 }
 
 // readAvroRows reads the rows at positions of the Avro data file held by r into out. An Avro
@@ -130,6 +146,9 @@ type cursor struct {
 	rgEnd   int64 // one past its last row
 	next    int64 // the row the reader produces next
 	rdr     file.ColumnChunkReader
+	// dc reads the current column chunk instead of rdr up to its first PLAIN page, when its
+	// data pages are dictionary-encoded (dictChunkEligible) and the offset index locates them.
+	dc *dictChunk
 	// pageStarts are the first rows (relative to the row group) of the current column chunk's
 	// pages, from its offset index (parquet-java, and so Paimon, writes one by default); nil
 	// without one. pageBytes are those pages' byte ranges in the file (header included), dict
@@ -208,13 +227,39 @@ func (c *cursor) pageOf(row int64) int {
 
 // at returns the value of row pos, which must not precede the previous call's row.
 func (c *cursor) at(pos int64, t types.DataType) (any, error) {
-	if c.rdr == nil || pos < c.next || pos >= c.rgEnd {
+	if (c.rdr == nil && c.dc == nil) || pos < c.next || pos >= c.rgEnd {
 		if err := c.open(pos); err != nil {
 			return nil, err
 		}
 	}
 	if len(c.pageStarts) > 0 {
 		c.allow(c.pageOf(pos))
+	}
+	if c.dc != nil {
+		v, err := c.dc.at(pos - c.rgStart)
+		if !errors.Is(err, errPlainPage) {
+			c.next = pos + 1
+			if err != nil || v == nil {
+				return nil, err
+			}
+			switch x := v.(type) {
+			case int32:
+				v = int64(x)
+			case []byte:
+				v = slices.Clone(x)
+			}
+			return c.convert(v, t)
+		}
+		// The dictionary fell back to PLAIN pages, which both writers write after the
+		// dictionary-encoded ones: arrow-go's reader reads this page and the rest of the chunk,
+		// streaming them (it reads any dictionary-encoded page after them as well).
+		_ = pqvalue.Guard(c.dc.close)
+		c.dc = nil
+		rdr, err := c.pf.RowGroup(c.rg).Column(c.col)
+		if err != nil {
+			return nil, err
+		}
+		c.rdr, c.next = rdr, c.rgStart
 	}
 	if n := pos - c.next; n > 0 && c.pageOf(pos) > c.pageOf(c.next) {
 		// The offset index locates the page holding pos: the pages in between are not read.
@@ -236,18 +281,15 @@ func (c *cursor) open(pos int64) error {
 	for rg := 0; rg < c.pf.NumRowGroups(); rg++ {
 		n := c.pf.MetaData().RowGroups[rg].GetNumRows()
 		if pos < start+n {
-			if c.rdr != nil && rg == c.rg && pos >= c.next {
+			if (c.rdr != nil || c.dc != nil) && rg == c.rg && pos >= c.next {
 				return nil
 			}
 			c.close()
-			rdr, err := c.pf.RowGroup(rg).Column(c.col)
-			if err != nil {
-				return err
-			}
-			c.rg, c.rgStart, c.rgEnd, c.next, c.rdr = rg, start, start+n, start, rdr
+			c.rg, c.rgStart, c.rgEnd, c.next = rg, start, start+n, start
 			c.pageStarts, c.pageBytes, c.dict = nil, nil, [2]int64{}
 			c.allow(-1)
-			if cc, err := c.pf.MetaData().RowGroup(rg).ColumnChunk(c.col); err == nil && cc.GetOffsetIndexLocation() != nil {
+			cc, err := c.pf.MetaData().RowGroup(rg).ColumnChunk(c.col)
+			if err == nil && cc.GetOffsetIndexLocation() != nil {
 				if pir := c.pf.GetPageIndexReader(); pir != nil {
 					if rgi, err := pir.RowGroup(rg); err == nil && rgi != nil {
 						if oi, err := rgi.GetOffsetIndex(c.col); err == nil && oi != nil {
@@ -262,7 +304,16 @@ func (c *cursor) open(pos int64) error {
 					c.dict = [2]int64{cc.DictionaryPageOffset(), c.pageBytes[0][0]}
 				}
 			}
-			return nil
+			if len(c.pageStarts) > 0 && c.dict[1] > c.dict[0] && dictChunkEligible(cc, c.descr) {
+				pr, err := c.pf.RowGroup(rg).GetColumnPageReader(c.col)
+				if err != nil {
+					return err
+				}
+				c.dc = newDictChunk(pr, c.descr)
+				return nil
+			}
+			c.rdr, err = c.pf.RowGroup(rg).Column(c.col)
+			return err
 		}
 		start += n
 	}
@@ -274,6 +325,10 @@ func (c *cursor) close() {
 	if c.rdr != nil {
 		_ = pqvalue.Guard(c.rdr.Close)
 		c.rdr = nil
+	}
+	if c.dc != nil {
+		_ = pqvalue.Guard(c.dc.close)
+		c.dc = nil
 	}
 }
 
