@@ -70,7 +70,7 @@ func dictFile(t testing.TB, n, rgRows int, dictLimit int64) []byte {
 			}
 		}
 		rg := pw.AppendRowGroup()
-		for _, write := range []func(file.ColumnChunkWriter) error{
+		writeRowGroup(t, rg,
 			func(cw file.ColumnChunkWriter) error {
 				_, err := cw.(*file.Int32ColumnChunkWriter).WriteBatch(ids, nil, nil)
 				return err
@@ -82,22 +82,7 @@ func dictFile(t testing.TB, n, rgRows int, dictLimit int64) []byte {
 			func(cw file.ColumnChunkWriter) error {
 				_, err := cw.(*file.ByteArrayColumnChunkWriter).WriteBatch(words, wordDefs, nil)
 				return err
-			},
-		} {
-			cw, err := rg.NextColumn()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := write(cw); err != nil {
-				t.Fatal(err)
-			}
-			if err := cw.Close(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := rg.Close(); err != nil {
-			t.Fatal(err)
-		}
+			})
 	}
 	if err := pw.Close(); err != nil {
 		t.Fatal(err)

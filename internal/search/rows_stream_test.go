@@ -56,7 +56,7 @@ func streamedPagesFile(t testing.TB, n int) []byte {
 			texts = append(texts, parquet.ByteArray(v))
 		}
 	}
-	for _, write := range []func(file.ColumnChunkWriter) error{
+	writeRowGroup(t, rg,
 		func(cw file.ColumnChunkWriter) error {
 			_, err := cw.(*file.Int32ColumnChunkWriter).WriteBatch(ids, nil, nil)
 			return err
@@ -64,8 +64,17 @@ func streamedPagesFile(t testing.TB, n int) []byte {
 		func(cw file.ColumnChunkWriter) error {
 			_, err := cw.(*file.ByteArrayColumnChunkWriter).WriteBatch(texts, defs, nil)
 			return err
-		},
-	} {
+		})
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// writeRowGroup writes the row group's columns in order, each by one of writes, and closes it.
+func writeRowGroup(t testing.TB, rg file.SerialRowGroupWriter, writes ...func(file.ColumnChunkWriter) error) {
+	t.Helper()
+	for _, write := range writes {
 		cw, err := rg.NextColumn()
 		if err != nil {
 			t.Fatal(err)
@@ -80,10 +89,6 @@ func streamedPagesFile(t testing.TB, n int) []byte {
 	if err := rg.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := pw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // TestReadRowsFromStreamedPages: the text pages of over 1 MiB are streamed by the row reader (a
