@@ -116,9 +116,20 @@ func (c *caseRow) roles() map[string][]string {
 type caseTable struct {
 	// environ is the environment the families read (the implementations of Impls).
 	environ []string
-	family  string
-	rows    []*caseRow
-	errs    []error
+	// report receives the rows' outcomes; nil: the suite's report. The harness's own tests of
+	// the table give theirs, so that their made-up implementations stay out of the suite's.
+	report *Report
+	family string
+	rows   []*caseRow
+	errs   []error
+}
+
+// results is where the rows' outcomes go.
+func (ct *caseTable) results() *Report {
+	if ct.report != nil {
+		return ct.report
+	}
+	return &report
 }
 
 // add registers one row under the current family.
@@ -317,7 +328,7 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 			}
 			t.Fatalf("%s=%s %s=%s: %s; the cases run %s", caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles), what, ct.implRoles())
 		}
-		report.AddNote(fmt.Sprintf("cases: %d of the %d rows (%s=%s %s=%s, with the rows they need)",
+		ct.results().AddNote(fmt.Sprintf("cases: %d of the %d rows (%s=%s %s=%s, with the rows they need)",
 			len(keep), len(ct.rows), caseImplEnv, f.impl, caseRolesEnv, roleNames(f.roles)))
 	}
 	var outcomes needOutcomes
@@ -336,13 +347,13 @@ func (ct *caseTable) run(t *testing.T, f caseFilter) {
 				work := c.Start(t)
 				return func(ctx context.Context) error { return outcomes.record(c, work(ctx)) }
 			}
-			done := runBackground(t, c.Name, c.Direction, c.roles(), c.Background, start)
+			done := runBackground(t, ct.results(), c.Name, c.Direction, c.roles(), c.Background, start)
 			if c.Done != nil {
 				*c.Done = done
 			}
 			continue
 		}
-		runRow(t, c.Name, c.Direction, c.roles(), func(ctx context.Context) error {
+		runRow(t, ct.results(), c.Name, c.Direction, c.roles(), func(ctx context.Context) error {
 			if err := outcomes.unsupportedNeed(c); err != nil {
 				return outcomes.record(c, err) // and so for the rows that continue it in turn
 			}
@@ -391,15 +402,15 @@ func (n *needOutcomes) unsupportedNeed(c *caseRow) error {
 	return nil
 }
 
-// runRow runs one matrix cell as a subtest and records its outcome.
-func runRow(t *testing.T, name, direction string, roles map[string][]string, f func(ctx context.Context) error) {
+// runRow runs one matrix cell as a subtest and records its outcome in rep.
+func runRow(t *testing.T, rep *Report, name, direction string, roles map[string][]string, f func(ctx context.Context) error) {
 	t.Helper()
 	t.Run(name+"/"+direction, func(t *testing.T) {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		err := f(ctx)
-		endCase(t, name, direction, roles, time.Since(start), err)
+		endCase(t, rep, name, direction, roles, time.Since(start), err)
 	})
 }
 
@@ -408,8 +419,8 @@ func runRow(t *testing.T, name, direction string, roles map[string][]string, f f
 // background, bounded by timeout, while the subtest pauses; the subtest resumes to record the
 // outcome once the parent's sequential cases are done. The returned channel closes when the work
 // has returned (nil when -run does not select the case). The case's time is its work's own. For
-// cases that share no runner with any other.
-func runBackground(t *testing.T, name, direction string, roles map[string][]string, timeout time.Duration, start func(t *testing.T) func(ctx context.Context) error) <-chan struct{} {
+// cases that share no runner with any other. The outcome is recorded in rep.
+func runBackground(t *testing.T, rep *Report, name, direction string, roles map[string][]string, timeout time.Duration, start func(t *testing.T) func(ctx context.Context) error) <-chan struct{} {
 	t.Helper()
 	var done chan struct{}
 	t.Run(name+"/"+direction, func(t *testing.T) {
@@ -427,7 +438,7 @@ func runBackground(t *testing.T, name, direction string, roles map[string][]stri
 		}()
 		t.Parallel()
 		<-done
-		endCase(t, name, direction, roles, elapsed, err)
+		endCase(t, rep, name, direction, roles, elapsed, err)
 	})
 	return done
 }
@@ -821,7 +832,7 @@ func TestUsesSetUpBeforeRun(t *testing.T) {
 	})
 	notRun := func(context.Context, *caseEnv) error { return errors.New("Run ran although a use could not be set up") }
 	sides := []caseSide{side("usesx", Writer)}
-	ct := &caseTable{family: "uses"}
+	ct := &caseTable{family: "uses", report: &Report{}}
 	var got *usesFixture
 	for _, r := range []caseRow{
 		{Name: "uses/fixture-unavailable", Uses: []caseUse{serving(missing, "read"), runnerOf(runners, "usesx", "maintain")}, Run: notRun},
@@ -856,7 +867,7 @@ func TestUsesSetUpBeforeRun(t *testing.T) {
 		"uses/ready":               {Pass, ""},
 	}
 	seen := 0
-	for _, r := range report.Results() { // sorted, and other tests' rows report too: pick ours
+	for _, r := range ct.results().Results() {
 		w, ok := want[r.Case]
 		if !ok || r.Direction != "usesx" {
 			continue
@@ -868,6 +879,11 @@ func TestUsesSetUpBeforeRun(t *testing.T) {
 	}
 	if seen != len(want) {
 		t.Errorf("%d of the %d rows reported", seen, len(want))
+	}
+	for _, r := range report.Results() {
+		if r.Direction == "usesx" {
+			t.Errorf("the suite's report (results.json, junit.xml) holds this test's row %s/%s", r.Case, r.Direction)
+		}
 	}
 	if got == nil || !slices.Equal(got.asked, []string{"read", "read", "dump"}) {
 		t.Errorf("the ready row's fixture was asked for %v, want read (command-unsupported), then read, dump", got)

@@ -80,12 +80,12 @@ func (o outcome) Error() string { return string(o.status) + ": " + o.detail }
 // stays for a family not converted yet.
 func runCase(t *testing.T, name, direction string, f func(ctx context.Context) error) {
 	t.Helper()
-	runRow(t, name, direction, nil, f)
+	runRow(t, &report, name, direction, nil, f)
 }
 
-// endCase records the outcome err of the case name/direction, which took d and ran its
+// endCase records in rep the outcome err of the case name/direction, which took d and ran its
 // implementations in roles, and ends its subtest t accordingly (skipped, failed or passed).
-func endCase(t *testing.T, name, direction string, roles map[string][]string, d time.Duration, err error) {
+func endCase(t *testing.T, rep *Report, name, direction string, roles map[string][]string, d time.Duration, err error) {
 	t.Helper()
 	res := Result{Case: name, Direction: direction, Status: Pass, Duration: d, Roles: roles}
 	var u unavailable
@@ -93,18 +93,18 @@ func endCase(t *testing.T, name, direction string, roles map[string][]string, d 
 	switch {
 	case errors.As(err, &o):
 		res.Status, res.Detail = o.status, o.detail
-		report.Add(res)
+		rep.Add(res)
 		t.Skipf("%s: %s", o.status, o.detail)
 	case errors.As(err, &u) && !testenv.Required(u.env):
 		res.Status, res.Detail = Skip, u.Error()
-		report.Add(res)
+		rep.Add(res)
 		t.Skipf("skipped: %v (set %s=1 to make this a failure)", u, u.env)
 	case err != nil:
 		res.Status, res.Detail = Fail, err.Error()
-		report.Add(res)
+		rep.Add(res)
 		t.Fatal(err)
 	default:
-		report.Add(res)
+		rep.Add(res)
 	}
 }
 
