@@ -17,7 +17,8 @@ import (
 // arrow-go write PLAIN pages once the dictionary outgrows its page). For a row it decodes the
 // row's definition level, its dictionary index and that one dictionary entry; arrow-go's column
 // reader instead materializes the dictionary, growing it up to the largest index it has met, for
-// every file a search reads. A PLAIN page is not read: at reports errPlainPage.
+// every file a search reads. Other pages (PLAIN, V2, levels not RLE-encoded) are left to
+// arrow-go's reader: at reports errOtherPage.
 type dictChunk struct {
 	pr     file.PageReader
 	phys   parquet.Type
@@ -34,8 +35,9 @@ type dictChunk struct {
 	loaded         bool
 }
 
-// errPlainPage is dictChunk.at's answer for a row on a PLAIN page.
-var errPlainPage = errors.New("a PLAIN data page")
+// errOtherPage is dictChunk.at's answer for a row on a page it does not read: a PLAIN page, or a
+// page unlike the encoding statistics said.
+var errOtherPage = errors.New("not a dictionary-encoded V1 data page with RLE levels")
 
 // dictChunkEligible says whether the chunk of descr described by cc is read by a dictChunk: an
 // unencrypted INT32, INT64 or BYTE_ARRAY column without repetition and at most one definition
@@ -78,8 +80,8 @@ func newDictChunk(pr file.PageReader, descr *pqschema.Column) *dictChunk {
 func (d *dictChunk) close() error { return d.pr.Close() }
 
 // at returns row rel's value (relative to the row group): an int32, an int64 or a []byte aliasing
-// the dictionary page (valid until the chunk is closed), or nil when it is null; errPlainPage when
-// the row's page is PLAIN.
+// the dictionary page (valid until the chunk is closed), or nil when it is null; errOtherPage when
+// the row's page is not one it reads.
 func (d *dictChunk) at(rel int64) (any, error) {
 	if !d.loaded || rel < d.first || rel >= d.first+d.n {
 		if err := d.seek(rel); err != nil {
@@ -154,14 +156,13 @@ func (d *dictChunk) seek(rel int64) error {
 	}
 	page, ok := d.pr.Page().(*file.DataPageV1)
 	if !ok {
-		return fmt.Errorf("page %T where a dictionary-encoded V1 data page was listed", d.pr.Page())
+		return errOtherPage
 	}
-	switch enc := parquet.Encoding(page.Encoding()); enc {
-	case parquet.Encodings.RLEDict, parquet.Encodings.PlainDict:
-	case parquet.Encodings.Plain:
-		return errPlainPage
-	default:
-		return fmt.Errorf("data page of encoding %s where dictionary encoding was listed", enc)
+	if enc := parquet.Encoding(page.Encoding()); enc != parquet.Encodings.RLEDict && enc != parquet.Encodings.PlainDict {
+		return errOtherPage
+	}
+	if d.maxDef > 0 && page.DefinitionLevelEncoding() != parquet.Encodings.RLE {
+		return errOtherPage
 	}
 	data := page.Data()
 	d.first, d.n = page.FirstRowIndex(), int64(page.NumValues())
@@ -170,9 +171,6 @@ func (d *dictChunk) seek(rel int64) error {
 	}
 	d.levels = nil
 	if d.maxDef > 0 {
-		if page.DefinitionLevelEncoding() != parquet.Encodings.RLE {
-			return fmt.Errorf("definition levels of encoding %s", page.DefinitionLevelEncoding())
-		}
 		if len(data) < 4 {
 			return errors.New("data page too short for its definition levels")
 		}

@@ -146,8 +146,9 @@ type cursor struct {
 	rgEnd   int64 // one past its last row
 	next    int64 // the row the reader produces next
 	rdr     file.ColumnChunkReader
-	// dc reads the current column chunk instead of rdr up to its first PLAIN page, when its
-	// data pages are dictionary-encoded (dictChunkEligible) and the offset index locates them.
+	// dc reads the current column chunk instead of rdr when its data pages are
+	// dictionary-encoded (dictChunkEligible) and the offset index locates them, up to a page it
+	// does not read (a PLAIN one after the dictionary's fallback).
 	dc *dictChunk
 	// pageStarts are the first rows (relative to the row group) of the current column chunk's
 	// pages, from its offset index (parquet-java, and so Paimon, writes one by default); nil
@@ -237,7 +238,7 @@ func (c *cursor) at(pos int64, t types.DataType) (any, error) {
 	}
 	if c.dc != nil {
 		v, err := c.dc.at(pos - c.rgStart)
-		if !errors.Is(err, errPlainPage) {
+		if !errors.Is(err, errOtherPage) {
 			c.next = pos + 1
 			if err != nil || v == nil {
 				return nil, err
@@ -251,8 +252,9 @@ func (c *cursor) at(pos int64, t types.DataType) (any, error) {
 			return c.convert(v, t)
 		}
 		// The dictionary fell back to PLAIN pages, which both writers write after the
-		// dictionary-encoded ones: arrow-go's reader reads this page and the rest of the chunk,
-		// streaming them (it reads any dictionary-encoded page after them as well).
+		// dictionary-encoded ones (or the page is another dictChunk does not read): arrow-go's
+		// reader reads this page and the rest of the chunk, streaming PLAIN pages (it reads any
+		// dictionary-encoded page after them as well).
 		_ = pqvalue.Guard(c.dc.close)
 		c.dc = nil
 		rdr, err := c.pf.RowGroup(c.rg).Column(c.col)
