@@ -113,11 +113,70 @@ func keyOf(p *Position) positionKey {
 // TopKByScore merges rankings as PrimaryKeySearchRanker#topKByScore does: a position appearing
 // in several rankings keeps its best entry; the limit best positions are returned best first
 // (higher score, then partition bytes, bucket, data file name and row position), scores
-// unchanged.
+// unchanged. Rankings each in that order already (an archive's, sorted by localOrder within its
+// one partition and bucket) are merged, reading only as far as the limit; others are pooled and
+// sorted.
 func TopKByScore(rankings [][]Position, limit int) ([]Position, error) {
 	if limit <= 0 {
 		return nil, fmt.Errorf("search result limit must be positive: %d", limit)
 	}
+	for _, ranking := range rankings {
+		if !slices.IsSortedFunc(ranking, func(a, b Position) int { return bestFirst(&a, &b) }) {
+			return topKBySorting(rankings, limit), nil
+		}
+	}
+	// heads holds, per ranking with positions left, its index and its next position's, as a
+	// binary heap ordered best first.
+	type head struct{ r, i int }
+	less := func(a, b head) bool { return bestFirst(&rankings[a.r][a.i], &rankings[b.r][b.i]) < 0 }
+	heads := make([]head, 0, len(rankings))
+	n := 0
+	for r, ranking := range rankings {
+		n += len(ranking)
+		if len(ranking) > 0 {
+			heads = append(heads, head{r, 0})
+		}
+	}
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(heads) {
+				return
+			}
+			if c+1 < len(heads) && less(heads[c+1], heads[c]) {
+				c++
+			}
+			if !less(heads[c], heads[i]) {
+				return
+			}
+			heads[i], heads[c] = heads[c], heads[i]
+			i = c
+		}
+	}
+	for i := len(heads)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	out := make([]Position, 0, min(limit, n))
+	seen := make(map[positionKey]bool, min(limit, n))
+	for len(heads) > 0 && len(out) < limit {
+		h := &heads[0]
+		p := &rankings[h.r][h.i]
+		// The first entry of a position is its best: a later one of another ranking is not kept.
+		if k := keyOf(p); !seen[k] {
+			seen[k] = true
+			out = append(out, *p)
+		}
+		if h.i++; h.i == len(rankings[h.r]) {
+			heads[0] = heads[len(heads)-1]
+			heads = heads[:len(heads)-1]
+		}
+		down(0)
+	}
+	return out, nil
+}
+
+// topKBySorting is TopKByScore over rankings in any order: every position's best entry, sorted.
+func topKBySorting(rankings [][]Position, limit int) []Position {
 	n := 0
 	for _, ranking := range rankings {
 		n += len(ranking)
@@ -142,7 +201,7 @@ func TopKByScore(rankings [][]Position, limit int) ([]Position, error) {
 	if len(all) > limit {
 		all = all[:limit]
 	}
-	return all, nil
+	return all
 }
 
 // errNoDefinition reports a table without a primary-key full-text index on the column.

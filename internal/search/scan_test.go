@@ -3,7 +3,9 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -260,5 +262,41 @@ func TestTopKByScore(t *testing.T) {
 	}
 	if _, err := TopKByScore(nil, 0); err == nil {
 		t.Fatal("limit 0: want an error")
+	}
+}
+
+// TestTopKByScoreMerges: rankings each sorted as an archive's are merged to the same positions, in
+// the same order, as pooling and sorting them gives, with positions in several rankings (their
+// best entry kept, also when scores tie) and limits below, at and above the positions there are.
+func TestTopKByScoreMerges(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for round := range 200 {
+		rankings := make([][]Position, r.IntN(6))
+		for a := range rankings {
+			for range r.IntN(40) {
+				// Few files, rows and scores: positions repeat across rankings and scores tie.
+				rankings[a] = append(rankings[a], Position{Bucket: int32(r.IntN(2)), DataFile: fmt.Sprintf("data-%d", r.IntN(3)),
+					RowPosition: int64(r.IntN(20)), Score: float32(r.IntN(8)) / 2})
+			}
+			// An archive's ranking: one bucket (rankings of one bucket share positions), in
+			// localOrder. Every fourth round mixes buckets in a ranking, which is then not in the
+			// merge's order: TopKByScore pools and sorts.
+			if round%4 != 0 {
+				for i := range rankings[a] {
+					rankings[a][i].Bucket = int32(a % 2)
+				}
+			}
+			slices.SortFunc(rankings[a], func(x, y Position) int { return localOrder(&x, &y) })
+		}
+		for _, limit := range []int{1, 5, 30, 1000} {
+			got, err := TopKByScore(rankings, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := topKBySorting(rankings, limit)
+			if !slices.EqualFunc(got, want, func(a, b Position) bool { return bestFirst(&a, &b) == 0 }) {
+				t.Fatalf("round %d limit %d: merged %v, sorted %v", round, limit, tuples(got), tuples(want))
+			}
+		}
 	}
 }
