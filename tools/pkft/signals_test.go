@@ -147,13 +147,7 @@ func searchStopsOnSignal(t *testing.T, bin, dir string, sig syscall.Signal, dela
 	base := t.TempDir()
 	cmd := exec.Command(bin, "search", dir, "--query", slowQuery())
 	cmd.Env = append(os.Environ(), "TMPDIR="+base)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done, stdout, stderr := startBinary(t, cmd)
 	select {
 	case <-done:
 		return false
