@@ -94,24 +94,33 @@ func OpenReader(r io.ReaderAt, size int64) (*file.Reader, error) {
 // OpenReaderWith is OpenReader with the readers' page and decompression buffers taken from mem
 // (a BufferPool, to reuse them across files).
 func OpenReaderWith(r io.ReaderAt, size int64, mem memory.Allocator) (*file.Reader, error) {
-	return openReader(r, size, mem, false)
+	return openReader(r, size, mem, false, columnReadAhead)
 }
 
 // OpenRowReader is OpenReaderWith for reading single rows (nil mem: the Go allocator): a
 // PLAIN-encoded data page of over 1 MiB is decompressed only as far as the rows read from it, the
 // rest of its bytes read and dropped undecoded when the reader leaves it (arrow-go's page
-// streaming). Reading whole columns gains nothing from it.
+// streaming). Reading whole columns gains nothing from it. Its column readers buffer only
+// rowReadAhead bytes of their own: r is expected to read ahead itself (search's page windows
+// do), so that the many column chunks a row read opens do not each allocate a large buffer.
 func OpenRowReader(r io.ReaderAt, size int64, mem memory.Allocator) (*file.Reader, error) {
 	if mem == nil {
 		mem = memory.NewGoAllocator()
 	}
-	return openReader(r, size, mem, true)
+	return openReader(r, size, mem, true, rowReadAhead)
 }
 
-func openReader(r io.ReaderAt, size int64, mem memory.Allocator, streamPages bool) (*file.Reader, error) {
+// columnReadAhead is the read-ahead of a column reader reading whole columns; rowReadAhead the
+// one of a row reader's, the size of the page header arrow-go peeks at first.
+const (
+	columnReadAhead = 256 << 10
+	rowReadAhead    = 16 << 10
+)
+
+func openReader(r io.ReaderAt, size int64, mem memory.Allocator, streamPages bool, readAhead int64) (*file.Reader, error) {
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
-	props.BufferSize = 256 << 10
+	props.BufferSize = readAhead
 	props.PageStreamingEnabled = streamPages
 	var pf *file.Reader
 	err := Guard(func() error {

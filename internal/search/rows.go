@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -56,7 +57,7 @@ func readRowsIn(ctx context.Context, pool *pqvalue.BufferPool, r io.ReaderAt, si
 	if pool != nil {
 		mem = pool
 	}
-	err = readParquetRows(ctx, r, size, fileName, cols, positions, out, func(r io.ReaderAt) (*file.Reader, error) {
+	err = readParquetRows(ctx, pool, r, size, fileName, cols, positions, out, func(r io.ReaderAt) (*file.Reader, error) {
 		return pqvalue.OpenRowReader(r, size, mem)
 	})
 	if err != nil {
@@ -66,10 +67,12 @@ func readRowsIn(ctx context.Context, pool *pqvalue.BufferPool, r io.ReaderAt, si
 }
 
 // readParquetRows reads the rows at positions of the Parquet data file held by r into out, the
-// file opened by open through the page windows.
-func readParquetRows(ctx context.Context, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64, out [][]any,
+// file opened by open through the page windows (their read-ahead chunk taken from pool, nil:
+// allocated).
+func readParquetRows(ctx context.Context, pool *pqvalue.BufferPool, r io.ReaderAt, size int64, fileName string, cols []column, positions []int64, out [][]any,
 	open func(io.ReaderAt) (*file.Reader, error)) error {
-	win := &pageWindows{r: r, of: map[int][][2]int64{}}
+	win := &pageWindows{r: r, size: size, pool: pool, of: map[int][][2]int64{}}
+	defer win.release()
 	pf, err := open(win)
 	if err != nil {
 		return fmt.Errorf("read rows of %s: %w", fileName, err)
@@ -167,27 +170,42 @@ type cursor struct {
 
 // pageWindows is the file as the column readers see it: a column whose pages the offset index
 // locates reads only the dictionary page and the page holding its current row, so that the
-// readers' read-ahead stops at that page's end instead of reading the pages after it.
+// readers' read-ahead stops at that page's end instead of reading the pages after it. Reads
+// inside a window are served from one read-ahead chunk of up to windowChunk bytes, itself ending
+// at the window's end (a read of a chunk or more goes to r directly), so that the column readers
+// buffer little of their own: each column chunk's page readers would otherwise allocate their
+// own read-ahead buffers, which a search reading a few rows from each of many files would
+// allocate and drop again for every chunk.
+//
+// It serves arrow-go's readers, which read it through io.SectionReader's Read, and so bends
+// io.ReaderAt's rule at a window's end: a read crossing it returns the bytes before it and no
+// error (a short Read: an io.EOF would stay with arrow-go's buffered reader and end the column
+// at its next page), and a read starting right at it returns io.EOF (which ends the buffered
+// reader's filling of its buffer). Reads outside every window (the footer, the page index) read
+// the file as it is.
 type pageWindows struct {
-	r  io.ReaderAt
-	of map[int][][2]int64 // column -> the byte ranges it may read now
+	r    io.ReaderAt
+	size int64
+	pool *pqvalue.BufferPool // where the read-ahead chunk comes from (nil: allocated)
+	of   map[int][][2]int64  // column -> the byte ranges it may read now
+
+	mu     sync.Mutex
+	buf    []byte // the read-ahead chunk: bytes [bufOff, bufOff+bufLen) of the file
+	bufOff int64
+	bufLen int
 }
 
-// ReadAt reads from r; a read starting in a column's window ends at the window's end (with
-// io.EOF, which ends the reader's read-ahead), and one starting right at a window's end reads
-// nothing. Other reads (the footer, the page index) are passed on as they are.
+// windowChunk is how far a read inside a window reads ahead (within the window): the read-ahead
+// the column readers had of their own before, so that a file on an object store takes as many
+// ranged GETs as then.
+const windowChunk = 256 << 10
+
+// ReadAt reads p at off (see pageWindows for reads inside a window).
 func (w *pageWindows) ReadAt(p []byte, off int64) (int, error) {
 	for _, ranges := range w.of {
 		for _, rg := range ranges {
 			if off >= rg[0] && off < rg[1] {
-				if end := off + int64(len(p)); end > rg[1] {
-					n, err := w.r.ReadAt(p[:rg[1]-off], off)
-					if err == nil {
-						err = io.EOF
-					}
-					return n, err
-				}
-				return w.r.ReadAt(p, off)
+				return w.readIn(p, off, rg[1])
 			}
 		}
 	}
@@ -199,6 +217,58 @@ func (w *pageWindows) ReadAt(p []byte, off int64) (int, error) {
 		}
 	}
 	return w.r.ReadAt(p, off)
+}
+
+// readIn reads p at off, up to end (the window's end), through the read-ahead chunk.
+func (w *pageWindows) readIn(p []byte, off, end int64) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	want := int(min(int64(len(p)), end-off))
+	n := 0
+	for n < want {
+		at := off + int64(n)
+		if at >= w.bufOff && at < w.bufOff+int64(w.bufLen) {
+			n += copy(p[n:want], w.buf[at-w.bufOff:w.bufLen])
+			continue
+		}
+		if want-n >= windowChunk {
+			m, err := w.r.ReadAt(p[n:want], at)
+			n += m
+			if err != nil {
+				return n, err
+			}
+			continue
+		}
+		if w.buf == nil {
+			if w.pool != nil {
+				w.buf = w.pool.Allocate(windowChunk)
+			} else {
+				w.buf = make([]byte, windowChunk)
+			}
+		}
+		m, err := w.r.ReadAt(w.buf[:min(int64(windowChunk), end-at)], at)
+		w.bufOff, w.bufLen = at, m
+		if m == 0 {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return n, err
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// release gives the read-ahead chunk back to the pool.
+func (w *pageWindows) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.buf != nil && w.pool != nil {
+		w.pool.Free(w.buf)
+	}
+	w.buf, w.bufOff, w.bufLen = nil, 0, 0
 }
 
 // allow limits the cursor's column to its dictionary page and page i (i < 0: no limit).
@@ -304,6 +374,18 @@ func (c *cursor) open(pos int64) error {
 				}
 				if cc.HasDictionaryPage() && len(c.pageBytes) > 0 && cc.DictionaryPageOffset() < c.pageBytes[0][0] {
 					c.dict = [2]int64{cc.DictionaryPageOffset(), c.pageBytes[0][0]}
+				}
+			}
+			if len(c.pageStarts) == 0 && err == nil {
+				// Without an offset index the chunk's pages are read in order: its window runs
+				// from its first page to the end of the file (old writers' chunk sizes may
+				// leave out a dictionary page header), for the read-ahead chunk alone.
+				start := cc.DataPageOffset()
+				if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
+					start = cc.DictionaryPageOffset()
+				}
+				if start >= 0 && start < c.win.size {
+					c.win.of[c.col] = [][2]int64{{start, c.win.size}}
 				}
 			}
 			if len(c.pageStarts) > 0 && c.dict[1] > c.dict[0] && dictChunkEligible(cc, c.descr) {

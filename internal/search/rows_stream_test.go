@@ -34,6 +34,13 @@ func streamedText(i int) (string, bool) {
 // as the rows it reads.
 func streamedPagesFile(t testing.TB, n int) []byte {
 	t.Helper()
+	return pagesFile(t, n, 2<<20, streamedText)
+}
+
+// pagesFile writes n rows (id INT32, content STRING, text(i) or null) zstd-compressed and
+// PLAIN-encoded in data pages of about pageSize bytes, with the page index.
+func pagesFile(t testing.TB, n int, pageSize int64, text func(int) (string, bool)) []byte {
+	t.Helper()
 	content, err := pqschema.NewPrimitiveNodeLogical("content", parquet.Repetitions.Optional, pqschema.StringLogicalType{}, parquet.Types.ByteArray, -1, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -44,14 +51,14 @@ func streamedPagesFile(t testing.TB, n int) []byte {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	props := parquet.NewWriterProperties(parquet.WithDataPageSize(2<<20), parquet.WithPageIndexEnabled(true),
+	props := parquet.NewWriterProperties(parquet.WithDataPageSize(pageSize), parquet.WithPageIndexEnabled(true),
 		parquet.WithDictionaryDefault(false), parquet.WithCompression(compress.Codecs.Zstd))
 	pw := file.NewParquetWriter(&buf, root, file.WithWriterProps(props))
 	rg := pw.AppendRowGroup()
 	ids, texts, defs := make([]int32, n), []parquet.ByteArray{}, make([]int16, n)
 	for i := range n {
 		ids[i] = int32(i)
-		if v, null := streamedText(i); !null {
+		if v, null := text(i); !null {
 			defs[i] = 1
 			texts = append(texts, parquet.ByteArray(v))
 		}
@@ -192,10 +199,94 @@ func BenchmarkReadRows(b *testing.B) {
 				for i := range out {
 					out[i] = make([]any, len(cols))
 				}
-				err := readParquetRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-bench.parquet", cols, positions, out,
+				err := readParquetRows(context.Background(), pool, bytes.NewReader(data), int64(len(data)), "data-bench.parquet", cols, positions, out,
 					func(r io.ReaderAt) (*file.Reader, error) { return m.open(r, int64(len(data)), pool) })
 				if err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// noisyText is row i's text of pages that compress badly: about 300 pseudo-random letters, null
+// every 11th row.
+func noisyText(i int) (string, bool) {
+	if i%11 == 3 {
+		return "", true
+	}
+	b := make([]byte, 290+i%23)
+	x := uint32(i)*2654435761 + 1
+	for k := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[k] = 'a' + byte(x%26)
+	}
+	return fmt.Sprintf("row %d %s", i, b), false
+}
+
+// TestReadRowsFromLargeCompressedPages reads rows from text pages whose compressed size is beyond
+// the page windows' read-ahead chunk (windowChunk), streamed (over 1 MiB) and whole (under it):
+// the first, last and middle rows of every page, a page's last row followed by the next page's
+// first, and the file's last row are the rows written.
+func TestReadRowsFromLargeCompressedPages(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		pageSize int64
+	}{{"streamed", 3 << 20}, {"whole", 900 << 10}} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 30_000
+			data := pagesFile(t, n, tc.pageSize, noisyText)
+			pf, err := pqvalue.OpenRowReader(bytes.NewReader(data), int64(len(data)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			oi, err := pf.GetPageIndexReader().RowGroup(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			offsets, err := oi.GetOffsetIndex(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			locs := offsets.GetPageLocations()
+			pf.Close()
+			if len(locs) < 3 {
+				t.Fatalf("%d text pages, want at least 3", len(locs))
+			}
+			large := 0
+			var positions []int64
+			for p, loc := range locs {
+				if loc.CompressedPageSize > windowChunk {
+					large++
+				}
+				positions = append(positions, loc.FirstRowIndex)
+				if p+1 < len(locs) {
+					next := locs[p+1].FirstRowIndex
+					positions = append(positions, (loc.FirstRowIndex+next)/2, next-1)
+				}
+			}
+			if large < len(locs)-1 {
+				t.Fatalf("%d of %d text pages over %d compressed bytes, want every page but perhaps the last", large, len(locs), windowChunk)
+			}
+			positions = append(positions, n-1)
+			slices.Sort(positions)
+			positions = slices.Compact(positions)
+			for _, pool := range []*pqvalue.BufferPool{nil, {}} {
+				out, err := readRowsIn(context.Background(), pool, bytes.NewReader(data), int64(len(data)), "data-x.parquet",
+					[]column{{name: "id", typ: types.Int()}, {name: "content", typ: types.String()}}, positions)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, pos := range positions {
+					var want any
+					if v, null := noisyText(int(pos)); !null {
+						want = v
+					}
+					if out[k][0] != int32(pos) || fmt.Sprint(out[k][1]) != fmt.Sprint(want) {
+						t.Fatalf("row %d = %.40v, want [%d %.40v]", pos, out[k], pos, want)
+					}
 				}
 			}
 		})
