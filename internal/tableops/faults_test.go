@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/fileio/s3io"
@@ -70,9 +71,32 @@ func sweepOperations(t *testing.T, limit int, store func(*testing.T, crashpoint.
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sums []crashpoint.Summary
-	for _, op := range crashpoint.Operations(root, eng) {
+	// The operations sweep in parallel subtests (each on tables of its own, up to -parallel at
+	// once): one operation's sweep is one goroutine's work, and the machine has more cores. The
+	// table is logged once they are all done, in one piece (the sweeps of the other tests may log
+	// beside it), in the operations' order.
+	ops := crashpoint.Operations(root, eng)
+	var mu sync.Mutex
+	sums := map[string]crashpoint.Summary{}
+	t.Cleanup(func() {
+		if t.Failed() && len(sums) < len(ops) {
+			return
+		}
+		var ordered []crashpoint.Summary
+		for _, op := range ops {
+			ordered = append(ordered, sums[op.Name])
+		}
+		var b strings.Builder
+		crashpoint.WriteTable(&b, ordered)
+		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+		for i, line := range lines {
+			lines[i] = "faults| " + line
+		}
+		t.Log(strings.Join(lines, "\n"))
+	})
+	for _, op := range ops {
 		t.Run(op.Name, func(t *testing.T) {
+			t.Parallel()
 			h := &crashpoint.Harness{Op: op, TempDir: t.TempDir, Store: store(t, op)}
 			sum, err := h.Sweep(context.Background(), limit, func(c *crashpoint.Case) {
 				if !c.Passed() {
@@ -88,12 +112,9 @@ func sweepOperations(t *testing.T, limit int, store func(*testing.T, crashpoint.
 			if sum.Cases == 0 {
 				t.Fatalf("%s: no injection points", op.Name)
 			}
-			sums = append(sums, sum)
+			mu.Lock()
+			sums[op.Name] = sum
+			mu.Unlock()
 		})
-	}
-	var b strings.Builder
-	crashpoint.WriteTable(&b, sums)
-	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
-		t.Log("faults| " + line)
 	}
 }
