@@ -144,9 +144,12 @@ ACTIONLINT_VERSION ?= v1.7.12
 actionlint:
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) -shellcheck= -pyflakes= .github/workflows/*.yml
 
-# The conformance package runs in its own step, with the matrix printed.
+# The conformance package runs in its own step, with the matrix printed. The packages whose tests
+# take longest (tools/pkft's wait on the processes they start) are listed first, so that they run
+# beside the others instead of after them.
+UNIT_FIRST := ./tools/pkft .
 gotest: native runner seaweedfs
-	$(TIMED) unit-tests $(GO) test -race -count=1 -timeout 20m -skip '^TestCrashPoints(S3|S3Siblings)?$$' $$($(GO) list ./... | grep -v '/compat/runner$$')
+	$(TIMED) unit-tests $(GO) test -race -count=1 -timeout 20m -skip '^TestCrashPoints(S3|S3Siblings)?$$' $$($(GO) list $(UNIT_FIRST) ./... | awk '!seen[$$0]++' | grep -v '/compat/runner$$')
 
 # faults: the crash-point suites (internal/testing/crashpoint): every table-writing operation is failed or
 # crashed at a sample of its file operations (every one with FULL=1) and what it leaves is checked;
