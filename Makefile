@@ -144,6 +144,13 @@ ACTIONLINT_VERSION ?= v1.7.12
 actionlint:
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) -shellcheck= -pyflakes= .github/workflows/*.yml
 
+# test-prepare fetches and builds what make test's phases use in parallel (-j4), as make compat does:
+# on a fresh machine the downloads (Maven's, pip's, Cargo's, the Go modules of SeaweedFS) overlap
+# the compiles of the Rust runner and SeaweedFS instead of waiting for them.
+.PHONY: test-prepare
+test-prepare:
+	@$(MAKE) -j4 --no-print-directory native runner seaweedfs rust-runner go-runner pypaimon-env pypaimon21-env
+
 # The conformance package runs in its own step, with the matrix printed. The packages whose tests
 # take longest (tools/pkft's wait on the processes they start) are listed first, so that they run
 # beside the others instead of after them.
@@ -169,10 +176,11 @@ faults-run:
 	if [ $$rc -ne 0 ]; then grep -v 'leaves orphans' $$out | tail -200; fi; \
 	sed -n 's/.*faults| //p' $$out; rm -f $$out; exit $$rc
 
-# test: formatting, vet, actionlint on the CI workflows, the Java runner's and the Rust runner's unit
-# tests, the Go tests (under the race detector but for compat/runner's and the crash points'), the
-# crash-point suites, the short fuzzing, then the conformance suite.
-test: check-fmt vet actionlint runner-test rust-runner-test gotest faults fuzz-short
+# test: what the phases need, fetched and built at once (test-prepare), then formatting, vet,
+# actionlint on the CI workflows, the Java runner's and the Rust runner's unit tests, the Go tests
+# (under the race detector but for compat/runner's and the crash points'), the crash-point suites,
+# the short fuzzing, then the conformance suite.
+test: test-prepare check-fmt vet actionlint runner-test rust-runner-test gotest faults fuzz-short
 	$(MAKE) --no-print-directory conformance
 
 # compat: the conformance suite on its own, with every runner required. Its preparations run in
