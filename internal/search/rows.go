@@ -279,10 +279,9 @@ func (c *cursor) allow(i int) {
 	}
 	page := c.pageBytes[i]
 	if c.dict[1] > c.dict[0] {
-		if c.dict[1] == page[0] {
-			c.win.of[c.col] = [][2]int64{{c.dict[0], page[1]}}
-			return
-		}
+		// Two windows even when the page follows the dictionary: the read-ahead of the
+		// dictionary's last bytes (read after the page by dictChunk) stops at its end instead
+		// of reading the page's bytes again.
 		c.win.of[c.col] = [][2]int64{c.dict, page}
 		return
 	}
