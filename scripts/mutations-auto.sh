@@ -21,6 +21,9 @@
 #   MUTATIONS_AUTO_CONFORMANCE  0 runs the unit tests alone: a mutant they do not kill is counted
 #                             lived ("unit tests only") without the conformance run, a quick
 #                             first pass that lists what the unit tests miss (a lower bound)
+#   MUTATIONS_AUTO_SELECT     0 runs every unit test of a mutant's package for it; by default
+#                             only the tests whose cover profile ran the mutated code run (none
+#                             when no test ran it; all when it is outside every function)
 #   MUTATION_RUN, MUTATION_TIMEOUT   the -run selection and go test -timeout of a conformance run
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -92,6 +95,29 @@ first_failed() {
 		awk '{ n[NR] = $0 } END { for (i = 1; i <= NR; i++) { leaf = 1; for (j = 1; j <= NR; j++) if (index(n[j], n[i] "/") == 1) leaf = 0; if (leaf) { print n[i]; exit } } }'
 }
 
+# cover_profiles records which unit tests of the package in directory $1 (relative to the tree)
+# run which code: its test binary built with coverage of the package, run once a test, each run
+# writing its profile to $work/cover/<dir>/<test>.cov. A mutant's unit run then runs only the
+# tests that ran the mutated code (auto covering): a test that never runs it cannot tell the
+# mutant apart. No profiles (no test files, or a failure here) leave the package's every test to
+# run for each of its mutants.
+select_tests=${MUTATIONS_AUTO_SELECT:-1}
+module=$(cd "$tree" && "$go" list -m) || exit 2
+cover_profiles() {
+	local d=$1 out ipath t
+	out=$work/cover/${d//\//_}
+	rm -rf "$out" && mkdir -p "$out" || return 1
+	ipath=$(cd "$tree" && "$go" list "./$d") || return 1
+	(cd "$tree" && "$go" test -c -vet=off -cover -covermode=set -coverpkg="$ipath" -o "$out/t.test" "./$d") || return 1
+	[ -x "$out/t.test" ] || return 0 # no test files
+	for t in $(cd "$tree/$d" && "$out/t.test" -test.list '.*' | grep -E '^(Test|Fuzz|Example)' | grep -vE "$unit_skip"); do
+		if ! (cd "$tree/$d" && "$out/t.test" -test.run "^$t\$" -test.count=1 -test.coverprofile "$out/$t.cov") >"$out/$t.log" 2>&1; then
+			rm -f "$out"/*.cov
+			return 1
+		fi
+	done
+}
+
 # The mutants, and each package's unit tests without a mutation: they must pass, and their time
 # sets the unit tests' timeout of a mutant (five times it, at least a minute).
 : >"$work/mutants.tsv"
@@ -110,6 +136,9 @@ for p in $packages; do
 	[ "$t" -ge 60 ] || t=60
 	for d in $(cd "$tree" && "$go" list -f '{{.Dir}}' "./$p/..."); do
 		unit_timeout[${d#"$tree/"}]=$t
+		if [ "$select_tests" != 0 ] && ! cover_profiles "${d#"$tree/"}"; then
+			echo "mutants: no cover profiles of ${d#"$tree/"} (see $work/cover): its mutants run all its unit tests" >&2
+		fi
 	done
 	(cd "$tree" && "$gremlins" unleash --dry-run --workers 1 $gremlins_flags -o "$work/gremlins.json" "./$p") \
 		>"$logs/gremlins-${p//\//_}.log" 2>&1 || { echo "mutants: gremlins failed on $p (see $logs)" >&2; exit 2; }
@@ -162,17 +191,30 @@ while IFS=$'\t' read -r file line col type status <&3; do
 	3) result=no-change ;;
 	*) echo "mutants: cannot apply $id (see $logs/$name.apply.log)" >&2; exit 2 ;;
 	esac
+	# The unit tests to run: those that ran the mutated code (see cover_profiles).
+	tests=all
+	if [ "$select_tests" != 0 ] && compgen -G "$work/cover/${pkg//\//_}/*.cov" >/dev/null; then
+		tests=$("$work/auto" covering -profiles "$work/cover/${pkg//\//_}" -module "$module" "$file" "$line" "$col") || exit 2
+	fi
+	unit_run=()
+	[ "$tests" = all ] || unit_run=(-run "$tests")
 	if [ -z "$result" ]; then
 		diff -u --label "a/$file" --label "b/$file" "$work/orig.go" "$tree/$file" >"$diffs/$name.diff"
 		if ! (cd "$tree" && "$go" build "./$pkg") >"$logs/$name.unit.log" 2>&1; then
 			result=not-viable
-		elif ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" -timeout "${unit_timeout[$pkg]:-60}s" "./$pkg") >>"$logs/$name.unit.log" 2>&1; then
+		elif [ "$tests" = none ]; then
+			echo "no unit test of $pkg runs $file:$line" >>"$logs/$name.unit.log"
+			if [ "$conformance_stage" = 0 ]; then
+				result=lived detail="unit tests only (conformance not run); no unit test runs it"
+			fi
+		elif ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" "${unit_run[@]}" -timeout "${unit_timeout[$pkg]:-60}s" "./$pkg") >>"$logs/$name.unit.log" 2>&1; then
 			result=killed-unit
 			grep -q '^panic: test timed out' "$logs/$name.unit.log" && result=killed-unit-timeout
 			detail=$(sed -n -E 's/^--- FAIL: ([^ ]*).*/\1/p' "$logs/$name.unit.log" | head -n 1)
 		elif [ "$conformance_stage" = 0 ]; then
 			result=lived detail="unit tests only (conformance not run)"
-		else
+		fi
+		if [ -z "$result" ]; then
 			conformance "$logs/$name.conformance.log"
 			rc=$?
 			first=$(first_failed "$logs/$name.conformance.log")

@@ -12,6 +12,10 @@
 //	    compiles away (inside a branch guarded by the catalogue's mutation.On).
 //	auto apply -root DIR file line column type
 //	    applies the mutant to DIR/file in place; exit status 3 when it would change nothing.
+//	auto covering -profiles DIR -module PATH file line column
+//	    reads the cover profiles in DIR (one a unit test, <test>.cov) and prints the go test -run
+//	    pattern of the tests that ran file:line:column, "none" when no test ran it, or "all" when
+//	    it is outside every instrumented block (see Coverage.Covering).
 //	auto report -triage FILE -diffs DIR -o REPORT results.tsv
 //	    reads the script's results (file line column type result detail, tab-separated), prints
 //	    "mutants: N killed of M (score S%)" and writes the survivors with their diffs to REPORT.
@@ -22,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 )
 
 func main() {
@@ -34,6 +39,8 @@ func main() {
 		err = cmdList(os.Args[2:], os.Stdout, os.Stderr)
 	case "apply":
 		err = cmdApply(os.Args[2:])
+	case "covering":
+		err = cmdCovering(os.Args[2:], os.Stdout)
 	case "report":
 		err = cmdReport(os.Args[2:], os.Stdout)
 	default:
@@ -50,7 +57,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: auto list|apply|report ... (see compat/mutations/auto/main.go)")
+	fmt.Fprintln(os.Stderr, "usage: auto list|apply|covering|report ... (see compat/mutations/auto/main.go)")
 	os.Exit(2)
 }
 
@@ -95,6 +102,40 @@ func cmdApply(args []string) error {
 		return err
 	}
 	return ApplyFile(*root, m)
+}
+
+func cmdCovering(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("covering", flag.ContinueOnError)
+	profiles := fs.String("profiles", "", "the directory of the unit tests' cover profiles")
+	module := fs.String("module", "", "the module path the profiles' file names start with")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 3 || *profiles == "" || *module == "" {
+		return fmt.Errorf("covering: want -profiles, -module and file line column")
+	}
+	line, err := strconv.Atoi(fs.Arg(1))
+	if err != nil {
+		return fmt.Errorf("covering: line %q: %w", fs.Arg(1), err)
+	}
+	col, err := strconv.Atoi(fs.Arg(2))
+	if err != nil {
+		return fmt.Errorf("covering: column %q: %w", fs.Arg(2), err)
+	}
+	c, err := ReadCoverage(*profiles, *module)
+	if err != nil {
+		return err
+	}
+	tests, inBlock := c.Covering(fs.Arg(0), line, col)
+	switch {
+	case !inBlock:
+		fmt.Fprintln(stdout, "all")
+	case len(tests) == 0:
+		fmt.Fprintln(stdout, "none")
+	default:
+		fmt.Fprintln(stdout, RunPattern(tests))
+	}
+	return nil
 }
 
 func cmdReport(args []string, stdout io.Writer) error {
