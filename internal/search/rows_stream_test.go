@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-pkft/pkft/internal/pqvalue"
@@ -78,6 +79,44 @@ func pagesFile(t testing.TB, n int, pageSize int64, text func(int) (string, bool
 	return buf.Bytes()
 }
 
+// textPages opens a file of pagesFile's with the row reader and returns it (to close) and the
+// locations of its text column's pages (at least 3) from the offset index.
+func textPages(t *testing.T, data []byte) (*file.Reader, []*metadata.PageLocation) {
+	t.Helper()
+	pf, err := pqvalue.OpenRowReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oi, err := pf.GetPageIndexReader().RowGroup(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offsets, err := oi.GetOffsetIndex(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locs := offsets.GetPageLocations()
+	if len(locs) < 3 {
+		t.Fatalf("%d text pages, want at least 3", len(locs))
+	}
+	return pf, locs
+}
+
+// checkTextRows checks that rows read at positions of a pagesFile file are the rows written:
+// the id, and text's text or null.
+func checkTextRows(t *testing.T, rows [][]any, positions []int64, text func(int) (string, bool)) {
+	t.Helper()
+	for k, pos := range positions {
+		var want any
+		if v, null := text(int(pos)); !null {
+			want = v
+		}
+		if rows[k][0] != int32(pos) || fmt.Sprint(rows[k][1]) != fmt.Sprint(want) {
+			t.Fatalf("row %d = %.60v, want [%d %.60v]", pos, rows[k], pos, want)
+		}
+	}
+}
+
 // writeRowGroup writes the row group's columns in order, each by one of writes, and closes it.
 func writeRowGroup(t testing.TB, rg file.SerialRowGroupWriter, writes ...func(file.ColumnChunkWriter) error) {
 	t.Helper()
@@ -105,22 +144,7 @@ func writeRowGroup(t testing.TB, rg file.SerialRowGroupWriter, writes ...func(fi
 func TestReadRowsFromStreamedPages(t *testing.T) {
 	const n = 40_000
 	data := streamedPagesFile(t, n)
-	pf, err := pqvalue.OpenRowReader(bytes.NewReader(data), int64(len(data)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oi, err := pf.GetPageIndexReader().RowGroup(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	offsets, err := oi.GetOffsetIndex(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	locs := offsets.GetPageLocations()
-	if len(locs) < 3 {
-		t.Fatalf("%d text pages, want at least 3", len(locs))
-	}
+	pf, locs := textPages(t, data)
 	pages, err := pf.RowGroup(0).GetColumnPageReader(1)
 	if err != nil {
 		t.Fatal(err)
@@ -155,15 +179,7 @@ func TestReadRowsFromStreamedPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, pos := range positions {
-		var want any
-		if v, null := streamedText(int(pos)); !null {
-			want = v
-		}
-		if rows[k][0] != int32(pos) || fmt.Sprint(rows[k][1]) != fmt.Sprint(want) {
-			t.Fatalf("row %d = %v, want [%d %v]", pos, rows[k], pos, want)
-		}
-	}
+	checkTextRows(t, rows, positions, streamedText)
 }
 
 // BenchmarkReadRows reads the key and text of 60 rows spread over a 250,000-row data file written
@@ -238,23 +254,8 @@ func TestReadRowsFromLargeCompressedPages(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			const n = 30_000
 			data := pagesFile(t, n, tc.pageSize, noisyText)
-			pf, err := pqvalue.OpenRowReader(bytes.NewReader(data), int64(len(data)), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			oi, err := pf.GetPageIndexReader().RowGroup(0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			offsets, err := oi.GetOffsetIndex(1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			locs := offsets.GetPageLocations()
+			pf, locs := textPages(t, data)
 			pf.Close()
-			if len(locs) < 3 {
-				t.Fatalf("%d text pages, want at least 3", len(locs))
-			}
 			large := 0
 			var positions []int64
 			for p, loc := range locs {
@@ -279,15 +280,7 @@ func TestReadRowsFromLargeCompressedPages(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for k, pos := range positions {
-					var want any
-					if v, null := noisyText(int(pos)); !null {
-						want = v
-					}
-					if out[k][0] != int32(pos) || fmt.Sprint(out[k][1]) != fmt.Sprint(want) {
-						t.Fatalf("row %d = %.40v, want [%d %.40v]", pos, out[k], pos, want)
-					}
-				}
+				checkTextRows(t, out, positions, noisyText)
 			}
 		})
 	}
