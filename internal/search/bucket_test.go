@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -189,8 +190,30 @@ func TestBucketSearchErrors(t *testing.T) {
 	_, err = (&BucketSearch{Open: open(scores(&closes))}).Search(ctx, split, nil, "q", 0)
 	wantErr(t, err, "limit must be positive")
 
+	_, err = (&BucketSearch{Open: open(scores(&closes))}).SearchRankings(ctx, split, nil, "q", 0)
+	wantErr(t, err, "limit must be positive")
+
 	_, err = (&BucketSearch{Open: open(scores(&closes))}).Search(ctx, split, deletions(t, "a", 7), "q", 1)
 	wantErr(t, err, "invalid row position 7")
+	_, err = (&BucketSearch{Open: open(scores(&closes))}).Search(ctx, split, deletions(t, "a", 3), "q", 1)
+	wantErr(t, err, "invalid row position 3")
+
+	// Source row counts that sum to exactly MaxInt64 are an archive of that many rows; one more
+	// overflows a long. (The sources are not active: nothing is opened.)
+	large := func(first int) *Split {
+		return &Split{DataFiles: split.DataFiles, Payloads: []*meta.IndexFileMeta{payload(t, "index-large", testFieldID, "gone-1", first, "gone-2", 3)}}
+	}
+	if _, err := (&BucketSearch{Open: open(scores(&closes))}).SearchRankings(ctx, large(math.MaxInt64-3), nil, "q", 1); err != nil {
+		t.Fatalf("sources of MaxInt64 rows in all: %v", err)
+	}
+	_, err = (&BucketSearch{Open: open(scores(&closes))}).SearchRankings(ctx, large(math.MaxInt64-2), nil, "q", 1)
+	wantErr(t, err, "source row count overflows a long")
+
+	// A search that succeeded still fails when its archive does not close.
+	closeFails := scores(&closes, 0, 1)
+	closeFails.closeErr = errBroken
+	_, err = (&BucketSearch{Open: open(closeFails)}).Search(ctx, split, nil, "q", 1)
+	wantErr(t, err, "close full-text archive index-a")
 
 	mismatch := &Split{DataFiles: []*meta.DataFileMeta{dataFile("a", 1, 4, compact())}, Payloads: split.Payloads}
 	_, err = (&BucketSearch{Open: open(scores(&closes))}).Search(ctx, mismatch, nil, "q", 1)

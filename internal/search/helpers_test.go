@@ -24,6 +24,7 @@ type fakeReader struct {
 	order    []int64
 	closes   *atomic.Int32
 	fail     error
+	closeErr error // what Close returns
 	filtered *atomic.Int32
 }
 
@@ -56,7 +57,7 @@ func (r *fakeReader) search(allowed *roaring64.Bitmap, limit int) ([]fulltext.Hi
 
 func (r *fakeReader) Close() error {
 	r.closes.Add(1)
-	return nil
+	return r.closeErr
 }
 
 // scores builds a fake reader from (row id, score) pairs.
