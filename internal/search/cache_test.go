@@ -150,3 +150,110 @@ func TestReaderCacheLifecycle(t *testing.T) {
 		t.Fatalf("acquire after Close: %d kept, %d closed; want 0, 3", c.Len(), o.closes.Load())
 	}
 }
+
+// TestReaderCacheSameSnapshotAgain: a search of the snapshot already the newest drops, as the
+// first did, the readers it does not plan (here one a search of an older snapshot added).
+func TestReaderCacheSameSnapshotAgain(t *testing.T) {
+	ctx := context.Background()
+	c := &ReaderCache{}
+	o := &cacheOpener{}
+	keep := map[readerKey]bool{{"a", 10}: true}
+	for _, path := range []string{"a", "old"} {
+		r, err := c.acquire(ctx, path, 10, nil, o.open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.retain(7, keep, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.Len() != 1 || o.closes.Load() != 1 {
+		t.Fatalf("after the second search of snapshot 7: %d kept, %d closed; want 1, 1", c.Len(), o.closes.Load())
+	}
+}
+
+// TestReaderCacheOpenedTwiceAtOnce: two searches that open the same archive at once keep one
+// reader: the second closes its own and holds the first's, which stays open until both release
+// it and the cache drops it.
+func TestReaderCacheOpenedTwiceAtOnce(t *testing.T) {
+	ctx := context.Background()
+	c := &ReaderCache{}
+	o := &cacheOpener{}
+	both := make(chan struct{})
+	var opening atomic.Int32
+	open := func(ctx context.Context) (fulltext.Reader, error) {
+		if opening.Add(1) == 2 {
+			close(both)
+		}
+		<-both // each open waits for the other: both miss the cache
+		return o.open(ctx)
+	}
+	held := make(chan fulltext.Reader, 2)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			r, err := c.acquire(ctx, "a", 10, nil, open)
+			held <- r
+			errs <- err
+		}()
+	}
+	readers := []fulltext.Reader{<-held, <-held}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.opens.Load() != 2 || o.closes.Load() != 1 || c.Len() != 1 {
+		t.Fatalf("%d opens, %d closes, %d kept; want 2, 1, 1", o.opens.Load(), o.closes.Load(), c.Len())
+	}
+	// Dropped from the cache while both hold it: it closes at the second release, not before.
+	if err := c.retain(3, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := readers[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if o.closes.Load() != 1 {
+		t.Fatalf("closed while a search still holds it: %d closes", o.closes.Load())
+	}
+	if err := readers[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if o.closes.Load() != 2 {
+		t.Fatalf("not closed when the last search released it: %d closes", o.closes.Load())
+	}
+}
+
+// TestReaderCacheDuplicateCloseFails: when the reader a search opened twice over fails to close,
+// the search fails and the cached reader it would have held is released again.
+func TestReaderCacheDuplicateCloseFails(t *testing.T) {
+	ctx := context.Background()
+	c := &ReaderCache{}
+	var closes atomic.Int32
+	first := scores(&closes, 1, 1.0)
+	r, err := c.acquire(ctx, "a", 10, nil, func(context.Context) (fulltext.Reader, error) { return first, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Close()
+	// The second open raced the first: it is only found cached after it opened.
+	c.mu.Lock()
+	e := c.entries[readerKey{"a", 10}]
+	delete(c.entries, readerKey{"a", 10})
+	c.mu.Unlock()
+	dup := scores(&closes, 1, 1.0)
+	dup.closeErr = errBroken
+	_, err = c.acquire(ctx, "a", 10, nil, func(context.Context) (fulltext.Reader, error) {
+		c.mu.Lock()
+		c.entries[readerKey{"a", 10}] = e
+		c.mu.Unlock()
+		return dup, nil
+	})
+	wantErr(t, err, "broken")
+	if e.refs != 0 {
+		t.Fatalf("the cached reader is held %d times after the failed search, want 0", e.refs)
+	}
+}
