@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -232,7 +233,9 @@ func hybridAt(data []byte, width, k int) (uint32, error) {
 			continue
 		}
 		groups := h >> 1 // bit-packed: groups of 8 values, width bytes each
-		if groups > uint64(len(data)) {
+		// A group takes width bytes, none at width 0 (a dictionary of one value), where only
+		// the count of values must stay a number.
+		if (width > 0 && groups > uint64(len(data))) || groups > math.MaxInt64/8 {
 			return 0, errors.New("a bit-packed run longer than its data")
 		}
 		count := groups * 8
