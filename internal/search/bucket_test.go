@@ -61,6 +61,26 @@ func TestBucketSearch_OrdersEachPayloadByScore(t *testing.T) {
 	}
 }
 
+// TestBucketSearch_TiesOrderByFileThenRow: hits of equal score are ordered by data file name
+// first and row position second (the engine returns them in another order here).
+func TestBucketSearch_TiesOrderByFileThenRow(t *testing.T) {
+	var closes atomic.Int32
+	bs := &BucketSearch{Open: func(context.Context, *Split, *meta.IndexFileMeta) (fulltext.Reader, error) {
+		return scores(&closes, 3, 5, 2, 5, 1, 5), nil // b:0, a:2, a:1
+	}}
+	split := &Split{
+		DataFiles: []*meta.DataFileMeta{dataFile("a", 1, 3, compact()), dataFile("b", 1, 3, compact())},
+		Payloads:  []*meta.IndexFileMeta{payload(t, "index-ab", testFieldID, "a", 3, "b", 3)},
+	}
+	rankings, err := bs.SearchRankings(context.Background(), split, nil, "hello", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rankings) != 1 || !slices.Equal(tuples(rankings[0]), []posTuple{{"a", 1, 5}, {"a", 2, 5}, {"b", 0, 5}}) {
+		t.Fatalf("rankings = %v", rankings)
+	}
+}
+
 func TestBucketSearch_MapsMultiSourceRowsAndShiftsDeletionVectors(t *testing.T) {
 	var closes atomic.Int32
 	bs := &BucketSearch{Open: func(context.Context, *Split, *meta.IndexFileMeta) (fulltext.Reader, error) {
