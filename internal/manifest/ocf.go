@@ -91,15 +91,39 @@ func codecOptions(o WriteOptions) ([]ocf.EncoderFunc, error) {
 // configuration per file compiled the encoder again for every file.
 var encodeAPI = sync.OnceValue(func() avro.API { return avro.Config{}.Freeze() })
 
+// decodeConfig is a decoding configuration with the union branch names registered in it.
+type decodeConfig struct {
+	api avro.API
+	// mu guards registered and the registering itself: hamba/avro's Register appends to the
+	// names of a type without a lock, and registering a name again appends it again.
+	mu         sync.Mutex
+	registered map[string]bool
+}
+
+// register names each union branch's Go type in the configuration, once per name.
+func (c *decodeConfig) register(types map[string]any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, obj := range types {
+		if !c.registered[name] {
+			c.api.Register(name, obj)
+			c.registered[name] = true
+		}
+	}
+}
+
 // decodeAPIs are the decoding configurations by size limit: decodeAPIs[i] allows slices and
 // byte arrays of up to 1<<i elements. Each is built once, on first use, and keeps the decoders
-// it compiles; registering a union branch's Go type (resolvedDecoder.register) registers the
-// same type for the same name whatever the file.
-var decodeAPIs = func() (out [maxBlockShift + 1]func() avro.API) {
+// it compiles; a union branch's name is registered (decodeConfig.register) with the same generic
+// Go type whatever the file.
+var decodeAPIs = func() (out [maxBlockShift + 1]func() *decodeConfig) {
 	for i := range out {
 		n := 1 << i
-		out[i] = sync.OnceValue(func() avro.API {
-			return avro.Config{MaxByteSliceSize: n, MaxSliceAllocSize: n}.Freeze()
+		out[i] = sync.OnceValue(func() *decodeConfig {
+			return &decodeConfig{
+				api:        avro.Config{MaxByteSliceSize: n, MaxSliceAllocSize: n}.Freeze(),
+				registered: map[string]bool{},
+			}
 		})
 	}
 	return out
@@ -107,7 +131,7 @@ var decodeAPIs = func() (out [maxBlockShift + 1]func() avro.API) {
 
 // decodeAPI is the decoding configuration allowing slices of at least n (at most maxBlockBytes)
 // elements: the smallest power of two not below n.
-func decodeAPI(n int) avro.API {
+func decodeAPI(n int) *decodeConfig {
 	n = min(max(n, 1), maxBlockBytes)
 	return decodeAPIs[bits.Len(uint(n-1))]()
 }
@@ -437,12 +461,12 @@ func decodeOCF[T any](data []byte, expected dataType, expectedJSON string) ([]T,
 	// Every array element and string byte costs at least one encoded byte, so nothing in a
 	// block legitimately needs more elements than the block has bytes (rounded up to a power of
 	// two: the configurations are built once each, see decodeAPI).
-	api := decodeAPI(maxLen)
+	cfg := decodeAPI(maxLen)
 	if resolved != nil {
-		resolved.register(api)
+		cfg.register(resolved.unionTypes)
 	}
 	out := make([]T, 0, total)
-	r := avro.NewReader(nil, 0, avro.WithReaderConfig(api))
+	r := avro.NewReader(nil, 0, avro.WithReaderConfig(cfg.api))
 	for bi, b := range c.blocks {
 		r.Reset(b.data)
 		r.Error = nil

@@ -190,16 +190,9 @@ type resolvedDecoder struct {
 	schema avro.Schema // the resolved (composite) schema
 	set    setter      // stores a decoded record in the Go record type
 	// unionTypes names the Go type of each record and array branch of the schema's unions, for
-	// the decoding configuration (register): without them hamba decodes such a branch by
+	// the decoding configuration (decodeConfig.register): without them hamba decodes such a branch by
 	// building its decoder again for every value, and gives it as {name: value}.
 	unionTypes map[string]any
-}
-
-// register names the union branches' generic Go types in cfg.
-func (d *resolvedDecoder) register(cfg avro.API) {
-	for name, obj := range d.unionTypes {
-		cfg.Register(name, obj)
-	}
 }
 
 // collectUnionTypes fills into with the record and array branches of the unions in s.

@@ -11,9 +11,11 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hamba/avro/v2"
+	"github.com/modern-go/reflect2"
 
 	"github.com/paimon-pkft/pkft/internal/meta"
 )
@@ -388,6 +390,78 @@ func TestReadUnderOtherWriterSchemas(t *testing.T) {
 				t.Fatalf("%s under %v:\n got %+v\nwant %+v", f, v, got, want)
 			}
 		}
+	}
+}
+
+// TestReadOtherWriterSchemasConcurrently reads files of other writer schemas from several
+// goroutines at once (orphan cleaning and scans read manifests in parallel; run it with -race)
+// and checks every read gives the file's values, and that reading them again registers no
+// union branch name again in the shared decoding configurations.
+func TestReadOtherWriterSchemasConcurrently(t *testing.T) {
+	files := goldenMetaFiles(t)
+	type job struct {
+		name string
+		data []byte
+		read metaReader
+		want any
+	}
+	var jobs []job
+	for i, f := range files {
+		if i%7 != 0 {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := readerFor(filepath.Base(f))
+		want, err := read(f, data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		v := variant{wrapTop: true, wrapNested: true, nullFirst: true, rename: i%2 == 0, seed: uint64(i)}
+		jobs = append(jobs, job{f, reencode(t, data, v), read, want})
+	}
+	run := func() {
+		var wg sync.WaitGroup
+		errs := make(chan error, 4*len(jobs))
+		for range 4 {
+			for _, j := range jobs {
+				wg.Go(func() {
+					got, err := j.read(j.name, j.data)
+					if err == nil && !reflect.DeepEqual(got, j.want) {
+						err = fmt.Errorf("%s: read %+v, want %+v", j.name, got, j.want)
+					}
+					if err != nil {
+						errs <- err
+					}
+				})
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	}
+	// hamba/avro appends a name to its type's names every time it is registered.
+	registered := func() (n int) {
+		for i := range decodeAPIs {
+			for _, obj := range []any{map[string]any{}, []any{}} {
+				names, _ := decodeAPIs[i]().api.NamesOf(reflect2.TypeOf(obj))
+				n += len(names)
+			}
+		}
+		return n
+	}
+	run()
+	before := registered()
+	if before == 0 {
+		t.Fatal("no union branch registered: the files were not read by resolution")
+	}
+	run()
+	if after := registered(); after != before {
+		t.Fatalf("reading the same files again registered %d names, first %d", after, before)
 	}
 }
 
