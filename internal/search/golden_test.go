@@ -9,8 +9,10 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
@@ -27,6 +29,9 @@ type goldenCase struct {
 	name   string
 	table  string
 	choose func(bucket, level int32) levelChoice
+	// ascii limits the query words to ASCII ones: the table's analyzer is not the model's
+	// whitespace split for other scripts (CJK words are segmented).
+	ascii bool
 }
 
 func goldenCases() []goldenCase {
@@ -35,6 +40,8 @@ func goldenCases() []goldenCase {
 		{name: "partitioned-dv", table: "partitioned-dv"},
 		{name: "composite-key", table: "composite-key"},
 		{name: "two-levels", table: "two-levels"},
+		// Avro data files: rows are decoded in order, so each file's positions must be read ascending.
+		{name: "ft-avro", table: "ft-avro", ascii: true},
 		// Level 4 gets an archive whose metadata no longer matches its files: it is stale, and its
 		// rows (which the archive does hold) must not be found.
 		{name: "two-levels-stale", table: "two-levels", choose: func(_, level int32) levelChoice {
@@ -67,7 +74,7 @@ func runGolden(t *testing.T, engine fulltext.Engine) {
 	for _, gc := range goldenCases() {
 		t.Run(gc.name, func(t *testing.T) {
 			f := newFixture(t, gc.table, engine, gc.choose)
-			checkQueries(t, f, engine, gc.table)
+			checkQueries(t, f, engine, gc.table, gc.ascii)
 		})
 	}
 }
@@ -76,12 +83,12 @@ func runGolden(t *testing.T, engine fulltext.Engine) {
 // checks the results against a brute-force model: the live rows (deletion vectors applied) of the
 // data files a current archive covers whose text has the word, with the primary key Java reads
 // for that row; and a smaller limit must return the prefix of the full ranking.
-func checkQueries(t *testing.T, f *fixture, engine fulltext.Engine, name string) {
+func checkQueries(t *testing.T, f *fixture, engine fulltext.Engine, name string, ascii bool) {
 	t.Helper()
 	ctx := context.Background()
 	model := f.liveCoveredRows(t)
 	javaRows := readJavaRows(t, name)
-	words := queryWords(javaRows)
+	words := queryWords(javaRows, ascii)
 	if len(words) == 0 {
 		t.Fatal("no query words")
 	}
@@ -168,12 +175,16 @@ func readJavaRows(t *testing.T, name string) []map[string]any {
 	return exp.Rows
 }
 
-// queryWords picks the four most and the four least frequent words of the table's texts.
-func queryWords(rows []map[string]any) []string {
+// queryWords picks the four most and the four least frequent words of the table's texts (only
+// ASCII ones when ascii is set).
+func queryWords(rows []map[string]any, ascii bool) []string {
 	count := map[string]int{}
 	for _, r := range rows {
 		if s, ok := r[textColumn].(string); ok {
 			for _, w := range tokens(s) {
+				if ascii && strings.ContainsFunc(w, func(r rune) bool { return r >= utf8.RuneSelf }) {
+					continue
+				}
 				count[w]++
 			}
 		}
@@ -297,7 +308,7 @@ func TestSearchAfterMaintain(t *testing.T) {
 			if len(f.covered) == 0 {
 				t.Fatal("no eligible data files")
 			}
-			checkQueries(t, f, engine, name)
+			checkQueries(t, f, engine, name, false)
 		})
 	}
 }

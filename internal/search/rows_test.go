@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/big"
@@ -12,11 +13,13 @@ import (
 	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-pkft/pkft/internal/binrow"
 	"github.com/paimon-pkft/pkft/internal/dataformat"
+	"github.com/paimon-pkft/pkft/internal/pqvalue"
 	"github.com/paimon-pkft/pkft/internal/types"
 )
 
@@ -24,6 +27,12 @@ import (
 // content STRING (null every 5th row), ts TIMESTAMP(6) as INT64 micros, small DECIMAL(9, 2) as
 // INT32, big DECIMAL(20, 2) as FIXED_LEN_BYTE_ARRAY(9), day DATE.
 func rowsFile(t testing.TB, n, rgRows int, pageIndex bool) []byte {
+	t.Helper()
+	return rowsFileEncoded(t, n, rgRows, pageIndex, false)
+}
+
+// rowsFileEncoded is rowsFile, its columns dictionary-encoded when dict is set.
+func rowsFileEncoded(t testing.TB, n, rgRows int, pageIndex, dict bool) []byte {
 	t.Helper()
 	must := func(node pqschema.Node, err error) pqschema.Node {
 		if err != nil {
@@ -44,7 +53,12 @@ func rowsFile(t testing.TB, n, rgRows int, pageIndex bool) []byte {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	props := parquet.NewWriterProperties(parquet.WithDataPageSize(512), parquet.WithBatchSize(32), parquet.WithPageIndexEnabled(pageIndex), parquet.WithDictionaryDefault(false))
+	opts := []parquet.WriterProperty{parquet.WithDataPageSize(512), parquet.WithBatchSize(32), parquet.WithPageIndexEnabled(pageIndex), parquet.WithDictionaryDefault(dict)}
+	if dict {
+		// Compressed pages: arrow-go keeps a requested dictionary of distinct values only then.
+		opts = append(opts, parquet.WithCompression(compress.Codecs.Zstd))
+	}
+	props := parquet.NewWriterProperties(opts...)
 	pw := file.NewParquetWriter(&buf, root, file.WithWriterProps(props))
 	for start := 0; start < n; start += rgRows {
 		rows := min(rgRows, n-start)
@@ -123,6 +137,27 @@ func bigValue(i int) parquet.FixedLenByteArray {
 	return out
 }
 
+// rowsWant is row i of rowsFile as readRows returns it for TestReadRows's columns (the last two
+// read as null: one the file lacks, one unnamed).
+func rowsWant(i int) []any {
+	micros := int64(i)*1_000_001 - 5_000_000
+	ms, rem := micros/1000, micros%1000
+	if rem < 0 {
+		ms--
+		rem += 1000
+	}
+	unscaled := new(big.Int).Mul(big.NewInt(int64(i)+1), big.NewInt(1_000_000_000_007))
+	if i%2 == 1 {
+		unscaled.Neg(unscaled)
+	}
+	var text any = fmt.Sprintf("text %d", i)
+	if i%5 == 0 {
+		text = nil
+	}
+	return []any{int32(i), text, binrow.Timestamp{Millis: ms, NanoOfMilli: int32(rem * 1000)},
+		binrow.Decimal{Unscaled: big.NewInt(int64(i) - 100), Scale: 2}, binrow.Decimal{Unscaled: unscaled, Scale: 2}, int32(19000 + i), nil, nil}
+}
+
 func TestReadRows(t *testing.T) {
 	const n, rgRows = 20_000, 7_000
 	cols := []column{
@@ -139,23 +174,7 @@ func TestReadRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			for k, pos := range positions {
-				i := int(pos)
-				micros := int64(i)*1_000_001 - 5_000_000
-				ms, rem := micros/1000, micros%1000
-				if rem < 0 {
-					ms--
-					rem += 1000
-				}
-				unscaled := new(big.Int).Mul(big.NewInt(int64(i)+1), big.NewInt(1_000_000_000_007))
-				if i%2 == 1 {
-					unscaled.Neg(unscaled)
-				}
-				var text any = fmt.Sprintf("text %d", i)
-				if i%5 == 0 {
-					text = nil
-				}
-				want := []any{int32(i), text, binrow.Timestamp{Millis: ms, NanoOfMilli: int32(rem * 1000)},
-					binrow.Decimal{Unscaled: big.NewInt(int64(i) - 100), Scale: 2}, binrow.Decimal{Unscaled: unscaled, Scale: 2}, int32(19000 + i), nil, nil}
+				want := rowsWant(int(pos))
 				if got := fmt.Sprint(rows[k]); got != fmt.Sprint(want) {
 					t.Fatalf("row %d = %v, want %v", pos, got, want)
 				}
@@ -167,8 +186,8 @@ func TestReadRows(t *testing.T) {
 		t.Fatalf("orc: %v, want the refusal naming the file", err)
 	}
 	data := rowsFile(t, 10, 10, false)
-	if _, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.parquet", cols[:1], []int64{10}); err == nil {
-		t.Fatal("row past the end: want an error")
+	if _, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.parquet", cols[:1], []int64{10}); err == nil || !strings.Contains(err.Error(), "row 10 is beyond the file's 10 rows") {
+		t.Fatalf("row past the end: %v, want the error naming the row and the file's rows", err)
 	}
 	if _, err := readRows(context.Background(), bytes.NewReader(data[:len(data)/2]), int64(len(data)/2), "data-x.parquet", cols[:1], []int64{1}); err == nil {
 		t.Fatal("truncated file: want an error")
@@ -239,5 +258,182 @@ func TestReadRowsAvro(t *testing.T) {
 	if _, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.avro", cols[:1], []int64{5, n}); err == nil ||
 		!strings.Contains(err.Error(), "beyond") {
 		t.Fatalf("row past the end: %v", err)
+	}
+}
+
+// rowsCols are TestReadRows's columns of rowsFile.
+var rowsCols = []column{
+	{name: "id", typ: types.Int()}, {name: "content", typ: types.String()}, {name: "ts", typ: types.Timestamp(6)},
+	{name: "small", typ: types.Decimal(9, 2)}, {name: "big", typ: types.Decimal(20, 2)}, {name: "day", typ: types.Date()},
+	{name: "missing", typ: types.String()}, {},
+}
+
+// checkRows reads positions of data and compares them with rowsWant.
+func checkRows(t *testing.T, data []byte, positions []int64) {
+	t.Helper()
+	rows, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.parquet", rowsCols, positions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, pos := range positions {
+		if got, want := fmt.Sprint(rows[k]), fmt.Sprint(rowsWant(int(pos))); got != want {
+			t.Fatalf("row %d = %v, want %v", pos, got, want)
+		}
+	}
+}
+
+// TestReadRowsDictionaryEncoded: with every column dictionary-encoded and the page index, the
+// INT32, INT64 and BYTE_ARRAY columns are read by a dictChunk and the others (FIXED_LEN_BYTE_ARRAY
+// here) by arrow-go's reader, and every row reads as written; without the page index every
+// column is read by arrow-go's reader (a dictChunk seeks pages through the offset index).
+func TestReadRowsDictionaryEncoded(t *testing.T) {
+	checkRows(t, rowsFileEncoded(t, 3000, 1000, false, true), []int64{0, 1, 31, 32, 999, 1000, 1001, 2500, 2999})
+	data := rowsFileEncoded(t, 3000, 1000, true, true)
+	checkRows(t, data, []int64{0, 1, 31, 32, 999, 1000, 1001, 2500, 2999})
+	win := &pageWindows{r: bytes.NewReader(data), size: int64(len(data)), of: map[int][][2]int64{}}
+	pf, err := pqvalue.OpenRowReader(win, win.size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	for _, c := range rowsCols[:6] {
+		idx := pf.MetaData().Schema.ColumnIndexByName(c.name)
+		cur := &cursor{pf: pf, col: idx, descr: pf.MetaData().Schema.Column(idx), rg: -1, win: win}
+		if _, err := cur.at(1500, c.typ); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		byDict := cur.descr.PhysicalType() != parquet.Types.FixedLenByteArray
+		if (cur.dc != nil) != byDict || (cur.rdr != nil) == byDict {
+			t.Errorf("%s (%s): read by a dictChunk %v, want %v", c.name, cur.descr.PhysicalType(), cur.dc != nil, byDict)
+		}
+		cur.close()
+	}
+}
+
+// TestReadRowsCorruptOffsetIndex: the page index only spares reads; a file whose offset indexes
+// are garbage reads every row as written, its pages in order.
+func TestReadRowsCorruptOffsetIndex(t *testing.T) {
+	for _, dict := range []bool{false, true} {
+		t.Run(fmt.Sprintf("dictionary=%v", dict), func(t *testing.T) {
+			data := rowsFileEncoded(t, 3000, 1000, true, dict)
+			pf, err := file.NewParquetReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			corrupted := 0
+			for rg := range pf.NumRowGroups() {
+				for col := range pf.MetaData().Schema.NumColumns() {
+					cc, err := pf.MetaData().RowGroup(rg).ColumnChunk(col)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if loc := cc.GetOffsetIndexLocation(); loc != nil {
+						for i := loc.Offset; i < loc.Offset+int64(loc.Length); i++ {
+							data[i] = 0xff
+						}
+						corrupted++
+					}
+				}
+			}
+			if corrupted != 3*6 {
+				t.Fatalf("corrupted %d offset indexes, want 18", corrupted)
+			}
+			checkRows(t, data, []int64{0, 1, 31, 32, 999, 1000, 1001, 2500, 2999})
+		})
+	}
+}
+
+// writeColumnFile writes one required column in row groups, one write function a row group, in
+// zstd pages with the page index, dictionary-encoded while the dictionary stays under 64 bytes: a
+// chunk whose first batch (32 values) outgrows it is PLAIN without a dictionary page.
+func writeColumnFile(t *testing.T, node pqschema.Node, groups ...func(file.ColumnChunkWriter) error) []byte {
+	t.Helper()
+	root, err := pqschema.NewGroupNode("paimon_schema", parquet.Repetitions.Required, pqschema.FieldList{node}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithDataPageSize(256), parquet.WithBatchSize(32), parquet.WithPageIndexEnabled(true),
+		parquet.WithDictionaryDefault(true), parquet.WithDictionaryPageSizeLimit(64), parquet.WithCompression(compress.Codecs.Zstd))
+	pw := file.NewParquetWriter(&buf, root, file.WithWriterProps(props))
+	for _, g := range groups {
+		writeRowGroup(t, pw.AppendRowGroup(), g)
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestReadRowsDictionaryThenPlainRowGroup: a column whose first row group is dictionary-encoded
+// (read by a dictChunk) and whose second is PLAIN without a dictionary (arrow-go's reader) reads
+// each row from its own row group.
+func TestReadRowsDictionaryThenPlainRowGroup(t *testing.T) {
+	ints := func(f func(i int32) int32) func(file.ColumnChunkWriter) error {
+		return func(cw file.ColumnChunkWriter) error {
+			vs := make([]int32, 1000)
+			for i := range vs {
+				vs[i] = f(int32(i))
+			}
+			_, err := cw.(*file.Int32ColumnChunkWriter).WriteBatch(vs, nil, nil)
+			return err
+		}
+	}
+	data := writeColumnFile(t, pqschema.NewInt32Node("id", parquet.Repetitions.Required, 1),
+		ints(func(i int32) int32 { return i % 3 }), ints(func(i int32) int32 { return 5000 + i }))
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rg, wantDict := range []bool{true, false} {
+		cc, err := pf.MetaData().RowGroup(rg).ColumnChunk(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cc.HasDictionaryPage() != wantDict {
+			t.Fatalf("row group %d has a dictionary page: %v, want %v", rg, cc.HasDictionaryPage(), wantDict)
+		}
+	}
+	positions := []int64{5, 500, 999, 1000, 1005, 1999}
+	rows, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.parquet", []column{{name: "id", typ: types.Int()}}, positions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int32{2, 2, 0, 5000, 5005, 5999}
+	for k := range positions {
+		if rows[k][0] != want[k] {
+			t.Fatalf("row %d = %v, want %d", positions[k], rows[k][0], want[k])
+		}
+	}
+}
+
+// TestReadRowsInt96 reads an INT96 column (legacy writers' timestamps) as TIMESTAMP and
+// TIMESTAMP_LTZ, Julian day and nanoseconds of the day, and refuses it as another type.
+func TestReadRowsInt96(t *testing.T) {
+	int96 := func(julian uint32, nanos uint64) (v parquet.Int96) {
+		binary.LittleEndian.PutUint64(v[:8], nanos)
+		binary.LittleEndian.PutUint32(v[8:], julian)
+		return v
+	}
+	vals := []parquet.Int96{int96(2440588, 1_500_000), int96(2440587, 86_399_999_999_999), int96(2460000, 0)}
+	data := writeColumnFile(t, pqschema.NewInt96Node("ts", parquet.Repetitions.Required, 1), func(cw file.ColumnChunkWriter) error {
+		_, err := cw.(*file.Int96ColumnChunkWriter).WriteBatch(vals, nil, nil)
+		return err
+	})
+	want := []binrow.Timestamp{{Millis: 1, NanoOfMilli: 500_000}, {Millis: -1, NanoOfMilli: 999_999}, {Millis: (2460000 - 2440588) * 86_400_000}}
+	for _, typ := range []types.DataType{types.Timestamp(9), types.TimestampLTZ(9)} {
+		rows, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.parquet", []column{{name: "ts", typ: typ}}, []int64{0, 1, 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if rows[k][0] != want[k] {
+				t.Fatalf("%s row %d = %v, want %v", typ.Root, k, rows[k][0], want[k])
+			}
+		}
+	}
+	_, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.parquet", []column{{name: "ts", typ: types.BigInt()}}, []int64{0})
+	if err == nil || !strings.Contains(err.Error(), "cannot be read as") {
+		t.Fatalf("INT96 read as BIGINT: %v, want a refusal", err)
 	}
 }

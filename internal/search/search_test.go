@@ -2,11 +2,13 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
@@ -122,6 +124,46 @@ func TestSearchEmptyTable(t *testing.T) {
 	}
 }
 
+// TestSearchThreadNumOption: without a parallelism of the caller's, a search takes the table's
+// global-index.thread-num, which must be a positive integer; the caller's parallelism stands
+// instead of it.
+func TestSearchThreadNumOption(t *testing.T) {
+	ctx := context.Background()
+	src, err := os.ReadFile(filepath.Join(goldenDir(t, "full-compaction"), "schema", "schema-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		value string
+		par   int
+		err   string
+	}{
+		{"8", 0, ""},
+		{"0", 0, `option global-index.thread-num must be a positive integer, got "0"`},
+		{" x", 0, `option global-index.thread-num must be a positive integer, got " x"`},
+		{"0", 4, ""},
+	} {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "schema"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		withOption := strings.Replace(string(src), `"options" : {`, `"options" : {
+    "deletion-vectors.enabled" : "true",
+    "pk-full-text.index.columns" : "content",
+    "global-index.thread-num" : "`+c.value+`",`, 1)
+		if err := os.WriteFile(filepath.Join(dir, "schema", "schema-0"), []byte(withOption), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Search(ctx, table.Open(fileio.NewLocal(), dir), Request{Query: "x", Limit: 1}, Options{Engine: bleveengine.Engine{}, Parallelism: c.par})
+		if c.err == "" && err != nil {
+			t.Fatalf("thread-num %q, parallelism %d: %v", c.value, c.par, err)
+		}
+		if c.err != "" {
+			wantErr(t, err, c.err)
+		}
+	}
+}
+
 // TestSearchStructuredQueries runs phrase and boolean queries in the engine's JSON language
 // (with the field named as archives index it, or not at all) against the brute-force model.
 func TestSearchStructuredQueries(t *testing.T) {
@@ -175,3 +217,64 @@ func hasPhrase(ts []string, a, b string) bool {
 }
 
 var dateType = func() *types.DataType { d := types.Date(); return &d }()
+
+// TestSearchThroughReaderCache: searches sharing a ReaderCache answer as searches without one,
+// keep the archives open between them (one open archive a searched archive) and close them with
+// the cache.
+func TestSearchThroughReaderCache(t *testing.T) {
+	ctx := context.Background()
+	engine := bleveengine.Engine{}
+	f := newFixture(t, "partitioned-dv", engine, nil)
+	want, err := Search(ctx, f.t, Request{Query: "first", Limit: 10_000}, Options{Engine: engine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := &ReaderCache{}
+	for range 2 {
+		got, err := Search(ctx, f.t, Request{Query: "first", Limit: 10_000}, Options{Engine: engine, Readers: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		render := func(rs []Result) (out []string) {
+			for _, r := range rs {
+				out = append(out, fmt.Sprintf("%s %v %v %q", resultKey(r), r.Score, r.Key, *r.Text))
+			}
+			return out
+		}
+		if g, w := render(got.Results), render(want.Results); !slices.Equal(g, w) || len(w) == 0 {
+			t.Fatalf("through the cache: %v, want %v", g, w)
+		}
+		if cache.Len() != f.archives {
+			t.Fatalf("the cache holds %d archives, want the table's %d", cache.Len(), f.archives)
+		}
+	}
+	if err := cache.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if cache.Len() != 0 {
+		t.Fatalf("a closed cache holds %d archives", cache.Len())
+	}
+}
+
+// closeFile is a ReadAtFile whose Close fails.
+type closeFile struct {
+	fileio.ReadAtFile
+	err error
+}
+
+func (f closeFile) Close() error { return f.err }
+
+// TestFileReaderClose: closing an archive closes its engine reader and its file, and reports the
+// first failure of the two.
+func TestFileReaderClose(t *testing.T) {
+	readerErr, fileErr := errors.New("reader close failed"), errors.New("file close failed")
+	for _, c := range []struct {
+		reader, file, want error
+	}{{nil, nil, nil}, {readerErr, nil, readerErr}, {nil, fileErr, fileErr}, {readerErr, fileErr, readerErr}} {
+		closes := &atomic.Int32{}
+		r := &fileReader{Reader: &fakeReader{closes: closes, closeErr: c.reader}, file: closeFile{err: c.file}}
+		if err := r.Close(); err != c.want || closes.Load() != 1 {
+			t.Errorf("reader %v, file %v: Close = %v (reader closed %d times), want %v", c.reader, c.file, err, closes.Load(), c.want)
+		}
+	}
+}
