@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -281,21 +283,29 @@ func TestIndexFile_ClosesReaderWhenWriterCreationFails(t *testing.T) {
 }
 
 func TestIndexFile_RejectsBadSources(t *testing.T) {
-	cases := map[string][]Source{
-		"no sources":   nil,
-		"level 0":      {{compactFile("d", 1, 0), &memReader{texts: texts("a")}}},
-		"mixed levels": {{compactFile("d1", 1, 1), &memReader{texts: texts("a")}}, {compactFile("d2", 1, 2), &memReader{texts: texts("b")}}},
-		"empty file":   {{compactFile("d", 0, 1), &memReader{}}},
-		"reader rows":  {{compactFile("d", 2, 1), &memReader{texts: texts("a")}}},
-		"read failure": {{compactFile("d", 2, 1), &memReader{texts: texts("a", "b"), failAt: 1}}},
+	cases := map[string]struct {
+		sources []Source
+		err     string
+	}{
+		"no sources":   {nil, "a full-text archive must reference source files"},
+		"level 0":      {[]Source{{compactFile("d", 1, 0), &memReader{texts: texts("a")}}}, "a full-text archive requires a positive data level"},
+		"mixed levels": {[]Source{{compactFile("d1", 1, 1), &memReader{texts: texts("a")}}, {compactFile("d2", 1, 2), &memReader{texts: texts("b")}}}, "cannot mix data levels 1 and 2"},
+		"empty file":   {[]Source{{compactFile("d", 0, 1), &memReader{}}}, "full-text source file must contain rows"},
+		"reader rows":  {[]Source{{compactFile("d", 2, 1), &memReader{texts: texts("a")}}}, "text row count 1 does not match source file d row count 2"},
+		"read failure": {[]Source{{compactFile("d", 2, 1), &memReader{texts: texts("a", "b"), failAt: 1}}}, "read text of d"},
+		"row count overflow": {[]Source{{compactFile("d1", math.MaxInt64-1, 1), &memReader{}}, {compactFile("d2", 2, 1), &memReader{}}},
+			"full-text source row count overflows"},
+		// Rows summing to exactly MaxInt64 do not overflow; the reader then has fewer rows.
+		"row count at the limit": {[]Source{{compactFile("d1", math.MaxInt64-2, 1), &memReader{}}, {compactFile("d2", 2, 1), &memReader{}}},
+			"text row count 0 does not match source file d1 row count 9223372036854775805"},
 	}
-	for name, sources := range cases {
+	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			f, dir := newIndexFile(t, &recordingEngine{})
-			if _, err := f.Build(context.Background(), sources, 7, nil); err == nil {
-				t.Fatal("build succeeded")
+			if _, err := f.Build(context.Background(), c.sources, 7, nil); err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("build: %v, want an error with %q", err, c.err)
 			}
-			for _, s := range sources {
+			for _, s := range c.sources {
 				if s.Reader.(*memReader).closed == 0 {
 					t.Error("reader left open")
 				}

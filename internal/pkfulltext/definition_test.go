@@ -21,7 +21,8 @@ func TestResolveDefinition(t *testing.T) {
 				s.Options[k] = v
 			}
 		}
-		s.Fields = []types.DataField{types.Field(0, "id", types.Int()), types.Field(1, "content", types.String()), types.Field(2, "title", types.String())}
+		s.Fields = []types.DataField{types.Field(0, "id", types.Int()), types.Field(1, "content", types.String()), types.Field(2, "title", types.String()),
+			types.Field(3, "code", types.Char(8)), types.Field(4, "note", types.VarChar(20))}
 		return s
 	}
 	def, err := ResolveDefinition(base(map[string]string{
@@ -39,6 +40,12 @@ func TestResolveDefinition(t *testing.T) {
 		"deletion-vectors.enabled": "<unset>", "merge-engine": "first-row"})); err != nil {
 		t.Errorf("first-row without deletion vectors: %v", err)
 	}
+	// CHAR and VARCHAR columns as well as STRING; a postpone bucket (-2) as well as a fixed one.
+	for _, opts := range []map[string]string{{ColumnsOption: "code"}, {ColumnsOption: "note"}, {ColumnsOption: "content", "bucket": "-2"}} {
+		if def, err := ResolveDefinition(base(opts)); err != nil || def.Column != opts[ColumnsOption] {
+			t.Errorf("%v: %+v, %v", opts, def, err)
+		}
+	}
 	for _, tc := range []struct {
 		opts map[string]string
 		want string
@@ -53,6 +60,7 @@ func TestResolveDefinition(t *testing.T) {
 		{map[string]string{ColumnsOption: "content", "deletion-vectors.enabled": "false"}, "deletion-vectors.enabled = true"},
 		{map[string]string{ColumnsOption: "content", "deletion-vectors.merge-on-read": "true"}, "merge-on-read = false"},
 		{map[string]string{ColumnsOption: "content", "bucket": "-1"}, "fixed or postpone bucket mode"},
+		{map[string]string{ColumnsOption: "content", "bucket": "0"}, "fixed or postpone bucket mode"},
 		{map[string]string{ColumnsOption: "content", "pk-clustering-override": "true"}, "pk-clustering-override"},
 		{map[string]string{ColumnsOption: "content", FieldOptionsKey("content"): "[1]"}, "JSON object"},
 	} {

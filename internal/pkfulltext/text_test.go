@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // TestDecodeUTF8LikeJDK checks the decoding of malformed UTF-8 against vectors recorded from the
@@ -31,8 +32,14 @@ func TestDecodeUTF8LikeJDK(t *testing.T) {
 		if err != nil {
 			t.Fatalf("vector %q: %v", line, err)
 		}
+		text := decodeUTF8LikeJDK(b)
+		if !utf8.ValidString(text) {
+			// The engine takes the text as UTF-8: a malformed byte must become U+FFFD, as in Java's
+			// String, not pass through.
+			t.Errorf("decode %s: %q is not valid UTF-8", in, text)
+		}
 		var got strings.Builder
-		for _, u := range utf16.Encode([]rune(decodeUTF8LikeJDK(b))) {
+		for _, u := range utf16.Encode([]rune(text)) {
 			fmt.Fprintf(&got, "%04x", u)
 		}
 		if got.String() != want {
