@@ -108,3 +108,18 @@ func TestIndexFile_NulAndMalformedUTF8RowsBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeUTF8LikeJDKSupplementaryBounds: after a malformed byte (so the text is not valid
+// UTF-8 as a whole), the first and the last supplementary characters (U+10000, F0 90 80 80, and
+// U+10FFFF, F4 8F BF BF) still decode as themselves, as any well-formed sequence does in Java.
+func TestDecodeUTF8LikeJDKSupplementaryBounds(t *testing.T) {
+	for in, want := range map[string]string{
+		"\xff\xf0\x90\x80\x80": "\ufffd\U00010000",
+		"\xff\xf4\x8f\xbf\xbf": "\ufffd\U0010ffff",
+		"\xf0\x90\x80\x80\x80": "\U00010000\ufffd",
+	} {
+		if got := decodeUTF8LikeJDK([]byte(in)); got != want {
+			t.Errorf("decode %x: %+q, want %+q", in, got, want)
+		}
+	}
+}
