@@ -202,6 +202,41 @@ func TestMaintainerRemovesArchiveOfEmptiedLevelWithoutBuilding(t *testing.T) {
 	builder.wantCalls(t)
 }
 
+// TestMaintainerRemovesEmptiedLevelThenBuildsAnother: in one blocking call, the archive of a
+// level compaction emptied is removed and the level its files moved to is built, not left for a
+// later call.
+func TestMaintainerRemovesEmptiedLevelThenBuildsAnother(t *testing.T) {
+	old, moved := mntDataFileAt("data-old", 2, 1), mntDataFileAt("data-moved", 2, 2)
+	oldPayload := mntPayload(t, "old-payload", old)
+	newPayload := mntPayload(t, "new-payload", moved)
+	builder := scripted(returns(newPayload))
+	m := mntRestore(t, builder, &recordingDeleter{}, []*meta.DataFileMeta{old}, []*meta.IndexFileMeta{oldPayload})
+
+	commit, err := m.PrepareCommit(mntCtx(t), DataIncrement{},
+		CompactIncrement{CompactBefore: []*meta.DataFileMeta{old}, CompactAfter: []*meta.DataFileMeta{moved}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if commit.CompactIncrement == nil {
+		t.Fatalf("commit = %+v, want a compact increment", commit)
+	}
+	wantPayloads(t, "new", commit.CompactIncrement.NewIndexFiles, newPayload)
+	wantPayloads(t, "deleted", commit.CompactIncrement.DeletedIndexFiles, oldPayload)
+	wantPayloads(t, "payloads", m.Payloads(), newPayload)
+	builder.wantCalls(t, "data-moved")
+}
+
+// TestCommitAbortWithoutChanges: aborting a commit that generated nothing (or no commit) is a no-op.
+func TestCommitAbortWithoutChanges(t *testing.T) {
+	var none *Commit
+	if err := none.Abort(mntCtx(t)); err != nil {
+		t.Fatalf("abort of no commit: %v", err)
+	}
+	if err := (&Commit{}).Abort(mntCtx(t)); err != nil {
+		t.Fatalf("abort of an empty commit: %v", err)
+	}
+}
+
 func TestMaintainerKeepsFilesThatCompactionReAdds(t *testing.T) {
 	data := mntDataFile("data")
 	payload := mntPayload(t, "payload", data)
@@ -319,6 +354,26 @@ func TestMaintainerRejectsOutputForOtherLevelOrField(t *testing.T) {
 	wantPayloads(t, "new", commit.AppendIncrement.NewIndexFiles, accepted)
 	deleter.wantDeleted(t, "wrong-field", "wrong-rows")
 	builder.wantCalls(t, "data", "data", "data")
+}
+
+// TestMaintainerRejectsOutputListingSourcesInAnotherOrder: an archive over the planned files
+// must list them in the planned order (archive row ids follow it); one listing the same files,
+// of the same row counts, in another order is rejected and deleted.
+func TestMaintainerRejectsOutputListingSourcesInAnotherOrder(t *testing.T) {
+	a, b := mntDataFileAt("data-a", 2, 1), mntDataFileAt("data-b", 2, 1)
+	swapped := mntPayload(t, "swapped", b, a)
+	accepted := mntPayload(t, "accepted", a, b)
+	deleter := &recordingDeleter{}
+	builder := scripted(returns(swapped), returns(accepted))
+	m := mntRestore(t, builder, deleter, []*meta.DataFileMeta{a, b}, nil)
+
+	commit, err := m.PrepareCommit(mntCtx(t), DataIncrement{}, CompactIncrement{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPayloads(t, "new", commit.AppendIncrement.NewIndexFiles, accepted)
+	deleter.wantDeleted(t, "swapped")
+	builder.wantCalls(t, "data-a,data-b", "data-a,data-b")
 }
 
 func TestMaintainerDiscardsBuildOvertakenByCompaction(t *testing.T) {

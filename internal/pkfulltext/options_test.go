@@ -109,3 +109,68 @@ func TestIndexColumns(t *testing.T) {
 		t.Errorf("unset: %q", got)
 	}
 }
+
+// javaSpread is Java's HashMap bucket hash of an ASCII string: String#hashCode spread by
+// HashMap#hash.
+func javaSpread(s string) uint32 {
+	var h int32
+	for i := 0; i < len(s); i++ {
+		h = 31*h + int32(s[i])
+	}
+	u := uint32(h)
+	return u ^ u>>16
+}
+
+// TestAnalyzerOptionsOrderWithinABucket: two option keys that share a bucket of Java's HashMap,
+// both with their "full-text." prefix and without it, keep the order they were inserted in at
+// each hop, which is the TreeMap's: the lesser key first.
+func TestAnalyzerOptionsOrderWithinABucket(t *testing.T) {
+	var keys []string
+	for a := 'a'; a <= 'z'; a++ {
+		for b := 'a'; b <= 'z'; b++ {
+			keys = append(keys, string([]rune{a, b}))
+		}
+	}
+	// Sharing the low six bits puts two keys in one bucket of any table of up to 64 buckets.
+	var first, second string
+	for i := 0; i < len(keys) && first == ""; i++ {
+		for j := i + 1; j < len(keys); j++ {
+			if javaSpread(keys[i])&63 == javaSpread(keys[j])&63 && javaSpread(optionPrefix+keys[i])&63 == javaSpread(optionPrefix+keys[j])&63 {
+				first, second = keys[i], keys[j]
+				break
+			}
+		}
+	}
+	if first == "" {
+		t.Fatal("no two keys share a bucket")
+	}
+	opts, err := ResolveAnalyzerOptions(map[string]string{optionPrefix + second: "2", optionPrefix + first: "1"}, "content")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opts) != 2 || opts[0].Key != first || opts[1].Key != second {
+		t.Fatalf("options %v, want %s then %s", opts, first, second)
+	}
+}
+
+// TestAnalyzerOptionNumbersAsJavaStrings: numbers in a column's JSON options become the strings
+// Jackson gives Paimon (asText): integers in their shortest form, others as Java's
+// Double#toString, whatever digit they start with.
+func TestAnalyzerOptionNumbersAsJavaStrings(t *testing.T) {
+	opts, err := ResolveAnalyzerOptions(map[string]string{
+		FieldOptionsKey("content"): `{"a": 0.50, "b": 9e2, "c": -0, "d": 12345678901234567890, "e": 1.5E-7, "g": 9}`,
+	}, "content")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range opts {
+		got[o.Key] = o.Value
+	}
+	want := map[string]string{"a": "0.5", "b": "900.0", "c": "0", "d": "12345678901234567890", "e": "1.5E-7", "g": "9"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}
