@@ -393,3 +393,18 @@ func TestFromActiveDataFilesNamesDuplicateLevels(t *testing.T) {
 		t.Fatalf("DuplicateLevels without duplicates = %v", d)
 	}
 }
+
+// TestBucketIndexStateRowCountsAtTheLimit: an archive whose sources hold exactly MaxInt64 rows
+// between them is classified; one more row overflows a long and is refused.
+func TestBucketIndexStateRowCountsAtTheLimit(t *testing.T) {
+	atLimit := statePayload(t, "at-limit", 7, math.MaxInt64,
+		stateSourceMeta(t, 1, stateSource(t, "a", math.MaxInt64-2), stateSource(t, "b", 2)))
+	if _, err := NewBucketIndexState(7, []*meta.IndexFileMeta{atLimit}); err != nil {
+		t.Fatalf("sources of MaxInt64 rows: %v", err)
+	}
+	over := statePayload(t, "over", 7, math.MaxInt64,
+		stateSourceMeta(t, 1, stateSource(t, "a", math.MaxInt64-2), stateSource(t, "b", 3)))
+	if _, err := NewBucketIndexState(7, []*meta.IndexFileMeta{over}); err == nil || !strings.Contains(err.Error(), "source row count overflows a long") {
+		t.Fatalf("sources of more than MaxInt64 rows: %v", err)
+	}
+}
