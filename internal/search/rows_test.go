@@ -160,25 +160,11 @@ func rowsWant(i int) []any {
 
 func TestReadRows(t *testing.T) {
 	const n, rgRows = 20_000, 7_000
-	cols := []column{
-		{name: "id", typ: types.Int()}, {name: "content", typ: types.String()}, {name: "ts", typ: types.Timestamp(6)},
-		{name: "small", typ: types.Decimal(9, 2)}, {name: "big", typ: types.Decimal(20, 2)}, {name: "day", typ: types.Date()},
-		{name: "missing", typ: types.String()}, {},
-	}
+	cols := rowsCols
 	positions := []int64{0, 1, 2, 5, 6, 1500, 1501, 6999, 7000, 7001, 9000, 13_999, 14_000, 19_998, 19_999}
 	for _, pageIndex := range []bool{false, true} {
 		t.Run(fmt.Sprintf("page-index=%v", pageIndex), func(t *testing.T) {
-			data := rowsFile(t, n, rgRows, pageIndex)
-			rows, err := readRows(context.Background(), bytes.NewReader(data), int64(len(data)), "data-x.parquet", cols, positions)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, pos := range positions {
-				want := rowsWant(int(pos))
-				if got := fmt.Sprint(rows[k]); got != fmt.Sprint(want) {
-					t.Fatalf("row %d = %v, want %v", pos, got, want)
-				}
-			}
+			checkRows(t, rowsFile(t, n, rgRows, pageIndex), positions)
 		})
 	}
 	if _, err := readRows(context.Background(), bytes.NewReader(nil), 0, "data-x.orc", cols, positions); !errors.Is(err, dataformat.ErrUnreadable) ||
