@@ -357,6 +357,21 @@ func madeUp(s avro.Schema) any {
 	return nil
 }
 
+// readGoldenMeta reads golden metadata file f: its bytes, its reader and what it reads as.
+func readGoldenMeta(t *testing.T, f string) ([]byte, metaReader, any) {
+	t.Helper()
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := readerFor(filepath.Base(f))
+	want, err := read(f, data)
+	if err != nil {
+		t.Fatalf("%s: %v", f, err)
+	}
+	return data, read, want
+}
+
 // TestReadUnderOtherWriterSchemas re-encodes every metadata file of every producer's golden
 // tables under writer schemas other than Java's (nullable unions at the top and around nested
 // records, either branch order, reordered and extra fields, renamed records, int for long,
@@ -371,15 +386,7 @@ func TestReadUnderOtherWriterSchemas(t *testing.T) {
 		{dropNullable: true, wrapTop: true},
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		read := readerFor(filepath.Base(f))
-		want, err := read(f, data)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		data, read, want := readGoldenMeta(t, f)
 		for i, v := range variants {
 			v.seed = uint64(i)
 			got, err := read(f, reencode(t, data, v))
@@ -410,15 +417,7 @@ func TestReadOtherWriterSchemasConcurrently(t *testing.T) {
 		if i%7 != 0 {
 			continue
 		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		read := readerFor(filepath.Base(f))
-		want, err := read(f, data)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		data, read, want := readGoldenMeta(t, f)
 		v := variant{wrapTop: true, wrapNested: true, nullFirst: true, rename: i%2 == 0, seed: uint64(i)}
 		jobs = append(jobs, job{f, reencode(t, data, v), read, want})
 	}
