@@ -395,12 +395,18 @@ func TestFromActiveDataFilesNamesDuplicateLevels(t *testing.T) {
 }
 
 // TestBucketIndexStateRowCountsAtTheLimit: an archive whose sources hold exactly MaxInt64 rows
-// between them is classified; one more row overflows a long and is refused.
+// between them is classified (current over active files of those rows, by the strict check and
+// by the fast path); one more row overflows a long and is refused.
 func TestBucketIndexStateRowCountsAtTheLimit(t *testing.T) {
 	atLimit := statePayload(t, "at-limit", 7, math.MaxInt64,
 		stateSourceMeta(t, 1, stateSource(t, "a", math.MaxInt64-2), stateSource(t, "b", 2)))
 	if _, err := NewBucketIndexState(7, []*meta.IndexFileMeta{atLimit}); err != nil {
 		t.Fatalf("sources of MaxInt64 rows: %v", err)
+	}
+	// The same archive over active files of those rows is current.
+	state, err := FromActiveDataFiles(7, []*meta.DataFileMeta{mntDataFileAt("a", math.MaxInt64-2, 1), mntDataFileAt("b", 2, 1)}, []*meta.IndexFileMeta{atLimit})
+	if err != nil || len(state.current) != 1 || len(state.stale) != 0 {
+		t.Fatalf("active sources of MaxInt64 rows: %+v, %v", state, err)
 	}
 	over := statePayload(t, "over", 7, math.MaxInt64,
 		stateSourceMeta(t, 1, stateSource(t, "a", math.MaxInt64-2), stateSource(t, "b", 3)))
