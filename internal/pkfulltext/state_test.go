@@ -414,3 +414,28 @@ func TestBucketIndexStateRowCountsAtTheLimit(t *testing.T) {
 		t.Fatalf("sources of more than MaxInt64 rows: %v", err)
 	}
 }
+
+// TestFromActiveDataFilesSourceNamedTwice: an archive naming one file of its level twice (and
+// another not at all), with the level's file count and row total, covers the level inexactly,
+// and over a level that repeats the name it covers one source twice: either way it is stale, and
+// classification goes on without an error.
+func TestFromActiveDataFilesSourceNamedTwice(t *testing.T) {
+	a, b := mntDataFileAt("data-a", 1, 1), mntDataFileAt("data-b", 1, 1)
+	twice := statePayload(t, "twice", 7, 2, stateSourceMeta(t, 1, stateSource(t, "data-a", 1), stateSource(t, "data-a", 1)))
+	state, err := FromActiveDataFiles(7, []*meta.DataFileMeta{a, b}, []*meta.IndexFileMeta{twice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(state.current) != 0 || len(state.stale) != 1 {
+		t.Fatalf("current %d, stale %d: want the archive stale", len(state.current), len(state.stale))
+	}
+	// A level that itself repeats the name: the archive names it twice, covering one source
+	// twice, which no current archive may.
+	state, err = FromActiveDataFiles(7, []*meta.DataFileMeta{a, mntDataFileAt("data-a", 1, 1)}, []*meta.IndexFileMeta{twice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(state.current) != 0 || len(state.stale) != 1 {
+		t.Fatalf("level repeating the name: current %d, stale %d: want the archive stale", len(state.current), len(state.stale))
+	}
+}

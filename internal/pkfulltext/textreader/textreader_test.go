@@ -10,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/paimon-pkft/pkft/internal/testing/paimonparquet"
@@ -527,5 +530,64 @@ func TestAvroDataFile(t *testing.T) {
 	}
 	if !errors.Is(err2, ErrTooManyRows) {
 		t.Fatalf("9 rows declared of 10: %v", err2)
+	}
+}
+
+// TestTextColumnFirstInFile: a text column that is the file's first leaf column (index 0; Paimon
+// writes the key columns first, other writers need not) is read, not taken for missing.
+func TestTextColumnFirstInFile(t *testing.T) {
+	content, err := pqschema.NewPrimitiveNodeLogical(paimonparquet.DefaultTextName, parquet.Repetitions.Optional, pqschema.StringLogicalType{},
+		parquet.Types.ByteArray, -1, paimonparquet.DefaultTextFieldID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := pqschema.NewGroupNode("paimon_schema", parquet.Repetitions.Required, pqschema.FieldList{content, pqschema.NewInt32Node("id", parquet.Repetitions.Required, 0)}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	pw := file.NewParquetWriter(&buf, root)
+	rg := pw.AppendRowGroup()
+	cw, err := rg.NextColumn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cw.(*file.ByteArrayColumnChunkWriter).WriteBatch([]parquet.ByteArray{parquet.ByteArray("first"), parquet.ByteArray("third")}, []int16{1, 0, 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if cw, err = rg.NextColumn(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cw.(*file.Int32ColumnChunkWriter).WriteBatch([]int32{1, 2, 3}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, open(t, buf.Bytes(), spec("data-first.parquet", 3)), []want{{text: "first"}, {null: true}, {text: "third"}})
+}
+
+// TestNilInputAndCanceledReadOfMissingColumn: a nil file is refused whatever its size, and a file
+// without the text column (every row null) still stops at its first row when the context is
+// canceled.
+func TestNilInputAndCanceledReadOfMissingColumn(t *testing.T) {
+	if _, err := Open(context.Background(), nil, 10, spec("data-nil.parquet", 1)); err == nil || !strings.Contains(err.Error(), "invalid input") {
+		t.Fatalf("Open of a nil file: %v", err)
+	}
+	data := bytesOf(t, paimonparquet.Options{OmitText: true}, 3, strs("a", "b", "c"))
+	r := open(t, data, spec("data-omit.parquet", 3))
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.Next(canceled); !errors.Is(err, context.Canceled) {
+		t.Fatalf("first row of a file without the column, context canceled: %v", err)
 	}
 }
