@@ -190,8 +190,8 @@ type resolvedDecoder struct {
 	schema avro.Schema // the resolved (composite) schema
 	set    setter      // stores a decoded record in the Go record type
 	// unionTypes names the Go type of each record and array branch of the schema's unions, for
-	// the decoding configuration (decodeConfig.register): without them hamba decodes such a branch by
-	// building its decoder again for every value, and gives it as {name: value}.
+	// the decoding configuration (decodeConfig.register): without them hamba decodes such a
+	// branch by building its decoder again for every value, and gives it as {name: value}.
 	unionTypes map[string]any
 }
 
