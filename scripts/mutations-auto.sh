@@ -21,6 +21,9 @@
 #   MUTATIONS_AUTO_CONFORMANCE  0 runs the unit tests alone: a mutant they do not kill is counted
 #                             lived ("unit tests only") without the conformance run, a quick
 #                             first pass that lists what the unit tests miss (a lower bound)
+#   MUTATIONS_AUTO_EQUIVALENT run: a survivor of the unit tests that the triage calls equivalent
+#                             runs the conformance families too (by default it does not: they
+#                             would run to the end, minutes a mutant, for a mutant not counted)
 #   MUTATIONS_AUTO_SELECT     0 runs every unit test of a mutant's package for it; by default
 #                             only the tests whose cover profile ran the mutated code run (none
 #                             when no test ran it; all when it is outside every function)
@@ -213,6 +216,10 @@ while IFS=$'\t' read -r file line col type status <&3; do
 			detail=$(sed -n -E 's/^--- FAIL: ([^ ]*).*/\1/p' "$logs/$name.unit.log" | head -n 1)
 		elif [ "$conformance_stage" = 0 ]; then
 			result=lived detail="unit tests only (conformance not run)"
+		fi
+		if [ -z "$result" ] && [ "${MUTATIONS_AUTO_EQUIVALENT:-}" != run ] &&
+			[ "$("$work/auto" verdict -triage "$triage" "$id")" = equivalent ]; then
+			result=lived detail="triaged equivalent (conformance not run)"
 		fi
 		if [ -z "$result" ]; then
 			conformance "$logs/$name.conformance.log"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,5 +274,35 @@ func TestParseRejectsMalformedInput(t *testing.T) {
 		if _, err := ParseTriage(bad); err == nil {
 			t.Errorf("ParseTriage(%q) accepted it", bad)
 		}
+	}
+}
+
+func TestVerdictPrintsTheTriageRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "triage.md")
+	if err := os.WriteFile(path, []byte(triageMD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{
+		"internal/p/p.go:9:7 CONDITIONALS_BOUNDARY":  "equivalent\n",
+		"internal/p/p.go:12:22 INCREMENT_DECREMENT": "killed by `scenario/x`\n",
+		"internal/p/p.go:9:7 CONDITIONALS_NEGATION":  "", // no row
+	} {
+		var out strings.Builder
+		if err := cmdVerdict([]string{"-triage", path, id}, &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("verdict of %s: %q, want %q", id, out.String(), want)
+		}
+	}
+	if err := cmdVerdict([]string{"-triage", path}, io.Discard); err == nil {
+		t.Error("no mutant: no error")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.md")
+	if err := os.WriteFile(bad, []byte("no markers"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmdVerdict([]string{"-triage", bad, "internal/p/p.go:9:7 CONDITIONALS_BOUNDARY"}, io.Discard); err == nil {
+		t.Error("a triage without its markers: no error")
 	}
 }

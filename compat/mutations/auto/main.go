@@ -19,6 +19,9 @@
 //	auto report -triage FILE -diffs DIR -o REPORT results.tsv
 //	    reads the script's results (file line column type result detail, tab-separated), prints
 //	    "mutants: N killed of M (score S%)" and writes the survivors with their diffs to REPORT.
+//	auto verdict -triage FILE "file:line:column TYPE"
+//	    prints the mutant's verdict in the triage ("equivalent", "open", "killed by ..."), or
+//	    nothing when it has no row.
 package main
 
 import (
@@ -43,6 +46,8 @@ func main() {
 		err = cmdCovering(os.Args[2:], os.Stdout)
 	case "report":
 		err = cmdReport(os.Args[2:], os.Stdout)
+	case "verdict":
+		err = cmdVerdict(os.Args[2:], os.Stdout)
 	default:
 		usage()
 	}
@@ -57,7 +62,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: auto list|apply|covering|report ... (see compat/mutations/auto/main.go)")
+	fmt.Fprintln(os.Stderr, "usage: auto list|apply|covering|report|verdict ... (see compat/mutations/auto/main.go)")
 	os.Exit(2)
 }
 
@@ -189,4 +194,27 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return string(d)
 	}
 	return os.WriteFile(*out, []byte(Report(*title, results, tri, read)), 0o644)
+}
+
+func cmdVerdict(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
+	triage := fs.String("triage", "", "the triage of survivors (markdown table)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || *triage == "" {
+		return fmt.Errorf("verdict: want -triage and one mutant")
+	}
+	t, err := os.ReadFile(*triage)
+	if err != nil {
+		return err
+	}
+	tri, err := ParseTriage(string(t))
+	if err != nil {
+		return fmt.Errorf("%s: %w", *triage, err)
+	}
+	if v, ok := tri[fs.Arg(0)]; ok {
+		fmt.Fprintln(stdout, v.Verdict)
+	}
+	return nil
 }
