@@ -156,7 +156,6 @@ type compaction struct {
 	full bool
 	// opts are the compaction options the strategy reads.
 	opts        mergetree.Options
-	maxLevel    int32
 	minFileSize int64
 	dvEnabled   bool
 	// merge is how records of one key merge (merge engine, ignore-delete, sequence fields).
@@ -235,7 +234,6 @@ func (c *compaction) options() error {
 	if c.opts.NumLevels < 2 {
 		return fmt.Errorf("option %s: %d levels leave no level to compact into", NumLevelsOption, c.opts.NumLevels)
 	}
-	c.maxLevel = c.opts.NumLevels - 1
 	target := int64(128 << 20)
 	if v, ok := opts[kvfile.TargetFileSizeOption]; ok {
 		var err error

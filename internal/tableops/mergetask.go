@@ -93,11 +93,6 @@ type bucketTask struct {
 // BucketCompaction.DeletionVectors.
 func (c *compaction) compactFiles(ctx context.Context, rb *restore.RestoredBucket, files, restored []*meta.DataFileMeta) (_ *BucketCompaction, err error) {
 	keys := newKeyDecoder(c.layout.KeyType)
-	for _, f := range files {
-		if f.Level > c.maxLevel {
-			return nil, fmt.Errorf("bucket %d: file %s is at level %d above the top level %d", rb.Bucket, f.FileName, f.Level, c.maxLevel)
-		}
-	}
 	levels, err := mergetree.NewLevels(keys.compare, files, c.opts.NumLevels)
 	if err == nil {
 		err = keys.err
