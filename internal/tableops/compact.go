@@ -157,7 +157,9 @@ type compaction struct {
 	// opts are the compaction options the strategy reads.
 	opts        mergetree.Options
 	minFileSize int64
-	dvEnabled   bool
+	// numBuckets is the table's bucket count (fixed bucket mode).
+	numBuckets int
+	dvEnabled  bool
 	// merge is how records of one key merge (merge engine, ignore-delete, sequence fields).
 	merge *mergetree.Merge
 	// expire drops expired records (record-level.expire-time; nil without); schemas caches the
@@ -229,6 +231,9 @@ func (c *compaction) options() error {
 	opts := c.r.Schema.Options
 	var err error
 	if c.opts, err = mergetree.ParseOptions(opts); err != nil {
+		return err
+	}
+	if c.numBuckets, err = numBuckets(c.r.Schema); err != nil {
 		return err
 	}
 	if c.opts.NumLevels < 2 {
@@ -441,6 +446,13 @@ func (c *compaction) Plan(ctx context.Context, contents *table.Contents, keys []
 // compactBucket compacts one bucket; it returns nil results when the bucket needs nothing.
 func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *restore.RestoredBucket) (*BucketCompaction, *commit.Change, error) {
 	start := time.Now()
+	// Java's writer restores a bucket only when its files were written with the table's
+	// bucket count (AbstractFileStoreWrite#scanExistingFileMetas): a rescaled table needs
+	// INSERT OVERWRITE first.
+	if tb.TotalBuckets > 0 && int(tb.TotalBuckets) != c.numBuckets {
+		return nil, nil, fmt.Errorf("bucket %d: the table has %d buckets but the bucket's files were written with %d (rescaled tables are not supported): %w",
+			rb.Bucket, c.numBuckets, tb.TotalBuckets, ErrUnsupportedTable)
+	}
 	bc, err := c.compactFiles(ctx, rb, rb.DataFiles, rb.DataFiles)
 	if err != nil {
 		return nil, nil, err
@@ -451,15 +463,8 @@ func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *re
 	if len(bc.Before) == 0 && !c.r.HasIndexes() {
 		return nil, nil, nil
 	}
-	msg := &commit.Change{Partition: rb.Partition, Bucket: rb.Bucket, TotalBuckets: tb.TotalBuckets,
+	msg := &commit.Change{Partition: rb.Partition, Bucket: rb.Bucket, TotalBuckets: int32(c.numBuckets),
 		CompactBefore: bc.Before, CompactAfter: bc.After}
-	if tb.TotalBuckets <= 0 {
-		n, err := numBuckets(c.r.Schema)
-		if err != nil {
-			return nil, nil, err
-		}
-		msg.TotalBuckets = int32(n)
-	}
 	if c.r.HasIndexes() {
 		key := commit.KeyOf(rb.Partition, rb.Bucket)
 		mc, err := runIndexMaintainers(ctx, c.r, c.engine, &c.archives, rb, pkindex.DataIncrement{},
