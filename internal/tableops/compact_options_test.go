@@ -2,6 +2,8 @@ package tableops_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,5 +166,28 @@ func TestCompactSmallFileRatio(t *testing.T) {
 		if got := [2]int{b.Rewritten, b.Upgraded}; got != want {
 			t.Errorf("%s: files of %d and %d bytes: rewritten %d, moved up %d; want %d and %d", c.name, small, size, got[0], got[1], want[0], want[1])
 		}
+	}
+}
+
+// TestCompactRefusesRescaledBucket: a bucket whose files were written with another bucket count
+// than the table's is refused, as Java's writer refuses to restore it ("Try to write ... with a
+// new bucket num"), and nothing is written.
+func TestCompactRefusesRescaledBucket(t *testing.T) {
+	ctx := context.Background()
+	root := copyGolden(t, "two-levels")
+	tbl := table.Open(fileio.NewLocal(), root)
+	for _, e := range latestContents(t, tbl).Entries {
+		if e.TotalBuckets != 1 {
+			t.Fatalf("two-levels: %s written with %d buckets, want 1", e.File.FileName, e.TotalBuckets)
+		}
+	}
+	setOptions(t, root, map[string]string{"bucket": "3"})
+	before := listFiles(t, root)
+	_, err := tableops.Compact(ctx, tbl, nil)
+	if !errors.Is(err, tableops.ErrUnsupportedTable) || !strings.Contains(err.Error(), "the table has 3 buckets but the bucket's files were written with 1") {
+		t.Fatalf("compaction of a rescaled table: %v, want a refusal naming both bucket counts", err)
+	}
+	if after := listFiles(t, root); !slices.Equal(after, before) {
+		t.Errorf("a refused compaction changed the table's files:\n%v\nwas\n%v", after, before)
 	}
 }
