@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paimon-pkft/pkft/internal/commit"
 	"github.com/paimon-pkft/pkft/internal/fileio"
 	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/snapshot"
@@ -64,6 +65,11 @@ func TestCompactRebasesOnConcurrentAppend(t *testing.T) {
 	if res.Snapshot.ID != latest.ID || latest.CommitKind != snapshot.CommitCompact {
 		t.Fatalf("compaction published %d, latest is %d (%s)", res.Snapshot.ID, latest.ID, latest.CommitKind)
 	}
+	// Level-0 files are not what the compaction planned on (fingerprintCommit): the append
+	// is a conflict the commit rebases over, never a reason to plan a bucket again.
+	if res.Commit.Conflicts != 1 || res.Commit.Replans != 0 {
+		t.Errorf("compaction over a concurrent append: %+v, want one conflict and no bucket planned again", res.Commit)
+	}
 	rows := mergedRows(t, tbl)
 	n := 0
 	for k := range rows {
@@ -116,6 +122,26 @@ func TestCompactRebasesOnConcurrentAppend(t *testing.T) {
 	}))
 	if !errors.Is(err, tableops.ErrCompactConflict) || !errors.Is(err, tableops.ErrCommitConflict) {
 		t.Fatalf("compaction losing its only attempt: %v, want %v", err, tableops.ErrCompactConflict)
+	}
+	checkNoOrphanFiles(t, tbl, root)
+
+	// Without WithMaxRetries, the table's commit.max-retries decides: 0 is one attempt.
+	root = copyGolden(t, "ft-default-partitioned")
+	setOptions(t, root, map[string]string{commit.CommitMaxRetriesOption: "0"})
+	tbl = table.Open(fileio.NewLocal(), root)
+	if err := appendRows(ctx, tbl, eng, 5000, 30); err != nil {
+		t.Fatal(err)
+	}
+	concurrent = false
+	_, err = tableops.Compact(ctx, tbl, eng, tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+		if concurrent {
+			return nil
+		}
+		concurrent = true
+		return appendRows(ctx, tbl, eng, 7000, 10)
+	}))
+	if !errors.Is(err, tableops.ErrCompactConflict) {
+		t.Fatalf("compaction of a table whose %s is 0, losing its attempt: %v, want %v", commit.CommitMaxRetriesOption, err, tableops.ErrCompactConflict)
 	}
 	checkNoOrphanFiles(t, tbl, root)
 }
