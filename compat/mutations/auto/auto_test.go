@@ -283,9 +283,9 @@ func TestVerdictPrintsTheTriageRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]string{
-		"internal/p/p.go:9:7 CONDITIONALS_BOUNDARY":  "equivalent\n",
+		"internal/p/p.go:9:7 CONDITIONALS_BOUNDARY": "equivalent\n",
 		"internal/p/p.go:12:22 INCREMENT_DECREMENT": "killed by `scenario/x`\n",
-		"internal/p/p.go:9:7 CONDITIONALS_NEGATION":  "", // no row
+		"internal/p/p.go:9:7 CONDITIONALS_NEGATION": "", // no row
 	} {
 		var out strings.Builder
 		if err := cmdVerdict([]string{"-triage", path, id}, &out); err != nil {
