@@ -1,0 +1,222 @@
+package tableops_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
+	"github.com/paimon-pkft/pkft/internal/table"
+	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/types"
+)
+
+// sortedOption is the option giving a golden table a sorted (B-tree) index on content, which
+// Maintain builds without a full-text engine.
+const sortedOption = "pk-btree.index.columns"
+
+// copySortedTable copies the Java-written two-levels table and commits a next schema adding a
+// B-tree index on content and the options opts.
+func copySortedTable(t *testing.T, opts map[string]string) string {
+	t.Helper()
+	all := map[string]string{sortedOption: "content"}
+	maps.Copy(all, opts)
+	return copyGoldenWith(t, "two-levels", append([]string{sortedOption}, slices.Sorted(maps.Keys(opts))...), all)
+}
+
+// snapshotFiles lists the snapshot files of the table at root.
+func snapshotFiles(t *testing.T, root string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, "snapshot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "snapshot-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestMaintainEngineRequirement: a table with only sorted indexes is maintained without a
+// full-text engine (its B-tree payloads built and committed, every bucket reporting a change,
+// then nothing left to do); a full-text table without an engine is refused with nothing written.
+func TestMaintainEngineRequirement(t *testing.T) {
+	ctx := context.Background()
+	t.Run("sorted index", func(t *testing.T) {
+		tbl := table.Open(fileio.NewLocal(), copySortedTable(t, nil))
+		res, err := tableops.Maintain(ctx, tbl, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Snapshot == nil || len(res.Buckets) == 0 {
+			t.Fatalf("nothing committed: %+v", res)
+		}
+		for _, b := range res.Buckets {
+			if len(b.Built) == 0 || !b.Changed() {
+				t.Errorf("bucket %d: built %d, retired %d, changed %v", b.Bucket, len(b.Built), len(b.Retired), b.Changed())
+			}
+		}
+		again, err := tableops.Maintain(ctx, tbl, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Snapshot != nil {
+			t.Errorf("second maintenance committed snapshot %d", again.Snapshot.ID)
+		}
+		for _, b := range again.Buckets {
+			if b.Changed() || len(b.Unchanged) == 0 {
+				t.Errorf("second maintenance, bucket %d: changed %v, %d unchanged", b.Bucket, b.Changed(), len(b.Unchanged))
+			}
+		}
+	})
+	t.Run("full-text index", func(t *testing.T) {
+		root := copyJavaTable(t, "two-levels")
+		before := listFiles(t, root)
+		_, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), root), nil)
+		if err == nil || !strings.Contains(err.Error(), "no engine") {
+			t.Fatalf("got %v, want the missing engine refused", err)
+		}
+		if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+			t.Errorf("refused maintenance left %v", diff)
+		}
+	})
+}
+
+// TestMaintainParallelism: a parallelism of 0 or less maintains one bucket at a time (the
+// deadline only ends a maintenance that waits forever for a worker).
+func TestMaintainParallelism(t *testing.T) {
+	for _, n := range []int{-3, 0} {
+		t.Run(fmt.Sprintf("parallelism %d", n), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			tbl := table.Open(fileio.NewLocal(), copySortedTable(t, nil))
+			res, err := tableops.Maintain(ctx, tbl, nil, tableops.WithParallelism(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Snapshot == nil {
+				t.Error("nothing committed")
+			}
+		})
+	}
+}
+
+// TestMaintainCommitRetries: a maintenance that loses every race for the next snapshot retries
+// commit.max-retries times (the table option, as Java's FileStoreCommitImpl reads it) and then
+// fails with a conflict, pausing before retry n at least commit.min-retry-wait (10 ms) doubled
+// n times, as Java's RetryWaiter does.
+func TestMaintainCommitRetries(t *testing.T) {
+	ctx := context.Background()
+	const maxRetries = 4
+	tbl := table.Open(fileio.NewLocal(), copySortedTable(t, map[string]string{tableops.CommitMaxRetriesOption: "4"}))
+	var entered, left []time.Time
+	_, err := tableops.Maintain(ctx, tbl, nil, tableops.WithBeforePublish(func(ctx context.Context, _ *snapshot.Snapshot) error {
+		entered = append(entered, time.Now())
+		_, err := tableops.RewriteMetadata(ctx, tbl, "other-writer")
+		left = append(left, time.Now())
+		return err
+	}))
+	if !errors.Is(err, tableops.ErrCommitConflict) {
+		t.Fatalf("got %v, want a conflict", err)
+	}
+	if len(entered) != maxRetries+1 {
+		t.Fatalf("%d publication attempts, want %d (commit.max-retries = %d)", len(entered), maxRetries+1, maxRetries)
+	}
+	for n := range maxRetries {
+		wait := entered[n+1].Sub(left[n])
+		if least := 10 * time.Millisecond << n; wait < least {
+			t.Errorf("retry %d came %v after the lost race, want at least %v", n, wait, least)
+		}
+	}
+}
+
+// TestExpiryAfterCommit: the snapshot expiry after a commit (Java's TableCommitImpl#maintain)
+// expires the snapshots the retention lets go, unless the table or the writer is write-only
+// (Java then builds no expiry); when it fails, the maintenance returns its committed result and
+// an error matching ErrExpireAfterCommit.
+func TestExpiryAfterCommit(t *testing.T) {
+	ctx := context.Background()
+	later := tableops.WithClock(func() time.Time { return time.Now().Add(2 * time.Hour) })
+	retain := map[string]string{"snapshot.num-retained.min": "1"}
+	retainWriteOnly := map[string]string{"snapshot.num-retained.min": "1", "write-only": "true"}
+	for _, c := range []struct {
+		name    string
+		opts    map[string]string
+		write   bool // commit a written row with WithWriteOnly instead of maintaining
+		expires bool
+	}{
+		{"maintain", retain, false, true},
+		{"write-only table", retainWriteOnly, false, false},
+		{"write-only writer", retain, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := copySortedTable(t, c.opts)
+			tbl := table.Open(fileio.NewLocal(), root)
+			before := len(snapshotFiles(t, root))
+			var expired int
+			if c.write {
+				w, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithWriteOnly(), later)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Write(ctx, types.Insert, []any{int32(9001), "write-only writer"}); err != nil {
+					t.Fatal(errors.Join(err, w.Abort(ctx)))
+				}
+				res, err := w.Commit(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				expired = res.ExpiredSnapshots
+			} else {
+				res, err := tableops.Maintain(ctx, tbl, nil, later)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Snapshot == nil {
+					t.Fatal("nothing committed")
+				}
+				expired = res.ExpiredSnapshots
+			}
+			after := len(snapshotFiles(t, root))
+			if after != before+1-expired {
+				t.Errorf("%d snapshots before, %d after, %d reported expired", before, after, expired)
+			}
+			if (expired > 0) != c.expires {
+				t.Errorf("%d snapshots expired, want expiry %v", expired, c.expires)
+			}
+		})
+	}
+	t.Run("expiry fails", func(t *testing.T) {
+		root := copySortedTable(t, retain)
+		// A consumer file that is not one: Java's ConsumerManager fails to read it as well.
+		if err := os.MkdirAll(filepath.Join(root, "consumer"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "consumer", "consumer-broken"), []byte("not json"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tbl := table.Open(fileio.NewLocal(), root)
+		res, err := tableops.Maintain(ctx, tbl, nil, later)
+		if !errors.Is(err, tableops.ErrExpireAfterCommit) {
+			t.Fatalf("got %v, want the expiry failure", err)
+		}
+		latest, lerr := tbl.Latest(ctx)
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		if res == nil || res.Snapshot == nil || res.Snapshot.ID != latest.ID {
+			t.Errorf("result %+v, want the committed snapshot %d", res, latest.ID)
+		}
+	})
+}
