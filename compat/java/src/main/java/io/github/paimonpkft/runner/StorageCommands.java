@@ -7,7 +7,6 @@ import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.hadoop.HadoopFileIO;
-import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.options.Options;
 
 import java.util.Locale;
@@ -67,10 +66,13 @@ final class StorageCommands {
         return path.toLowerCase(Locale.ROOT).startsWith("s3a://");
     }
 
-    /** The FileIO for a table path: HadoopFileIO for s3a://, LocalFileIO otherwise. */
+    /**
+     * The FileIO for a table path: HadoopFileIO for s3a://, LocalFileIO (its reads buffered,
+     * BufferedLocalFileIO) otherwise.
+     */
     static FileIO fileIO(String path) {
         if (!isS3a(path)) {
-            return LocalFileIO.create();
+            return new BufferedLocalFileIO();
         }
         HadoopFileIO io = new HadoopFileIO(new Path(path));
         io.configure(CatalogContext.create(new Options(), hadoopConf()));
