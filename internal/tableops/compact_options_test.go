@@ -126,6 +126,8 @@ func TestCompactSmallFileRatio(t *testing.T) {
 		{"target 1.3 times their size", func(s int64) int64 { return s * 13 / 10 }, "", false},
 		{"target 1.5 times their size", func(s int64) int64 { return s * 15 / 10 }, "", true},
 		{"target their size, ratio 1.1", func(s int64) int64 { return s }, "1.1", true},
+		// Exactly at target * ratio: not smaller, moved up.
+		{"target their size, ratio 1", func(s int64) int64 { return s }, "1", false},
 	} {
 		tbl, root := newTable(t, map[string]string{"bucket": "1"})
 		// Two files of keys that do not overlap: each alone in its section.
@@ -143,8 +145,8 @@ func TestCompactSmallFileRatio(t *testing.T) {
 				size = max(size, f.FileSize)
 			}
 		}
-		if small*100 < size*95 {
-			t.Fatalf("files of %d and %d bytes: too different for the cases", small, size)
+		if small != size {
+			t.Fatalf("files of %d and %d bytes: the cases need files of one size", small, size)
 		}
 		opts := map[string]string{kvfile.TargetFileSizeOption: strconv.FormatInt(c.target(size), 10) + " b"}
 		if c.ratio != "" {

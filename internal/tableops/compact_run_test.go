@@ -6,16 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/paimon-pkft/pkft/internal/expire"
 	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/kvfile"
 	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/paths"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // TestCompactExpiresAfterCommit: after its commit, a compaction expires snapshots by the table's
@@ -206,4 +209,114 @@ func TestCompactCanceledAfterItsLastBucket(t *testing.T) {
 		t.Errorf("compaction canceled after its last bucket committed snapshot %d", latest.ID)
 	}
 	checkNoOrphanFiles(t, tbl, root)
+}
+
+// TestCompactDropsDeletesAtTheTopLevel: a file that holds only the delete of a key no other file
+// has, alone in its key range, is rewritten when a full compaction takes it to the top level
+// (MergeTreeCompactTask#upgrade: deletes are dropped there) instead of moved up as it is, and
+// the top level keeps no delete record.
+func TestCompactDropsDeletesAtTheTopLevel(t *testing.T) {
+	ctx := context.Background()
+	tbl, root := newTable(t, map[string]string{"bucket": "1"})
+	if err := writeRows(t, tbl, []any{types.Insert, int32(1), "a", int32(1)}, []any{types.Insert, int32(2), "b", int32(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRows(t, tbl, []any{types.Delete, int32(5), "e", int32(5)}); err != nil {
+		t.Fatal(err)
+	}
+	// No file is small: each alone in its key range is moved up unless it must be rewritten.
+	setOptions(t, root, map[string]string{kvfile.TargetFileSizeOption: "1 b"})
+	res, err := tableops.Compact(ctx, tbl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Moved up as it is, the other file is not read (the table needs no lookup): one row read.
+	if len(res.Buckets) != 1 || res.Buckets[0].Rewritten != 1 || res.Buckets[0].Upgraded != 1 || res.Buckets[0].RowsRead != 1 {
+		t.Fatalf("compaction: %+v; want the delete's file rewritten (its one row read) and the other moved up unread", res.Buckets)
+	}
+	for _, b := range latestContents(t, tbl).Buckets {
+		for _, f := range b.DataFiles {
+			if f.DeleteRowCount == nil || *f.DeleteRowCount != 0 {
+				t.Errorf("%s on level %d holds deletes (%v) after a full compaction", f.FileName, f.Level, f.DeleteRowCount)
+			}
+		}
+	}
+}
+
+// TestCompactRecordExpiryNeedsFileSchemas: record-level expiry reads each file's statistics by
+// the schema the file was written with; when that schema cannot be read, the compaction fails
+// saying so (whether the upgrade of a file or the pick of a full compaction asks), and commits
+// nothing.
+func TestCompactRecordExpiryNeedsFileSchemas(t *testing.T) {
+	ctx := context.Background()
+	tbl, root := newTable(t, map[string]string{"bucket": "1"})
+	for _, id := range []int32{1, 3} {
+		if err := writeRows(t, tbl, []any{types.Insert, id, "a", id}, []any{types.Insert, id + 1, "b", id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// No file is small: each goes through the upgrade, which asks whether it holds expired records.
+	setOptions(t, root, map[string]string{"record-level.expire-time": "1 h", "record-level.time-field": "v", kvfile.TargetFileSizeOption: "1 b"})
+	if err := os.Remove(filepath.Join(root, "schema", "schema-0")); err != nil {
+		t.Fatal(err)
+	}
+	before, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tableops.Compact(ctx, tbl, nil)
+	if err == nil || !strings.Contains(err.Error(), "record-level expiry") {
+		t.Fatalf("compaction whose files' schema is gone: %v, want the record-level expiry's error", err)
+	}
+	if latest, lerr := tbl.Latest(ctx); lerr != nil || latest.ID != before.ID {
+		t.Errorf("a failed compaction committed: latest %v (%v), was %d", latest, lerr, before.ID)
+	}
+
+	// Files already on the top level: the full compaction's pick asks which hold expired
+	// records (CompactStrategy#pickFullCompaction), and that question fails the same way.
+	tbl, root = newTable(t, map[string]string{"bucket": "1"})
+	if err := writeRows(t, tbl, []any{types.Insert, int32(1), "a", int32(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
+		t.Fatal(err)
+	}
+	setOptions(t, root, map[string]string{"record-level.expire-time": "1 h", "record-level.time-field": "v"})
+	if err := os.Remove(filepath.Join(root, "schema", "schema-0")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tableops.Compact(ctx, tbl, nil)
+	if err == nil || !strings.Contains(err.Error(), "pick compaction: record-level expiry") {
+		t.Fatalf("compaction of a top level whose files' schema is gone: %v, want the pick's record-level expiry error", err)
+	}
+}
+
+// TestCompactRefusesUndecodableKeys: a data file whose key range cannot be decoded (a corrupt
+// manifest entry) fails the compaction of its bucket with an error saying so, and nothing is
+// committed.
+func TestCompactRefusesUndecodableKeys(t *testing.T) {
+	ctx := context.Background()
+	tbl := table.Open(fileio.NewLocal(), copyGolden(t, "two-levels"))
+	commitDataChange(t, tbl, func(c *table.Contents) meta.ManifestEntry {
+		for _, e := range c.Entries {
+			if e.File.Level == 5 {
+				e.File.FileName = "data-corrupt-key-0.parquet"
+				e.File.MinKey, e.File.MaxKey = []byte{1, 2, 3}, []byte{1, 2, 3}
+				return e
+			}
+		}
+		t.Fatal("no level-5 file")
+		return meta.ManifestEntry{}
+	})
+	before, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tableops.Compact(ctx, tbl, nil)
+	if err == nil || !strings.Contains(err.Error(), "decode a data file key") {
+		t.Fatalf("compaction of a file with a corrupt key range: %v, want the key's decoding error", err)
+	}
+	if latest, lerr := tbl.Latest(ctx); lerr != nil || latest.ID != before.ID {
+		t.Errorf("a failed compaction committed: latest %v (%v), was %d", latest, lerr, before.ID)
+	}
 }
