@@ -3,6 +3,7 @@ package tableops_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -318,5 +319,70 @@ func TestCompactRefusesUndecodableKeys(t *testing.T) {
 	}
 	if latest, lerr := tbl.Latest(ctx); lerr != nil || latest.ID != before.ID {
 		t.Errorf("a failed compaction committed: latest %v (%v), was %d", latest, lerr, before.ID)
+	}
+}
+
+// TestLookupUpgradeOfLevel0: with deletion vectors, the compaction at commit takes a new level-0
+// file up (under the top level, or to it when the file holds deletes), and
+// LookupMergeTreeCompactRewriter#upgradeStrategy decides whether it is rewritten (a COMPACT file)
+// or moved up as it is (still APPEND): moved up for deduplicate without a sequence field,
+// rewritten when the file may hold deletes (a file of one delete is rewritten into none: the
+// deletion vectors drop it), for other merge engines and with a sequence field.
+func TestLookupUpgradeOfLevel0(t *testing.T) {
+	I, D := types.Insert, types.Delete
+	for _, c := range []struct {
+		name   string
+		opts   map[string]string
+		second [][]any
+		level  int32
+		want   meta.FileSource
+		none   bool // the new file is rewritten into nothing (its delete dropped)
+	}{
+		{"deduplicate", nil, [][]any{{I, int32(3), "c", int32(3)}}, 4, meta.FileSourceAppend, false},
+		{"deduplicate, a delete", nil, [][]any{{D, int32(4), "d", int32(4)}}, 4, meta.FileSourceCompact, true},
+		{"deduplicate, sequence field", map[string]string{"sequence.field": "v"}, [][]any{{I, int32(3), "c", int32(3)}}, 4, meta.FileSourceCompact, false},
+		{"partial-update", map[string]string{"merge-engine": "partial-update"}, [][]any{{I, int32(3), "c", int32(3)}}, 4, meta.FileSourceCompact, false},
+	} {
+		// No file is small: each alone in its key range is upgraded, not merged with others.
+		opts := map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", kvfile.TargetFileSizeOption: "1 b"}
+		maps.Copy(opts, c.opts)
+		tbl, _ := newTable(t, opts)
+		// The first commit's file, on the top level, much larger than the second's.
+		var rows [][]any
+		for id := range int32(40) {
+			rows = append(rows, []any{I, 10 + id, "first", id})
+		}
+		if err := writeRows(t, tbl, rows...); err != nil {
+			t.Fatal(err)
+		}
+		first := map[string]bool{}
+		for _, b := range latestContents(t, tbl).Buckets {
+			for _, f := range b.DataFiles {
+				first[f.FileName] = true
+			}
+		}
+		if err := writeRows(t, tbl, c.second...); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var news []string
+		for _, b := range latestContents(t, tbl).Buckets {
+			for _, f := range b.DataFiles {
+				if first[f.FileName] {
+					continue
+				}
+				news = append(news, f.FileName)
+				if f.Level != c.level || f.FileSource == nil || *f.FileSource != c.want || f.DeleteRowCount == nil || *f.DeleteRowCount != 0 {
+					t.Errorf("%s: the new file %s on level %d, source %v, deletes %v; want level %d, %v, no delete",
+						c.name, f.FileName, f.Level, f.FileSource, f.DeleteRowCount, c.level, c.want)
+				}
+			}
+		}
+		want := 1
+		if c.none {
+			want = 0
+		}
+		if len(news) != want {
+			t.Errorf("%s: new files %v after the second commit, want %d", c.name, news, want)
+		}
 	}
 }
