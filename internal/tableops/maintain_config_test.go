@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/meta"
 	"github.com/paimon-pkft/pkft/internal/snapshot"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
@@ -219,4 +220,93 @@ func TestExpiryAfterCommit(t *testing.T) {
 			t.Errorf("result %+v, want the committed snapshot %d", res, latest.ID)
 		}
 	})
+}
+
+// TestMaintainPlansEachBucketOnce: a maintenance no other writer races plans each bucket once
+// (no bucket planned again, one finished-bucket report per bucket) and publishes once.
+func TestMaintainPlansEachBucketOnce(t *testing.T) {
+	ctx := context.Background()
+	tbl := table.Open(fileio.NewLocal(), copySortedTable(t, nil))
+	var runs int
+	res, err := tableops.Maintain(ctx, tbl, nil, tableops.WithProgress(func(p tableops.Progress) {
+		if p.Bucket != nil {
+			runs++
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot == nil || len(res.Buckets) == 0 {
+		t.Fatalf("nothing committed: %+v", res)
+	}
+	if res.Commit.Replans != 0 || res.Commit.Attempts != 1 || res.Attempts != 1 {
+		t.Errorf("commit stats %+v, attempts %d: want no bucket planned again and one attempt", res.Commit, res.Attempts)
+	}
+	if runs != len(res.Buckets) {
+		t.Errorf("%d finished-bucket reports for %d buckets", runs, len(res.Buckets))
+	}
+}
+
+// TestMaintainKeepsUnchangedPayloads: after another writer removes the only file of a level, the
+// maintenance retires that level's B-tree payload alone; the other level's payload is reported
+// unchanged and stays in the index manifest.
+func TestMaintainKeepsUnchangedPayloads(t *testing.T) {
+	ctx := context.Background()
+	tbl := table.Open(fileio.NewLocal(), copySortedTable(t, nil))
+	if _, err := tableops.Maintain(ctx, tbl, nil); err != nil {
+		t.Fatal(err)
+	}
+	commitDataChange(t, tbl, func(c *table.Contents) meta.ManifestEntry {
+		for _, e := range c.Entries {
+			if e.File.Level == 4 {
+				e.Kind = meta.FileKindDelete
+				return e
+			}
+		}
+		t.Fatal("no level-4 file")
+		return meta.ManifestEntry{}
+	})
+	res, err := tableops.Maintain(ctx, tbl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot == nil || len(res.Buckets) != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	b := res.Buckets[0]
+	if len(b.Retired) != 1 || len(b.Built) != 0 || len(b.Unchanged) == 0 {
+		t.Fatalf("retired %d, built %d, unchanged %d: want the stale payload retired alone", len(b.Retired), len(b.Built), len(b.Unchanged))
+	}
+	names := indexNames(t, tbl, res.Snapshot)
+	for _, f := range b.Unchanged {
+		if slices.ContainsFunc(b.Retired, func(r *meta.IndexFileMeta) bool { return r.FileName == f.FileName }) {
+			t.Errorf("unchanged payload %s retired", f.FileName)
+		}
+		if !slices.Contains(names, f.FileName) {
+			t.Errorf("unchanged payload %s left out of the index manifest", f.FileName)
+		}
+	}
+	if slices.Contains(names, b.Retired[0].FileName) {
+		t.Errorf("retired payload %s still in the index manifest", b.Retired[0].FileName)
+	}
+}
+
+// TestMaintainFailureReportsOnlyItsError: a maintenance its publication hook fails returns the
+// hook's error alone, every planned bucket aborted without an error of its own.
+func TestMaintainFailureReportsOnlyItsError(t *testing.T) {
+	ctx := context.Background()
+	root := copySortedTable(t, nil)
+	before := listFiles(t, root)
+	stop := errors.New("harness stops")
+	_, err := tableops.Maintain(ctx, table.Open(fileio.NewLocal(), root), nil,
+		tableops.WithBeforePublish(func(context.Context, *snapshot.Snapshot) error { return stop }))
+	if !errors.Is(err, stop) {
+		t.Fatalf("got %v, want the hook's error", err)
+	}
+	if strings.Contains(err.Error(), "abort") {
+		t.Errorf("got %q, want no abort failure reported", err)
+	}
+	if diff := added(before, listFiles(t, root)); len(diff) != 0 {
+		t.Errorf("aborted maintenance left %v", diff)
+	}
 }
