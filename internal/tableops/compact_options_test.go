@@ -168,6 +168,10 @@ func TestCompactSmallFileRatio(t *testing.T) {
 		if got := [2]int{b.Rewritten, b.Upgraded}; got != want {
 			t.Errorf("%s: files of %d and %d bytes: rewritten %d, moved up %d; want %d and %d", c.name, small, size, got[0], got[1], want[0], want[1])
 		}
+		// A rewrite reads and writes the four rows; moving up reads none.
+		if rows := int64(2 * want[0]); b.RowsRead != rows || b.RowsWritten != rows {
+			t.Errorf("%s: %d rows read, %d written; want %d", c.name, b.RowsRead, b.RowsWritten, rows)
+		}
 	}
 }
 
