@@ -24,6 +24,10 @@
 #   MUTATIONS_AUTO_EQUIVALENT run: a survivor of the unit tests that the triage calls equivalent
 #                             runs the conformance families too (by default it does not: they
 #                             would run to the end, minutes a mutant, for a mutant not counted)
+#   MUTATIONS_AUTO_MODULE_TESTS  the module's other test packages (directories, default the
+#                             root package, pkft's API) whose unit tests run for a mutant its
+#                             own package's tests leave alive, those that ran the mutated code
+#                             ("" runs none)
 #   MUTATIONS_AUTO_SELECT     0 runs every unit test of a mutant's package for it; by default
 #                             only the tests whose cover profile ran the mutated code run (none
 #                             when no test ran it; all when it is outside every function)
@@ -35,6 +39,10 @@ cd "$(dirname "$0")/.."
 packages="internal/pkfulltext internal/pkindex internal/search internal/restore internal/tableops internal/paths internal/javaio"
 # The conformance families a surviving mutant runs: those of scripts/mutations.sh.
 families='^TestConformance$/^(scenario|source-meta|index-file|maintainer|table|producer)$'
+# The module's other test packages whose tests run for a mutant its own package's tests leave
+# alive (those that ran the mutated code): pkft's API tests exercise the maintainer's packages
+# through the operations a user calls.
+module_tests=". "
 # The unit tests a mutant does not run: the crash-point suites, which make faults runs (make
 # gotest skips them too).
 unit_skip='^TestCrashPoints(S3|S3Siblings)?$'
@@ -47,6 +55,7 @@ triage=compat/mutations/auto-triage.md
 
 go=${GO:-go}
 packages=${MUTATIONS_AUTO_PACKAGES:-$packages}
+module_tests=${MUTATIONS_AUTO_MODULE_TESTS-$module_tests}
 max=${MUTATIONS_AUTO_MAX:-0}
 work=${MUTATIONS_AUTO_DIR:-.cache/mutations-auto}
 report=${MUTATIONS_AUTO_REPORT:-compat/report/mutations-auto.md}
@@ -121,6 +130,26 @@ cover_profiles() {
 	done
 }
 
+# module_cover_profiles records, for the module's test package in directory $1, which of its
+# tests run which code of the packages under test ($2, a comma-separated -coverpkg list), as
+# cover_profiles does for a package's own tests, into $work/cover/module_<dir>; it sums the
+# tests' time into module_seconds.
+module_cover_profiles() {
+	local d=$1 out t start
+	out=$work/cover/module_${d//\//_}
+	rm -rf "$out" && mkdir -p "$out" || return 1
+	(cd "$tree" && "$go" test -c -vet=off -cover -covermode=set -coverpkg="$2" -o "$out/t.test" "./$d") || return 1
+	[ -x "$out/t.test" ] || return 0 # no test files
+	start=$(date +%s)
+	for t in $(cd "$tree/$d" && "$out/t.test" -test.list '.*' | grep -E '^(Test|Example)' | grep -vE "$unit_skip"); do
+		if ! (cd "$tree/$d" && "$out/t.test" -test.run "^$t\$" -test.count=1 -test.coverprofile "$out/$t.cov") >"$out/$t.log" 2>&1; then
+			echo "mutants: $d's $t fails without a mutation (see $out/$t.log); fix that first" >&2
+			return 2
+		fi
+	done
+	module_seconds[$d]=$(($(date +%s) - start))
+}
+
 # The mutants, and each package's unit tests without a mutation: they must pass, and their time
 # sets the unit tests' timeout of a mutant (five times it, at least a minute).
 : >"$work/mutants.tsv"
@@ -147,6 +176,18 @@ for p in $packages; do
 		>"$logs/gremlins-${p//\//_}.log" 2>&1 || { echo "mutants: gremlins failed on $p (see $logs)" >&2; exit 2; }
 	"$work/auto" list -root "$tree" -pkg "$p" "$work/gremlins.json" >>"$work/mutants.tsv" 2>>"$logs/dropped.log" || exit 2
 done
+declare -A module_seconds
+if [ "$select_tests" != 0 ] && [ -n "$module_tests" ]; then
+	coverpkg=$(cd "$tree" && for p in $packages; do "$go" list "./$p/..."; done | paste -sd, -) || exit 2
+	for d in $module_tests; do
+		module_cover_profiles "$d" "$coverpkg"
+		case $? in
+		0) ;;
+		2) exit 2 ;;
+		*) echo "mutants: no cover profiles of $d's tests (see $work/cover): they run for no mutant" >&2 ;;
+		esac
+	done
+fi
 if [ -n "${MUTATIONS_AUTO_MATCH:-}" ]; then
 	awk -F '\t' -v re="$MUTATIONS_AUTO_MATCH" '($1 ":" $2 ":" $3 " " $4) ~ re' "$work/mutants.tsv" >"$work/match.tsv" &&
 		mv "$work/match.tsv" "$work/mutants.tsv" || exit 2
@@ -203,19 +244,37 @@ while IFS=$'\t' read -r file line col type status <&3; do
 	[ "$tests" = all ] || unit_run=(-run "$tests")
 	if [ -z "$result" ]; then
 		diff -u --label "a/$file" --label "b/$file" "$work/orig.go" "$tree/$file" >"$diffs/$name.diff"
+		ran_tests=0
 		if ! (cd "$tree" && "$go" build "./$pkg") >"$logs/$name.unit.log" 2>&1; then
 			result=not-viable
 		elif [ "$tests" = none ]; then
 			echo "no unit test of $pkg runs $file:$line" >>"$logs/$name.unit.log"
-			if [ "$conformance_stage" = 0 ]; then
-				result=lived detail="unit tests only (conformance not run); no unit test runs it"
-			fi
 		elif ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" "${unit_run[@]}" -timeout "${unit_timeout[$pkg]:-60}s" "./$pkg") >>"$logs/$name.unit.log" 2>&1; then
 			result=killed-unit
 			grep -q '^panic: test timed out' "$logs/$name.unit.log" && result=killed-unit-timeout
 			detail=$(sed -n -E 's/^--- FAIL: ([^ ]*).*/\1/p' "$logs/$name.unit.log" | head -n 1)
-		elif [ "$conformance_stage" = 0 ]; then
+		else
+			ran_tests=1
+		fi
+		# Then the module's other tests that ran the mutated code (pkft's API tests).
+		for d in $module_tests; do
+			[ -z "$result" ] && compgen -G "$work/cover/module_${d//\//_}/*.cov" >/dev/null || continue
+			more=$("$work/auto" covering -profiles "$work/cover/module_${d//\//_}" -module "$module" "$file" "$line" "$col") || exit 2
+			case $more in none | all) continue ;; esac
+			ran_tests=1
+			echo "--- the tests of $d that run $file:$line" >>"$logs/$name.unit.log"
+			if ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" -run "$more" -timeout "$((5 * ${module_seconds[$d]:-12} + 60))s" "./$d") >>"$logs/$name.unit.log" 2>&1; then
+				result=killed-unit
+				grep -q '^panic: test timed out' "$logs/$name.unit.log" && result=killed-unit-timeout
+				detail=$(sed -n -E 's/^--- FAIL: ([^ ]*).*/\1/p' "$logs/$name.unit.log" | head -n 1)
+				tests_of=$d
+				[ "$d" = . ] && tests_of=pkft
+				detail="$tests_of $detail"
+			fi
+		done
+		if [ -z "$result" ] && [ "$conformance_stage" = 0 ]; then
 			result=lived detail="unit tests only (conformance not run)"
+			[ "$ran_tests" = 1 ] || detail="$detail; no unit test runs it"
 		fi
 		if [ -z "$result" ] && [ "${MUTATIONS_AUTO_EQUIVALENT:-}" != run ] &&
 			[ "$("$work/auto" verdict -triage "$triage" "$id")" = equivalent ]; then
