@@ -137,16 +137,7 @@ func TestCompactRetiresStaleArchiveAlone(t *testing.T) {
 	if levels[0] != 0 || levels[4] != 1 || levels[5] == 0 {
 		t.Fatalf("two-levels: files by level %v, want one on level 4, some on 5, none on 0", levels)
 	}
-	commitDataChange(t, tbl, func(c *table.Contents) meta.ManifestEntry {
-		for _, e := range c.Entries {
-			if e.File.Level == 4 {
-				e.Kind = meta.FileKindDelete
-				return e
-			}
-		}
-		t.Fatal("no level-4 file")
-		return meta.ManifestEntry{}
-	})
+	removeLevelFile(t, tbl, 4)
 	// A minor compaction: the strategy picks nothing in so few sorted runs.
 	res, err := tableops.Compact(ctx, tbl, eng, tableops.WithMinorCompaction())
 	if err != nil {

@@ -256,16 +256,7 @@ func TestMaintainKeepsUnchangedPayloads(t *testing.T) {
 	if _, err := tableops.Maintain(ctx, tbl, nil); err != nil {
 		t.Fatal(err)
 	}
-	commitDataChange(t, tbl, func(c *table.Contents) meta.ManifestEntry {
-		for _, e := range c.Entries {
-			if e.File.Level == 4 {
-				e.Kind = meta.FileKindDelete
-				return e
-			}
-		}
-		t.Fatal("no level-4 file")
-		return meta.ManifestEntry{}
-	})
+	removeLevelFile(t, tbl, 4)
 	res, err := tableops.Maintain(ctx, tbl, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -951,6 +951,25 @@ func commitLevel0Append(t *testing.T, tbl *table.Table) {
 	})
 }
 
+// removeLevelFile commits, as another writer would, the removal of the first data file on level
+// and returns it.
+func removeLevelFile(t *testing.T, tbl *table.Table, level int32) meta.DataFileMeta {
+	t.Helper()
+	var removed meta.DataFileMeta
+	commitDataChange(t, tbl, func(c *table.Contents) meta.ManifestEntry {
+		for _, e := range c.Entries {
+			if e.File.Level == level {
+				e.Kind = meta.FileKindDelete
+				removed = e.File
+				return e
+			}
+		}
+		t.Fatalf("no level-%d file", level)
+		return meta.ManifestEntry{}
+	})
+	return removed
+}
+
 // commitDataChange commits, as another writer would, a snapshot whose delta manifest holds the
 // one entry change returns.
 func commitDataChange(t *testing.T, tbl *table.Table, change func(*table.Contents) meta.ManifestEntry) {
@@ -1312,18 +1331,7 @@ func TestMaintainRetiresStaleArchive(t *testing.T) {
 	if _, err := tableops.Maintain(ctx, tbl, eng); err != nil {
 		t.Fatal(err)
 	}
-	var removed meta.DataFileMeta
-	commitDataChange(t, tbl, func(c *table.Contents) meta.ManifestEntry {
-		for _, e := range c.Entries {
-			if e.File.Level == 4 {
-				e.Kind = meta.FileKindDelete
-				removed = e.File
-				return e
-			}
-		}
-		t.Fatal("no level-4 file")
-		return meta.ManifestEntry{}
-	})
+	removed := removeLevelFile(t, tbl, 4)
 	res, err := tableops.Maintain(ctx, tbl, eng)
 	if err != nil {
 		t.Fatal(err)
