@@ -3,6 +3,7 @@ package tableops_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -421,5 +422,52 @@ func TestIndexNewRowsDropsDeletesUnderDeletionVectors(t *testing.T) {
 				t.Errorf("a delete written with WithIndexNewRows under deletion vectors left %s on level %d (deletes %v)", f.FileName, f.Level, f.DeleteRowCount)
 			}
 		}
+	}
+}
+
+// TestLookupAcrossFilesOfALevel: under deletion vectors the compaction at commit looks each new
+// key up in the levels above; when the keys live in different files of one level, each is found
+// in its own file and its old row marked deleted, so every key is live once with its new value.
+func TestLookupAcrossFilesOfALevel(t *testing.T) {
+	ctx := context.Background()
+	I := types.Insert
+	// No file is small: the full compaction moves each commit's file up as it is, one file per
+	// key range on the top level.
+	tbl, _ := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", kvfile.TargetFileSizeOption: "1 b"})
+	want := map[int32]string{}
+	for _, start := range []int32{10, 20, 30} {
+		var rows [][]any
+		for id := start; id < start+10; id++ {
+			rows = append(rows, []any{I, id, "old", id})
+			want[id] = fmt.Sprintf("old/%d", id)
+		}
+		if err := writeRows(t, tbl, rows...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
+		t.Fatal(err)
+	}
+	top := 0
+	for _, b := range latestContents(t, tbl).Buckets {
+		for _, f := range b.DataFiles {
+			if f.Level == 5 {
+				top++
+			}
+		}
+	}
+	if top < 3 {
+		t.Fatalf("%d files on the top level, want one per key range", top)
+	}
+	var rows [][]any
+	for _, id := range []int32{15, 25, 35} {
+		rows = append(rows, []any{I, id, "new", id})
+		want[id] = fmt.Sprintf("new/%d", id)
+	}
+	if err := writeRows(t, tbl, rows...); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+		t.Errorf("after updates of keys in three files of the top level: %v, want %v", got, want)
 	}
 }
