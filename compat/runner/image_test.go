@@ -149,7 +149,7 @@ func TestConformanceImage(t *testing.T) {
 			out, err := step.CombinedOutput()
 			t.Logf("%s: %s", strings.Join(argv, " "), time.Since(start).Round(time.Second))
 			if err != nil {
-				t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, tail(out, 8000))
+				t.Fatalf("%s: %v\nthe rows that failed:\n%s\n%s", strings.Join(argv, " "), err, failedRows(out), tail(out, 8000))
 			}
 			for _, want := range []string{"pkft-conformance: protocol version " + protocol.Version, "producers x consumers (passed/failed", "implementations x roles (passed/failed"} {
 				if !bytes.Contains(out, []byte(want)) {
@@ -205,9 +205,37 @@ func readOutcomes(t *testing.T, path string) map[[2]string]Status {
 }
 
 // tail returns the last n bytes of b.
+// failedRows returns the lines of a matrix printout (the image's output) whose status is fail,
+// with their details: the tail of a long output holds only the grids.
+func failedRows(out []byte) string {
+	var rows []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if fields := strings.Fields(line); len(fields) >= 3 && fields[2] == string(Fail) {
+			rows = append(rows, line)
+		}
+	}
+	if len(rows) == 0 {
+		return "(none in the output)"
+	}
+	return strings.Join(rows, "\n")
+}
+
 func tail(b []byte, n int) []byte {
 	if len(b) > n {
 		return b[len(b)-n:]
 	}
 	return b
+}
+
+func TestFailedRows(t *testing.T) {
+	out := []byte("CASE  DIRECTION  RESULT  DETAIL\n" +
+		"table/differential  go<->java  pass\n" +
+		"search/hostile-queries  go  fail  search timed out\n" +
+		"scale/shards  go->java  skip  no runner\n")
+	if got, want := failedRows(out), "search/hostile-queries  go  fail  search timed out"; got != want {
+		t.Errorf("failedRows: %q, want %q", got, want)
+	}
+	if got := failedRows([]byte("conformance: 3 passed, 0 failed\n")); got != "(none in the output)" {
+		t.Errorf("failedRows of an output without failures: %q", got)
+	}
 }
