@@ -164,7 +164,7 @@ func TestConformanceImage(t *testing.T) {
 			cmd.Env = append(os.Environ(), caseImplEnv+"="+impl.name, caseRolesEnv+"="+roles)
 			start = time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("the same selection outside the image: %v\n%s", err, tail(out, 8000))
+				t.Fatalf("the same selection outside the image: %v\nthe rows that failed:\n%s\n%s", err, failedRows(out), tail(out, 8000))
 			}
 			t.Logf("outside the image: %s", time.Since(start).Round(time.Second))
 			a, b := readOutcomes(t, filepath.Join(outside, "results.json")), readOutcomes(t, filepath.Join(inside, "results.json"))
