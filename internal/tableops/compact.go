@@ -446,12 +446,8 @@ func (c *compaction) Plan(ctx context.Context, contents *table.Contents, keys []
 // compactBucket compacts one bucket; it returns nil results when the bucket needs nothing.
 func (c *compaction) compactBucket(ctx context.Context, tb *table.Bucket, rb *restore.RestoredBucket) (*BucketCompaction, *commit.Change, error) {
 	start := time.Now()
-	// Java's writer restores a bucket only when its files were written with the table's
-	// bucket count (AbstractFileStoreWrite#scanExistingFileMetas): a rescaled table needs
-	// INSERT OVERWRITE first.
-	if tb.TotalBuckets > 0 && int(tb.TotalBuckets) != c.numBuckets {
-		return nil, nil, fmt.Errorf("bucket %d: the table has %d buckets but the bucket's files were written with %d (rescaled tables are not supported): %w",
-			rb.Bucket, c.numBuckets, tb.TotalBuckets, ErrUnsupportedTable)
+	if err := checkBucketCount(tb, c.numBuckets); err != nil {
+		return nil, nil, err
 	}
 	bc, err := c.compactFiles(ctx, rb, rb.DataFiles, rb.DataFiles)
 	if err != nil {

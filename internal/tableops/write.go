@@ -334,9 +334,8 @@ func (w *Writer) bucket(key bucketKey) (*bucketWriter, error) {
 	if tb == nil {
 		tb = &table.Bucket{Partition: []byte(key.partition), Bucket: key.bucket, TotalBuckets: int32(w.numBuckets)}
 	}
-	if tb.TotalBuckets > 0 && int(tb.TotalBuckets) != w.numBuckets {
-		return nil, fmt.Errorf("bucket %d: the table has %d buckets but the bucket's files were written with %d (rescaled tables are not supported): %w",
-			key.bucket, w.numBuckets, tb.TotalBuckets, ErrUnsupportedTable)
+	if err := checkBucketCount(tb, w.numBuckets); err != nil {
+		return nil, err
 	}
 	rb, err := w.r.RestoreBucket(tb)
 	if err != nil {

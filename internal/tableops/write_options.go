@@ -104,6 +104,17 @@ func numBuckets(s *schema.TableSchema) (int, error) {
 	return n, nil
 }
 
+// checkBucketCount refuses a bucket whose files were written with another bucket count than the
+// table's numBuckets, as Java's writer (and so its compaction) refuses to restore it
+// (AbstractFileStoreWrite#scanExistingFileMetas): a rescaled table needs INSERT OVERWRITE first.
+func checkBucketCount(tb *table.Bucket, numBuckets int) error {
+	if tb.TotalBuckets > 0 && int(tb.TotalBuckets) != numBuckets {
+		return fmt.Errorf("bucket %d: the table has %d buckets but the bucket's files were written with %d (rescaled tables are not supported): %w",
+			tb.Bucket, numBuckets, tb.TotalBuckets, ErrUnsupportedTable)
+	}
+	return nil
+}
+
 // ignoreDeleteOf reads ignore-delete with its fallback keys (CoreOptions IGNORE_DELETE).
 func ignoreDeleteOf(opts map[string]string) (bool, error) {
 	for _, k := range []string{IgnoreDeleteOption, "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"} {
