@@ -1,6 +1,7 @@
 package tableops
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"slices"
@@ -105,18 +106,8 @@ func TestCompareBytes(t *testing.T) {
 			}()
 			got = compareBytes(a, b)
 		}()
-		if sign(got) != tc.sign {
+		if cmp.Compare(got, 0) != tc.sign {
 			t.Errorf("compareBytes(%v, %v) = %d, want sign %d", tc.a, tc.b, got, tc.sign)
 		}
 	}
-}
-
-func sign(n int) int {
-	switch {
-	case n < 0:
-		return -1
-	case n > 0:
-		return 1
-	}
-	return 0
 }
