@@ -42,7 +42,7 @@ families='^TestConformance$/^(scenario|source-meta|index-file|maintainer|table|p
 # The module's other test packages whose tests run for a mutant its own package's tests leave
 # alive (those that ran the mutated code): pkft's API tests exercise the maintainer's packages
 # through the operations a user calls.
-module_tests=". "
+module_tests="."
 # The unit tests a mutant does not run: the crash-point suites, which make faults runs (make
 # gotest skips them too).
 unit_skip='^TestCrashPoints(S3|S3Siblings)?$'
@@ -116,38 +116,37 @@ first_failed() {
 select_tests=${MUTATIONS_AUTO_SELECT:-1}
 module=$(cd "$tree" && "$go" list -m) || exit 2
 cover_profiles() {
-	local d=$1 out ipath t
-	out=$work/cover/${d//\//_}
-	rm -rf "$out" && mkdir -p "$out" || return 1
-	ipath=$(cd "$tree" && "$go" list "./$d") || return 1
-	(cd "$tree" && "$go" test -c -vet=off -cover -covermode=set -coverpkg="$ipath" -o "$out/t.test" "./$d") || return 1
-	[ -x "$out/t.test" ] || return 0 # no test files
-	for t in $(cd "$tree/$d" && "$out/t.test" -test.list '.*' | grep -E '^(Test|Fuzz|Example)' | grep -vE "$unit_skip"); do
-		if ! (cd "$tree/$d" && "$out/t.test" -test.run "^$t\$" -test.count=1 -test.coverprofile "$out/$t.cov") >"$out/$t.log" 2>&1; then
-			rm -f "$out"/*.cov
-			return 1
-		fi
-	done
+	local ipath
+	ipath=$(cd "$tree" && "$go" list "./$1") || return 1
+	profile_tests "$1" "$ipath" "$work/cover/${1//\//_}" || { rm -f "$work/cover/${1//\//_}"/*.cov; return 1; }
 }
 
-# module_cover_profiles records, for the module's test package in directory $1, which of its
-# tests run which code of the packages under test ($2, a comma-separated -coverpkg list), as
-# cover_profiles does for a package's own tests, into $work/cover/module_<dir>; it sums the
-# tests' time into module_seconds.
-module_cover_profiles() {
-	local d=$1 out t start
-	out=$work/cover/module_${d//\//_}
+# profile_tests builds the tests of the package in directory $1 with coverage of the packages $2
+# (a -coverpkg list) and runs them one at a time, each writing its profile to $3/<test>.cov;
+# it fails when a test does, and leaves the tests' time in profiled_seconds.
+profile_tests() {
+	local d=$1 out=$3 t start
+	profiled_seconds=0
 	rm -rf "$out" && mkdir -p "$out" || return 1
 	(cd "$tree" && "$go" test -c -vet=off -cover -covermode=set -coverpkg="$2" -o "$out/t.test" "./$d") || return 1
 	[ -x "$out/t.test" ] || return 0 # no test files
 	start=$(date +%s)
-	for t in $(cd "$tree/$d" && "$out/t.test" -test.list '.*' | grep -E '^(Test|Example)' | grep -vE "$unit_skip"); do
+	for t in $(cd "$tree/$d" && "$out/t.test" -test.list '.*' | grep -E '^(Test|Fuzz|Example)' | grep -vE "$unit_skip"); do
 		if ! (cd "$tree/$d" && "$out/t.test" -test.run "^$t\$" -test.count=1 -test.coverprofile "$out/$t.cov") >"$out/$t.log" 2>&1; then
-			echo "mutants: $d's $t fails without a mutation (see $out/$t.log); fix that first" >&2
-			return 2
+			echo "mutants: $d's $t fails without a mutation (see $out/$t.log)" >&2
+			return 1
 		fi
 	done
-	module_seconds[$d]=$(($(date +%s) - start))
+	profiled_seconds=$(($(date +%s) - start))
+}
+
+# unit_killed records a failed unit run, logged in $1, as the mutant's result; $2 (optional)
+# names the test package when it is not the mutant's own.
+unit_killed() {
+	result=killed-unit
+	grep -q '^panic: test timed out' "$1" && result=killed-unit-timeout
+	detail=$(sed -n -E 's/^--- FAIL: ([^ ]*).*/\1/p' "$1" | head -n 1)
+	detail="${2:+$2 }$detail"
 }
 
 # The mutants, and each package's unit tests without a mutation: they must pass, and their time
@@ -180,12 +179,9 @@ declare -A module_seconds
 if [ "$select_tests" != 0 ] && [ -n "$module_tests" ]; then
 	coverpkg=$(cd "$tree" && for p in $packages; do "$go" list "./$p/..."; done | paste -sd, -) || exit 2
 	for d in $module_tests; do
-		module_cover_profiles "$d" "$coverpkg"
-		case $? in
-		0) ;;
-		2) exit 2 ;;
-		*) echo "mutants: no cover profiles of $d's tests (see $work/cover): they run for no mutant" >&2 ;;
-		esac
+		# The module's tests must pass without a mutation, as the packages' own must.
+		profile_tests "$d" "$coverpkg" "$work/cover/module_${d//\//_}" || exit 2
+		module_seconds[$d]=${profiled_seconds:-12}
 	done
 fi
 if [ -n "${MUTATIONS_AUTO_MATCH:-}" ]; then
@@ -250,9 +246,7 @@ while IFS=$'\t' read -r file line col type status <&3; do
 		elif [ "$tests" = none ]; then
 			echo "no unit test of $pkg runs $file:$line" >>"$logs/$name.unit.log"
 		elif ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" "${unit_run[@]}" -timeout "${unit_timeout[$pkg]:-60}s" "./$pkg") >>"$logs/$name.unit.log" 2>&1; then
-			result=killed-unit
-			grep -q '^panic: test timed out' "$logs/$name.unit.log" && result=killed-unit-timeout
-			detail=$(sed -n -E 's/^--- FAIL: ([^ ]*).*/\1/p' "$logs/$name.unit.log" | head -n 1)
+			unit_killed "$logs/$name.unit.log"
 		else
 			ran_tests=1
 		fi
@@ -264,12 +258,9 @@ while IFS=$'\t' read -r file line col type status <&3; do
 			ran_tests=1
 			echo "--- the tests of $d that run $file:$line" >>"$logs/$name.unit.log"
 			if ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" -run "$more" -timeout "$((5 * ${module_seconds[$d]:-12} + 60))s" "./$d") >>"$logs/$name.unit.log" 2>&1; then
-				result=killed-unit
-				grep -q '^panic: test timed out' "$logs/$name.unit.log" && result=killed-unit-timeout
-				detail=$(sed -n -E 's/^--- FAIL: ([^ ]*).*/\1/p' "$logs/$name.unit.log" | head -n 1)
 				tests_of=$d
 				[ "$d" = . ] && tests_of=pkft
-				detail="$tests_of $detail"
+				unit_killed "$logs/$name.unit.log" "$tests_of"
 			fi
 		done
 		if [ -z "$result" ] && [ "$conformance_stage" = 0 ]; then
