@@ -471,3 +471,167 @@ func TestLookupAcrossFilesOfALevel(t *testing.T) {
 		t.Errorf("after updates of keys in three files of the top level: %v, want %v", got, want)
 	}
 }
+
+// TestMinorCompactionWithoutLookupFoldsLevel0Only: a table that needs no lookup (aggregation
+// without deletion vectors or a lookup changelog) compacts its level-0 files into a level below
+// the top without reading the levels above (MergeTreeCompactRewriter, no lookup wrapper): the
+// output holds the sum of the level-0 records alone, the top level keeps its own, and a full
+// compaction then folds both.
+func TestMinorCompactionWithoutLookupFoldsLevel0Only(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := newTable(t, map[string]string{"bucket": "1", "merge-engine": "aggregation",
+		"fields.v.aggregate-function": "sum", "num-sorted-run.compaction-trigger": "2"})
+	write := func(rows ...[]any) {
+		t.Helper()
+		w, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithWriteOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if err := w.Write(ctx, types.Insert, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A top level (2: num-levels is the trigger plus one) much larger than the level-0 files:
+	// the size ratio picks the level-0 runs alone, into level 1.
+	var rows [][]any
+	for id := range int32(2000) {
+		rows = append(rows, []any{id, fmt.Sprintf("row %d of the first commit", id), int32(10)})
+	}
+	write(rows...)
+	if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
+		t.Fatal(err)
+	}
+	write([]any{int32(1), "second", int32(5)})
+	write([]any{int32(1), "third", int32(1)})
+	if _, err := tableops.Compact(ctx, tbl, nil, tableops.WithMinorCompaction()); err != nil {
+		t.Fatal(err)
+	}
+	key1 := func() map[int32][]int32 {
+		byLevel := map[int32][]int32{}
+		forEachRecord(t, tbl, func(_ *table.Bucket, f *meta.DataFileMeta, kv *kvfile.KeyValue) {
+			if kv.Key[0].(int32) == 1 {
+				byLevel[f.Level] = append(byLevel[f.Level], kv.Value[2].(int32))
+			}
+		})
+		return byLevel
+	}
+	if got, want := key1(), map[int32][]int32{1: {6}, 2: {10}}; !maps.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("key 1 by level after the minor compaction: %v, want %v", got, want)
+	}
+	if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := key1(), map[int32][]int32{2: {16}}; !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("key 1 by level after the full compaction: %v, want %v", got, want)
+	}
+}
+
+// TestLookupReadsThroughRecordExpiry: the compaction at commit's lookup reads the levels above
+// through the record-level expiry filter (MergeTreeCompactManagerFactory wraps the reader the
+// lookup levels use, but first-row's): an expired row of a key written again is not found, so
+// no deletion vector marks it and it stays beside the new row until a full compaction drops it.
+func TestLookupReadsThroughRecordExpiry(t *testing.T) {
+	ctx := context.Background()
+	I := types.Insert
+	now := int32(time.Now().Unix())
+	old := now - 7200
+	tbl, root := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true"})
+	// A top level much larger than the updates: the compaction at commit writes them below it.
+	first := [][]any{{I, int32(1), "a", old}}
+	for id := int32(2); id < 2000; id++ {
+		first = append(first, []any{I, id, "b", now})
+	}
+	if err := writeRows(t, tbl, first...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
+		t.Fatal(err)
+	}
+	setOptions(t, root, map[string]string{"record-level.expire-time": "1 h", "record-level.time-field": "v"})
+	if err := writeRows(t, tbl, []any{I, int32(1), "x", now}, []any{I, int32(2), "y", now}); err != nil {
+		t.Fatal(err)
+	}
+	rows := func() map[int32][]string {
+		out := map[int32][]string{}
+		forEachRecord(t, tbl, func(_ *table.Bucket, f *meta.DataFileMeta, kv *kvfile.KeyValue) {
+			if id := kv.Key[0].(int32); id <= 2 {
+				out[id] = append(out[id], kv.Value[1].(string))
+			}
+		})
+		for _, v := range out {
+			slices.Sort(v)
+		}
+		return out
+	}
+	want := map[int32][]string{1: {"a", "x"}, 2: {"y"}}
+	if got := rows(); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("live records after the updates: %v, want %v (the expired row of key 1 not found by the lookup)", got, want)
+	}
+	if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
+		t.Fatal(err)
+	}
+	want = map[int32][]string{1: {"x"}, 2: {"y"}}
+	if got := rows(); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("live records after the full compaction: %v, want %v", got, want)
+	}
+}
+
+// TestDeletionVectorsUnderExternalDataPaths: with index-file-in-data-file-dir and
+// data-file.external-paths, the deletion-vector file the compaction at commit writes goes to the
+// bucket's external directory and its IndexFileMeta records that path (the bucket index path
+// factory is external); the table's own bucket directory holds no index file, and the rows read
+// back through the recorded vectors.
+func TestDeletionVectorsUnderExternalDataPaths(t *testing.T) {
+	I := types.Insert
+	ext := t.TempDir()
+	tbl, root := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true",
+		paths.OptionIndexFileInDataFileDir: "true", paths.OptionExternalPaths: "file://" + ext,
+		paths.OptionExternalPathsStrategy: "round-robin"})
+	var first [][]any
+	for id := range int32(200) {
+		first = append(first, []any{I, id, "old", id})
+	}
+	if err := writeRows(t, tbl, first...); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRows(t, tbl, []any{I, int32(7), "new", int32(7)}); err != nil {
+		t.Fatal(err)
+	}
+	dvFiles := 0
+	for _, b := range latestContents(t, tbl).Buckets {
+		for _, f := range b.IndexFiles {
+			if f.IndexType != meta.IndexTypeDeletionVectors {
+				continue
+			}
+			dvFiles++
+			recorded := ""
+			if f.ExternalPath != nil {
+				recorded = *f.ExternalPath
+			}
+			at := strings.Index(recorded, ext+"/bucket-0/")
+			if !strings.HasPrefix(recorded, "file:") || at < 0 {
+				t.Fatalf("deletion-vector file %s records external path %q, want one under %s", f.FileName, recorded, ext)
+			}
+			if _, err := os.Stat(recorded[at:]); err != nil {
+				t.Errorf("the recorded external path: %v", err)
+			}
+		}
+	}
+	if dvFiles != 1 {
+		t.Fatalf("%d deletion-vector files, want 1", dvFiles)
+	}
+	for _, f := range listFiles(t, root) {
+		if strings.Contains(f, "bucket-") && strings.HasPrefix(filepath.Base(f), "index-") {
+			t.Errorf("index file %s in the table's bucket directory", f)
+		}
+	}
+	got := liveRecords(t, tbl)
+	if len(got) != 200 || got[7] != "new/7" || got[6] != "old/6" {
+		t.Errorf("%d live records, key 7 %q, key 6 %q; want 200, new/7, old/6", len(got), got[7], got[6])
+	}
+}

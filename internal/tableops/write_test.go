@@ -68,7 +68,11 @@ func forEachRecord(t *testing.T, tbl *table.Table, fn func(b *table.Bucket, f *m
 			t.Fatal(err)
 		}
 		for _, f := range rb.DataFiles {
-			rd, err := kvfile.Open(ctx, tbl.FileIO, rb.DataPaths.ToPath(f.FileName, ""), f.FileName, layout)
+			ext := ""
+			if f.ExternalPath != nil {
+				ext = *f.ExternalPath
+			}
+			rd, err := kvfile.Open(ctx, tbl.FileIO, rb.DataPaths.ToPath(f.FileName, ext), f.FileName, layout)
 			if err != nil {
 				t.Fatal(err)
 			}
