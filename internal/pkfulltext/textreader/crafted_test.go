@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
@@ -128,6 +129,48 @@ func TestCraftedCorruptPageNamesItsRowGroup(t *testing.T) {
 		want := fmt.Sprintf("row group %d", rg)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), fmt.Sprintf("row group %d", rg+1)) {
 			t.Errorf("a corrupt page in row group %d: %v, want an error naming %s", rg, err, want)
+		}
+	}
+}
+
+// TestCraftedShortLengthsNamesItsRowGroup: a DELTA_LENGTH_BYTE_ARRAY page whose lengths header
+// counts one value fewer than its definition levels have non-null rows decodes one value short
+// without an error from the decoder; the read fails naming that page's row group.
+func TestCraftedShortLengthsNamesItsRowGroup(t *testing.T) {
+	const rows, perGroup = 300, 100
+	data := bytesOf(t, paimonparquet.Options{RowGroupRows: perGroup, TextEncoding: parquet.Encodings.DeltaLengthByteArray}, rows, func(i int) ([]byte, bool) {
+		return []byte(strings.Repeat("w", i%7+1)), false
+	})
+	if err := drainErr(t, data, rows); err != nil {
+		t.Fatalf("the file as written: %v", err)
+	}
+	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	fm, err := metadata.NewFileMetaData(data[len(data)-8-n:len(data)-8], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The lengths' DELTA_BINARY_PACKED header: block size 128, 4 miniblocks, 100 values
+	// (varints).
+	lengths := []byte{0x80, 0x01, 0x04, 0x64}
+	for _, rg := range []int{0, 1, 2} {
+		var chunk []byte
+		var at int64
+		for _, c := range fm.RowGroups[rg].Columns {
+			if md := c.MetaData; slices.Equal(md.PathInSchema, []string{paimonparquet.DefaultTextName}) {
+				at = md.DataPageOffset
+				chunk = data[at : at+md.TotalCompressedSize]
+			}
+		}
+		i := bytes.Index(chunk, lengths)
+		if i < 0 || bytes.Count(chunk, lengths) != 1 {
+			t.Fatalf("row group %d: the text column's lengths header not found once in % x", rg, chunk[:min(len(chunk), 64)])
+		}
+		crafted := slices.Clone(data)
+		crafted[at+int64(i)+3] = 0x63 // 99 values
+		err := drainErr(t, crafted, rows)
+		want := fmt.Sprintf("row group %d: 99 values for 100 non-null rows", rg)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("lengths of row group %d one short: %v, want %q", rg, err, want)
 		}
 	}
 }

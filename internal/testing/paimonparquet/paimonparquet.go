@@ -91,6 +91,9 @@ type Options struct {
 	Compression compress.Compression
 	// PageV2 writes data pages in the V2 format.
 	PageV2 bool
+	// TextEncoding, when not zero (PLAIN), encodes the text column's values with it (for
+	// example DELTA_LENGTH_BYTE_ARRAY) instead of PLAIN or the dictionary.
+	TextEncoding parquet.Encoding
 	// FirstRow offsets the synthetic columns, so that several files can hold disjoint keys: row i
 	// of the file has id and _KEY_id FirstRow+i+1 and _SEQUENCE_NUMBER FirstRow+i. Text
 	// functions still receive the row's position in the file.
@@ -209,6 +212,9 @@ func Write(w io.Writer, rows int, text TextFunc, o Options) (Stats, error) {
 	}
 	if o.PageIndex {
 		props = append(props, parquet.WithPageIndexEnabled(true))
+	}
+	if o.TextEncoding != parquet.Encodings.Plain {
+		props = append(props, parquet.WithDictionaryFor(o.textName(), false), parquet.WithEncodingFor(o.textName(), o.TextEncoding))
 	}
 	cw := &countingWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<20)
