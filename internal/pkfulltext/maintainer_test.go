@@ -915,3 +915,48 @@ func wantCoveredSources(t *testing.T, m *Maintainer, want ...string) {
 		t.Fatalf("payloadBySourceFile keys = %v, want %v", got, want)
 	}
 }
+
+// deleteRecorder is an IndexFileDeleter that records the names it deletes.
+type deleteRecorder struct{ names []string }
+
+func (d *deleteRecorder) DeleteIndexFile(_ context.Context, f *meta.IndexFileMeta) error {
+	d.names = append(d.names, f.FileName)
+	return nil
+}
+
+// TestRemovePayloadsDeletesWhatTheCallCreated: removing a call's inputs deletes an archive the
+// same call created (it was never committed) and reports the others as removed, every input
+// dropped from the current archives, whatever the order.
+func TestRemovePayloadsDeletesWhatTheCallCreated(t *testing.T) {
+	a, b, c := &meta.IndexFileMeta{FileName: "a"}, &meta.IndexFileMeta{FileName: "b"}, &meta.IndexFileMeta{FileName: "c"}
+	rec := &deleteRecorder{}
+	m := &Maintainer{deleter: rec, current: []*meta.IndexFileMeta{a, b, c}}
+	call := &callChanges{created: []*meta.IndexFileMeta{a}, generated: []*meta.IndexFileMeta{a}}
+	if err := m.removePayloads(context.Background(), []*meta.IndexFileMeta{a, b}, call); err != nil {
+		t.Fatal(err)
+	}
+	names := func(fs []*meta.IndexFileMeta) []string {
+		out := []string{}
+		for _, f := range fs {
+			out = append(out, f.FileName)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{
+		{"current", names(m.current), []string{"c"}},
+		{"created", names(call.created), []string{}},
+		{"generated", names(call.generated), []string{}},
+		{"removed", names(call.removed), []string{"b"}},
+		{"deleted", rec.names, []string{"a"}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	if err := m.removePayloads(context.Background(), []*meta.IndexFileMeta{a}, call); err == nil {
+		t.Error("removing an archive no longer current: no error")
+	}
+}
