@@ -635,3 +635,41 @@ func TestDeletionVectorsUnderExternalDataPaths(t *testing.T) {
 		t.Errorf("%d live records, key 7 %q, key 6 %q; want 200, new/7, old/6", len(got), got[7], got[6])
 	}
 }
+
+// TestLookupOfLevel0FilesMergedTogether: under deletion vectors, level-0 files merged with one
+// another (written without the compaction at commit, then compacted) still look their keys up in
+// the levels above (ForceUpLevel0Compaction picks them; the lookup rewriter merges them): the
+// top level's old row of an updated key is marked deleted, so the key is live once.
+func TestLookupOfLevel0FilesMergedTogether(t *testing.T) {
+	ctx := context.Background()
+	I := types.Insert
+	tbl, _ := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true"})
+	want := map[int32]string{}
+	var rows [][]any
+	for id := range int32(2000) {
+		rows = append(rows, []any{I, id, "old", id})
+		want[id] = fmt.Sprintf("old/%d", id)
+	}
+	if err := writeRows(t, tbl, rows...); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"a", "b"} {
+		w, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithWriteOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(ctx, I, []any{int32(7), v, int32(7)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tableops.Compact(ctx, tbl, nil, tableops.WithMinorCompaction()); err != nil {
+		t.Fatal(err)
+	}
+	want[7] = "b/7"
+	if got := liveRecords(t, tbl); !maps.Equal(got, want) {
+		t.Errorf("after the minor compaction: key 7 %q, %d keys; want %q, %d", got[7], len(got), want[7], len(want))
+	}
+}

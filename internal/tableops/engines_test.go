@@ -338,6 +338,7 @@ func TestRowKindField(t *testing.T) {
 		t.Fatalf("after a delete under ignore-delete: %v, want %v", got, want)
 	}
 	for field, msg := range map[string]string{"v": "only support string type for rowkind, but v is INT",
+		"id":   "only support string type for rowkind, but id is INT", // the schema's first field
 		"nope": "Rowkind field: 'nope' can not be found in table schema."} {
 		setOptions(t, root, map[string]string{"rowkind.field": field})
 		before := listFiles(t, root)

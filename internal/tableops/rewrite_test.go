@@ -14,6 +14,7 @@ import (
 	"github.com/paimon-pkft/pkft/internal/inspect"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
+	"github.com/paimon-pkft/pkft/internal/types"
 )
 
 // copyTable copies a checked-in golden table into a temporary directory.
@@ -166,5 +167,52 @@ func TestRewriteMetadataRetriesWhenTheCommitLoses(t *testing.T) {
 	want = slices.Compact(want)
 	if got := listNames(t, filepath.Join(root, "manifest")); !slices.Equal(got, want) {
 		t.Errorf("manifest directory after the retried rewrite:\n got  %v\n want %v", got, want)
+	}
+}
+
+// TestRewriteMetadataKeepsIndexFiles: the rewrite writes the index manifest again under a new
+// name with the same entries (here a deletion-vector file), and a snapshot without an index
+// manifest stays without one.
+func TestRewriteMetadataKeepsIndexFiles(t *testing.T) {
+	ctx := context.Background()
+	I := types.Insert
+	for _, dv := range []bool{true, false} {
+		tbl, _ := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": strconv.FormatBool(dv)})
+		var rows [][]any
+		for id := range int32(50) {
+			rows = append(rows, []any{I, id, "old", id})
+		}
+		if err := writeRows(t, tbl, rows...); err != nil {
+			t.Fatal(err)
+		}
+		if dv {
+			if err := writeRows(t, tbl, []any{I, int32(3), "new", int32(3)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		old := latestContents(t, tbl)
+		if dv != (old.IndexEntries != nil) {
+			t.Fatalf("dv=%v: index entries %v before the rewrite", dv, old.IndexEntries)
+		}
+		snap, err := tableops.RewriteMetadata(ctx, tbl, "test-user")
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := latestContents(t, tbl)
+		if now.Snapshot.ID != snap.ID {
+			t.Fatalf("dv=%v: latest snapshot %d, want the rewrite's %d", dv, now.Snapshot.ID, snap.ID)
+		}
+		if !dv {
+			if snap.IndexManifest != nil {
+				t.Errorf("a snapshot without an index manifest rewritten with one: %s", *snap.IndexManifest)
+			}
+			continue
+		}
+		if snap.IndexManifest == nil || *snap.IndexManifest == *old.Snapshot.IndexManifest {
+			t.Errorf("index manifest %v after the rewrite, want a new one beside %s", snap.IndexManifest, *old.Snapshot.IndexManifest)
+		}
+		if d := cmp.Diff(old.IndexEntries, now.IndexEntries); d != "" {
+			t.Errorf("index entries changed (-before +after):\n%s", d)
+		}
 	}
 }
