@@ -223,3 +223,42 @@ func TestWriteRowKindFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTakesTheTableMaxRetries: without WithMaxRetries, a writer retries a lost race as
+// often as the table's commit.max-retries says (as Java's FileStoreCommitImpl reads it): with 0
+// its one attempt lost to a concurrent append is ErrWriteConflict, with nothing left behind; with
+// 1 the same race is retried and the write commits.
+func TestWriteTakesTheTableMaxRetries(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	for _, retries := range []string{"0", "1"} {
+		root := copyGolden(t, "ft-default-partitioned")
+		setOptions(t, root, map[string]string{commit.CommitMaxRetriesOption: retries})
+		tbl := table.Open(fileio.NewLocal(), root)
+		concurrent := false
+		w, err := tableops.OpenWriter(ctx, tbl, eng, tableops.WithWriteOnly(), tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+			if concurrent {
+				return nil
+			}
+			concurrent = true
+			return appendRows(ctx, tbl, eng, 7000, 10)
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(ctx, types.Insert, []any{"eu", int32(19753), int32(6000), "the writer's row"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.Commit(ctx)
+		if retries == "0" {
+			if !errors.Is(err, tableops.ErrWriteConflict) {
+				t.Errorf("a write losing its one attempt (%s = 0): %v, want %v", commit.CommitMaxRetriesOption, err, tableops.ErrWriteConflict)
+			}
+			checkNoOrphanFiles(t, tbl, root)
+			continue
+		}
+		if err != nil {
+			t.Errorf("a write losing its first attempt (%s = 1): %v", commit.CommitMaxRetriesOption, err)
+		}
+	}
+}
