@@ -31,6 +31,8 @@
 #   MUTATIONS_AUTO_SELECT     0 runs every unit test of a mutant's package for it; by default
 #                             only the tests whose cover profile ran the mutated code run (none
 #                             when no test ran it; all when it is outside every function)
+#   MUTATIONS_AUTO_JOBS       how many mutants run at once (default 1), each worker in its own
+#                             copy of the tree; the conformance runs of survivors take turns
 #   MUTATION_RUN, MUTATION_TIMEOUT   the -run selection and go test -timeout of a conformance run
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -57,6 +59,12 @@ go=${GO:-go}
 packages=${MUTATIONS_AUTO_PACKAGES:-$packages}
 module_tests=${MUTATIONS_AUTO_MODULE_TESTS-$module_tests}
 max=${MUTATIONS_AUTO_MAX:-0}
+jobs_n=${MUTATIONS_AUTO_JOBS:-1}
+case $jobs_n in '' | *[!0-9]* | 0) echo "mutants: MUTATIONS_AUTO_JOBS must be a positive number, not '$jobs_n'" >&2; exit 2 ;; esac
+if [ "$jobs_n" -gt 1 ] && ! command -v flock >/dev/null; then
+	echo "mutants: MUTATIONS_AUTO_JOBS=$jobs_n needs flock (util-linux), which is not installed" >&2
+	exit 2
+fi
 work=${MUTATIONS_AUTO_DIR:-.cache/mutations-auto}
 report=${MUTATIONS_AUTO_REPORT:-compat/report/mutations-auto.md}
 run=${MUTATION_RUN:-$families}
@@ -95,10 +103,14 @@ export PKFT_REQUIRE_GO=1
 runner=$work/pkft-runner
 
 # conformance runs the families through the runner built from the copy, into the log $1.
+# Workers take turns (one conformance run at a time: each starts JVMs and an S3 server).
 conformance() {
 	(cd "$tree" && "$go" build -o "$runner" ./compat/go) >"$1" 2>&1 || return 3
-	(cd compat/runner && PKFT_IMPL_GO="$runner serve" "$work/runner.test" -test.count=1 -test.failfast \
-		-test.timeout "$timeout" -test.v -test.run "$run") >>"$1" 2>&1
+	(
+		[ "$jobs_n" -eq 1 ] || flock 9
+		cd compat/runner && PKFT_IMPL_GO="$runner serve" "$work/runner.test" -test.count=1 -test.failfast \
+			-test.timeout "$timeout" -test.v -test.run "$run"
+	) >>"$1" 2>&1 9>"$work/conformance.lock"
 }
 
 # first_failed: the first failing case of a log (as scripts/mutations.sh finds it).
@@ -215,83 +227,119 @@ if [ "$conformance_stage" != 0 ] && [ "${MUTATIONS_AUTO_BASELINE:-1}" != 0 ]; th
 	echo "mutants: conformance baseline passed (no mutation)"
 fi
 
-: >"$results"
-i=0
-while IFS=$'\t' read -r file line col type status <&3; do
-	i=$((i + 1))
-	id="$file:$line:$col $type"
-	name=$(printf '%s' "$id" | tr '/: ' '___')
-	pkg=$(dirname "$file")
-	cp "$tree/$file" "$work/orig.go" || exit 2
-	start=$(date +%s)
-	result="" detail=""
-	"$work/auto" apply -root "$tree" "$file" "$line" "$col" "$type" 2>"$logs/$name.apply.log"
-	case $? in
-	0) ;;
-	3) result=no-change ;;
-	*) echo "mutants: cannot apply $id (see $logs/$name.apply.log)" >&2; exit 2 ;;
-	esac
-	# The unit tests to run: those that ran the mutated code (see cover_profiles).
-	tests=all
-	if [ "$select_tests" != 0 ] && compgen -G "$work/cover/${pkg//\//_}/*.cov" >/dev/null; then
-		tests=$("$work/auto" covering -profiles "$work/cover/${pkg//\//_}" -module "$module" "$file" "$line" "$col") || exit 2
+# run_mutants K runs worker K's share of the mutants (every jobs_n-th, from the K-th) in its
+# own copy of the tree (worker 1 in the tree itself), writing "index<TAB>result line" rows to
+# $results.K and a line a mutant to the output.
+run_mutants() {
+	local k=$1 i=0 orig=$work/orig-$1.go
+	if [ "$k" -gt 1 ]; then
+		tree=$work/tree-$k runner=$work/pkft-runner-$k
 	fi
-	unit_run=()
-	[ "$tests" = all ] || unit_run=(-run "$tests")
-	if [ -z "$result" ]; then
-		diff -u --label "a/$file" --label "b/$file" "$work/orig.go" "$tree/$file" >"$diffs/$name.diff"
-		ran_tests=0
-		if ! (cd "$tree" && "$go" build "./$pkg") >"$logs/$name.unit.log" 2>&1; then
-			result=not-viable
-		elif [ "$tests" = none ]; then
-			echo "no unit test of $pkg runs $file:$line" >>"$logs/$name.unit.log"
-		elif ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" "${unit_run[@]}" -timeout "${unit_timeout[$pkg]:-60}s" "./$pkg") >>"$logs/$name.unit.log" 2>&1; then
-			unit_killed "$logs/$name.unit.log"
-		else
-			ran_tests=1
+	: >"$results.$k"
+	while IFS=$'\t' read -r file line col type status <&3; do
+		i=$((i + 1))
+		[ $(((i - 1) % jobs_n)) -eq $((k - 1)) ] || continue
+		id="$file:$line:$col $type"
+		name=$(printf '%s' "$id" | tr '/: ' '___')
+		pkg=$(dirname "$file")
+		cp "$tree/$file" "$orig" || return 2
+		start=$(date +%s)
+		result="" detail=""
+		"$work/auto" apply -root "$tree" "$file" "$line" "$col" "$type" 2>"$logs/$name.apply.log"
+		case $? in
+		0) ;;
+		3) result=no-change ;;
+		*) echo "mutants: cannot apply $id (see $logs/$name.apply.log)" >&2; return 2 ;;
+		esac
+		# The unit tests to run: those that ran the mutated code (see cover_profiles).
+		tests=all
+		if [ "$select_tests" != 0 ] && compgen -G "$work/cover/${pkg//\//_}/*.cov" >/dev/null; then
+			tests=$("$work/auto" covering -profiles "$work/cover/${pkg//\//_}" -module "$module" "$file" "$line" "$col") || return 2
 		fi
-		# Then the module's other tests that ran the mutated code (pkft's API tests).
-		for d in $module_tests; do
-			[ -z "$result" ] && compgen -G "$work/cover/module_${d//\//_}/*.cov" >/dev/null || continue
-			more=$("$work/auto" covering -profiles "$work/cover/module_${d//\//_}" -module "$module" "$file" "$line" "$col") || exit 2
-			case $more in none | all) continue ;; esac
-			ran_tests=1
-			echo "--- the tests of $d that run $file:$line" >>"$logs/$name.unit.log"
-			if ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" -run "$more" -timeout "$((5 * ${module_seconds[$d]:-12} + 60))s" "./$d") >>"$logs/$name.unit.log" 2>&1; then
-				tests_of=$d
-				[ "$d" = . ] && tests_of=pkft
-				unit_killed "$logs/$name.unit.log" "$tests_of"
-			fi
-		done
-		if [ -z "$result" ] && [ "$conformance_stage" = 0 ]; then
-			result=lived detail="unit tests only (conformance not run)"
-			[ "$ran_tests" = 1 ] || detail="$detail; no unit test runs it"
-		fi
-		if [ -z "$result" ] && [ "${MUTATIONS_AUTO_EQUIVALENT:-}" != run ] &&
-			[ "$("$work/auto" verdict -triage "$triage" "$id")" = equivalent ]; then
-			result=lived detail="triaged equivalent (conformance not run)"
-		fi
+		unit_run=()
+		[ "$tests" = all ] || unit_run=(-run "$tests")
 		if [ -z "$result" ]; then
-			conformance "$logs/$name.conformance.log"
-			rc=$?
-			first=$(first_failed "$logs/$name.conformance.log")
-			if [ "$rc" -eq 3 ]; then
-				echo "mutants: the Go runner does not build with $id (see $logs/$name.conformance.log)" >&2
-				cp "$work/orig.go" "$tree/$file"
-				exit 2
-			elif [ -n "$first" ]; then
-				result=killed-conformance detail=$first
-			elif [ "$rc" -ne 0 ]; then
-				result=undecided detail="no case failed, the run did (exit $rc): $logs/$name.conformance.log"
+			diff -u --label "a/$file" --label "b/$file" "$orig" "$tree/$file" >"$diffs/$name.diff"
+			ran_tests=0
+			# go test builds the package first: a mutant it cannot build is not viable.
+			if [ "$tests" = none ]; then
+				if ! (cd "$tree" && "$go" build "./$pkg") >"$logs/$name.unit.log" 2>&1; then
+					result=not-viable
+				else
+					echo "no unit test of $pkg runs $file:$line" >>"$logs/$name.unit.log"
+				fi
+			elif ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" "${unit_run[@]}" -timeout "${unit_timeout[$pkg]:-60}s" "./$pkg") >"$logs/$name.unit.log" 2>&1; then
+				if grep -qE '^FAIL[[:space:]].*\[(build|setup) failed\]$' "$logs/$name.unit.log"; then
+					result=not-viable
+				else
+					unit_killed "$logs/$name.unit.log"
+				fi
 			else
-				result=lived
+				ran_tests=1
+			fi
+			# A survivor the triage calls equivalent takes no further step (its own package's
+			# tests, which ran, tell whether the triage went stale).
+			if [ -z "$result" ] && [ "${MUTATIONS_AUTO_EQUIVALENT:-}" != run ] &&
+				[ "$("$work/auto" verdict -triage "$triage" "$id")" = equivalent ]; then
+				result=lived detail="triaged equivalent (module tests and conformance not run)"
+			fi
+			# Then the module's other tests that ran the mutated code (pkft's API tests).
+			for d in $module_tests; do
+				[ -z "$result" ] && compgen -G "$work/cover/module_${d//\//_}/*.cov" >/dev/null || continue
+				more=$("$work/auto" covering -profiles "$work/cover/module_${d//\//_}" -module "$module" "$file" "$line" "$col") || return 2
+				case $more in none | all) continue ;; esac
+				ran_tests=1
+				echo "--- the tests of $d that run $file:$line" >>"$logs/$name.unit.log"
+				if ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" -run "$more" -timeout "$((5 * ${module_seconds[$d]:-12} + 60))s" "./$d") >>"$logs/$name.unit.log" 2>&1; then
+					tests_of=$d
+					[ "$d" = . ] && tests_of=pkft
+					unit_killed "$logs/$name.unit.log" "$tests_of"
+				fi
+			done
+			if [ -z "$result" ] && [ "$conformance_stage" = 0 ]; then
+				result=lived detail="unit tests only (conformance not run)"
+				[ "$ran_tests" = 1 ] || detail="$detail; no unit test runs it"
+			fi
+			if [ -z "$result" ]; then
+				conformance "$logs/$name.conformance.log"
+				rc=$?
+				first=$(first_failed "$logs/$name.conformance.log")
+				if [ "$rc" -eq 3 ]; then
+					echo "mutants: the Go runner does not build with $id (see $logs/$name.conformance.log)" >&2
+					cp "$orig" "$tree/$file"
+					return 2
+				elif [ -n "$first" ]; then
+					result=killed-conformance detail=$first
+				elif [ "$rc" -ne 0 ]; then
+					result=undecided detail="no case failed, the run did (exit $rc): $logs/$name.conformance.log"
+				else
+					result=lived
+				fi
 			fi
 		fi
-	fi
-	cp "$work/orig.go" "$tree/$file" || exit 2
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$file" "$line" "$col" "$type" "$result" "$detail" >>"$results"
-	printf 'mutant %-60s %s%s (%ds)\n' "$id" "$result" "${detail:+ by $detail}" "$(($(date +%s) - start))"
-done 3<"$work/mutants.tsv"
+		cp "$orig" "$tree/$file" || return 2
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$file" "$line" "$col" "$type" "$result" "$detail" >>"$results.$k"
+		printf 'mutant %-60s %s%s (%ds)\n' "$id" "$result" "${detail:+ by $detail}" "$(($(date +%s) - start))"
+	done 3<"$work/mutants.tsv"
+}
+
+# The workers: worker 1 in the tree, the others in copies of it made now (with the cover
+# profiles' run behind them, identical to it). Their rows go back into the listing's order.
+rm -f "$results" "$results".*
+for k in $(seq 2 "$jobs_n"); do
+	rm -rf "$work/tree-$k" && cp -a "$tree" "$work/tree-$k" || exit 2
+done
+pids=()
+for k in $(seq 1 "$jobs_n"); do
+	run_mutants "$k" &
+	pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do
+	wait "$pid" || failed=1
+done
+[ "$failed" = 0 ] || { echo "mutants: a worker stopped (above)" >&2; exit 2; }
+sort -t $'\t' -k1,1n "$results".* | cut -f2- >"$results" || exit 2
 
 "$work/auto" report -triage "$triage" -diffs "$diffs" -title "$title" -o "$report" "$results" | tee "$work/score.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 2
