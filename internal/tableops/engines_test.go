@@ -421,3 +421,41 @@ func TestRecordLevelExpire(t *testing.T) {
 		t.Error("a STRING time field: files changed")
 	}
 }
+
+// TestRowKindFieldFirst: a rowkind.field that is the schema's first field decides each row's
+// kind as any other field does.
+func TestRowKindFieldFirst(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "t")
+	opts := map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "rowkind.field": "op"}
+	sch := &schema.TableSchema{Version: 3, HighestFieldID: 2, PrimaryKeys: []string{"id"},
+		Fields: []types.DataField{types.Field(0, "op", types.String()), types.Field(1, "id", types.Int().AsNotNull()),
+			types.Field(2, "content", types.String())},
+		Options: opts, OptionOrder: slices.Sorted(maps.Keys(opts))}
+	if err := os.MkdirAll(filepath.Join(root, "schema"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "schema", "schema-0"), sch.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tbl := table.Open(fileio.NewLocal(), root)
+	for _, rows := range [][][]any{{{"+I", int32(1), "a"}, {"+I", int32(2), "b"}}, {{"-D", int32(1), "a"}}} {
+		w, err := tableops.OpenWriter(ctx, tbl, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			// The caller's kind is Insert: the field decides.
+			if err := w.Write(ctx, types.Insert, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := mergedRows(t, tbl)
+	if len(got) != 1 {
+		t.Errorf("live rows %v, want key 2's alone (key 1 deleted by its -D)", got)
+	}
+}
