@@ -385,22 +385,12 @@ func TestLookupUpgradeOfLevel0(t *testing.T) {
 // leaves no file.
 func TestIndexNewRowsDropsDeletesUnderDeletionVectors(t *testing.T) {
 	eng, _ := engine(t)
-	ctx := context.Background()
 	I, D := types.Insert, types.Delete
 	tbl, _ := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true",
 		"pk-full-text.index.columns": "content", kvfile.TargetFileSizeOption: "1 b"})
 	write := func(rows ...[]any) {
 		t.Helper()
-		w, err := tableops.OpenWriter(ctx, tbl, eng, tableops.WithIndexNewRows())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rows {
-			if err := w.Write(ctx, r[0].(types.RowKind), r[1:]); err != nil {
-				t.Fatal(errors.Join(err, w.Abort(ctx)))
-			}
-		}
-		if _, err := w.Commit(ctx); err != nil {
+		if err := writeRowsWith(tbl, eng, []tableops.MaintainOption{tableops.WithIndexNewRows()}, rows...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -483,31 +473,23 @@ func TestMinorCompactionWithoutLookupFoldsLevel0Only(t *testing.T) {
 		"fields.v.aggregate-function": "sum", "num-sorted-run.compaction-trigger": "2"})
 	write := func(rows ...[]any) {
 		t.Helper()
-		w, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithWriteOnly())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rows {
-			if err := w.Write(ctx, types.Insert, r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := w.Commit(ctx); err != nil {
+		if err := writeRowsWith(tbl, nil, []tableops.MaintainOption{tableops.WithWriteOnly()}, rows...); err != nil {
 			t.Fatal(err)
 		}
 	}
+	I := types.Insert
 	// A top level (2: num-levels is the trigger plus one) much larger than the level-0 files:
 	// the size ratio picks the level-0 runs alone, into level 1.
 	var rows [][]any
 	for id := range int32(2000) {
-		rows = append(rows, []any{id, fmt.Sprintf("row %d of the first commit", id), int32(10)})
+		rows = append(rows, []any{I, id, fmt.Sprintf("row %d of the first commit", id), int32(10)})
 	}
 	write(rows...)
 	if _, err := tableops.Compact(ctx, tbl, nil); err != nil {
 		t.Fatal(err)
 	}
-	write([]any{int32(1), "second", int32(5)})
-	write([]any{int32(1), "third", int32(1)})
+	write([]any{I, int32(1), "second", int32(5)})
+	write([]any{I, int32(1), "third", int32(1)})
 	if _, err := tableops.Compact(ctx, tbl, nil, tableops.WithMinorCompaction()); err != nil {
 		t.Fatal(err)
 	}
@@ -654,14 +636,7 @@ func TestLookupOfLevel0FilesMergedTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"a", "b"} {
-		w, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithWriteOnly())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(ctx, I, []any{int32(7), v, int32(7)}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Commit(ctx); err != nil {
+		if err := writeRowsWith(tbl, nil, []tableops.MaintainOption{tableops.WithWriteOnly()}, []any{I, int32(7), v, int32(7)}); err != nil {
 			t.Fatal(err)
 		}
 	}

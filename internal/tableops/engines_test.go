@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/fulltext"
 	"github.com/paimon-pkft/pkft/internal/kvfile"
 	"github.com/paimon-pkft/pkft/internal/mergetree"
 	"github.com/paimon-pkft/pkft/internal/meta"
@@ -138,8 +139,14 @@ func newTable(t *testing.T, opts map[string]string) (*table.Table, string) {
 // writeRows writes rows of (kind, id, content, v) and commits them.
 func writeRows(t *testing.T, tbl *table.Table, rows ...[]any) error {
 	t.Helper()
+	return writeRowsWith(tbl, nil, nil, rows...)
+}
+
+// writeRowsWith writes rows of (kind, values...) through a writer opened with eng and opts, and
+// commits them; a failed write aborts the writer.
+func writeRowsWith(tbl *table.Table, eng fulltext.Engine, opts []tableops.MaintainOption, rows ...[]any) error {
 	ctx := context.Background()
-	w, err := tableops.OpenWriter(ctx, tbl, nil)
+	w, err := tableops.OpenWriter(ctx, tbl, eng, opts...)
 	if err != nil {
 		return err
 	}
@@ -425,7 +432,6 @@ func TestRecordLevelExpire(t *testing.T) {
 // TestRowKindFieldFirst: a rowkind.field that is the schema's first field decides each row's
 // kind as any other field does.
 func TestRowKindFieldFirst(t *testing.T) {
-	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "t")
 	opts := map[string]string{"bucket": "1", "deletion-vectors.enabled": "true", "rowkind.field": "op"}
 	sch := &schema.TableSchema{Version: 3, HighestFieldID: 2, PrimaryKeys: []string{"id"},
@@ -439,18 +445,10 @@ func TestRowKindFieldFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := table.Open(fileio.NewLocal(), root)
-	for _, rows := range [][][]any{{{"+I", int32(1), "a"}, {"+I", int32(2), "b"}}, {{"-D", int32(1), "a"}}} {
-		w, err := tableops.OpenWriter(ctx, tbl, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rows {
-			// The caller's kind is Insert: the field decides.
-			if err := w.Write(ctx, types.Insert, r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := w.Commit(ctx); err != nil {
+	// The caller's kind is Insert throughout: the field decides.
+	I := types.Insert
+	for _, rows := range [][][]any{{{I, "+I", int32(1), "a"}, {I, "+I", int32(2), "b"}}, {{I, "-D", int32(1), "a"}}} {
+		if err := writeRowsWith(tbl, nil, nil, rows...); err != nil {
 			t.Fatal(err)
 		}
 	}
