@@ -198,28 +198,54 @@ func TestExpiryAfterCommit(t *testing.T) {
 			}
 		})
 	}
-	t.Run("expiry fails", func(t *testing.T) {
-		root := copySortedTable(t, retain)
-		// A consumer file that is not one: Java's ConsumerManager fails to read it as well.
-		if err := os.MkdirAll(filepath.Join(root, "consumer"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, "consumer", "consumer-broken"), []byte("not json"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tbl := table.Open(fileio.NewLocal(), root)
-		res, err := tableops.Maintain(ctx, tbl, nil, later)
-		if !errors.Is(err, tableops.ErrExpireAfterCommit) {
-			t.Fatalf("got %v, want the expiry failure", err)
-		}
-		latest, lerr := tbl.Latest(ctx)
-		if lerr != nil {
-			t.Fatal(lerr)
-		}
-		if res == nil || res.Snapshot == nil || res.Snapshot.ID != latest.ID {
-			t.Errorf("result %+v, want the committed snapshot %d", res, latest.ID)
-		}
-	})
+	for _, write := range []bool{false, true} {
+		t.Run(fmt.Sprintf("expiry fails, write=%v", write), func(t *testing.T) {
+			root := copySortedTable(t, retain)
+			// A consumer file that is not one: Java's ConsumerManager fails to read it as well.
+			if err := os.MkdirAll(filepath.Join(root, "consumer"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, "consumer", "consumer-broken"), []byte("not json"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tbl := table.Open(fileio.NewLocal(), root)
+			before, err := tbl.Latest(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var committed *snapshot.Snapshot
+			if write {
+				var w *tableops.Writer
+				if w, err = tableops.OpenWriter(ctx, tbl, nil, later); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Write(ctx, types.Insert, []any{int32(9001), "a writer's commit"}); err != nil {
+					t.Fatal(errors.Join(err, w.Abort(ctx)))
+				}
+				var res *tableops.WriteResult
+				if res, err = w.Commit(ctx); res != nil {
+					committed = res.Snapshot
+				}
+			} else {
+				var res *tableops.MaintainResult
+				if res, err = tableops.Maintain(ctx, tbl, nil, later); res != nil {
+					committed = res.Snapshot
+				}
+			}
+			if !errors.Is(err, tableops.ErrExpireAfterCommit) {
+				t.Fatalf("got %v, want the expiry failure", err)
+			}
+			latest, lerr := tbl.Latest(ctx)
+			if lerr != nil {
+				t.Fatal(lerr)
+			}
+			// The result holds the committed snapshot (a writer's APPEND one, a COMPACT one of
+			// its compaction at commit after it).
+			if committed == nil || committed.ID <= before.ID || committed.ID > latest.ID {
+				t.Errorf("result's snapshot %+v, want one committed after %d, up to the latest %d", committed, before.ID, latest.ID)
+			}
+		})
+	}
 }
 
 // TestMaintainPlansEachBucketOnce: a maintenance no other writer races plans each bucket once

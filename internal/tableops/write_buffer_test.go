@@ -2,6 +2,7 @@ package tableops_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/paimon-pkft/pkft/internal/fileio"
+	"github.com/paimon-pkft/pkft/internal/snapshot"
 	"github.com/paimon-pkft/pkft/internal/table"
 	"github.com/paimon-pkft/pkft/internal/tableops"
 	"github.com/paimon-pkft/pkft/internal/types"
@@ -133,9 +135,11 @@ func TestSpillingWriteBuffer(t *testing.T) {
 	}
 }
 
-// TestSpilledRunsDeletedOnAbort: an aborted writer whose buffer spilled deletes its runs and spill
-// directory, and commits nothing.
-func TestSpilledRunsDeletedOnAbort(t *testing.T) {
+// spilledWriter opens a writer on a copy of the partitioned-dv table with an 8 kb write buffer,
+// its spill directory under a new TMPDIR (returned), and writes spillRows into it; it returns
+// the table's latest snapshot before the write too.
+func spilledWriter(t *testing.T) (*table.Table, *tableops.Writer, string, *snapshot.Snapshot) {
+	t.Helper()
 	ctx := context.Background()
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -152,6 +156,14 @@ func TestSpilledRunsDeletedOnAbort(t *testing.T) {
 	if err := spillRows(func(kind types.RowKind, row []any) error { return w.Write(ctx, kind, row) }); err != nil {
 		t.Fatal(err)
 	}
+	return tbl, w, tmp, before
+}
+
+// TestSpilledRunsDeletedOnAbort: an aborted writer whose buffer spilled deletes its runs and spill
+// directory, and commits nothing.
+func TestSpilledRunsDeletedOnAbort(t *testing.T) {
+	ctx := context.Background()
+	tbl, w, tmp, before := spilledWriter(t)
 	if _, runs := spillFiles(t, tmp); len(runs) == 0 {
 		t.Fatal("the buffer did not spill")
 	}
@@ -243,5 +255,117 @@ func TestSpillingWriteBufferSequenceField(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no key checked")
+	}
+}
+
+// TestFullWriteBufferFlushes: a bucket whose buffer fills up and cannot spill writes its records
+// as a level-0 file and takes the record that did not fit into the emptied buffer
+// (MergeTreeWriter#write): every row written is read back, from several level-0 files.
+func TestFullWriteBufferFlushes(t *testing.T) {
+	tbl, _ := newTable(t, map[string]string{"bucket": "1", "write-buffer-size": "48 kb", "page-size": "16 kb",
+		"write-buffer-spillable": "false"})
+	var rows [][]any
+	for id := range int32(2000) {
+		rows = append(rows, []any{types.Insert, id, fmt.Sprintf("a row long enough to fill pages %d", id), id})
+	}
+	if err := writeRowsWith(tbl, nil, []tableops.MaintainOption{tableops.WithWriteOnly()}, rows...); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	for _, b := range latestContents(t, tbl).Buckets {
+		files += len(b.DataFiles)
+	}
+	if files < 2 {
+		t.Fatalf("%d data files: a 48 kb buffer for 2000 rows flushed nothing early", files)
+	}
+	got := mergedRows(t, tbl)
+	if len(got) != len(rows) {
+		t.Fatalf("%d rows read back, want %d", len(got), len(rows))
+	}
+	for _, r := range got {
+		if id := r[0].(int32); r[1] != fmt.Sprintf("a row long enough to fill pages %d", id) || r[2] != id {
+			t.Fatalf("row %v", r)
+		}
+	}
+}
+
+// deleteFailingIO fails the Delete of every file whose name starts with prefix.
+type deleteFailingIO struct {
+	fileio.FileIO
+	prefix string
+}
+
+var errDeleteInjected = errors.New("injected delete failure")
+
+func (f deleteFailingIO) Delete(ctx context.Context, path string) error {
+	if strings.HasPrefix(filepath.Base(path), f.prefix) {
+		return errDeleteInjected
+	}
+	return f.FileIO.Delete(ctx, path)
+}
+
+// TestAbortReportsWhatItCouldNotDelete: an aborted writer deletes the data files it flushed
+// early; a delete that fails is in Abort's error (the file is left for orphan removal), not
+// dropped.
+func TestAbortReportsWhatItCouldNotDelete(t *testing.T) {
+	ctx := context.Background()
+	_, root := newTable(t, map[string]string{"bucket": "1", "write-buffer-size": "48 kb", "page-size": "16 kb",
+		"write-buffer-spillable": "false"})
+	tbl := table.Open(deleteFailingIO{fileio.NewLocal(), "data-"}, root)
+	w, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithWriteOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range int32(2000) {
+		if err := w.Write(ctx, types.Insert, []any{id, fmt.Sprintf("a row long enough to fill pages %d", id), id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Abort(ctx); !errors.Is(err, errDeleteInjected) {
+		t.Errorf("abort of a writer with flushed files whose deletes fail: %v, want %v", err, errDeleteInjected)
+	}
+}
+
+// TestCutSpilledRunFailsTheCommit: spilled runs that can no longer be read to their end (cut
+// short on disk) fail the commit, which publishes nothing.
+func TestCutSpilledRunFailsTheCommit(t *testing.T) {
+	ctx := context.Background()
+	tbl, w, tmp, before := spilledWriter(t)
+	dirs, runs := spillFiles(t, tmp)
+	if len(dirs) != 1 || len(runs) == 0 {
+		t.Fatalf("spill directories %v, runs %v: want the writer's one, with runs", dirs, runs)
+	}
+	for _, run := range runs {
+		p := filepath.Join(tmp, dirs[0], run)
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, st.Size()-3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Commit(ctx); err == nil || !strings.Contains(err.Error(), "spilled run") {
+		t.Fatalf("a commit over spilled runs cut short: %v, want the spilled run's error", err)
+	}
+	after, err := tbl.Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ID != before.ID {
+		t.Fatalf("the failed write committed snapshot %d", after.ID)
+	}
+}
+
+// TestRecordLargerThanTheWriteBuffer: a record larger than the whole write buffer fails the
+// write with the buffer's own error (naming write-buffer-size), not as a full buffer.
+func TestRecordLargerThanTheWriteBuffer(t *testing.T) {
+	for _, spillable := range []string{"true", "false"} {
+		tbl, _ := newTable(t, map[string]string{"bucket": "1", "write-buffer-size": "48 kb", "page-size": "16 kb",
+			"write-buffer-spillable": spillable})
+		err := writeRowsWith(tbl, nil, nil, []any{types.Insert, int32(1), strings.Repeat("x", 64<<10), int32(1)})
+		if err == nil || !strings.Contains(err.Error(), "exceeds the write buffer (write-buffer-size") {
+			t.Errorf("spillable=%s: a 64 KiB record in a 48 kb buffer: %v, want the record named too large", spillable, err)
+		}
 	}
 }

@@ -262,3 +262,41 @@ func TestWriteTakesTheTableMaxRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteCommitPhaseCountsItsSnapshots: a writer's PhaseCommit reports count the snapshots it
+// commits: one for a write-only commit (no compaction at commit), two when a compaction at
+// commit adds its COMPACT snapshot; each ends at Done = Total.
+func TestWriteCommitPhaseCountsItsSnapshots(t *testing.T) {
+	for _, c := range []struct {
+		writeOnly bool
+		want      int
+	}{{true, 1}, {false, 2}} {
+		tbl, _ := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true"})
+		if err := writeRows(t, tbl, []any{types.Insert, int32(1), "first", int32(1)}); err != nil {
+			t.Fatal(err)
+		}
+		var commits []tableops.Progress
+		opts := []tableops.MaintainOption{tableops.WithProgress(func(p tableops.Progress) {
+			if p.Phase == tableops.PhaseCommit {
+				commits = append(commits, p)
+			}
+		})}
+		if c.writeOnly {
+			opts = append(opts, tableops.WithWriteOnly())
+		}
+		if err := writeRowsWith(tbl, nil, opts, []any{types.Insert, int32(1), "second", int32(2)}); err != nil {
+			t.Fatal(err)
+		}
+		if len(commits) == 0 {
+			t.Fatalf("write-only=%v: no PhaseCommit report", c.writeOnly)
+		}
+		for _, p := range commits {
+			if p.Total != c.want {
+				t.Errorf("write-only=%v: PhaseCommit report %d of %d, want %d snapshots", c.writeOnly, p.Done, p.Total, c.want)
+			}
+		}
+		if last := commits[len(commits)-1]; last.Done != last.Total {
+			t.Errorf("write-only=%v: the last PhaseCommit report is %d of %d", c.writeOnly, last.Done, last.Total)
+		}
+	}
+}
