@@ -128,3 +128,51 @@ func TestWriteAndCompactFailuresLeaveNoFile(t *testing.T) {
 		}
 	}
 }
+
+// TestUncertainAppendDiscardsTheCompactions: when the outcome of a write's APPEND publication is
+// uncertain, the files it would reference stay (it may have landed), but what the compactions at
+// commit generated for the COMPACT snapshot that never came (rewritten data files,
+// deletion-vector files, their buckets' archives) is deleted: every file the write left is one a
+// snapshot references.
+func TestUncertainAppendDiscardsTheCompactions(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	root := copyJavaTable(t, "ft-default-partitioned")
+	before := listFiles(t, root)
+	tbl := table.Open(fileio.NewLocal(), root)
+	published := 0
+	w, err := tableops.OpenWriter(ctx, tbl, eng, tableops.WithAfterPublish(func(context.Context, *snapshot.Snapshot) error {
+		published++
+		return errors.New("injected: the publication's outcome is unknown")
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeUpdates(t, w)
+	if err := w.PrepareCommit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	generated := len(added(before, listFiles(t, root)))
+	_, err = w.Commit(ctx)
+	var uncertain *tableops.UncertainCommitError
+	if !errors.As(err, &uncertain) || published != 1 {
+		t.Fatalf("commit whose publication is uncertain: %v after %d publications, want an UncertainCommitError after one", err, published)
+	}
+	checkNoOrphanFiles(t, tbl, root)
+	if left := added(before, listFiles(t, root)); len(left) >= generated {
+		t.Errorf("%d files generated before the commit, %d left: the compactions' files were not deleted", generated, len(left))
+	}
+}
+
+// writeUpdates writes 40 updates of rows the ft-default-partitioned table holds (a compaction at
+// commit rewrites them through the lookup), aborting the writer when one fails.
+func writeUpdates(t *testing.T, w *tableops.Writer) {
+	t.Helper()
+	ctx := context.Background()
+	for i := range 40 {
+		row := []any{[]string{"eu", "中国"}[i%2], int32(19753 + 29*(i%2)), int32(i * 3), fmt.Sprintf("updated text %d", i)}
+		if err := w.Write(ctx, types.Insert, row); err != nil {
+			t.Fatal(errors.Join(err, w.Abort(ctx)))
+		}
+	}
+}

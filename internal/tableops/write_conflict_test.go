@@ -300,3 +300,35 @@ func TestWriteCommitPhaseCountsItsSnapshots(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteCompactionReplannedLeavesNoOrphan: a compaction at commit whose bucket a concurrent
+// compaction changed between the write's APPEND and COMPACT publications is planned again on the
+// new snapshot; what its first plan generated (data, deletion-vector and archive files) is
+// deleted, so no file is left that no snapshot references.
+func TestWriteCompactionReplannedLeavesNoOrphan(t *testing.T) {
+	eng, _ := engine(t)
+	ctx := context.Background()
+	root := copyGolden(t, "ft-default-partitioned")
+	tbl := table.Open(fileio.NewLocal(), root)
+	publications := 0
+	w, err := tableops.OpenWriter(ctx, tbl, eng, tableops.WithBeforePublish(func(ctx context.Context, next *snapshot.Snapshot) error {
+		if publications++; publications != 2 {
+			return nil
+		}
+		// Just before the COMPACT publication, another compaction rewrites every bucket.
+		_, err := tableops.Compact(ctx, tbl, eng)
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeUpdates(t, w)
+	res, err := w.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if publications < 2 || res.Commit.Replans == 0 {
+		t.Fatalf("%d publications, %d re-plans: the COMPACT snapshot was not planned again", publications, res.Commit.Replans)
+	}
+	checkNoOrphanFiles(t, tbl, root)
+}
