@@ -148,6 +148,18 @@ func TestWriteVisibleAtCommit(t *testing.T) {
 				if res.CompactSnapshot == nil || res.CompactSnapshot.CommitKind != snapshot.CommitCompact || res.CompactSnapshot.ID != res.Snapshot.ID+1 {
 					t.Fatalf("round %d: compact snapshot %+v after append %d", round, res.CompactSnapshot, res.Snapshot.ID)
 				}
+				// The COMPACT snapshot changed buckets: each is reported once.
+				if len(res.Compactions) == 0 {
+					t.Fatalf("round %d: compact snapshot %d, but no bucket's compaction reported", round, res.CompactSnapshot.ID)
+				}
+				seen := map[string]bool{}
+				for _, bc := range res.Compactions {
+					if k := fmt.Sprintf("%x/%d", bc.Partition, bc.Bucket); seen[k] {
+						t.Errorf("round %d: bucket %s reported twice", round, k)
+					} else {
+						seen[k] = true
+					}
+				}
 				for _, bc := range res.Compactions {
 					levels := map[int32]int{}
 					for _, f := range bc.After {

@@ -330,5 +330,11 @@ func TestWriteCompactionReplannedLeavesNoOrphan(t *testing.T) {
 	if publications < 2 || res.Commit.Replans == 0 {
 		t.Fatalf("%d publications, %d re-plans: the COMPACT snapshot was not planned again", publications, res.Commit.Replans)
 	}
+	// The concurrent compaction left the buckets nothing to compact: none is reported compacted.
+	for _, bc := range res.Compactions {
+		if len(bc.Before)+len(bc.After) == 0 {
+			t.Errorf("bucket %d reported compacted with no file changed", bc.Bucket)
+		}
+	}
 	checkNoOrphanFiles(t, tbl, root)
 }
