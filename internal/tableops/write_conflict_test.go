@@ -338,3 +338,40 @@ func TestWriteCompactionReplannedLeavesNoOrphan(t *testing.T) {
 	}
 	checkNoOrphanFiles(t, tbl, root)
 }
+
+// TestEmptyCommitReportsNoPhase: a writer that wrote nothing commits nothing and reports no
+// phase (no flush or compaction of no bucket); a write whose compaction at commit has nothing to
+// do commits its APPEND snapshot alone.
+func TestEmptyCommitReportsNoPhase(t *testing.T) {
+	ctx := context.Background()
+	tbl, _ := newTable(t, map[string]string{"bucket": "1"})
+	var reports []tableops.Progress
+	w, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithProgress(func(p tableops.Progress) { reports = append(reports, p) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot != nil || len(reports) != 0 {
+		t.Errorf("an empty write committed %v and reported %+v", res.Snapshot, reports)
+	}
+	if err := writeRows(t, tbl, []any{types.Insert, int32(1), "a", int32(1)}); err != nil {
+		t.Fatal(err)
+	}
+	w, err = tableops.OpenWriter(ctx, tbl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(ctx, types.Insert, []any{int32(2), "b", int32(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot == nil || res.CompactSnapshot != nil || len(res.Compactions) != 0 {
+		t.Errorf("a write with nothing to compact: snapshot %v, compact snapshot %v, compactions %d; want the APPEND alone",
+			res.Snapshot, res.CompactSnapshot, len(res.Compactions))
+	}
+}
