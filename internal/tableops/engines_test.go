@@ -457,3 +457,42 @@ func TestRowKindFieldFirst(t *testing.T) {
 		t.Errorf("live rows %v, want key 2's alone (key 1 deleted by its -D)", got)
 	}
 }
+
+// TestWriterRefusals: a row of a kind that is none of +I, -U, +U, -D is refused, and so is a row
+// with the wrong number of fields; WithIndexNewRows is refused for a writer that runs no
+// compaction at commit (WithWriteOnly, or a write-only table) and for a table without a
+// primary-key index.
+func TestWriterRefusals(t *testing.T) {
+	ctx := context.Background()
+	tbl, root := newTable(t, map[string]string{"bucket": "1", "deletion-vectors.enabled": "true"})
+	w, err := tableops.OpenWriter(ctx, tbl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		kind types.RowKind
+		row  []any
+		want string
+	}{
+		{types.RowKind(4), []any{int32(1), "a", int32(1)}, "row kind 4 is not one of +I, -U, +U, -D"},
+		{types.Insert, []any{int32(1), "a"}, "row has 2 fields, the table 3"},
+	} {
+		if err := w.Write(ctx, c.kind, c.row); err == nil || !contains(err.Error(), c.want) {
+			t.Errorf("write of %v %v: %v, want %q", c.kind, c.row, err, c.want)
+		}
+	}
+	if err := w.Abort(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithIndexNewRows()); err == nil || !contains(err.Error(), "declares no primary-key index") {
+		t.Errorf("WithIndexNewRows on a table without an index: %v", err)
+	}
+	setOptions(t, root, map[string]string{sortedOption: "content"})
+	if _, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithIndexNewRows(), tableops.WithWriteOnly()); err == nil || !contains(err.Error(), "runs no compaction at commit") {
+		t.Errorf("WithIndexNewRows with WithWriteOnly: %v", err)
+	}
+	setOptions(t, root, map[string]string{"write-only": "true"})
+	if _, err := tableops.OpenWriter(ctx, tbl, nil, tableops.WithIndexNewRows()); err == nil || !contains(err.Error(), "runs no compaction at commit") {
+		t.Errorf("WithIndexNewRows on a write-only table: %v", err)
+	}
+}
