@@ -204,7 +204,6 @@ func readOutcomes(t *testing.T, path string) map[[2]string]Status {
 	return out
 }
 
-// tail returns the last n bytes of b.
 // failedRows returns the lines of a matrix printout (the image's output) whose status is fail,
 // with their details: the tail of a long output holds only the grids.
 func failedRows(out []byte) string {
@@ -220,6 +219,7 @@ func failedRows(out []byte) string {
 	return strings.Join(rows, "\n")
 }
 
+// tail returns the last n bytes of b.
 func tail(b []byte, n int) []byte {
 	if len(b) > n {
 		return b[len(b)-n:]
