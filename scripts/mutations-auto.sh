@@ -33,6 +33,10 @@
 #                             when no test ran it; all when it is outside every function)
 #   MUTATIONS_AUTO_JOBS       how many mutants run at once (default 1), each worker in its own
 #                             copy of the tree; the conformance runs of survivors take turns
+#   MUTATIONS_AUTO_RESUME     1 keeps the results of an earlier run in the same work directory
+#                             (an interrupted one) when it ran over the same inputs (the tree's
+#                             files but docs/, and the settings above that decide a result) and
+#                             runs only the mutants it has no result of (nor an undecided one)
 #   MUTATION_RUN, MUTATION_TIMEOUT   the -run selection and go test -timeout of a conformance run
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -84,7 +88,7 @@ if [ ! -x "$bin/gremlins" ]; then
 fi
 gremlins=$repo/$bin/gremlins
 "$go" build -o "$work/auto" ./compat/mutations/auto || exit 2
-rm -rf "$logs" "$diffs" && mkdir -p "$logs" "$diffs" || exit 2
+rm -rf "$logs" && mkdir -p "$logs" || exit 2
 conformance_stage=${MUTATIONS_AUTO_CONFORMANCE:-1}
 if [ "$conformance_stage" != 0 ]; then
 	"$go" test -c -o "$work/runner.test" ./compat/runner || exit 2
@@ -100,6 +104,17 @@ git ls-files -z --cached --others --exclude-standard |
 export PKFT_TABLE_DIFF_N=${PKFT_TABLE_DIFF_N:-5}
 export PKFT_DIFFERENTIAL_SEED=${PKFT_DIFFERENTIAL_SEED:-1}
 export PKFT_REQUIRE_GO=1
+
+# The run's inputs: the tree's files (but docs/, which no test reads) and the settings that
+# decide a mutant's result. A resumed run keeps an earlier run's results only when they match.
+fingerprint=$(
+	{
+		(cd "$tree" && find . -type f ! -path './docs/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) || exit 2
+		printf '%s\n' "select=${MUTATIONS_AUTO_SELECT:-1}" "module=$module_tests" \
+			"conformance=${MUTATIONS_AUTO_CONFORMANCE:-1}" "equivalent=${MUTATIONS_AUTO_EQUIVALENT:-}" \
+			"run=$run" "timeout=$timeout" "n=$PKFT_TABLE_DIFF_N" "seed=$PKFT_DIFFERENTIAL_SEED"
+	} | sha256sum | cut -d' ' -f1
+) || exit 2
 runner=$work/pkft-runner
 
 # conformance runs the families through the runner built from the copy, into the log $1.
@@ -144,12 +159,32 @@ profile_tests() {
 	[ -x "$out/t.test" ] || return 0 # no test files
 	start=$(date +%s)
 	for t in $(cd "$tree/$d" && "$out/t.test" -test.list '.*' | grep -E '^(Test|Fuzz|Example)' | grep -vE "$unit_skip"); do
+		t0=$(date +%s%N)
 		if ! (cd "$tree/$d" && "$out/t.test" -test.run "^$t\$" -test.count=1 -test.coverprofile "$out/$t.cov") >"$out/$t.log" 2>&1; then
 			echo "mutants: $d's $t fails without a mutation (see $out/$t.log)" >&2
 			return 1
 		fi
+		printf '%s\t%d\n' "$t" $((($(date +%s%N) - t0) / 1000000)) >>"$out/durations.tsv"
 	done
 	profiled_seconds=$(($(date +%s) - start))
+}
+
+# run_timeout prints the go test -timeout, in seconds, of a run of the tests the -run pattern $2
+# selects (as auto covering prints it) from the profiled tests in $1: five times their profiled
+# time, at least a minute, at most $3 (the timeout of all of them). A mutant that makes a test
+# hang then costs what its tests would, not what the whole package's would.
+run_timeout() {
+	local ms t
+	if [ ! -f "$1/durations.tsv" ]; then
+		echo "$3"
+		return
+	fi
+	ms=$(sed -e 's/^\^(//' -e 's/)\$$//' <<<"$2" | tr '|' '\n' | sed 's/\\//g' |
+		awk -F '\t' 'NR == FNR { want[$1] = 1; next } $1 in want { s += $2 } END { print s + 0 }' - "$1/durations.tsv")
+	t=$((5 * ms / 1000))
+	[ "$t" -ge 60 ] || t=60
+	[ "$t" -le "$3" ] || t=$3
+	echo "$t"
 }
 
 # unit_killed records a failed unit run, logged in $1, as the mutant's result; $2 (optional)
@@ -216,6 +251,19 @@ else
 	title="Every mutant ($total) of $packages."
 fi
 
+# An earlier run's results (MUTATIONS_AUTO_RESUME): its rows, but the undecided ones, by mutant.
+earlier=$work/earlier.tsv
+: >"$earlier"
+if [ "${MUTATIONS_AUTO_RESUME:-0}" != 0 ] && [ "$(cat "$work/fingerprint" 2>/dev/null)" = "$fingerprint" ]; then
+	cat "$results".* 2>/dev/null | awk -F '\t' 'NF == 7 && $6 != "" && $6 != "undecided"' | cut -f2- | sort -u >"$earlier"
+	resumed=$(awk -F '\t' 'NR == FNR { want[$1 FS $2 FS $3 FS $4] = 1; next } ($1 FS $2 FS $3 FS $4) in want' "$work/mutants.tsv" "$earlier" | wc -l)
+	echo "mutants: resuming: $resumed of them have a result of an earlier run over the same inputs"
+	title="$title Resumed: $resumed of their results come from an earlier run over the same inputs (MUTATIONS_AUTO_RESUME)."
+else
+	[ "${MUTATIONS_AUTO_RESUME:-0}" = 0 ] || echo "mutants: resuming: no earlier run over the same inputs; every mutant runs"
+	rm -rf "$diffs" "$results" "$results".* || exit 2
+fi
+mkdir -p "$diffs" && echo "$fingerprint" >"$work/fingerprint" || exit 2
 if [ "$conformance_stage" = 0 ]; then
 	title="$title Unit tests only: the conformance stage was not run, so every survivor of the unit tests counts as lived."
 fi
@@ -240,6 +288,14 @@ run_mutants() {
 		i=$((i + 1))
 		[ $(((i - 1) % jobs_n)) -eq $((k - 1)) ] || continue
 		id="$file:$line:$col $type"
+		if [ -s "$earlier" ]; then
+			row=$(awk -F '\t' -v f="$file" -v l="$line" -v c="$col" -v t="$type" '$1 == f && $2 == l && $3 == c && $4 == t { print; exit }' "$earlier")
+			if [ -n "$row" ]; then
+				printf '%s\t%s\n' "$i" "$row" >>"$results.$k"
+				printf 'mutant %-60s %s%s (earlier run)\n' "$id" "$(cut -f5 <<<"$row")" "$(cut -f6 <<<"$row" | sed 's/^./ by &/')"
+				continue
+			fi
+		fi
 		name=$(printf '%s' "$id" | tr '/: ' '___')
 		pkg=$(dirname "$file")
 		cp "$tree/$file" "$orig" || return 2
@@ -256,8 +312,11 @@ run_mutants() {
 		if [ "$select_tests" != 0 ] && compgen -G "$work/cover/${pkg//\//_}/*.cov" >/dev/null; then
 			tests=$("$work/auto" covering -profiles "$work/cover/${pkg//\//_}" -module "$module" "$file" "$line" "$col") || return 2
 		fi
-		unit_run=()
-		[ "$tests" = all ] || unit_run=(-run "$tests")
+		unit_run=() utimeout=${unit_timeout[$pkg]:-60}
+		case $tests in
+		all | none) ;;
+		*) unit_run=(-run "$tests") utimeout=$(run_timeout "$work/cover/${pkg//\//_}" "$tests" "$utimeout") ;;
+		esac
 		if [ -z "$result" ]; then
 			diff -u --label "a/$file" --label "b/$file" "$orig" "$tree/$file" >"$diffs/$name.diff"
 			ran_tests=0
@@ -268,7 +327,7 @@ run_mutants() {
 				else
 					echo "no unit test of $pkg runs $file:$line" >>"$logs/$name.unit.log"
 				fi
-			elif ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" "${unit_run[@]}" -timeout "${unit_timeout[$pkg]:-60}s" "./$pkg") >"$logs/$name.unit.log" 2>&1; then
+			elif ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" "${unit_run[@]}" -timeout "${utimeout}s" "./$pkg") >"$logs/$name.unit.log" 2>&1; then
 				if grep -qE '^FAIL[[:space:]].*\[(build|setup) failed\]$' "$logs/$name.unit.log"; then
 					result=not-viable
 				else
@@ -290,7 +349,7 @@ run_mutants() {
 				case $more in none | all) continue ;; esac
 				ran_tests=1
 				echo "--- the tests of $d that run $file:$line" >>"$logs/$name.unit.log"
-				if ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" -run "$more" -timeout "$((5 * ${module_seconds[$d]:-12} + 60))s" "./$d") >>"$logs/$name.unit.log" 2>&1; then
+				if ! (cd "$tree" && "$go" test -count=1 -vet=off -failfast -skip "$unit_skip" -run "$more" -timeout "$(run_timeout "$work/cover/module_${d//\//_}" "$more" $((5 * ${module_seconds[$d]:-12} + 60)))s" "./$d") >>"$logs/$name.unit.log" 2>&1; then
 					tests_of=$d
 					[ "$d" = . ] && tests_of=pkft
 					unit_killed "$logs/$name.unit.log" "$tests_of"
@@ -325,6 +384,7 @@ run_mutants() {
 
 # The workers: worker 1 in the tree, the others in copies of it made now (with the cover
 # profiles' run behind them, identical to it). Their rows go back into the listing's order.
+# (An earlier run's rows are in $earlier now.)
 rm -f "$results" "$results".*
 for k in $(seq 2 "$jobs_n"); do
 	rm -rf "$work/tree-$k" && cp -a "$tree" "$work/tree-$k" || exit 2
