@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -121,5 +122,27 @@ func TestHybridDecodersAgainstEncodings(t *testing.T) {
 				t.Fatalf("level %d of %x (a page of %d): %v", n-1, data, n+9, err)
 			}
 		}
+	}
+}
+
+// TestHybridAtWidthZeroLongRuns: at width 0 (a dictionary of one value) a bit-packed run takes no
+// bytes, so a run of more groups than the encoding has bytes is valid and every value of it is 0,
+// up to the longest run whose count of values is still a number (MaxInt64/8 groups); one group
+// more is refused.
+func TestHybridAtWidthZeroLongRuns(t *testing.T) {
+	const maxGroups = math.MaxInt64 / 8
+	for _, groups := range []uint64{13, 1000, maxGroups} {
+		data := binary.AppendUvarint(nil, groups<<1|1)
+		if uint64(len(data)) >= groups {
+			t.Fatalf("the run of %d groups takes %d bytes: not longer than its data", groups, len(data))
+		}
+		for _, k := range []int{0, 7, 8, 103} {
+			if got, err := hybridAt(data, 0, k); err != nil || got != 0 {
+				t.Errorf("value %d of a width-0 run of %d groups: %d, %v; want 0", k, groups, got, err)
+			}
+		}
+	}
+	if _, err := hybridAt(binary.AppendUvarint(nil, (maxGroups+1)<<1|1), 0, 0); err == nil {
+		t.Errorf("a width-0 run of %d groups (more values than an int64 counts) was read", maxGroups+1)
 	}
 }
