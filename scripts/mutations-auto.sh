@@ -231,6 +231,17 @@ if [ "$select_tests" != 0 ] && [ -n "$module_tests" ]; then
 		module_seconds[$d]=${profiled_seconds:-12}
 	done
 fi
+# A triage row of these packages that names no mutant of the listing went stale (the code moved
+# since): its mutant runs untriaged under another name. Say which, to rename them.
+stale=$(
+	sed -n 's/^| `\([^`]*\)`.*/\1/p' "$triage" |
+		awk -v pk="$packages" 'BEGIN { n = split(pk, p, " ") } { for (i = 1; i <= n; i++) if (index($0, p[i] "/") == 1) { print; next } }' |
+		LC_ALL=C sort -u | LC_ALL=C comm -23 - <(awk -F '\t' '{ print $1 ":" $2 ":" $3 " " $4 }' "$work/mutants.tsv" | LC_ALL=C sort -u)
+)
+if [ -n "$stale" ]; then
+	echo "mutants: triage rows that name no mutant of the listing (the code moved; rename them in $triage):" >&2
+	printf '  %s\n' "$stale" >&2
+fi
 if [ -n "${MUTATIONS_AUTO_MATCH:-}" ]; then
 	awk -F '\t' -v re="$MUTATIONS_AUTO_MATCH" '($1 ":" $2 ":" $3 " " $4) ~ re' "$work/mutants.tsv" >"$work/match.tsv" &&
 		mv "$work/match.tsv" "$work/mutants.tsv" || exit 2
