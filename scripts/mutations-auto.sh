@@ -35,7 +35,7 @@
 #                             copy of the tree; the conformance runs of survivors take turns
 #   MUTATIONS_AUTO_RESUME     1 keeps the results of an earlier run in the same work directory
 #                             (an interrupted one) when it ran over the same inputs (the tree's
-#                             files but docs/, and the settings above that decide a result) and
+#                             files and the settings above that decide a result) and
 #                             runs only the mutants it has no result of (nor an undecided one)
 #   MUTATION_RUN, MUTATION_TIMEOUT   the -run selection and go test -timeout of a conformance run
 set -uo pipefail
@@ -105,11 +105,11 @@ export PKFT_TABLE_DIFF_N=${PKFT_TABLE_DIFF_N:-5}
 export PKFT_DIFFERENTIAL_SEED=${PKFT_DIFFERENTIAL_SEED:-1}
 export PKFT_REQUIRE_GO=1
 
-# The run's inputs: the tree's files (but docs/, which no test reads) and the settings that
-# decide a mutant's result. A resumed run keeps an earlier run's results only when they match.
+# The run's inputs: the tree's files (docs/ too: pkft's tests run its examples) and the settings
+# that decide a mutant's result. A resumed run keeps an earlier run's results only when they match.
 fingerprint=$(
 	{
-		(cd "$tree" && find . -type f ! -path './docs/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) || exit 2
+		(cd "$tree" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) || exit 2
 		printf '%s\n' "select=${MUTATIONS_AUTO_SELECT:-1}" "module=$module_tests" \
 			"conformance=${MUTATIONS_AUTO_CONFORMANCE:-1}" "equivalent=${MUTATIONS_AUTO_EQUIVALENT:-}" \
 			"run=$run" "timeout=$timeout" "n=$PKFT_TABLE_DIFF_N" "seed=$PKFT_DIFFERENTIAL_SEED"
